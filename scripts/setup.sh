@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what twice needs from Debian's packages, only if something is
+# missing (a machine that has everything makes no network call), then
+# configures the build in ./build. Used by run.sh and test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(g++ clang cmake make pkg-config
+          catch2 librapidcheck-dev libfmt-dev libcli11-dev
+          libtomlplusplus-dev nlohmann-json3-dev libbenchmark-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# $1: build dir, rest: extra CMake arguments.
+configure() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+}

@@ -1,0 +1,213 @@
+#include "sim/trace.hpp"
+
+#include <charconv>
+#include <system_error>
+
+#include "sim/check.hpp"
+#include "sim/fnv1a.hpp"
+
+namespace twice::sim {
+
+namespace {
+
+constexpr char hex_digits[] = "0123456789abcdef";
+
+bool is_identifier_char(char c) {
+  if (c >= 'a' && c <= 'z') return true;
+  if (c >= 'A' && c <= 'Z') return true;
+  if (c >= '0' && c <= '9') return true;
+  switch (c) {
+    case '_':
+    case '.':
+    case '/':
+    case ':':
+    case '-':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// std::to_chars, not streams or printf: locale-independent by specification.
+void append_decimal(std::int64_t value, std::string& out) {
+  char buffer[24];  // "-9223372036854775808" is 20 characters
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  TWICE_CHECK(error == std::errc());
+  out.append(buffer, end);
+}
+
+void append_escaped_byte(unsigned char byte, std::string& out) {
+  out += "\\x";
+  out += hex_digits[byte >> 4];
+  out += hex_digits[byte & 0xf];
+}
+
+void append_quoted(std::string_view text, std::string& out) {
+  out += '"';
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20 || byte == 0x7f) {
+      append_escaped_byte(byte, out);
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+void append_value(const field_value& value, std::string& out) {
+  if (const auto* integer = std::get_if<std::int64_t>(&value)) {
+    append_decimal(*integer, out);
+  } else if (const auto* flag = std::get_if<bool>(&value)) {
+    out += *flag ? "true" : "false";
+  } else {
+    append_quoted(std::get<std::string>(value), out);
+  }
+}
+
+// Quadratic, but records carry a handful of fields; a duplicate would make
+// find() ambiguous and the line misleading.
+bool has_duplicate_names(const std::vector<field>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    for (std::size_t j = i + 1; j < fields.size(); ++j) {
+      if (fields[i].name == fields[j].name) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+const field_value* trace_record::find(std::string_view name) const {
+  for (const field& f : fields) {
+    if (f.name == name) return &f.value;
+  }
+  return nullptr;
+}
+
+std::optional<std::int64_t> trace_record::get_int(std::string_view name) const {
+  const field_value* value = find(name);
+  if (value == nullptr) return std::nullopt;
+  if (const auto* integer = std::get_if<std::int64_t>(value)) return *integer;
+  return std::nullopt;
+}
+
+std::optional<bool> trace_record::get_bool(std::string_view name) const {
+  const field_value* value = find(name);
+  if (value == nullptr) return std::nullopt;
+  if (const auto* flag = std::get_if<bool>(value)) return *flag;
+  return std::nullopt;
+}
+
+std::optional<std::string_view> trace_record::get_string(std::string_view name) const {
+  const field_value* value = find(name);
+  if (value == nullptr) return std::nullopt;
+  if (const auto* text = std::get_if<std::string>(value)) return std::string_view(*text);
+  return std::nullopt;
+}
+
+bool is_trace_identifier(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!is_identifier_char(c)) return false;
+  }
+  return true;
+}
+
+void append_canonical(const trace_record& record, std::string& out) {
+  TWICE_CHECK(is_trace_identifier(record.actor));
+  TWICE_CHECK(is_trace_identifier(record.kind));
+  TWICE_CHECK(!has_duplicate_names(record.fields));
+  append_decimal(record.time.us(), out);
+  out += ' ';
+  out += record.actor;
+  out += ' ';
+  out += record.kind;
+  for (const field& f : record.fields) {
+    TWICE_CHECK(is_trace_identifier(f.name));
+    out += ' ';
+    out += f.name;
+    out += '=';
+    append_value(f.value, out);
+  }
+}
+
+std::string format_digest(std::uint64_t digest) {
+  std::string text(16, '0');
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const std::size_t shift = 60 - 4 * i;
+    text[i] = hex_digits[(digest >> shift) & 0xf];
+  }
+  return text;
+}
+
+trace_recorder::trace_recorder(retention mode) : retention_(mode), digest_(fnv1a64_offset) {}
+
+void trace_recorder::record(instant time, std::string_view actor, std::string_view kind,
+                            std::initializer_list<field> fields) {
+  TWICE_CHECK(!notifying_);
+  if (size_ > 0) TWICE_CHECK(time >= last_time_);
+
+  // assign() rather than construction: under digest_only the scratch record's
+  // strings and vector keep their capacity, so steady state allocates nothing.
+  trace_record& slot = next_slot();
+  slot.time = time;
+  slot.actor.assign(actor);
+  slot.kind.assign(kind);
+  slot.fields.assign(fields.begin(), fields.end());
+
+  fold_into_digest(slot);
+  last_time_ = time;
+  ++size_;
+  notify(slot);
+}
+
+void trace_recorder::add_observer(trace_observer* observer) {
+  TWICE_CHECK(observer != nullptr);
+  TWICE_CHECK(!notifying_);
+  observers_.push_back(observer);
+}
+
+const std::vector<trace_record>& trace_recorder::records() const {
+  TWICE_CHECK(retention_ == retention::keep_records);
+  return records_;
+}
+
+std::string trace_recorder::canonical() const {
+  std::string out;
+  for (const trace_record& r : records_) {
+    append_canonical(r, out);
+    out += '\n';
+  }
+  return out;
+}
+
+trace_record& trace_recorder::next_slot() {
+  if (retention_ == retention::digest_only) return scratch_;
+  return records_.emplace_back();
+}
+
+void trace_recorder::fold_into_digest(const trace_record& record) {
+  line_.clear();  // keeps capacity: one buffer for the whole run
+  append_canonical(record, line_);
+  line_ += '\n';
+  digest_ = fnv1a64(line_, digest_);
+}
+
+void trace_recorder::notify(const trace_record& record) {
+  // Reset even if an observer throws, so the recorder stays usable after a
+  // caught failure in a test.
+  struct notifying_scope {
+    bool& flag;
+    explicit notifying_scope(bool& f) : flag(f) { flag = true; }
+    ~notifying_scope() { flag = false; }
+    notifying_scope(const notifying_scope&) = delete;
+    notifying_scope& operator=(const notifying_scope&) = delete;
+  } scope(notifying_);
+  for (trace_observer* observer : observers_) observer->on_record(record);
+}
+
+}  // namespace twice::sim

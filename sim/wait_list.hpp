@@ -1,0 +1,66 @@
+#pragma once
+// The processes waiting on one thing (a signal, a channel), in arrival order.
+// Entries are (process, wait token): a waiter that timed out or was killed
+// leaves a stale entry behind, which claim() skips and compaction drops, so
+// the list stays bounded by the number of live waits.
+
+#include <cstdint>
+#include <deque>
+
+#include "sim/kernel.hpp"
+
+namespace twice::sim {
+
+template <class Extra = std::nullptr_t>
+class wait_list {
+ public:
+  struct waiter {
+    process_id pid;
+    std::uint64_t token;
+    Extra extra;
+  };
+
+  void add(kernel& k, waiter w) {
+    if (waiters_.size() >= compact_at_) compact(k);
+    waiters_.push_back(w);
+  }
+
+  // Claims the oldest live waiter, if any, and returns it (the caller then
+  // hands it whatever it waited for; the process resumes later, at now).
+  template <class Fn>
+  bool wake_one(kernel& k, Fn&& before_claim) {
+    while (!waiters_.empty()) {
+      waiter w = waiters_.front();
+      waiters_.pop_front();
+      if (!k.waiting(w.pid, w.token)) continue;
+      before_claim(w);
+      const bool claimed = k.claim(w.pid, w.token, wake_reason::signal);
+      TWICE_CHECK(claimed);
+      return true;
+    }
+    return false;
+  }
+
+  std::size_t wake_all(kernel& k) {
+    std::size_t woken = 0;
+    while (wake_one(k, [](const waiter&) {})) ++woken;
+    return woken;
+  }
+
+  std::size_t size() const { return waiters_.size(); }
+
+ private:
+  void compact(kernel& k) {
+    std::deque<waiter> live;
+    for (const waiter& w : waiters_)
+      if (k.waiting(w.pid, w.token)) live.push_back(w);
+    waiters_.swap(live);
+    // Amortised: compact again only when the list has doubled.
+    compact_at_ = waiters_.size() * 2 < 16 ? 16 : waiters_.size() * 2;
+  }
+
+  std::deque<waiter> waiters_;
+  std::size_t compact_at_ = 16;
+};
+
+}  // namespace twice::sim

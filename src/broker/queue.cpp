@@ -1,0 +1,517 @@
+#include "broker/queue.hpp"
+
+#include <utility>
+
+#include "sim/check.hpp"
+
+namespace twice {
+
+namespace {
+
+// A visibility timer's argument packs the message id (high 40 bits) and the
+// low 24 bits of the message version it was armed for. A stale timer could
+// only be mistaken for a live one after exactly 2^24 visibility changes of
+// one message between arming and firing, and it would still have to fire at
+// the message's current visible_at, which is checked as well.
+constexpr unsigned timer_version_bits = 24;
+constexpr std::uint64_t timer_version_mask = (std::uint64_t{1} << timer_version_bits) - 1;
+constexpr message_id timer_id_max = (message_id{1} << (64 - timer_version_bits)) - 1;
+
+std::uint64_t pack_timer(message_id id, std::uint64_t version) {
+  TWICE_CHECK(id <= timer_id_max);
+  return (id << timer_version_bits) | (version & timer_version_mask);
+}
+
+// MessageRetentionPeriod: 60 s .. 1,209,600 s (14 days).
+constexpr sim::duration retention_min = sim::duration::from_s(60);
+constexpr sim::duration retention_max = sim::duration::from_s(14 * 24 * 3600);
+// Redrive policy maxReceiveCount: 1 .. 1000.
+constexpr std::uint32_t max_receive_count_max = 1000;
+
+// Trace fields are int64; ids, handles and counters are unsigned.
+std::int64_t as_field(std::uint64_t value) {
+  TWICE_CHECK(value <= static_cast<std::uint64_t>(INT64_MAX));
+  return static_cast<std::int64_t>(value);
+}
+
+std::string status_field(queue_status status) { return std::string(to_string(status)); }
+
+}  // namespace
+
+std::string_view to_string(queue_status status) {
+  switch (status) {
+    case queue_status::ok: return "ok";
+    case queue_status::invalid_handle: return "invalid_handle";
+    case queue_status::stale_handle: return "stale_handle";
+    case queue_status::invalid_timeout: return "invalid_timeout";
+  }
+  return "unknown";
+}
+
+std::string_view queue::state_name(message_state state) {
+  switch (state) {
+    case message_state::delayed: return "delayed";
+    case message_state::visible: return "visible";
+    case message_state::in_flight: return "in_flight";
+  }
+  return "unknown";
+}
+
+queue::queue(sim::kernel& k, sim::trace_recorder& trace, queue_id_source& ids, queue_config config)
+    : kernel_(k), trace_(trace), ids_(ids), config_(std::move(config)), actor_("queue/" + config_.name), available_(k) {
+  // The scenario loader validates user input; here a bad value is a bug.
+  TWICE_CHECK(sim::is_trace_identifier(config_.name));
+  TWICE_CHECK(config_.visibility_timeout >= sim::duration::zero());
+  TWICE_CHECK(config_.visibility_timeout <= max_visibility_timeout);
+  TWICE_CHECK(config_.retention >= retention_min);
+  TWICE_CHECK(config_.retention <= retention_max);
+  TWICE_CHECK(config_.max_receive_count <= max_receive_count_max);
+}
+
+void queue::set_dead_letter(queue* dlq) {
+  if (dlq != nullptr) {
+    TWICE_CHECK(dlq != this);
+    // A redrive policy names both the target and maxReceiveCount.
+    TWICE_CHECK(config_.max_receive_count > 0);
+    TWICE_CHECK(&dlq->kernel_ == &kernel_);
+    // Ids stay unique across the world only if both queues draw from one source.
+    TWICE_CHECK(&dlq->ids_ == &ids_);
+  }
+  dead_letter_ = dlq;
+}
+
+void queue::set_faults(queue_faults* faults) { faults_ = faults; }
+
+// ---- send -----------------------------------------------------------------
+
+message_id queue::send(std::string body, sim::duration delay) {
+  TWICE_CHECK(delay >= sim::duration::zero());
+  TWICE_CHECK(delay <= max_delay);
+  const sim::instant now = kernel_.now();
+  message m;
+  m.id = ids_.next_message++;
+  m.body = std::move(body);
+  m.sent_at = now;
+  m.entered_at = now;
+  m.state = message_state::delayed;
+  m.visible_at = now + delay;
+  const auto [it, inserted] = messages_.emplace(m.id, std::move(m));
+  TWICE_CHECK(inserted);
+  message& stored = it->second;
+  ++sent_;
+  trace_.record(now, actor_, "send",
+                {{"id", as_field(stored.id)}, {"body", stored.body}, {"delay_us", delay.us()}});
+  arm_retention_timer(stored);
+  if (delay == sim::duration::zero()) {
+    make_visible(stored);
+  } else {
+    arm_visibility_timer(stored);
+  }
+  return stored.id;
+}
+
+// ---- receive --------------------------------------------------------------
+
+sim::task<std::vector<received_message>> queue::receive(receive_options options) {
+  TWICE_CHECK(options.max_messages >= 1);
+  TWICE_CHECK(options.max_messages <= max_messages_per_receive);
+  TWICE_CHECK(options.wait >= sim::duration::zero());
+  TWICE_CHECK(options.wait <= max_long_poll);
+  if (options.visibility_timeout) {
+    TWICE_CHECK(*options.visibility_timeout >= sim::duration::zero());
+    TWICE_CHECK(*options.visibility_timeout <= max_visibility_timeout);
+  }
+  const sim::instant started = kernel_.now();
+  const sim::instant deadline = started + options.wait;
+  std::vector<received_message> out;
+  out.reserve(options.max_messages);
+  // Bounded: every pass either returns, or waits for the deadline or for a
+  // notify, and a notify is spent per message made visible. After a wake we
+  // look again: another consumer may have taken what woke us.
+  while (true) {
+    take_visible(options, out);
+    if (!out.empty()) break;
+    if (kernel_.now() >= deadline) break;
+    co_await available_.wait_until(deadline);
+  }
+  if (out.empty()) {
+    trace_.record(kernel_.now(), actor_, "receive_empty", {{"waited_us", (kernel_.now() - started).us()}});
+  }
+  co_return out;
+}
+
+void queue::take_visible(const receive_options& options, std::vector<received_message>& out) {
+  const sim::duration timeout = options.visibility_timeout.value_or(config_.visibility_timeout);
+  // `next` is advanced before the current entry is handled: a delivery or a
+  // redrive erases only the current entry, and a duplicate delivery leaves it
+  // in place without this receive taking it twice.
+  auto next = visible_index_.begin();
+  while (next != visible_index_.end() && out.size() < options.max_messages) {
+    const message_id id = next->second;
+    ++next;
+    const auto it = messages_.find(id);
+    TWICE_CHECK(it != messages_.end());
+    TWICE_CHECK(it->second.state == message_state::visible);
+    const bool redrive_due =
+        config_.max_receive_count > 0 && it->second.receive_count >= config_.max_receive_count;
+    if (redrive_due) {
+      // The receive that would be delivery N+1 moves it instead, and goes
+      // on looking for another message (SQS moves the message "when the
+      // ReceiveCount for a message exceeds the maxReceiveCount", Developer
+      // Guide, "Using dead-letter queues").
+      redrive(it);
+      continue;
+    }
+    out.push_back(deliver(it->second, timeout));
+  }
+}
+
+received_message queue::deliver(message& m, sim::duration timeout) {
+  const sim::instant now = kernel_.now();
+  ++m.receive_count;
+  ++m.version;
+  ++received_;
+  const receipt_handle handle = ids_.next_handle++;
+  m.latest_handle = handle;
+  m.handles.push_back(handle);
+  const auto [entry, inserted] = handles_.emplace(handle, handle_entry{m.id, m.receive_count});
+  TWICE_CHECK(inserted);
+  received_message r{m.id, handle, m.body, m.receive_count, m.sent_at};
+
+  const bool duplicate = faults_ != nullptr && faults_->duplicate_delivery(r);
+  if (duplicate) {
+    // Left visible, at its place in the index: the next receive gets it too.
+    trace_.record(now, actor_, "receive",
+                  {{"id", as_field(m.id)}, {"handle", as_field(handle)}, {"body", m.body},
+                   {"receive_count", m.receive_count}, {"visible_until_us", now.us()}});
+    trace_.record(now, actor_, "duplicate_delivery",
+                  {{"id", as_field(m.id)}, {"handle", as_field(handle)}, {"body", m.body},
+                   {"receive_count", m.receive_count}});
+    // A long poller may be waiting: the message is still there for it.
+    available_.notify_one();
+    return r;
+  }
+  const std::size_t erased = visible_index_.erase({m.visible_at.us(), m.id});
+  TWICE_CHECK(erased == 1);
+  m.state = message_state::in_flight;
+  m.received_at = now;
+  m.visible_at = now + timeout;
+  trace_.record(now, actor_, "receive",
+                {{"id", as_field(m.id)}, {"handle", as_field(handle)}, {"body", m.body},
+                 {"receive_count", m.receive_count}, {"visible_until_us", m.visible_at.us()}});
+  // Even a zero timeout goes through a timer, so the message becomes visible
+  // after this receive returns rather than being taken twice by it.
+  arm_visibility_timer(m);
+  return r;
+}
+
+// ---- visibility -----------------------------------------------------------
+
+queue_status queue::change_visibility(receipt_handle handle, sim::duration timeout) {
+  const auto entry = handles_.find(handle);
+  const message_id id = entry == handles_.end() ? 0 : entry->second.id;
+  // A deleted message's handles are still known, but it is not in messages_.
+  const auto it = entry == handles_.end() ? messages_.end() : messages_.find(id);
+  const bool known = it != messages_.end();
+  const bool latest = known && it->second.latest_handle == handle;
+
+  queue_status status = queue_status::ok;
+  bool applied = false;
+  if (timeout < sim::duration::zero() || timeout > max_visibility_timeout) {
+    status = queue_status::invalid_timeout;
+  } else if (!known) {
+    // Never issued, or the message is gone (deleted, expired, redriven):
+    // SQS answers "Message does not exist or is not available for
+    // visibility timeout change".
+    status = queue_status::invalid_handle;
+  } else if (!latest && config_.semantics == handle_semantics::strict) {
+    status = queue_status::stale_handle;
+  } else if (it->second.state != message_state::in_flight) {
+    // The lease expired and nobody holds it: SQS answers OK and changes
+    // nothing (AWS-validated test in localstack/localstack PR #9632, "fix
+    // change_message_visibility behaviour for expired handles"), although
+    // the API reference lists a MessageNotInflight error. DESIGN.md says OK.
+  } else {
+    // In flight. With an old handle SQS still applies it, to the copy now in
+    // flight (DESIGN.md); so a heartbeat cannot tell a worker it lost its lease.
+    status = apply_visibility(it->second, timeout);
+    applied = status == queue_status::ok;
+  }
+
+  const sim::instant now = kernel_.now();
+  if (applied) {
+    trace_.record(now, actor_, "change_visibility",
+                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"timeout_us", timeout.us()},
+                   {"status", status_field(status)}, {"applied", true}, {"latest", latest},
+                   {"visible_until_us", now.us() + timeout.us()}});
+  } else {
+    trace_.record(now, actor_, "change_visibility",
+                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"timeout_us", timeout.us()},
+                   {"status", status_field(status)}, {"applied", false}, {"latest", latest}});
+  }
+  return status;
+}
+
+queue_status queue::apply_visibility(message& m, sim::duration timeout) {
+  TWICE_CHECK(m.state == message_state::in_flight);
+  const sim::instant now = kernel_.now();
+  // The new timeout counts from the call, and the lease may not end later
+  // than 12 h after the receive: "If you attempt to set the
+  // VisibilityTimeout to an amount more than the maximum time left, Amazon
+  // SQS returns an error. It will not automatically recalculate and increase
+  // the timeout to the maximum time remaining." (ChangeMessageVisibility, API
+  // reference).
+  if (now + timeout > m.received_at + max_visibility_timeout) return queue_status::invalid_timeout;
+  if (timeout == sim::duration::zero()) {
+    make_visible(m);
+    return queue_status::ok;
+  }
+  ++m.version;
+  m.visible_at = now + timeout;
+  arm_visibility_timer(m);
+  return queue_status::ok;
+}
+
+void queue::make_visible(message& m) {
+  TWICE_CHECK(m.state != message_state::visible);
+  const sim::instant now = kernel_.now();
+  ++m.version;  // any timer still pending for the old state is now stale
+  m.state = message_state::visible;
+  m.visible_at = now;
+  const bool inserted = visible_index_.emplace(now.us(), m.id).second;
+  TWICE_CHECK(inserted);
+  available_.notify_one();
+}
+
+void queue::arm_visibility_timer(message& m) {
+  TWICE_CHECK(m.state != message_state::visible);
+  TWICE_CHECK(m.visible_at >= kernel_.now());
+  kernel_.schedule_at(m.visible_at, &queue::on_visibility_timer, this, pack_timer(m.id, m.version));
+}
+
+void queue::on_visibility_timer(sim::kernel&, void* ctx, std::uint64_t arg) {
+  TWICE_CHECK(ctx != nullptr);
+  static_cast<queue*>(ctx)->visibility_timer_fired(arg >> timer_version_bits, arg & timer_version_mask);
+}
+
+void queue::visibility_timer_fired(message_id id, std::uint64_t version_bits) {
+  const auto it = messages_.find(id);
+  if (it == messages_.end()) return;  // deleted, expired or redriven since
+  message& m = it->second;
+  if ((m.version & timer_version_mask) != version_bits) return;  // lease changed since
+  if (m.state == message_state::visible) return;
+  if (m.visible_at != kernel_.now()) return;  // a version that wrapped around: not this lease's timer
+  const bool was_delayed = m.state == message_state::delayed;
+  if (was_delayed) {
+    trace_.record(kernel_.now(), actor_, "delay_ended", {{"id", as_field(m.id)}, {"body", m.body}});
+  } else {
+    trace_.record(kernel_.now(), actor_, "lease_expired",
+                  {{"id", as_field(m.id)}, {"handle", as_field(m.latest_handle)}, {"body", m.body},
+                   {"receive_count", m.receive_count}});
+  }
+  make_visible(m);
+}
+
+// ---- delete ---------------------------------------------------------------
+
+queue_status queue::delete_message(receipt_handle handle) {
+  const sim::instant now = kernel_.now();
+  const auto entry = handles_.find(handle);
+  if (entry == handles_.end()) {
+    trace_.record(now, actor_, "delete",
+                  {{"id", std::int64_t{0}}, {"handle", as_field(handle)}, {"body", ""},
+                   {"status", status_field(queue_status::invalid_handle)}, {"applied", false}});
+    return queue_status::invalid_handle;
+  }
+  const message_id id = entry->second.id;
+  const auto it = messages_.find(id);
+  if (it == messages_.end()) {
+    // Only a deleted message keeps its handles: a repeated delete is fine.
+    TWICE_CHECK(deleted_.contains(id));
+    trace_.record(now, actor_, "delete",
+                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"body", ""},
+                   {"status", status_field(queue_status::ok)}, {"applied", false}});
+    return queue_status::ok;
+  }
+  message& m = it->second;
+  if (m.latest_handle != handle) {
+    // Received again since this handle was issued. SQS: "If you use an old
+    // ReceiptHandle, the request will succeed, but the message might not be
+    // deleted" (DeleteMessage, API reference). We pick: not deleted.
+    const queue_status status =
+        config_.semantics == handle_semantics::strict ? queue_status::stale_handle : queue_status::ok;
+    trace_.record(now, actor_, "delete",
+                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"body", m.body},
+                   {"status", status_field(status)}, {"applied", false}});
+    return status;
+  }
+  if (faults_ != nullptr && faults_->lose_delete(id)) {
+    trace_.record(now, actor_, "delete_lost",
+                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"body", m.body},
+                   {"status", status_field(queue_status::ok)}});
+    return queue_status::ok;
+  }
+  // The latest handle deletes whether or not its lease expired, "even if the
+  // message is locked by another reader" (DeleteMessage, API reference).
+  trace_.record(now, actor_, "delete",
+                {{"id", as_field(id)}, {"handle", as_field(handle)}, {"body", m.body},
+                 {"status", status_field(queue_status::ok)}, {"applied", true}});
+  ++deleted_count_;
+  count_final(m.receive_count);
+  if (m.state == message_state::visible) {
+    const std::size_t erased = visible_index_.erase({m.visible_at.us(), m.id});
+    TWICE_CHECK(erased == 1);
+  }
+  // Its retention timer, still pending, drops the tombstone.
+  const bool inserted = deleted_.emplace(id, tombstone{std::move(m.handles)}).second;
+  TWICE_CHECK(inserted);
+  messages_.erase(it);
+  return queue_status::ok;
+}
+
+// ---- redrive --------------------------------------------------------------
+
+void queue::redrive(message_map::iterator it) {
+  // A redrive policy without a target does not exist in SQS.
+  TWICE_CHECK(dead_letter_ != nullptr);
+  message& m = it->second;
+  trace_.record(kernel_.now(), actor_, "redrive",
+                {{"id", as_field(m.id)}, {"body", m.body}, {"receive_count", m.receive_count},
+                 {"to", dead_letter_->config_.name}});
+  ++redriven_;
+  count_final(m.receive_count);
+  // Keeps id, body, sent time (the enqueue timestamp), receive count, and
+  // the version, so a timer armed here can never match it in another stint.
+  message moved;
+  moved.id = m.id;
+  moved.body = std::move(m.body);
+  moved.sent_at = m.sent_at;
+  moved.receive_count = m.receive_count;
+  moved.version = m.version;
+  erase_message(it);
+  dead_letter_->accept_redriven(std::move(moved), config_.name);
+}
+
+void queue::accept_redriven(message m, const std::string& from) {
+  const sim::instant now = kernel_.now();
+  m.entered_at = now;
+  m.state = message_state::visible;
+  m.visible_at = now;
+  m.latest_handle = 0;  // the source queue's handles mean nothing here
+  m.handles.clear();
+  ++m.version;
+  // "For standard queues, the expiration of a message is always based on its
+  // original enqueue timestamp. When a message is moved to a dead-letter
+  // queue, the enqueue timestamp is unchanged." (Developer Guide, "Setting-up
+  // dead-letter queue retention").
+  const sim::instant expires_at = m.sent_at + config_.retention;
+  trace_.record(now, actor_, "redrive_in",
+                {{"id", as_field(m.id)}, {"body", m.body}, {"receive_count", m.receive_count},
+                 {"from", from}, {"expires_at_us", expires_at.us()}});
+  if (expires_at <= now) {
+    record_expiry(m);  // its retention had already passed: gone at once
+    return;
+  }
+  const auto [it, inserted] = messages_.emplace(m.id, std::move(m));
+  TWICE_CHECK(inserted);
+  const bool indexed = visible_index_.emplace(now.us(), it->second.id).second;
+  TWICE_CHECK(indexed);
+  arm_retention_timer(it->second);
+  available_.notify_one();
+}
+
+// ---- retention ------------------------------------------------------------
+
+void queue::arm_retention_timer(const message& m) {
+  const sim::instant at = m.sent_at + config_.retention;
+  TWICE_CHECK(at > kernel_.now());
+  kernel_.schedule_at(at, &queue::on_retention_timer, this, m.id);
+}
+
+void queue::on_retention_timer(sim::kernel&, void* ctx, std::uint64_t arg) {
+  TWICE_CHECK(ctx != nullptr);
+  static_cast<queue*>(ctx)->retention_timer_fired(arg);
+}
+
+void queue::retention_timer_fired(message_id id) {
+  const auto tomb = deleted_.find(id);
+  if (tomb != deleted_.end()) {
+    forget_handles(tomb->second.handles);
+    deleted_.erase(tomb);
+    return;
+  }
+  const auto it = messages_.find(id);
+  if (it == messages_.end()) return;  // redriven away
+  // Only a message that left and came back (a redrive cycle) could be here early.
+  if (kernel_.now() < it->second.sent_at + config_.retention) return;
+  expire(it);
+}
+
+void queue::expire(message_map::iterator it) {
+  // Wherever it is: visible, delayed or in flight (a lease does not protect
+  // it: SQS "automatically deletes messages left in a queue longer than the
+  // retention period", DeleteMessage, API reference).
+  record_expiry(it->second);
+  erase_message(it);
+}
+
+void queue::record_expiry(const message& m) {
+  const sim::instant now = kernel_.now();
+  trace_.record(now, actor_, "retention_expired",
+                {{"id", as_field(m.id)}, {"body", m.body}, {"age_us", (now - m.sent_at).us()},
+                 {"receive_count", m.receive_count}, {"state", std::string(state_name(m.state))}});
+  ++expired_;
+  count_final(m.receive_count);
+}
+
+void queue::erase_message(message_map::iterator it) {
+  const message& m = it->second;
+  if (m.state == message_state::visible) {
+    const std::size_t erased = visible_index_.erase({m.visible_at.us(), m.id});
+    TWICE_CHECK(erased == 1);
+  }
+  forget_handles(m.handles);
+  messages_.erase(it);
+}
+
+void queue::forget_handles(const std::vector<receipt_handle>& handles) {
+  for (const receipt_handle handle : handles) {
+    const std::size_t erased = handles_.erase(handle);
+    TWICE_CHECK(erased == 1);
+  }
+}
+
+void queue::count_final(std::uint32_t receive_count) { ++receive_count_histogram_[receive_count]; }
+
+// ---- observation ----------------------------------------------------------
+
+queue_stats queue::stats() const {
+  queue_stats s;
+  const sim::instant now = kernel_.now();
+  sim::instant oldest = now;
+  for (const auto& entry : messages_) {
+    const message& m = entry.second;
+    switch (m.state) {
+      case message_state::visible: ++s.visible; break;
+      case message_state::delayed: ++s.delayed; break;
+      case message_state::in_flight: ++s.in_flight; break;
+    }
+    if (m.entered_at < oldest) oldest = m.entered_at;
+  }
+  TWICE_CHECK(s.visible == visible_index_.size());
+  // Age since the message entered this queue: for a dead-letter queue that is
+  // the redrive, as CloudWatch's ApproximateAgeOfOldestMessage reports it
+  // (Developer Guide, "Setting-up dead-letter queue retention").
+  s.oldest_age = now - oldest;
+  s.sent = sent_;
+  s.received = received_;
+  s.deleted = deleted_count_;
+  s.expired = expired_;
+  s.redriven = redriven_;
+  s.receive_count_histogram = receive_count_histogram_;
+  return s;
+}
+
+bool queue::contains(message_id id) const { return messages_.contains(id); }
+
+}  // namespace twice

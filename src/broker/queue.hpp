@@ -1,0 +1,250 @@
+#pragma once
+// One message queue with the semantics of an Amazon SQS *standard* queue.
+// Every behaviour below is what SQS documents (or what public tests against
+// AWS show); where SQS leaves a choice open we say which one we made.
+//
+//  * send(body, delay): the message is hidden for `delay` (0..900 s), then
+//    visible. The message id never changes; the sent time never changes.
+//  * receive: takes 1..10 visible messages (fewer if fewer are visible),
+//    oldest-visible first, and leases each for a visibility timeout (the
+//    queue's default, or one given on this receive, for this receive only).
+//    Each delivery returns a fresh receipt handle and increments the
+//    message's receive count. A long poll (wait 0..20 s) returns as soon as
+//    at least one message is visible, or empty when the wait ends. A short
+//    poll sees every visible message: SQS's sampling of a subset of servers
+//    (an empty short poll while messages wait) is not modelled.
+//  * change_visibility(handle, timeout): the heartbeat and the nack. The new
+//    timeout counts from the call; 0 makes the message visible at once. The
+//    total time a message stays in flight after a receive may not pass 12 h.
+//    - after the lease expired (and nobody received it again): answers OK and
+//      does nothing.
+//    - with an OLD handle while the message is in flight under a newer
+//      receive: SQS still applies it, to the copy now in flight. A worker
+//      cannot learn from SQS that it lost its lease. (handle_semantics::strict
+//      answers `stale_handle` instead, as Pub/Sub exactly-once delivery does:
+//      only the latest handle counts.)
+//    - once the message is gone (deleted, expired, redriven): invalid_handle.
+//    - strict semantics answer `stale_handle` for any handle older than the
+//      latest, in flight or not; the latest handle behaves as on SQS.
+//  * delete(handle): repeating it is fine; an expired handle still deletes a
+//    message nobody has received again. With a stale handle (the message was
+//    received again since) SQS only promises it "might not" be deleted. We
+//    pick: NOT deleted, and the call answers OK — the more dangerous reading,
+//    so the simulator shows its consequence (the message comes back).
+//    Strict semantics answer `stale_handle`. A deleted message's handles are
+//    remembered until its retention would have ended (so a repeated delete
+//    answers OK, and memory stays bounded); a handle of a message that
+//    expired or was redriven answers invalid_handle.
+//  * redrive: with a dead-letter target and max_receive_count N (1..1000),
+//    the receive that would be delivery N+1 instead moves the message to the
+//    dead-letter queue, where it keeps its id and sent time and its receive
+//    count carries on. That receive then goes on looking for other messages.
+//    A max_receive_count without a dead-letter target is a programmer error
+//    (SQS's redrive policy always names both), checked at the redrive.
+//  * retention (60 s .. 14 days, default 4 days): a message is deleted once
+//    `retention` has passed since it was first sent — in the dead-letter
+//    queue too, counted from the original enqueue (SQS standard queues keep
+//    the enqueue timestamp on redrive), so a dead letter nobody reads
+//    eventually disappears, and the trace shows when. A message redriven
+//    after the DLQ's retention has already passed expires on arrival.
+//    Retention ends a message wherever it is: visible, delayed or in flight.
+//
+// Trace (actor "queue/<name>"; "body" is the job id, for joins): send,
+// receive, receive_empty, duplicate_delivery, change_visibility,
+// lease_expired, delay_ended, delete, delete_lost, redrive, redrive_in,
+// retention_expired.
+//
+// Faults are not part of the model: a queue_faults object, set from outside,
+// is asked at the two seams where SQS misbehaves (a rare duplicate delivery
+// without any crash; a delete acknowledged to the caller but lost).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/condition.hpp"
+#include "sim/kernel.hpp"
+#include "sim/task.hpp"
+#include "sim/time.hpp"
+#include "sim/trace.hpp"
+
+namespace twice {
+
+enum class handle_semantics : std::uint8_t { sqs, strict };
+
+struct queue_config {
+  std::string name = "jobs";
+  sim::duration visibility_timeout = sim::duration::from_s(30);   // SQS default 30 s, 0..12 h
+  sim::duration retention = sim::duration::from_s(4 * 24 * 3600);  // SQS default 4 days
+  std::uint32_t max_receive_count = 0;  // redrive after this many receives; 0 = no redrive policy
+  handle_semantics semantics = handle_semantics::sqs;
+};
+
+inline constexpr sim::duration max_visibility_timeout = sim::duration::from_s(12 * 3600);
+inline constexpr sim::duration max_delay = sim::duration::from_s(900);
+inline constexpr sim::duration max_long_poll = sim::duration::from_s(20);
+inline constexpr std::uint32_t max_messages_per_receive = 10;
+
+using message_id = std::uint64_t;
+using receipt_handle = std::uint64_t;
+
+// Message ids and receipt handles are unique across every queue of one
+// world (a redriven message keeps its id in the dead-letter queue), so the
+// queues of a world share one source.
+struct queue_id_source {
+  message_id next_message = 1;
+  receipt_handle next_handle = 1;
+};
+
+struct received_message {
+  message_id id = 0;
+  receipt_handle handle = 0;
+  std::string body;
+  std::uint32_t receive_count = 0;  // including this delivery
+  sim::instant sent_at;
+};
+
+struct receive_options {
+  std::uint32_t max_messages = 1;                   // 1..10
+  sim::duration wait = sim::duration::zero();       // long poll, 0..20 s
+  std::optional<sim::duration> visibility_timeout;  // this receive only
+};
+
+enum class queue_status : std::uint8_t {
+  ok,
+  invalid_handle,   // never issued, or the message is gone (deleted, expired, redriven)
+  stale_handle,     // strict semantics only: a newer receive owns the message
+  invalid_timeout,  // negative, above 12 h, or past 12 h in flight since the receive
+};
+std::string_view to_string(queue_status);
+
+// Seams for fault injection, implemented outside the model.
+class queue_faults {
+ public:
+  virtual ~queue_faults() = default;
+  // Asked on each delivery: true leaves the message visible as well, so a
+  // second consumer receives it too (a duplicate without any crash).
+  virtual bool duplicate_delivery(const received_message&) { return false; }
+  // Asked on each delete that would succeed: true loses it on the way; the
+  // caller hears OK and the message reappears when its lease expires.
+  virtual bool lose_delete(message_id) { return false; }
+};
+
+struct queue_stats {
+  std::size_t visible = 0;    // receivable now
+  std::size_t delayed = 0;    // sent with a delay not yet passed
+  std::size_t in_flight = 0;  // leased, lease not yet expired
+  // Of the oldest message still in the queue (any state), counted from when
+  // it entered THIS queue: for a DLQ that is the redrive, as CloudWatch's
+  // ApproximateAgeOfOldestMessage counts it. Exact, not approximate; zero
+  // when the queue is empty.
+  sim::duration oldest_age;
+  std::uint64_t sent = 0, received = 0, deleted = 0, expired = 0, redriven = 0;
+  std::map<std::uint32_t, std::uint64_t> receive_count_histogram;  // receive count at delete/redrive/expiry -> messages
+};
+
+// Kernel callbacks hold a pointer to the queue: it must outlive the runs of
+// its kernel. Fault seams and trace observers must not call back into it.
+class queue {
+ public:
+  queue(sim::kernel& k, sim::trace_recorder& trace, queue_id_source& ids, queue_config config);
+  queue(const queue&) = delete;
+  queue& operator=(const queue&) = delete;
+
+  const queue_config& config() const { return config_; }
+  void set_dead_letter(queue* dlq);      // redrive target; needs max_receive_count > 0
+  void set_faults(queue_faults* faults);  // not owned; nullptr = none
+
+  message_id send(std::string body, sim::duration delay = sim::duration::zero());
+  sim::task<std::vector<received_message>> receive(receive_options options = {});
+  queue_status change_visibility(receipt_handle handle, sim::duration timeout);
+  queue_status delete_message(receipt_handle handle);
+
+  queue_stats stats() const;
+  // Whether message `id` is still held by this queue (for checkers).
+  bool contains(message_id id) const;
+  // The trace actor of this queue: "queue/<name>".
+  const std::string& actor() const { return actor_; }
+
+ private:
+  enum class message_state : std::uint8_t { delayed, visible, in_flight };
+
+  // One record per message. Kernel timers name a message by id and carry
+  // the version they were armed for, so a timer that a later visibility
+  // change (a heartbeat, a delete, a new receive) made obsolete does nothing.
+  struct message {
+    message_id id = 0;
+    std::string body;
+    sim::instant sent_at;     // original enqueue; kept on redrive (retention counts from it)
+    sim::instant entered_at;  // when this queue got it (send, or redrive into a DLQ)
+    std::uint32_t receive_count = 0;
+    message_state state = message_state::visible;
+    sim::instant visible_at;   // delayed / in flight: when it becomes visible; visible: since when
+    sim::instant received_at;  // start of the current lease: the 12 h limit counts from it
+    receipt_handle latest_handle = 0;     // 0: never received in this queue
+    std::uint64_t version = 0;            // bumped on every visibility change
+    std::vector<receipt_handle> handles;  // every handle issued, dropped with the message
+  };
+
+  struct handle_entry {
+    message_id id = 0;
+    std::uint32_t receive_count = 0;  // the delivery this handle was issued for
+  };
+
+  // A deleted message's handles stay known until its retention would have
+  // ended, so a repeated delete still answers OK; after that they are
+  // forgotten and memory stays bounded by the retention window.
+  struct tombstone {
+    std::vector<receipt_handle> handles;
+  };
+
+  using message_map = std::map<message_id, message>;
+
+  static void on_visibility_timer(sim::kernel& k, void* ctx, std::uint64_t arg);
+  static void on_retention_timer(sim::kernel& k, void* ctx, std::uint64_t arg);
+  void visibility_timer_fired(message_id id, std::uint64_t version_bits);
+  void retention_timer_fired(message_id id);
+
+  void arm_visibility_timer(message& m);
+  void arm_retention_timer(const message& m);
+  void make_visible(message& m);
+  void take_visible(const receive_options& options, std::vector<received_message>& out);
+  received_message deliver(message& m, sim::duration timeout);
+  void redrive(message_map::iterator it);
+  void accept_redriven(message m, const std::string& from);
+  void expire(message_map::iterator it);
+  void record_expiry(const message& m);
+  void erase_message(message_map::iterator it);
+  void forget_handles(const std::vector<receipt_handle>& handles);
+  void count_final(std::uint32_t receive_count);
+  queue_status apply_visibility(message& m, sim::duration timeout);
+  static std::string_view state_name(message_state state);
+
+  sim::kernel& kernel_;
+  sim::trace_recorder& trace_;
+  queue_id_source& ids_;
+  queue_config config_;
+  std::string actor_;
+  queue* dead_letter_ = nullptr;
+  queue_faults* faults_ = nullptr;
+
+  message_map messages_;
+  // (visible_at_us, id): receive takes the oldest-visible first, the lower id
+  // on a tie. Holds exactly the messages in state visible.
+  std::set<std::pair<std::int64_t, message_id>> visible_index_;
+  std::map<receipt_handle, handle_entry> handles_;
+  std::map<message_id, tombstone> deleted_;
+  sim::condition available_;  // long pollers wait here for a message to become visible
+
+  std::uint64_t sent_ = 0;
+  std::uint64_t received_ = 0;
+  std::uint64_t deleted_count_ = 0;
+  std::uint64_t expired_ = 0;
+  std::uint64_t redriven_ = 0;
+  std::map<std::uint32_t, std::uint64_t> receive_count_histogram_;
+};
+
+}  // namespace twice

@@ -1,0 +1,39 @@
+// The `twice` command line.
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "cli/exit_codes.hpp"
+#include "cli/incident_demo.hpp"
+#include "cli/kernel_demo.hpp"
+
+int main(int argc, char** argv) {
+  using twice::cli::exit_code;
+  CLI::App app{"twice: a deterministic simulator for at-least-once job queues.\n"
+               "It answers, for every write a job makes: what happens if this slice runs twice?"};
+  app.set_version_flag("--version", std::string("twice ") + TWICE_VERSION);
+  app.require_subcommand(1);
+
+  std::uint64_t seed = 1;
+  bool quiet = false;
+  CLI::App* demo = app.add_subcommand("demo", "Run a small story on the bare kernel and print its trace digest");
+  demo->add_option("--seed", seed, "Root seed of every random stream")->capture_default_str();
+  demo->add_flag("--quiet", quiet, "Print only the outcome and the digest");
+
+  bool fixed = false;
+  std::optional<std::uint64_t> incident_seed;
+  CLI::App* incident = app.add_subcommand("incident", "Run the double refund incident on the world and print its timeline");
+  incident->add_flag("--fixed", fixed, "Run it with the stable idempotency key job_17:step_3:refund");
+  incident->add_option("--seed", incident_seed, "Root seed (default: the incident's own, 17)");
+  incident->add_flag("--quiet", quiet, "Print only the ledgers and the digest");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : twice::cli::to_int(exit_code::bad_input);
+  }
+  if (*demo) return twice::cli::print_kernel_demo(seed, quiet);
+  if (*incident) return twice::cli::print_incident(fixed, incident_seed, quiet);
+  return twice::cli::to_int(exit_code::bad_input);
+}

@@ -1,0 +1,69 @@
+#pragma once
+// Faults a scenario scripts: crashes and slice errors at named points (on a
+// given job, attempt, step, tool or worker, always or with a probability),
+// and broker misbehaviour (a duplicate delivery, a lost ack). They are
+// applied from outside the models through the seams the models expose
+// (fault_plan for workers, queue_faults for the broker).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broker/queue.hpp"
+#include "runtime/faults.hpp"
+#include "sim/random.hpp"
+#include "sim/time.hpp"
+
+namespace twice {
+
+// One rule: where it strikes (empty / unset fields match anything) and what.
+struct point_fault {
+  std::string point{};  // before_tool, after_tool, before_checkpoint, after_checkpoint, before_ack, after_ack
+  std::string tool{};
+  std::size_t step = 0;
+  std::string job{};
+  std::optional<std::uint32_t> attempt{};
+  std::string worker{};
+  point_action action = point_action::crash;
+  std::uint32_t probability_ppm = 1'000'000;  // per matching point, an exact ratio
+  std::uint32_t max_times = 0;                // 0: no limit
+};
+
+// A broker fault for one job's message: a duplicate delivery on its n-th
+// receive, or the loss of its n-th delete (the ack); or, with `job` empty,
+// for any message with a probability.
+struct queue_fault {
+  enum class kind : std::uint8_t { duplicate_delivery, lose_delete };
+  kind what = kind::duplicate_delivery;
+  std::string job{};
+  std::uint32_t nth = 1;               // which receive / delete of that job's message
+  std::uint32_t probability_ppm = 0;   // with job empty: chance per receive / delete
+};
+
+class scripted_faults final : public fault_plan, public queue_faults {
+ public:
+  scripted_faults(std::vector<point_fault> points, std::vector<queue_fault> queue_faults, sim::random_stream rng);
+
+  point_action at_point(const point_event& ev) override;
+  bool duplicate_delivery(const received_message& m) override;
+  bool lose_delete(message_id id) override;
+
+  // Remember which job a message carries (the broker's seam speaks ids).
+  void note_message(message_id id, std::string job) { jobs_by_message_.emplace(id, std::move(job)); }
+
+ private:
+  bool matches(const point_fault& f, const point_event& ev) const;
+  bool fires(std::uint32_t probability_ppm);
+  bool queue_rule_fires(queue_fault::kind kind, const std::string& job, std::uint32_t nth);
+
+  std::vector<point_fault> points_;
+  std::vector<std::uint32_t> fired_;  // per point rule
+  std::vector<queue_fault> queue_faults_;
+  sim::random_stream rng_;
+  std::map<message_id, std::string> jobs_by_message_;
+  std::map<message_id, std::uint32_t> deletes_seen_;
+};
+
+}  // namespace twice

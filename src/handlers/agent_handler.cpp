@@ -1,0 +1,106 @@
+#include "handlers/agent_handler.hpp"
+
+#include "store/store.hpp"
+
+namespace twice {
+
+sim::task<slice_outcome> agent_handler::run(slice_context& ctx) {
+  const job_spec& job = ctx.job();
+  for (std::size_t step = 1; step <= job.steps.size(); ++step) {
+    if (static_cast<std::int32_t>(step) <= ctx.checkpoint_step()) continue;  // durable already
+    const step_spec& spec = job.steps[step - 1];
+    tool& t = ctx.tool_named(spec.tool);
+    // (Not a ?: with a co_await in each arm: gcc 12 miscompiles that.)
+    slice_outcome out;
+    if (t.writes()) {
+      out = co_await write_step(ctx, step, spec, t);
+    } else {
+      out = co_await read_step(ctx, step, spec, t);
+    }
+    if (out.result != slice_outcome::kind::success) co_return out;
+  }
+  co_return slice_outcome::success();
+}
+
+sim::task<slice_outcome> agent_handler::read_step(slice_context& ctx, std::size_t step, const step_spec& spec,
+                                                  tool& t) {
+  co_await ctx.point("before_tool", step, spec.tool);
+  tool_call request{spec.target, spec.amount_cents, std::nullopt};
+  tool_result r;
+  if (ctx.rules().hold_transaction_across_model && spec.tool == "model") {
+    // The bug: a connection is taken before the slow call and held through
+    // it, so a handful of slow model calls exhaust the pool.
+    transaction held = co_await ctx.db().begin(std::string(ctx.worker()) + "/held");
+    r = co_await ctx.call(t, std::move(request), step);
+    co_await held.commit();  // it wrote nothing: the harm was holding it
+  } else {
+    r = co_await ctx.call(t, std::move(request), step);
+  }
+  co_await ctx.point("after_tool", step, spec.tool);
+  if (!r.ok()) co_return slice_outcome::from(r);
+  co_await ctx.checkpoint(step);
+  co_return slice_outcome::success();
+}
+
+sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size_t step, const step_spec& spec,
+                                                   tool& t) {
+  const discipline& rules = ctx.rules();
+  const std::string key = ctx.key_for(step, spec.tool);
+  // Emails go out through a provider that ignores keys; the local dedupe
+  // record is the only defence, and it is recorded under the step's stable
+  // name whatever the key discipline.
+  const bool is_email = !t.accepts_key();
+  const std::string dedupe_key = ctx.job().id + ":step_" + std::to_string(step) + ":" + spec.tool;
+
+  if (rules.ledger_guard && !key.empty()) {
+    transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
+    const bool done = (co_await tx.find_ledger(key)).has_value();
+    co_await tx.commit();
+    if (done) {
+      co_await ctx.checkpoint(step);
+      co_return slice_outcome::success();
+    }
+  }
+  if (is_email && rules.email_dedupe) {
+    transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
+    const bool sent = co_await tx.has_dedupe(dedupe_key);
+    co_await tx.commit();
+    if (sent) {
+      co_await ctx.checkpoint(step);
+      co_return slice_outcome::success();
+    }
+  }
+  if (rules.checkpoint == checkpoint_mode::before_effect) {
+    // The bug: the step is durable before its effect. A crash between here
+    // and the call loses the refund for good; replay skips the step.
+    co_await ctx.checkpoint(step);
+  }
+
+  co_await ctx.point("before_tool", step, spec.tool);
+  tool_call request{spec.target, spec.amount_cents, std::nullopt};
+  if (rules.pass_key_to_vendor && !key.empty()) request.idempotency_key = key;
+  const tool_result r = co_await ctx.call(t, std::move(request), step);
+  co_await ctx.point("after_tool", step, spec.tool);
+  if (!r.ok()) co_return slice_outcome::from(r);
+
+  // Record the effect locally, with the checkpoint, in one transaction.
+  transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
+  if (is_email) {
+    if (rules.email_dedupe) co_await tx.insert_dedupe(dedupe_key);
+  } else {
+    ledger_row row;
+    row.key = key;
+    row.amount_cents = spec.amount_cents;
+    row.job_id = ctx.job().id;
+    row.vendor_ref = r.ref;
+    co_await tx.insert_ledger(std::move(row));  // a unique-key violation means it is already there
+  }
+  if (rules.checkpoint == checkpoint_mode::before_effect) {
+    co_await tx.commit();
+  } else {
+    co_await ctx.commit_step(tx, step);
+  }
+  co_return slice_outcome::success();
+}
+
+}  // namespace twice

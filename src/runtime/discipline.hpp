@@ -1,0 +1,50 @@
+#pragma once
+// How a handler treats its side effects. Every switch exists because the
+// catalogue must show both choices: the bug as it happens in production and
+// the fix. Defaults are the correct discipline.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace twice {
+
+enum class key_mode : std::uint8_t {
+  none,         // no idempotency key at all
+  per_attempt,  // a new key minted every attempt (the bug: retries look new)
+  stable,       // job:step:tool, the same on every attempt ("job_17:step_3:refund")
+};
+
+enum class checkpoint_mode : std::uint8_t {
+  before_effect,  // the bug: the step is marked done before the tool runs
+  after_success,  // the step is marked done (with its ledger row) after the tool succeeded
+  outbox,         // the intent row is written with the slice start; a relay sends it
+};
+
+enum class retry_mode : std::uint8_t {
+  nack,      // give the message back with a visibility delay = the backoff
+  in_slice,  // sleep the backoff inside the slice (heartbeats keep the lease) and retry
+};
+
+struct discipline {
+  key_mode key = key_mode::stable;
+  bool pass_key_to_vendor = true;
+  bool ledger_guard = false;                 // `if key in ledger: skip` before a write tool
+  checkpoint_mode checkpoint = checkpoint_mode::after_success;
+  retry_mode retry = retry_mode::nack;
+  bool retry_non_retryable = false;          // the bug: 400s retried like 503s
+  bool reset_attempts_on_reenqueue = false;  // the bug: the counter never reaches the limit
+  bool hold_transaction_across_model = false;  // the bug: a DB connection held for a slow call
+  bool email_dedupe = true;                  // a local record written with each email send
+  bool stop_on_lost_lease = true;            // abandon the slice when the runtime learns it lost the lease
+  bool fencing = false;                      // a lease token on the job row, checked at checkpoint
+};
+
+std::string_view to_string(key_mode);
+std::string_view to_string(checkpoint_mode);
+std::string_view to_string(retry_mode);
+std::optional<key_mode> parse_key_mode(std::string_view);
+std::optional<checkpoint_mode> parse_checkpoint_mode(std::string_view);
+std::optional<retry_mode> parse_retry_mode(std::string_view);
+
+}  // namespace twice

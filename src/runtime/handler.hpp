@@ -1,0 +1,90 @@
+#pragma once
+// The small public interface a job handler is written against: the built-in
+// agent handler uses it, and so does a user's own handler (see
+// docs/writing-a-handler.md). A handler is a coroutine that runs one slice of
+// one job; the runtime owns everything around it (leasing, the attempt
+// counter, heartbeats, backoff, checkpoint of the job's end, the ack).
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "runtime/discipline.hpp"
+#include "runtime/job.hpp"
+#include "sim/task.hpp"
+#include "sim/time.hpp"
+#include "tools/tool.hpp"
+
+namespace twice {
+
+class store;
+class transaction;
+
+// How a slice ended, as the handler reports it.
+struct slice_outcome {
+  enum class kind : std::uint8_t { success, retryable, fatal };
+  kind result = kind::success;
+  std::string error;                                  // "503 unavailable", "400 invoice_not_found" ...
+  sim::duration retry_after = sim::duration::zero();  // a server's floor on the next attempt
+
+  static slice_outcome success() { return {}; }
+  // Classifies a failed tool result: retryable (503, 429, 409, 5xx,
+  // timeouts) or fatal (400 and other 4xx).
+  static slice_outcome from(const tool_result& r);
+};
+
+// Thrown out of a handler by an injected slice error ("the handler raised
+// after the write"): the runtime treats it as a retryable failure.
+struct slice_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown out of a handler when the runtime learned its lease is gone
+// (strict broker or fencing) and the discipline says stop.
+struct lease_lost : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What a handler sees of the runtime during one slice.
+class slice_context {
+ public:
+  virtual ~slice_context() = default;
+
+  virtual const job_spec& job() const = 0;
+  virtual std::uint32_t attempt() const = 0;         // 0-based, from the job row
+  virtual std::int32_t checkpoint_step() const = 0;  // last durable step at slice start (-1 = none)
+  virtual std::string_view worker() const = 0;
+  virtual std::string_view sha() const = 0;
+  virtual const discipline& rules() const = 0;
+  virtual store& db() = 0;
+  virtual tool& tool_named(std::string_view name) = 0;
+
+  // The idempotency key for a step's write under the discipline: "" (none),
+  // "job_17:step_3:refund:attempt_1" (per attempt) or "job_17:step_3:refund".
+  virtual std::string key_for(std::size_t step, std::string_view tool) const = 0;
+
+  // Calls a tool inside a span carrying job, attempt, key, worker and SHA.
+  virtual sim::task<tool_result> call(tool& t, tool_call request, std::size_t step) = 0;
+
+  // A named point where faults may strike: the process may crash here (the
+  // coroutine is destroyed; nothing after this runs) or a slice_error may be
+  // thrown. Points: before_tool, after_tool, before_checkpoint,
+  // after_checkpoint (handlers), before_ack, after_ack (the runtime).
+  virtual sim::task<void> point(std::string_view name, std::size_t step = 0, std::string_view tool = {}) = 0;
+
+  // Marks `step` durable in its own transaction, checking the fencing token
+  // when the discipline asks for one (throws lease_lost on a stale token).
+  virtual sim::task<void> checkpoint(std::size_t step) = 0;
+  // The same, inside `tx` (with the handler's own writes, e.g. a ledger
+  // row), then commits it. False when the commit was refused.
+  virtual sim::task<bool> commit_step(transaction& tx, std::size_t step) = 0;
+};
+
+class handler {
+ public:
+  virtual ~handler() = default;
+  virtual sim::task<slice_outcome> run(slice_context& ctx) = 0;
+};
+
+}  // namespace twice

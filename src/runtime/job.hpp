@@ -1,0 +1,31 @@
+#pragma once
+// What a job is asked to do: an ordered list of steps, each one tool call.
+// The built-in agent job reads the invoice, asks the model, refunds, and
+// optionally emails the customer; steps are numbered from 1 so keys read
+// as people write them: "job_17:step_3:refund".
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace twice {
+
+struct step_spec {
+  std::string tool;               // a registered tool's name: "read", "model", "refund", "email", or a user's
+  std::string target;             // invoice id, recipient, document
+  std::int64_t amount_cents = 0;  // for money-moving tools
+};
+
+struct job_spec {
+  std::string id;  // "job_17"
+  std::vector<step_spec> steps;
+  sim::instant enqueue_at;  // when the job's message is sent
+};
+
+// The classic agent job: read the invoice, ask the model, refund, and (when
+// `email` is set) tell the customer.
+job_spec agent_job(std::string id, std::string invoice, std::int64_t amount_cents, bool email = false);
+
+}  // namespace twice

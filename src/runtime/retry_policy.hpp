@@ -1,0 +1,71 @@
+#pragma once
+// Retry policy in Temporal's vocabulary (initial interval, backoff
+// coefficient, maximum interval, maximum attempts, non-retryable error
+// types) with the jitter variants from Marc Brooker's "Exponential Backoff
+// and Jitter" (AWS Architecture Blog, 2015):
+//
+//   expo(n)       = min(cap, base * coefficient^n)       n = retries so far
+//   none          = expo(n)
+//   full          = rand(0, expo(n))
+//   equal         = expo(n)/2 + rand(0, expo(n)/2)
+//   decorrelated  = min(cap, rand(base, prev * 3))       prev starts at base
+//
+// Temporal's defaults: initial interval 1 s, coefficient 2.0, maximum
+// interval 100 x the initial interval, unlimited attempts. Ours differ only
+// in that maximum attempts defaults to 5 (a simulated job must end), and the
+// coefficient is held as an exact ratio in thousandths (2000 = 2.0) so the
+// envelope is integer arithmetic with no rounding differences anywhere.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sim/random.hpp"
+#include "sim/time.hpp"
+
+namespace twice {
+
+enum class jitter_kind : std::uint8_t { none, full, equal, decorrelated };
+std::string_view to_string(jitter_kind);
+std::optional<jitter_kind> parse_jitter_kind(std::string_view);
+
+struct retry_policy {
+  sim::duration initial_interval = sim::duration::from_s(1);
+  std::uint32_t coefficient_milli = 2000;  // 2.0
+  // The cap. Unset: no cap at all (the anti-pattern); the envelope then
+  // saturates at uncapped_ceiling so arithmetic cannot overflow.
+  std::optional<sim::duration> maximum_interval = sim::duration::from_s(100);
+  std::uint32_t maximum_attempts = 5;  // attempts in all, the first included; 0 = unlimited
+  jitter_kind jitter = jitter_kind::full;
+};
+
+inline constexpr sim::duration uncapped_ceiling = sim::duration::from_s(365LL * 24 * 3600);
+
+// The cap actually in force (the ceiling when the policy has none).
+sim::duration effective_cap(const retry_policy& policy);
+
+// expo(n): the envelope before jitter for the n-th retry (n = 0 for the
+// first retry). Non-decreasing in n and never above effective_cap.
+sim::duration backoff_envelope(const retry_policy& policy, std::uint32_t retry);
+
+// Draws backoff delays for one worker: each worker owns one, seeded from its
+// own named stream, so workers that fail together do not retry together.
+class backoff {
+ public:
+  backoff(retry_policy policy, sim::random_stream rng);
+
+  // The delay before retry number `retry` (0-based). `retry_after`, when a
+  // server asked for one (HTTP 429), is a floor: we never retry sooner.
+  sim::duration next_delay(std::uint32_t retry, sim::duration retry_after = sim::duration::zero());
+  // Forget the decorrelated-jitter state (a new job starts from base).
+  void reset() { previous_ = policy_.initial_interval; }
+  const retry_policy& policy() const { return policy_; }
+
+ private:
+  retry_policy policy_;
+  sim::random_stream rng_;
+  sim::duration previous_;
+};
+
+}  // namespace twice

@@ -1,0 +1,27 @@
+#pragma once
+// The runtime settings a platform engineer tunes: how long a lease lasts,
+// how often a slow slice heartbeats, how long a consumer long-polls, the
+// retry policy and the handler discipline.
+
+#include <optional>
+
+#include "runtime/discipline.hpp"
+#include "runtime/retry_policy.hpp"
+#include "sim/time.hpp"
+
+namespace twice {
+
+struct runtime_config {
+  // The lease each receive asks for; unset: the queue's default.
+  std::optional<sim::duration> visibility_timeout;
+  // Extend the lease this often while a slice runs; unset: no heartbeat.
+  std::optional<sim::duration> heartbeat_interval;
+  sim::duration long_poll = sim::duration::from_s(20);  // SQS's maximum wait
+  retry_policy retry;
+  discipline rules;
+  // A crashed worker's pod comes back after this long (Kubernetes restarts
+  // a failed container after a back-off starting at 10 s).
+  sim::duration restart_delay = sim::duration::from_s(10);
+};
+
+}  // namespace twice

@@ -1,0 +1,443 @@
+#include "runtime/worker.hpp"
+
+#include <string>
+
+#include "sim/condition.hpp"
+#include "sim/sleep.hpp"
+#include "store/store.hpp"
+
+namespace twice {
+
+namespace {
+std::int64_t as_int(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+}  // namespace
+
+slice_outcome slice_outcome::from(const tool_result& r) {
+  slice_outcome out;
+  out.result = r.retryable() ? kind::retryable : kind::fatal;
+  out.error = r.timed_out() ? std::string("timeout") : std::to_string(r.status) + " " + r.error_code;
+  out.retry_after = r.retry_after;
+  return out;
+}
+
+// One slice: the handler's view of the runtime while it runs one attempt.
+class worker::slice final : public slice_context {
+ public:
+  slice(twice::worker& w, received_message message, const job_spec& spec)
+      : worker_(w), message_(std::move(message)), spec_(spec) {}
+
+  // slice_context
+  const job_spec& job() const override { return spec_; }
+  std::uint32_t attempt() const override { return attempt_; }
+  std::int32_t checkpoint_step() const override { return checkpoint_; }
+  std::string_view worker() const override { return worker_.name_; }
+  std::string_view sha() const override { return worker_.sha_; }
+  const discipline& rules() const override { return worker_.services_.config.rules; }
+  store& db() override { return worker_.services_.db; }
+
+  tool& tool_named(std::string_view name) override {
+    const auto& tools = worker_.services_.tools;
+    auto it = tools.find(name);
+    TWICE_CHECK(it != tools.end());
+    return *it->second;
+  }
+
+  std::string key_for(std::size_t step, std::string_view tool) const override {
+    const std::string stable = spec_.id + ":step_" + std::to_string(step) + ":" + std::string(tool);
+    switch (rules().key) {
+      case key_mode::none: return {};
+      case key_mode::per_attempt: return stable + ":attempt_" + std::to_string(attempt_);
+      case key_mode::stable: return stable;
+    }
+    return {};
+  }
+
+  sim::task<tool_result> call(tool& t, tool_call request, std::size_t step) override {
+    check_lease();
+    runtime_services& rs = worker_.services_;
+    const std::string key = request.idempotency_key.value_or("");
+    // Spans name the tool as the job's step does ("refund"), which is also
+    // the name inside keys; a call outside the steps uses the tool's own.
+    const std::string tool_name = step >= 1 && step <= spec_.steps.size() ? spec_.steps[step - 1].tool : std::string(t.name());
+    const sim::instant started = rs.kernel.now();
+    rs.trace.record(started, worker_.name_, "tool_start",
+                    {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"step", as_int(step)},
+                     {"tool", tool_name}, {"key", key}, {"sha", worker_.sha_}});
+    tool_result r = co_await t.call(std::move(request));
+    const bool new_write = t.writes() && r.ok() && !r.replayed;
+    rs.trace.record(rs.kernel.now(), worker_.name_, "tool_call",
+                    {{"job", spec_.id},
+                     {"attempt", std::int64_t{attempt_}},
+                     {"step", as_int(step)},
+                     {"tool", tool_name},
+                     {"key", key},
+                     {"sha", worker_.sha_},
+                     {"status", std::int64_t{r.status}},
+                     {"error", r.error_code},
+                     {"ref", r.ref},
+                     {"replayed", r.replayed},
+                     {"new_write", new_write},
+                     {"started_us", started.us()}});
+    check_lease();
+    co_return r;
+  }
+
+  sim::task<void> point(std::string_view name, std::size_t step, std::string_view tool) override {
+    check_lease();
+    runtime_services& rs = worker_.services_;
+    const point_event ev{worker_.name_, spec_.id, attempt_, name, step, tool};
+    switch (rs.faults.at_point(ev)) {
+      case point_action::proceed: break;
+      case point_action::crash:
+        rs.trace.record(rs.kernel.now(), worker_.name_, "fault_crash",
+                        {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"point", std::string(name)},
+                         {"step", as_int(step)}});
+        worker_.crash("fault at " + std::string(name));
+        co_await sim::suspend_forever{};  // the kill takes effect here
+        break;
+      case point_action::error:
+        rs.trace.record(rs.kernel.now(), worker_.name_, "fault_error",
+                        {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"point", std::string(name)},
+                         {"step", as_int(step)}});
+        throw slice_error("injected error at " + std::string(name));
+    }
+    co_return;
+  }
+
+  sim::task<void> checkpoint(std::size_t step) override {
+    transaction tx = co_await db().begin(worker_.name_);
+    co_await commit_step(tx, step);
+  }
+
+  // Writes `step` as the job's checkpoint into `tx` and commits, fencing on
+  // the lease token when the discipline asks for it.
+  sim::task<bool> commit_step(transaction& tx, std::size_t step) override {
+    std::optional<job_row> row = co_await tx.get_job(spec_.id);
+    TWICE_CHECK(row.has_value());
+    row->checkpoint_step = static_cast<std::int32_t>(step);
+    co_await put_job(tx, *row);
+    const commit_result result = co_await tx.commit();
+    if (result.status == store_status::fenced) fenced(row->lease_token);
+    const bool committed = result.ok();
+    if (committed) {
+      checkpoint_ = static_cast<std::int32_t>(step);
+      worker_.services_.trace.record(worker_.services_.kernel.now(), worker_.name_, "checkpoint",
+                                     {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"step", as_int(step)}});
+    }
+    co_return committed;
+  }
+
+  // Writes the job row; with fencing, only while the row still carries this
+  // slice's lease token (checked again at commit). A slice whose token was
+  // superseded has lost its lease to another worker: it must not write.
+  sim::task<void> put_job(transaction& tx, job_row row) {
+    if (!rules().fencing) {
+      co_await tx.put_job(std::move(row));
+      co_return;
+    }
+    row.lease_token = lease_token_;
+    const store_status st = co_await tx.put_job_fenced(std::move(row), lease_token_);
+    if (st == store_status::fenced) fenced(0);
+  }
+
+  [[noreturn]] void fenced(std::uint64_t row_token) const {
+    worker_.services_.trace.record(worker_.services_.kernel.now(), worker_.name_, "fenced",
+                                   {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}},
+                                    {"token", as_int(lease_token_)}, {"row_token", as_int(row_token)}});
+    throw lease_lost("fencing token superseded");
+  }
+
+  void check_lease() const {
+    if (lease_lost_ && rules().stop_on_lost_lease) throw lease_lost("lease lost");
+  }
+
+  twice::worker& worker_;
+  received_message message_;
+  const job_spec& spec_;
+  std::uint32_t attempt_ = 0;
+  std::int32_t checkpoint_ = 0;
+  std::uint64_t lease_token_ = 0;
+  bool lease_lost_ = false;
+};
+
+worker::worker(runtime_services& services, std::uint32_t index, std::string sha, sim::random_stream backoff_rng)
+    : services_(services),
+      name_("worker/" + std::to_string(index)),
+      sha_(std::move(sha)),
+      backoff_(services.config.retry, backoff_rng),
+      drained_(std::make_unique<sim::signal>(services.kernel)) {}
+
+worker::~worker() { kill_processes(); }
+
+void worker::start() {
+  TWICE_CHECK(!running());
+  ++incarnation_;
+  draining_ = false;
+  drained_ = std::make_unique<sim::signal>(services_.kernel);
+  services_.trace.record(services_.kernel.now(), name_, "start", {{"sha", sha_}});
+  consumer_ = services_.kernel.spawn(consume(), name_);
+}
+
+void worker::kill_processes() {
+  // The heartbeat first: it points at the slice in the consumer's frame.
+  if (heartbeat_.valid()) services_.kernel.kill(heartbeat_);
+  heartbeat_ = {};
+  if (consumer_.valid()) services_.kernel.kill(consumer_);
+  consumer_ = {};
+}
+
+void worker::crash(std::string_view why, bool restart) {
+  if (!running()) return;
+  const bool in_flight = slice_ != nullptr;
+  services_.trace.record(services_.kernel.now(), name_, "crash",
+                         {{"why", std::string(why)},
+                          {"sha", sha_},
+                          {"in_flight", in_flight},
+                          {"job", in_flight ? slice_->spec_.id : std::string()}});
+  slice_ = nullptr;
+  kill_processes();
+  if (restart)
+    services_.kernel.schedule_after(services_.config.restart_delay, restart_callback, this, ++incarnation_);
+}
+
+void worker::restart_callback(sim::kernel&, void* ctx, std::uint64_t incarnation) {
+  auto* w = static_cast<worker*>(ctx);
+  if (w->incarnation_ != incarnation || w->running()) return;  // stopped or restarted since
+  w->start();
+}
+
+void worker::begin_drain() {
+  draining_ = true;
+  services_.trace.record(services_.kernel.now(), name_, "drain", {{"in_flight", slice_ != nullptr}});
+  if (!running()) drained_->trigger();
+}
+
+void worker::stop(std::string_view why) {
+  const bool in_flight = slice_ != nullptr;
+  services_.trace.record(services_.kernel.now(), name_, "stop",
+                         {{"why", std::string(why)},
+                          {"in_flight", in_flight},
+                          {"job", in_flight ? slice_->spec_.id : std::string()}});
+  slice_ = nullptr;
+  ++incarnation_;  // no pending restart brings this pod back
+  kill_processes();
+}
+
+void worker::stop_heartbeat() {
+  if (heartbeat_.valid()) services_.kernel.kill(heartbeat_);
+  heartbeat_ = {};
+}
+
+sim::task<void> worker::consume() {
+  const runtime_config& cfg = services_.config;
+  while (!draining_) {
+    receive_options options;
+    options.wait = cfg.long_poll;
+    options.visibility_timeout = cfg.visibility_timeout;
+    std::vector<received_message> messages = co_await services_.jobs.receive(options);
+    for (received_message& m : messages) {
+      if (draining_) {
+        // Leased during the last poll of a draining pod: give it straight back.
+        services_.jobs.change_visibility(m.handle, sim::duration::zero());
+        continue;
+      }
+      co_await run_slice(std::move(m));
+    }
+  }
+  drained_->trigger();
+}
+
+sim::task<void> worker::run_slice(received_message message) {
+  const runtime_config& cfg = services_.config;
+  auto spec_it = services_.job_specs.find(message.body);
+  TWICE_CHECK(spec_it != services_.job_specs.end());
+  slice s(*this, std::move(message), spec_it->second);
+  slice_ = &s;
+  struct clear_on_exit {
+    worker* w;
+    ~clear_on_exit() {
+      if (w->slice_ != nullptr) w->stop_heartbeat();
+      w->slice_ = nullptr;
+    }
+  } guard{this};
+
+  while (true) {
+    // Start the attempt: the counter on the job row goes up before any tool
+    // runs, in the same transaction that claims the lease token.
+    transaction tx = co_await services_.db.begin(name_);
+    std::optional<job_row> row = co_await tx.get_job(s.spec_.id);
+    TWICE_CHECK(row.has_value());
+    if (is_terminal(row->status)) {
+      // A redelivery of a job that already ended (duplicate delivery, a lost
+      // ack, a slice that ended without its ack): ack it, do nothing else.
+      services_.trace.record(services_.kernel.now(), name_, "already_ended",
+                             {{"job", s.spec_.id}, {"status", std::string(to_string(row->status))}});
+      co_await ack(s);
+      co_return;
+    }
+    const std::uint32_t max_attempts = cfg.retry.maximum_attempts;
+    if (max_attempts != 0 && row->attempts >= max_attempts) {
+      co_await dead_letter(s, "attempts exhausted");
+      co_return;
+    }
+    row->attempts += 1;
+    row->status = job_status::running;
+    row->lease_token = services_.next_lease_token++;
+    co_await tx.put_job(*row);
+    const commit_result started = co_await tx.commit();
+    TWICE_CHECK(started.ok());
+    s.attempt_ = row->attempts - 1;
+    s.checkpoint_ = row->checkpoint_step;
+    s.lease_token_ = row->lease_token;
+    services_.trace.record(services_.kernel.now(), name_, "attempt_start",
+                           {{"job", s.spec_.id},
+                            {"attempt", std::int64_t{s.attempt_}},
+                            {"sha", sha_},
+                            {"message", as_int(s.message_.id)},
+                            {"receive_count", std::int64_t{s.message_.receive_count}},
+                            {"checkpoint", std::int64_t{s.checkpoint_}}});
+    if (cfg.heartbeat_interval && !heartbeat_.valid())
+      heartbeat_ = services_.kernel.spawn(heartbeat(s.message_.handle, &s), name_ + "/heartbeat");
+
+    slice_outcome outcome;
+    try {
+      outcome = co_await services_.job_handler.run(s);
+    } catch (const slice_error& e) {
+      outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero()};
+    } catch (const lease_lost& e) {
+      // The lease belongs to someone else now: no checkpoint, no ack, no nack.
+      services_.trace.record(services_.kernel.now(), name_, "abandoned",
+                             {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"why", std::string(e.what())}});
+      co_return;
+    }
+
+    if (outcome.result == slice_outcome::kind::success) {
+      stop_heartbeat();
+      co_await finish(s, job_status::done, "");
+      co_return;
+    }
+    const bool fatal = outcome.result == slice_outcome::kind::fatal;
+    if (fatal && !cfg.rules.retry_non_retryable) {
+      stop_heartbeat();
+      co_await finish(s, job_status::failed, outcome.error);
+      co_return;
+    }
+    if (cfg.rules.retry == retry_mode::nack || (max_attempts != 0 && s.attempt_ + 1 >= max_attempts)) {
+      stop_heartbeat();
+      co_await retry_later(s, outcome);
+      co_return;
+    }
+    // In-slice retry: sleep the backoff while the heartbeat keeps the lease,
+    // then start the next attempt on the same message.
+    const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);
+    services_.trace.record(services_.kernel.now(), name_, "backoff",
+                           {{"job", s.spec_.id},
+                            {"attempt", std::int64_t{s.attempt_}},
+                            {"error", outcome.error},
+                            {"delay_us", delay.us()},
+                            {"cap_us", effective_cap(cfg.retry).us()},
+                            {"retry_after_us", outcome.retry_after.us()},
+                            {"mode", std::string("in_slice")}});
+    co_await sim::sleep_for(delay);
+    s.check_lease();
+  }
+}
+
+sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
+  const runtime_config& cfg = services_.config;
+  const std::uint32_t max_attempts = cfg.retry.maximum_attempts;
+  if (max_attempts != 0 && s.attempt_ + 1 >= max_attempts) {
+    co_await dead_letter(s, outcome.error);
+    co_return;
+  }
+  const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);
+  transaction tx = co_await services_.db.begin(name_);
+  std::optional<job_row> row = co_await tx.get_job(s.spec_.id);
+  TWICE_CHECK(row.has_value());
+  row->status = job_status::queued;
+  row->last_error = outcome.error;
+  if (cfg.rules.reset_attempts_on_reenqueue) row->attempts = 0;  // the bug
+  co_await tx.put_job(*row);
+  co_await tx.commit();
+  services_.trace.record(services_.kernel.now(), name_, "backoff",
+                         {{"job", s.spec_.id},
+                          {"attempt", std::int64_t{s.attempt_}},
+                          {"error", outcome.error},
+                          {"delay_us", delay.us()},
+                          {"cap_us", effective_cap(cfg.retry).us()},
+                          {"retry_after_us", outcome.retry_after.us()},
+                          {"mode", std::string("nack")}});
+  // The nack: the message becomes visible again once the backoff passed.
+  const queue_status st = services_.jobs.change_visibility(s.message_.handle, delay);
+  services_.trace.record(services_.kernel.now(), name_, "nack",
+                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}},
+                          {"status", std::string(to_string(st))}});
+}
+
+sim::task<void> worker::finish(slice& s, job_status status, std::string_view error) {
+  co_await s.point("before_checkpoint", 0, {});
+  transaction tx = co_await services_.db.begin(name_);
+  std::optional<job_row> row = co_await tx.get_job(s.spec_.id);
+  TWICE_CHECK(row.has_value());
+  row->status = status;
+  row->last_error = std::string(error);
+  try {
+    co_await s.put_job(tx, *row);
+    const commit_result result = co_await tx.commit();
+    if (result.status == store_status::fenced) s.fenced(row->lease_token);
+  } catch (const lease_lost& e) {
+    services_.trace.record(services_.kernel.now(), name_, "abandoned",
+                           {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"why", std::string(e.what())}});
+    co_return;
+  }
+  services_.trace.record(services_.kernel.now(), name_, status == job_status::done ? "job_done" : "job_failed",
+                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"error", std::string(error)}});
+  co_await s.point("after_checkpoint", 0, {});
+  co_await ack(s);
+}
+
+sim::task<void> worker::ack(slice& s) {
+  co_await s.point("before_ack", 0, {});
+  const queue_status st = services_.jobs.delete_message(s.message_.handle);
+  services_.trace.record(services_.kernel.now(), name_, "ack",
+                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}},
+                          {"message", as_int(s.message_.id)}, {"status", std::string(to_string(st))}});
+  co_await s.point("after_ack", 0, {});
+}
+
+sim::task<void> worker::dead_letter(slice& s, std::string_view reason) {
+  transaction tx = co_await services_.db.begin(name_);
+  std::optional<job_row> row = co_await tx.get_job(s.spec_.id);
+  TWICE_CHECK(row.has_value());
+  row->status = job_status::dead_lettered;
+  row->last_error = std::string(reason);
+  co_await tx.put_job(*row);
+  co_await tx.commit();
+  if (services_.dead_letters != nullptr) services_.dead_letters->send(s.spec_.id);
+  services_.trace.record(services_.kernel.now(), name_, "dead_letter",
+                         {{"job", s.spec_.id}, {"attempts", std::int64_t{row->attempts}}, {"reason", std::string(reason)}});
+  co_await ack(s);
+}
+
+sim::task<void> worker::heartbeat(receipt_handle handle, slice* s) {
+  const runtime_config& cfg = services_.config;
+  TWICE_CHECK(cfg.heartbeat_interval.has_value());
+  const sim::duration timeout = cfg.visibility_timeout.value_or(services_.jobs.config().visibility_timeout);
+  while (true) {
+    co_await sim::sleep_for(*cfg.heartbeat_interval);
+    // Counts from now. On SQS this answers OK even after the lease expired,
+    // so the worker cannot learn it lost the lease; a strict broker says so.
+    const queue_status st = services_.jobs.change_visibility(handle, timeout);
+    services_.trace.record(services_.kernel.now(), name_, "heartbeat",
+                           {{"job", s->spec_.id}, {"attempt", std::int64_t{s->attempt_}},
+                            {"status", std::string(to_string(st))}});
+    if (st != queue_status::ok) {
+      s->lease_lost_ = true;
+      services_.trace.record(services_.kernel.now(), name_, "lease_lost",
+                             {{"job", s->spec_.id}, {"attempt", std::int64_t{s->attempt_}}});
+      co_return;
+    }
+  }
+}
+
+}  // namespace twice

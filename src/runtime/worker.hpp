@@ -1,0 +1,105 @@
+#pragma once
+// A worker: one pod running the consumer loop of a production job runner.
+//
+//   lease a message -> start the slice (the attempt counter on the job row
+//   goes up before any tool runs) -> run the handler (a heartbeat beside it
+//   extends the lease) -> checkpoint the job's end -> ack.
+//
+// A retryable failure gives the message back with a jittered, capped
+// backoff (or sleeps it inside the slice), until the policy's maximum
+// attempts, then the job is dead-lettered; a non-retryable failure fails the
+// job at once. A crash kills every process of the pod at its suspension
+// point: only the lease's expiry brings the message back. Deploys stop the
+// pod by drain (stop leasing, let in-flight slices finish within a grace
+// period) or by kill.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "broker/queue.hpp"
+#include "runtime/faults.hpp"
+#include "runtime/handler.hpp"
+#include "runtime/retry_policy.hpp"
+#include "runtime/runtime_config.hpp"
+#include "store/rows.hpp"
+#include "sim/kernel.hpp"
+#include "sim/signal.hpp"
+#include "sim/trace.hpp"
+
+namespace twice {
+
+class store;
+
+// What every worker of a world shares.
+struct runtime_services {
+  sim::kernel& kernel;
+  sim::trace_recorder& trace;
+  queue& jobs;
+  queue* dead_letters;  // where the runtime sends a job out of attempts; may be null
+  store& db;
+  handler& job_handler;
+  fault_plan& faults;
+  const runtime_config& config;
+  const std::map<std::string, job_spec, std::less<>>& job_specs;
+  const std::map<std::string, tool*, std::less<>>& tools;
+  std::uint64_t next_lease_token = 1;  // fencing tokens, unique per world
+};
+
+class worker {
+ public:
+  worker(runtime_services& services, std::uint32_t index, std::string sha, sim::random_stream backoff_rng);
+  worker(const worker&) = delete;
+  worker& operator=(const worker&) = delete;
+  ~worker();
+
+  const std::string& name() const { return name_; }
+  sim::kernel& kernel() const { return services_.kernel; }
+  const std::string& sha() const { return sha_; }
+  bool running() const { return consumer_.valid() && services_.kernel.alive(consumer_); }
+  bool busy() const { return slice_ != nullptr; }
+
+  // The pod starts (again): a fresh consumer process, nothing remembered.
+  void start();
+  // The pod dies now: every process is destroyed at its suspension point.
+  // With `restart`, it comes back after the configured restart delay.
+  void crash(std::string_view why, bool restart = true);
+  // Stop leasing; the current slice, if any, runs on. `drained()` fires
+  // when the consumer has exited with nothing in flight.
+  void begin_drain();
+  sim::signal& drained() { return *drained_; }
+  // The pod is gone for good (after a drain, or a kill during a deploy).
+  void stop(std::string_view why);
+  // A deploy replaces the pod with one on a new version.
+  void set_sha(std::string sha) { sha_ = std::move(sha); }
+
+ private:
+  class slice;
+  friend class slice;
+
+  sim::task<void> consume();
+  sim::task<void> run_slice(received_message message);
+  sim::task<void> heartbeat(receipt_handle handle, slice* s);
+  sim::task<void> ack(slice& s);
+  sim::task<void> finish(slice& s, job_status status, std::string_view error);
+  sim::task<void> retry_later(slice& s, const slice_outcome& outcome);
+  sim::task<void> dead_letter(slice& s, std::string_view reason);
+  void stop_heartbeat();
+  void kill_processes();
+  static void restart_callback(sim::kernel&, void* ctx, std::uint64_t generation);
+
+  runtime_services& services_;
+  std::string name_;
+  std::string sha_;
+  backoff backoff_;
+  sim::process_id consumer_;
+  sim::process_id heartbeat_;
+  slice* slice_ = nullptr;  // the slice in flight, owned by the consumer's frame
+  bool draining_ = false;
+  std::uint64_t incarnation_ = 0;  // bumped on every start, so a stale restart is ignored
+  std::unique_ptr<sim::signal> drained_;
+};
+
+}  // namespace twice

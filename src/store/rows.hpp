@@ -1,0 +1,77 @@
+#pragma once
+// The rows of the local database workers write: the job table, the money
+// ledger, the outbox and the dedupe table. Plain values; the store (see
+// store/store.hpp) decides when they become durable.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sim/time.hpp"
+
+namespace twice {
+
+enum class job_status : std::uint8_t { queued, running, done, failed, dead_lettered };
+
+inline std::string_view to_string(job_status s) {
+  switch (s) {
+    case job_status::queued: return "queued";
+    case job_status::running: return "running";
+    case job_status::done: return "done";
+    case job_status::failed: return "failed";
+    case job_status::dead_lettered: return "dead_lettered";
+  }
+  return "unknown";
+}
+
+// A job has ended when nothing will run it again ("every job ends").
+inline bool is_terminal(job_status s) {
+  return s == job_status::done || s == job_status::failed || s == job_status::dead_lettered;
+}
+
+struct job_row {
+  std::string job_id;
+  job_status status = job_status::queued;
+  // The attempt counter lives on the row, not on the message: re-enqueueing
+  // a message must never reset it. Only the runtime changes it.
+  std::uint32_t attempts = 0;
+  std::int32_t checkpoint_step = -1;  // last step whose effect is durable; -1 = none
+  std::uint64_t lease_token = 0;      // fencing token of the slice that owns the job; 0 = none
+  std::string last_error;
+  friend bool operator==(const job_row&, const job_row&) = default;
+};
+
+struct ledger_row {
+  // The idempotency key. Empty when the discipline uses none; an empty key
+  // behaves as SQL NULL: never unique-checked, never found by key.
+  std::string key;
+  std::int64_t amount_cents = 0;
+  std::string job_id;
+  std::string vendor_ref;  // the vendor's object id: the tie-break between the two ledgers
+  sim::instant at;
+  friend bool operator==(const ledger_row&, const ledger_row&) = default;
+};
+
+// An intent to call a tool, written in the same transaction as "slice
+// started" with its key already chosen; a relay sends it (maybe twice).
+struct outbox_row {
+  std::uint64_t id = 0;  // assigned by the store at insert
+  std::string key;
+  std::string job_id;
+  std::int32_t step = 0;
+  std::string tool;
+  std::string target;
+  std::int64_t amount_cents = 0;
+  bool sent = false;
+  friend bool operator==(const outbox_row&, const outbox_row&) = default;
+};
+
+// "This side effect was done": for effects whose far side takes no key (an
+// email provider), the worker's own record is the only dedupe there is.
+struct dedupe_row {
+  std::string key;
+  sim::instant at;  // the commit that made it durable
+  friend bool operator==(const dedupe_row&, const dedupe_row&) = default;
+};
+
+}  // namespace twice

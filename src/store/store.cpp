@@ -1,0 +1,571 @@
+#include "store/store.hpp"
+
+#include <algorithm>
+#include <coroutine>
+#include <utility>
+
+#include "sim/check.hpp"
+#include "sim/sleep.hpp"
+#include "sim/wait_list.hpp"
+
+namespace twice {
+
+std::string_view to_string(store_status s) {
+  switch (s) {
+    case store_status::ok: return "ok";
+    case store_status::duplicate_key: return "duplicate_key";
+    case store_status::not_found: return "not_found";
+    case store_status::fenced: return "fenced";
+  }
+  return "unknown";
+}
+
+namespace detail {
+
+namespace {
+constexpr std::string_view actor = "store";
+
+std::int64_t as_field(std::uint64_t v) {
+  TWICE_CHECK(v <= static_cast<std::uint64_t>(INT64_MAX));
+  return static_cast<std::int64_t>(v);
+}
+
+std::size_t wait_bucket(sim::duration waited) {
+  for (std::size_t i = 0; i < pool_wait_bucket_upper.size(); ++i)
+    if (waited <= pool_wait_bucket_upper[i]) return i;
+  return pool_wait_buckets - 1;
+}
+}  // namespace
+
+class acquire_wait;
+
+// Everything the store owns. Transactions and waiting begin() calls hold it
+// weakly, so the store may die before the processes that used it.
+struct store_core {
+  store_core(sim::kernel& k, sim::trace_recorder& t, store_config c) : kernel(k), trace(t), config(c) {}
+
+  sim::kernel& kernel;
+  sim::trace_recorder& trace;
+  const store_config config;
+
+  // Committed state.
+  job_table jobs;
+  std::vector<ledger_row> ledger;
+  std::map<std::string, std::size_t, std::less<>> ledger_first_by_key;  // non-empty keys only
+  outbox_table outbox;
+  std::set<std::uint64_t> unsent_outbox_ids;  // so a relay's poll does not scan every row ever sent
+  dedupe_table dedupes;
+  std::uint64_t next_outbox_id = 1;
+  std::uint64_t next_transaction_id = 1;
+
+  // The pool. Invariant: a free connection exists only while no live
+  // process waits (a release hands its connection to the oldest waiter).
+  std::set<std::uint32_t> free_connections;  // lowest id first: deterministic and easy to read in traces
+  sim::wait_list<acquire_wait*> waiters;
+  std::map<std::uint64_t, sim::instant> waiting_since;  // ticket -> start, of waits in progress
+  std::uint64_t next_ticket = 1;
+  std::optional<sim::instant> busy_since;  // set while no connection is free
+
+  store_stats stats;  // counters; spans still going on are added by store::stats()
+
+  std::uint32_t take_connection();
+  void release_connection(std::uint32_t connection);
+  void note_acquire(sim::duration waited, const std::string& holder);
+  void note_abandoned_wait(sim::duration waited, const std::string& holder);
+
+  // transaction's constructor is private; the core is its friend.
+  static transaction make_transaction(std::weak_ptr<store_core> core, std::uint64_t id, std::uint32_t connection,
+                                      std::string holder) {
+    return transaction(std::move(core), id, connection, std::move(holder));
+  }
+};
+
+// One begin() call's wait for a connection. It lives in begin()'s frame, so
+// when a waiting process is killed its destructor withdraws the wait, and
+// returns a connection that was handed over but never picked up.
+class acquire_wait {
+ public:
+  acquire_wait(std::weak_ptr<store_core> core, const std::string& holder) : core_(std::move(core)), holder_(&holder) {}
+  acquire_wait(const acquire_wait&) = delete;
+  acquire_wait& operator=(const acquire_wait&) = delete;
+  ~acquire_wait() {
+    const std::shared_ptr<store_core> core = core_.lock();
+    if (core == nullptr) return;
+    if (ticket_ != 0) {
+      core->waiting_since.erase(ticket_);
+      core->note_abandoned_wait(core->kernel.now() - since_, *holder_);
+    }
+    if (granted_.has_value()) core->release_connection(*granted_);
+  }
+
+  bool await_ready() {
+    const std::shared_ptr<store_core> core = core_.lock();
+    TWICE_CHECK(core != nullptr);
+    if (core->free_connections.empty()) return false;
+    granted_ = core->take_connection();
+    core->note_acquire(sim::duration::zero(), *holder_);
+    return true;
+  }
+
+  template <class P>
+  void await_suspend(std::coroutine_handle<P> h) {
+    const std::shared_ptr<store_core> core = core_.lock();
+    TWICE_CHECK(core != nullptr);
+    sim::detail::promise_base& p = sim::detail::base_of(h);
+    TWICE_CHECK(p.owner == &core->kernel);
+    const std::uint64_t token = core->kernel.begin_wait(p.pid, h);
+    since_ = core->kernel.now();
+    ticket_ = core->next_ticket++;
+    core->waiting_since.emplace(ticket_, since_);
+    core->waiters.add(core->kernel, {p.pid, token, this});
+  }
+
+  std::uint32_t await_resume() {
+    TWICE_CHECK(granted_.has_value());
+    return *std::exchange(granted_, std::nullopt);
+  }
+
+  // Called by the releasing side, just before it wakes this waiter.
+  void grant(store_core& core, std::uint32_t connection) {
+    TWICE_CHECK(ticket_ != 0);
+    TWICE_CHECK(!granted_.has_value());
+    core.waiting_since.erase(std::exchange(ticket_, 0));
+    granted_ = connection;
+    core.note_acquire(core.kernel.now() - since_, *holder_);
+  }
+
+ private:
+  std::weak_ptr<store_core> core_;
+  const std::string* holder_;  // begin()'s parameter, in the same frame
+  std::uint64_t ticket_ = 0;   // non-zero while waiting
+  sim::instant since_;
+  std::optional<std::uint32_t> granted_;
+};
+
+std::uint32_t store_core::take_connection() {
+  TWICE_CHECK(!free_connections.empty());
+  const std::uint32_t connection = *free_connections.begin();
+  free_connections.erase(free_connections.begin());
+  if (free_connections.empty()) busy_since = kernel.now();
+  return connection;
+}
+
+void store_core::release_connection(std::uint32_t connection) {
+  TWICE_CHECK(connection < config.pool_size);
+  TWICE_CHECK(!free_connections.contains(connection));
+  const bool handed = waiters.wake_one(kernel, [&](const auto& w) { w.extra->grant(*this, connection); });
+  if (handed) return;  // still no free connection: the busy span goes on
+  if (free_connections.empty()) {
+    TWICE_CHECK(busy_since.has_value());
+    const sim::duration span = kernel.now() - *busy_since;
+    stats.pool_busy_total += span;
+    stats.pool_busy_longest = std::max(stats.pool_busy_longest, span);
+    busy_since.reset();
+  }
+  free_connections.insert(connection);
+}
+
+void store_core::note_acquire(sim::duration waited, const std::string& holder) {
+  TWICE_CHECK(waited >= sim::duration::zero());
+  ++stats.acquires;
+  ++stats.pool_wait_histogram[wait_bucket(waited)];
+  if (waited == sim::duration::zero()) return;
+  ++stats.pool_waits;
+  stats.pool_wait_total += waited;
+  stats.pool_wait_max = std::max(stats.pool_wait_max, waited);
+  if (holder.empty()) {
+    trace.record(kernel.now(), actor, "pool_wait", {{"waited_us", waited.us()}});
+  } else {
+    trace.record(kernel.now(), actor, "pool_wait", {{"waited_us", waited.us()}, {"holder", holder}});
+  }
+}
+
+// A worker killed while it waited for a connection was stalled all the
+// same: its wait counts toward the longest one.
+void store_core::note_abandoned_wait(sim::duration waited, const std::string& holder) {
+  TWICE_CHECK(waited >= sim::duration::zero());
+  ++stats.pool_waits_abandoned;
+  stats.pool_wait_max = std::max(stats.pool_wait_max, waited);
+  if (holder.empty()) {
+    trace.record(kernel.now(), actor, "pool_wait_abandoned", {{"waited_us", waited.us()}});
+  } else {
+    trace.record(kernel.now(), actor, "pool_wait_abandoned", {{"waited_us", waited.us()}, {"holder", holder}});
+  }
+}
+
+namespace {
+// A free function, not a member of store: the frame must not keep a pointer
+// to a store that may be destroyed while the process waits.
+sim::task<transaction> open_transaction(std::weak_ptr<store_core> weak, std::string holder) {
+  acquire_wait wait(weak, holder);
+  const std::uint32_t connection = co_await wait;
+  const std::shared_ptr<store_core> core = weak.lock();
+  TWICE_CHECK(core != nullptr);
+  const std::uint64_t id = core->next_transaction_id++;
+  co_return store_core::make_transaction(std::move(weak), id, connection, std::move(holder));
+}
+}  // namespace
+
+}  // namespace detail
+
+// ---- transaction ---------------------------------------------------------
+
+transaction::transaction(std::weak_ptr<detail::store_core> core, std::uint64_t id, std::uint32_t connection,
+                         std::string holder)
+    : core_(std::move(core)), id_(id), connection_(connection), holder_(std::move(holder)), open_(true) {
+  TWICE_CHECK(id_ != 0);
+}
+
+transaction::transaction(transaction&& other) noexcept
+    : core_(std::move(other.core_)),
+      id_(other.id_),
+      connection_(other.connection_),
+      holder_(std::move(other.holder_)),
+      open_(std::exchange(other.open_, false)),
+      writes_(std::move(other.writes_)) {}
+
+transaction& transaction::operator=(transaction&& other) noexcept {
+  if (this == &other) return *this;
+  if (open_) end("dropped");
+  core_ = std::move(other.core_);
+  id_ = other.id_;
+  connection_ = other.connection_;
+  holder_ = std::move(other.holder_);
+  open_ = std::exchange(other.open_, false);
+  writes_ = std::move(other.writes_);
+  return *this;
+}
+
+transaction::~transaction() {
+  // The server drops a dead client's session: nothing of it is applied and
+  // its connection is free again at this very instant.
+  if (open_) end("dropped");
+}
+
+bool transaction::active() const { return open_ && !core_.expired(); }
+
+std::shared_ptr<detail::store_core> transaction::lock_core() const {
+  std::shared_ptr<detail::store_core> core = core_.lock();
+  TWICE_CHECK(core != nullptr);  // a transaction used after its store is gone
+  return core;
+}
+
+sim::task<void> transaction::round_trip() {
+  TWICE_CHECK(open_);
+  // Copy the latency: holding the core across the sleep would keep it alive.
+  const sim::duration latency = lock_core()->config.statement_latency;
+  co_await sim::sleep_for(latency);
+  TWICE_CHECK(open_);  // nobody ended it under a statement in flight
+}
+
+std::optional<job_row> transaction::visible_job(std::string_view job_id) const {
+  if (auto own = writes_.jobs.find(job_id); own != writes_.jobs.end()) return own->second;
+  const std::shared_ptr<detail::store_core> core = lock_core();
+  if (auto row = core->jobs.find(job_id); row != core->jobs.end()) return row->second;
+  return std::nullopt;
+}
+
+bool transaction::visible_ledger_key(std::string_view key) const {
+  TWICE_CHECK(!key.empty());
+  return writes_.ledger_keys.contains(key) || lock_core()->ledger_first_by_key.contains(key);
+}
+
+bool transaction::visible_dedupe(std::string_view key) const {
+  TWICE_CHECK(!key.empty());
+  return writes_.dedupes.contains(key) || lock_core()->dedupes.contains(key);
+}
+
+void transaction::note_duplicate(detail::store_core& core, std::string_view table, std::string_view key,
+                                 std::string_view phase) const {
+  ++core.stats.constraint_violations;
+  core.trace.record(core.kernel.now(), detail::actor, "constraint_violation",
+                    {{"tx", detail::as_field(id_)},
+                     {"table", std::string(table)},
+                     {"key", std::string(key)},
+                     {"phase", std::string(phase)}});
+}
+
+void transaction::note_fenced(detail::store_core& core, std::string_view job_id, std::uint64_t expected,
+                              std::uint64_t found, std::string_view phase) const {
+  ++core.stats.fenced_writes;
+  core.trace.record(core.kernel.now(), detail::actor, "fenced",
+                    {{"tx", detail::as_field(id_)},
+                     {"job", std::string(job_id)},
+                     {"expected", detail::as_field(expected)},
+                     {"found", detail::as_field(found)},
+                     {"phase", std::string(phase)}});
+}
+
+sim::task<std::optional<job_row>> transaction::get_job(std::string job_id) {
+  TWICE_CHECK(!job_id.empty());
+  co_await round_trip();
+  co_return visible_job(job_id);
+}
+
+sim::task<void> transaction::put_job(job_row row) {
+  TWICE_CHECK(!row.job_id.empty());
+  co_await round_trip();
+  const std::string job_id = row.job_id;
+  writes_.jobs.insert_or_assign(job_id, std::move(row));
+  ++writes_.statements;
+}
+
+sim::task<store_status> transaction::put_job_fenced(job_row row, std::uint64_t expected_lease_token) {
+  TWICE_CHECK(!row.job_id.empty());
+  co_await round_trip();
+  const std::optional<job_row> seen = visible_job(row.job_id);
+  if (!seen.has_value()) co_return store_status::not_found;
+  if (seen->lease_token != expected_lease_token) {
+    note_fenced(*lock_core(), row.job_id, expected_lease_token, seen->lease_token, "statement");
+    co_return store_status::fenced;
+  }
+  // A token this transaction wrote itself cannot change under it; one read
+  // from committed state can, so commit checks it again.
+  if (!writes_.jobs.contains(row.job_id)) writes_.job_fences.emplace(row.job_id, expected_lease_token);
+  const std::string job_id = row.job_id;
+  writes_.jobs.insert_or_assign(job_id, std::move(row));
+  ++writes_.statements;
+  co_return store_status::ok;
+}
+
+sim::task<store_status> transaction::insert_ledger(ledger_row row) {
+  co_await round_trip();
+  const bool unique = lock_core()->config.unique_ledger_key && !row.key.empty();
+  if (unique && visible_ledger_key(row.key)) {
+    note_duplicate(*lock_core(), "ledger", row.key, "statement");
+    co_return store_status::duplicate_key;
+  }
+  if (!row.key.empty()) writes_.ledger_keys.insert(row.key);
+  writes_.ledger.push_back(std::move(row));
+  ++writes_.statements;
+  co_return store_status::ok;
+}
+
+sim::task<std::optional<ledger_row>> transaction::find_ledger(std::string key) {
+  TWICE_CHECK(!key.empty());
+  co_await round_trip();
+  // Committed rows come first in insertion order; this transaction's rows
+  // will be appended after them.
+  const std::shared_ptr<detail::store_core> core = lock_core();
+  if (auto first = core->ledger_first_by_key.find(key); first != core->ledger_first_by_key.end())
+    co_return core->ledger[first->second];
+  for (const ledger_row& row : writes_.ledger)
+    if (row.key == key) co_return row;
+  co_return std::nullopt;
+}
+
+sim::task<std::uint64_t> transaction::insert_outbox(outbox_row row) {
+  TWICE_CHECK(row.id == 0);  // the store assigns ids
+  co_await round_trip();
+  row.id = lock_core()->next_outbox_id++;
+  const std::uint64_t id = row.id;
+  writes_.outbox.emplace(id, std::move(row));
+  ++writes_.statements;
+  co_return id;
+}
+
+sim::task<store_status> transaction::mark_outbox_sent(std::uint64_t outbox_id) {
+  co_await round_trip();
+  if (auto own = writes_.outbox.find(outbox_id); own != writes_.outbox.end()) {
+    own->second.sent = true;
+  } else if (lock_core()->outbox.contains(outbox_id)) {
+    writes_.outbox_marks.insert(outbox_id);
+  } else {
+    co_return store_status::not_found;
+  }
+  ++writes_.statements;
+  co_return store_status::ok;
+}
+
+sim::task<std::vector<outbox_row>> transaction::unsent_outbox(std::size_t max_rows) {
+  TWICE_CHECK(max_rows > 0);
+  co_await round_trip();
+  // Merge two id-ordered sources: committed unsent rows (minus those this
+  // transaction marked) and its own unsent inserts. Ids are taken at insert,
+  // so a transaction that commits late can hold ids older than committed
+  // ones: hence a merge, not a concatenation.
+  const std::shared_ptr<detail::store_core> core = lock_core();
+  std::vector<outbox_row> rows;
+  auto committed = core->unsent_outbox_ids.begin();
+  auto own = writes_.outbox.begin();
+  while (rows.size() < max_rows) {
+    while (committed != core->unsent_outbox_ids.end() && writes_.outbox_marks.contains(*committed)) ++committed;
+    while (own != writes_.outbox.end() && own->second.sent) ++own;
+    const bool have_committed = committed != core->unsent_outbox_ids.end();
+    const bool have_own = own != writes_.outbox.end();
+    if (!have_committed && !have_own) break;
+    if (have_own && (!have_committed || own->first < *committed)) {
+      rows.push_back(own->second);
+      ++own;
+    } else {
+      rows.push_back(core->outbox.at(*committed));
+      ++committed;
+    }
+  }
+  co_return rows;
+}
+
+sim::task<store_status> transaction::insert_dedupe(std::string key) {
+  TWICE_CHECK(!key.empty());
+  co_await round_trip();
+  if (visible_dedupe(key)) {
+    note_duplicate(*lock_core(), "dedupe", key, "statement");
+    co_return store_status::duplicate_key;
+  }
+  writes_.dedupes.insert(std::move(key));
+  ++writes_.statements;
+  co_return store_status::ok;
+}
+
+sim::task<bool> transaction::has_dedupe(std::string key) {
+  TWICE_CHECK(!key.empty());
+  co_await round_trip();
+  co_return visible_dedupe(key);
+}
+
+commit_result transaction::check_against_committed(detail::store_core& core) const {
+  for (const auto& [job_id, expected] : writes_.job_fences) {
+    const auto row = core.jobs.find(job_id);
+    TWICE_CHECK(row != core.jobs.end());  // rows are never deleted
+    if (row->second.lease_token == expected) continue;
+    note_fenced(core, job_id, expected, row->second.lease_token, "commit");
+    return {store_status::fenced, job_id, 0};
+  }
+  if (core.config.unique_ledger_key) {
+    for (const ledger_row& row : writes_.ledger) {
+      if (row.key.empty() || !core.ledger_first_by_key.contains(row.key)) continue;
+      note_duplicate(core, "ledger", row.key, "commit");
+      return {store_status::duplicate_key, row.key, 0};
+    }
+  }
+  for (const std::string& key : writes_.dedupes) {
+    if (!core.dedupes.contains(key)) continue;
+    note_duplicate(core, "dedupe", key, "commit");
+    return {store_status::duplicate_key, key, 0};
+  }
+  return {};
+}
+
+void transaction::apply(detail::store_core& core) {
+  for (auto& [job_id, row] : writes_.jobs) core.jobs.insert_or_assign(job_id, std::move(row));
+  for (ledger_row& row : writes_.ledger) {
+    if (!row.key.empty()) core.ledger_first_by_key.emplace(row.key, core.ledger.size());
+    core.ledger.push_back(std::move(row));
+  }
+  for (auto& [id, row] : writes_.outbox) {
+    if (!row.sent) core.unsent_outbox_ids.insert(id);
+    const bool inserted = core.outbox.emplace(id, std::move(row)).second;
+    TWICE_CHECK(inserted);
+  }
+  for (const std::uint64_t id : writes_.outbox_marks) {
+    core.outbox.at(id).sent = true;
+    core.unsent_outbox_ids.erase(id);
+  }
+  for (const std::string& key : writes_.dedupes) {
+    const bool inserted = core.dedupes.emplace(key, dedupe_row{key, core.kernel.now()}).second;
+    TWICE_CHECK(inserted);
+  }
+}
+
+sim::task<commit_result> transaction::commit() {
+  co_await round_trip();
+  const std::shared_ptr<detail::store_core> core = lock_core();
+  commit_result result = check_against_committed(*core);
+  if (!result.ok()) {
+    end(to_string(result.status));
+    co_return result;
+  }
+  result.writes = writes_.statements;
+  apply(*core);
+  writes_ = {};
+  open_ = false;
+  ++core->stats.commits;
+  const sim::field tx{"tx", detail::as_field(id_)};
+  const sim::field writes{"writes", static_cast<std::int64_t>(result.writes)};
+  if (holder_.empty()) {
+    core->trace.record(core->kernel.now(), detail::actor, "commit", {tx, writes});
+  } else {
+    core->trace.record(core->kernel.now(), detail::actor, "commit", {tx, writes, {"holder", holder_}});
+  }
+  core->release_connection(connection_);
+  co_return result;
+}
+
+void transaction::rollback() {
+  TWICE_CHECK(open_);
+  end("rollback");
+}
+
+void transaction::end(std::string_view reason) {
+  TWICE_CHECK(open_);
+  open_ = false;
+  const std::uint32_t discarded = writes_.statements;
+  writes_ = {};
+  const std::shared_ptr<detail::store_core> core = core_.lock();
+  if (core == nullptr) return;  // the store is gone; so is its pool
+  ++core->stats.rollbacks;
+  const sim::field tx{"tx", detail::as_field(id_)};
+  const sim::field why{"reason", std::string(reason)};
+  const sim::field writes{"discarded", static_cast<std::int64_t>(discarded)};
+  if (holder_.empty()) {
+    core->trace.record(core->kernel.now(), detail::actor, "rollback", {tx, why, writes});
+  } else {
+    core->trace.record(core->kernel.now(), detail::actor, "rollback", {tx, why, writes, {"holder", holder_}});
+  }
+  core->release_connection(connection_);
+}
+
+// ---- store ---------------------------------------------------------------
+
+store::store(sim::kernel& kernel, sim::trace_recorder& trace, store_config config)
+    : core_(std::make_shared<detail::store_core>(kernel, trace, config)) {
+  TWICE_CHECK(config.pool_size >= 1);
+  TWICE_CHECK(config.pool_size <= pool_size_max);
+  TWICE_CHECK(config.statement_latency >= sim::duration::zero());
+  for (std::uint32_t c = 0; c < config.pool_size; ++c) core_->free_connections.insert(c);
+}
+
+// Open transactions and waiting begin() calls hold the core weakly: once it
+// is gone their destructors do nothing (see "Lifetime" in the header).
+store::~store() = default;
+
+const store_config& store::config() const { return core_->config; }
+
+sim::task<transaction> store::begin(std::string holder) { return detail::open_transaction(core_, std::move(holder)); }
+
+void store::seed_job(job_row row) {
+  TWICE_CHECK(!row.job_id.empty());
+  std::string job_id = row.job_id;
+  const bool inserted = core_->jobs.emplace(std::move(job_id), std::move(row)).second;
+  TWICE_CHECK(inserted);
+}
+
+const job_table& store::jobs() const { return core_->jobs; }
+const std::vector<ledger_row>& store::ledger() const { return core_->ledger; }
+const outbox_table& store::outbox() const { return core_->outbox; }
+const dedupe_table& store::dedupes() const { return core_->dedupes; }
+
+std::optional<job_row> store::find_job(std::string_view job_id) const {
+  const auto row = core_->jobs.find(job_id);
+  if (row == core_->jobs.end()) return std::nullopt;
+  return row->second;
+}
+
+store_stats store::stats() const {
+  const detail::store_core& core = *core_;
+  const sim::instant now = core.kernel.now();
+  store_stats out = core.stats;
+  out.connections_in_use = core.config.pool_size - static_cast<std::uint32_t>(core.free_connections.size());
+  out.waiting = static_cast<std::uint32_t>(core.waiting_since.size());
+  // Tickets grow with time, so the first is the oldest wait still going on:
+  // a worker starved right now counts even though it has not got through.
+  if (!core.waiting_since.empty()) out.pool_wait_max = std::max(out.pool_wait_max, now - core.waiting_since.begin()->second);
+  if (core.busy_since.has_value()) {
+    const sim::duration span = now - *core.busy_since;
+    out.pool_busy_total += span;
+    out.pool_busy_longest = std::max(out.pool_busy_longest, span);
+  }
+  return out;
+}
+
+}  // namespace twice

@@ -1,0 +1,139 @@
+#include "world/world.hpp"
+
+#include <algorithm>
+
+namespace twice {
+
+std::string_view to_string(job_end e) {
+  switch (e) {
+    case job_end::open: return "open";
+    case job_end::done: return "done";
+    case job_end::failed: return "failed";
+    case job_end::dead_lettered: return "dead_lettered";
+  }
+  return "unknown";
+}
+
+world::world(world_config config, handler* custom_handler)
+    : config_(std::move(config)), trace_(config_.trace_retention), random_(config_.seed) {
+  trace_.add_observer(this);
+  queue_ = std::make_unique<queue>(kernel_, trace_, ids_, config_.queue);
+  if (config_.dead_letter_queue) {
+    dlq_ = std::make_unique<queue>(kernel_, trace_, ids_, config_.dead_letter);
+    if (config_.queue.max_receive_count > 0) queue_->set_dead_letter(dlq_.get());
+  }
+  store_ = std::make_unique<store>(kernel_, trace_, config_.store);
+  payments_ = std::make_unique<payment_vendor>(kernel_, trace_, random_.stream("vendor/payments"), config_.payments);
+  email_ = std::make_unique<email_provider>(kernel_, trace_, random_.stream("tool/email"), config_.email);
+  model_ = std::make_unique<model_tool>(kernel_, trace_, random_.stream("tool/model"), config_.model);
+  read_ = std::make_unique<read_tool>(kernel_, trace_, random_.stream("tool/read"), config_.read);
+  add_tool("refund", payments_.get());
+  add_tool("email", email_.get());
+  add_tool("model", model_.get());
+  add_tool("read", read_.get());
+
+  default_handler_ = std::make_unique<agent_handler>();
+  handler_ = custom_handler != nullptr ? custom_handler : default_handler_.get();
+  faults_ = std::make_unique<scripted_faults>(config_.point_faults, config_.queue_faults, random_.stream("faults"));
+  queue_->set_faults(faults_.get());
+
+  for (const job_spec& spec : config_.jobs) {
+    TWICE_CHECK(!spec.id.empty());
+    const bool fresh = specs_.emplace(spec.id, spec).second;
+    TWICE_CHECK(fresh);  // the loader rejects duplicate job ids
+    ends_.emplace(spec.id, job_end::open);
+    job_row row;
+    row.job_id = spec.id;
+    store_->seed_job(row);
+  }
+  open_jobs_ = specs_.size();
+
+  services_ = std::unique_ptr<runtime_services>(new runtime_services{
+      kernel_, trace_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, specs_, tools_});
+  for (std::uint32_t i = 0; i < config_.workers; ++i)
+    workers_.push_back(std::make_unique<worker>(*services_, i, config_.sha,
+                                                random_.stream("worker/" + std::to_string(i) + "/backoff")));
+}
+
+world::~world() {
+  // Processes first: their frames refer to the models below.
+  workers_.clear();
+}
+
+void world::add_tool(std::string step_name, tool* t) {
+  TWICE_CHECK(t != nullptr);
+  tools_[std::move(step_name)] = t;
+}
+
+void world::enqueue_callback(sim::kernel&, void* ctx, std::uint64_t index) {
+  auto* w = static_cast<world*>(ctx);
+  const job_spec& spec = w->config_.jobs.at(index);
+  const message_id id = w->queue_->send(spec.id);
+  w->faults_->note_message(id, spec.id);
+}
+
+void world::crash_callback(sim::kernel&, void* ctx, std::uint64_t index) {
+  auto* w = static_cast<world*>(ctx);
+  const timed_crash& c = w->config_.crashes.at(index);
+  TWICE_CHECK(c.worker < w->workers_.size());
+  w->workers_[c.worker]->crash("scheduled crash", c.restart);
+}
+
+world_result world::run() {
+  for (auto& w : workers_) w->start();
+  for (std::size_t i = 0; i < config_.jobs.size(); ++i)
+    kernel_.schedule_at(config_.jobs[i].enqueue_at, enqueue_callback, this, i);
+  for (std::size_t i = 0; i < config_.crashes.size(); ++i)
+    kernel_.schedule_at(config_.crashes[i].at, crash_callback, this, i);
+  std::vector<worker*> pods;
+  for (auto& w : workers_) pods.push_back(w.get());
+  for (const deploy_spec& d : config_.deploys) deploys_.push_back(kernel_.spawn(run_deploy(d, pods), "deploy/" + d.sha));
+  if (open_jobs_ == 0) shut_down();
+
+  const sim::run_result r =
+      kernel_.run({.until = sim::instant::epoch() + config_.time_limit, .max_events = config_.event_budget});
+  world_result out;
+  out.reason = r.reason;
+  out.all_jobs_ended = open_jobs_ == 0;
+  out.story_end = open_jobs_ == 0 ? story_end_ : kernel_.now();
+  out.now = kernel_.now();
+  out.events = kernel_.events_dispatched();
+  out.trace_digest = trace_.digest();
+  return out;
+}
+
+void world::mark_end(std::string_view job, job_end how) {
+  auto it = ends_.find(job);
+  if (it == ends_.end() || it->second != job_end::open) return;
+  it->second = how;
+  TWICE_CHECK(open_jobs_ > 0);
+  if (--open_jobs_ == 0) {
+    story_end_ = kernel_.now();
+    // Not from inside the observer: the shutdown itself writes records.
+    kernel_.schedule_at(kernel_.now(), shutdown_callback, this);
+  }
+}
+
+// The world learns how jobs end from the same trace the checkers read, so
+// an end the broker decides (a redrive to the dead-letter queue) counts too.
+void world::on_record(const sim::trace_record& r) {
+  const std::string_view kind = r.kind;
+  if (kind != "job_done" && kind != "job_failed" && kind != "dead_letter" && kind != "redrive") return;
+  const auto job = r.get_string(kind == "redrive" ? "body" : "job");
+  if (!job) return;
+  if (kind == "job_done") mark_end(*job, job_end::done);
+  if (kind == "job_failed") mark_end(*job, job_end::failed);
+  if (kind == "dead_letter" || kind == "redrive") mark_end(*job, job_end::dead_lettered);
+}
+
+void world::shutdown_callback(sim::kernel&, void* ctx, std::uint64_t) { static_cast<world*>(ctx)->shut_down(); }
+
+void world::shut_down() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  trace_.record(kernel_.now(), "world", "all_jobs_ended", {{"jobs", static_cast<std::int64_t>(specs_.size())}});
+  for (sim::process_id d : deploys_) kernel_.kill(d);  // a deploy still under way stops with the story
+  for (auto& w : workers_) w->stop("shutdown");
+}
+
+}  // namespace twice

@@ -1,0 +1,141 @@
+#pragma once
+// A whole world built from one configuration: the queue (and its dead-letter
+// queue), the store, the tools, the workers, the handler, and the faults and
+// deploys that interrupt them — all on one kernel, one trace and one root
+// seed, each component drawing from its own named stream.
+//
+// The story ends when every job has ended (done, failed or dead-lettered):
+// the workers are then shut down and the kernel runs on to quiescence so
+// what the models still have scheduled (a vendor commit after a client
+// timeout, a dead letter's retention expiry) still happens and is traced.
+// The time limit and the event budget bound every run; hitting one is a
+// reported outcome, never a hang.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broker/queue.hpp"
+#include "faults/deploy.hpp"
+#include "faults/scripted_faults.hpp"
+#include "handlers/agent_handler.hpp"
+#include "runtime/runtime_config.hpp"
+#include "runtime/worker.hpp"
+#include "sim/kernel.hpp"
+#include "sim/random.hpp"
+#include "sim/trace.hpp"
+#include "store/store.hpp"
+#include "vendors/payment_vendor.hpp"
+#include "vendors/simple_tools.hpp"
+
+namespace twice {
+
+struct timed_crash {
+  sim::instant at;
+  std::uint32_t worker = 0;
+  bool restart = true;
+};
+
+struct world_config {
+  std::uint64_t seed = 1;
+  sim::duration time_limit = sim::duration::from_s(30LL * 24 * 3600);
+  std::uint64_t event_budget = 50'000'000;
+  sim::trace_recorder::retention trace_retention = sim::trace_recorder::retention::keep_records;
+
+  queue_config queue;
+  bool dead_letter_queue = true;
+  queue_config dead_letter{.name = "jobs-dlq"};
+
+  std::uint32_t workers = 2;
+  std::string sha = "v1";
+  runtime_config runtime;
+  store_config store;
+
+  payment_vendor_config payments;
+  simple_tool_config email = email_provider::default_config();
+  simple_tool_config model = model_tool::default_config();
+  simple_tool_config read = read_tool::default_config();
+
+  std::vector<job_spec> jobs;
+
+  std::vector<point_fault> point_faults;
+  std::vector<queue_fault> queue_faults;
+  std::vector<timed_crash> crashes;
+  std::vector<deploy_spec> deploys;
+};
+
+enum class job_end : std::uint8_t { open, done, failed, dead_lettered };
+
+struct world_result {
+  sim::stop_reason reason = sim::stop_reason::quiescent;
+  bool all_jobs_ended = false;
+  sim::instant story_end;  // when the last job ended (or the run stopped)
+  sim::instant now;        // the clock when the run returned
+  std::uint64_t events = 0;
+  std::uint64_t trace_digest = 0;
+};
+
+class world : private sim::trace_observer {
+ public:
+  explicit world(world_config config, handler* custom_handler = nullptr);
+  world(const world&) = delete;
+  world& operator=(const world&) = delete;
+  ~world() override;
+
+  world_result run();
+
+  const world_config& config() const { return config_; }
+  sim::kernel& kernel() { return kernel_; }
+  sim::trace_recorder& trace() { return trace_; }
+  queue& jobs_queue() { return *queue_; }
+  queue* dead_letter_queue() { return dlq_.get(); }
+  store& db() { return *store_; }
+  payment_vendor& payments() { return *payments_; }
+  email_provider& email() { return *email_; }
+  worker& worker_at(std::size_t i) { return *workers_.at(i); }
+  std::size_t worker_count() const { return workers_.size(); }
+  const std::map<std::string, job_end, std::less<>>& job_ends() const { return ends_; }
+  // Register a tool before run(); steps name it (the payment vendor is
+  // "refund", then "email", "model", "read").
+  void add_tool(std::string step_name, tool* t);
+
+ private:
+  void on_record(const sim::trace_record& r) override;
+  void mark_end(std::string_view job, job_end how);
+  void shut_down();
+  static void shutdown_callback(sim::kernel&, void* ctx, std::uint64_t);
+  static void crash_callback(sim::kernel&, void* ctx, std::uint64_t index);
+  static void enqueue_callback(sim::kernel&, void* ctx, std::uint64_t index);
+
+  world_config config_;
+  sim::kernel kernel_;
+  sim::trace_recorder trace_;
+  sim::random_root random_;
+  queue_id_source ids_;
+  std::unique_ptr<queue> queue_;
+  std::unique_ptr<queue> dlq_;
+  std::unique_ptr<store> store_;
+  std::unique_ptr<payment_vendor> payments_;
+  std::unique_ptr<email_provider> email_;
+  std::unique_ptr<model_tool> model_;
+  std::unique_ptr<read_tool> read_;
+  std::map<std::string, tool*, std::less<>> tools_;
+  std::map<std::string, job_spec, std::less<>> specs_;
+  std::unique_ptr<agent_handler> default_handler_;
+  handler* handler_;
+  std::unique_ptr<scripted_faults> faults_;
+  std::unique_ptr<runtime_services> services_;
+  std::vector<std::unique_ptr<worker>> workers_;
+  std::vector<sim::process_id> deploys_;
+  std::map<std::string, job_end, std::less<>> ends_;
+  std::size_t open_jobs_ = 0;
+  sim::instant story_end_;
+  bool shutting_down_ = false;
+};
+
+std::string_view to_string(job_end);
+
+}  // namespace twice
