@@ -814,4 +814,5 @@ TEST_CASE("the store's trace is deterministic", "[store]") {
   CHECK(first.first == second.first);
   CHECK(first.second == second.second);
   CHECK_FALSE(first.second.empty());
+  WARN("DIGEST " << sim::format_digest(first.first));
 }

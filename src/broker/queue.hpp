@@ -166,6 +166,8 @@ class queue {
   queue_stats stats() const;
   // Whether message `id` is still held by this queue (for checkers).
   bool contains(message_id id) const;
+  // Messages held: visible, delayed or in flight.
+  std::size_t size() const { return messages_.size(); }
   // The trace actor of this queue: "queue/<name>".
   const std::string& actor() const { return actor_; }
 

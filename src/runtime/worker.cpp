@@ -194,7 +194,7 @@ void worker::crash(std::string_view why, bool restart) {
                           {"sha", sha_},
                           {"in_flight", in_flight},
                           {"job", in_flight ? slice_->spec_.id : std::string()}});
-  slice_ = nullptr;
+  end_slice("crashed");
   kill_processes();
   if (restart)
     services_.kernel.schedule_after(services_.config.restart_delay, restart_callback, this, ++incarnation_);
@@ -218,9 +218,26 @@ void worker::stop(std::string_view why) {
                          {{"why", std::string(why)},
                           {"in_flight", in_flight},
                           {"job", in_flight ? slice_->spec_.id : std::string()}});
-  slice_ = nullptr;
+  end_slice("killed");
   ++incarnation_;  // no pending restart brings this pod back
   kill_processes();
+}
+
+void worker::begin_slice(slice* s) {
+  TWICE_CHECK(slice_ == nullptr);
+  slice_ = s;
+  ++services_.slices_in_flight;
+}
+
+void worker::end_slice(std::string_view how) {
+  if (slice_ == nullptr) return;
+  stop_heartbeat();
+  const slice& s = *slice_;
+  slice_ = nullptr;
+  TWICE_CHECK(services_.slices_in_flight > 0);
+  --services_.slices_in_flight;
+  services_.trace.record(services_.kernel.now(), name_, "slice_end",
+                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"how", std::string(how)}});
 }
 
 void worker::stop_heartbeat() {
@@ -252,40 +269,51 @@ sim::task<void> worker::run_slice(received_message message) {
   auto spec_it = services_.job_specs.find(message.body);
   TWICE_CHECK(spec_it != services_.job_specs.end());
   slice s(*this, std::move(message), spec_it->second);
-  slice_ = &s;
-  struct clear_on_exit {
+  begin_slice(&s);
+  // However the slice's frame ends. A crash or kill already ended the
+  // slice, so when the frame is destroyed later this does nothing.
+  struct end_on_exit {
     worker* w;
-    ~clear_on_exit() {
-      if (w->slice_ != nullptr) w->stop_heartbeat();
-      w->slice_ = nullptr;
-    }
+    ~end_on_exit() { w->end_slice("returned"); }
   } guard{this};
 
+  const std::uint32_t max_attempts = cfg.retry.maximum_attempts;
   while (true) {
     // Start the attempt: the counter on the job row goes up before any tool
-    // runs, in the same transaction that claims the lease token.
-    transaction tx = co_await services_.db.begin(name_);
-    std::optional<job_row> row = co_await tx.get_job(s.spec_.id);
-    TWICE_CHECK(row.has_value());
-    if (is_terminal(row->status)) {
-      // A redelivery of a job that already ended (duplicate delivery, a lost
-      // ack, a slice that ended without its ack): ack it, do nothing else.
-      services_.trace.record(services_.kernel.now(), name_, "already_ended",
-                             {{"job", s.spec_.id}, {"status", std::string(to_string(row->status))}});
-      co_await ack(s);
-      co_return;
+    // runs, in the same transaction that claims the lease token. Like
+    // `UPDATE jobs SET attempts = attempts + 1 ... RETURNING`, it is atomic:
+    // the write only commits if nobody claimed the row since we read it
+    // (two overlapping deliveries each get their own attempt number).
+    std::optional<job_row> row;
+    bool claimed = false;
+    for (int tries = 0; !claimed; ++tries) {
+      TWICE_CHECK(tries < 1000);  // each retry means another slice claimed the row: bounded by deliveries
+      transaction tx = co_await services_.db.begin(name_);
+      row = co_await tx.get_job(s.spec_.id);
+      TWICE_CHECK(row.has_value());
+      if (is_terminal(row->status)) {
+        // A redelivery of a job that already ended (duplicate delivery, a lost
+        // ack, a slice that ended without its ack): ack it, do nothing else.
+        // No attempt starts; faults keyed on an attempt see the next number.
+        tx.rollback();
+        s.attempt_ = row->attempts;
+        services_.trace.record(services_.kernel.now(), name_, "already_ended",
+                               {{"job", s.spec_.id}, {"status", std::string(to_string(row->status))}});
+        co_await ack(s);
+        co_return;
+      }
+      if (max_attempts != 0 && row->attempts >= max_attempts) {
+        tx.rollback();
+        co_await dead_letter(s, "attempts exhausted");
+        co_return;
+      }
+      const std::uint64_t seen_token = row->lease_token;
+      row->attempts += 1;
+      row->status = job_status::running;
+      row->lease_token = services_.next_lease_token++;
+      if (co_await tx.put_job_fenced(*row, seen_token) != store_status::ok) continue;
+      claimed = (co_await tx.commit()).ok();
     }
-    const std::uint32_t max_attempts = cfg.retry.maximum_attempts;
-    if (max_attempts != 0 && row->attempts >= max_attempts) {
-      co_await dead_letter(s, "attempts exhausted");
-      co_return;
-    }
-    row->attempts += 1;
-    row->status = job_status::running;
-    row->lease_token = services_.next_lease_token++;
-    co_await tx.put_job(*row);
-    const commit_result started = co_await tx.commit();
-    TWICE_CHECK(started.ok());
     s.attempt_ = row->attempts - 1;
     s.checkpoint_ = row->checkpoint_step;
     s.lease_token_ = row->lease_token;

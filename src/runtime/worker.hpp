@@ -46,6 +46,7 @@ struct runtime_services {
   const std::map<std::string, job_spec, std::less<>>& job_specs;
   const std::map<std::string, tool*, std::less<>>& tools;
   std::uint64_t next_lease_token = 1;  // fencing tokens, unique per world
+  std::uint32_t slices_in_flight = 0;  // across all workers
 };
 
 class worker {
@@ -87,6 +88,9 @@ class worker {
   sim::task<void> retry_later(slice& s, const slice_outcome& outcome);
   sim::task<void> dead_letter(slice& s, std::string_view reason);
   void stop_heartbeat();
+  void begin_slice(slice* s);
+  // The slice is over (`how`: "returned", "crashed", "killed"); traced.
+  void end_slice(std::string_view how);
   void kill_processes();
   static void restart_callback(sim::kernel&, void* ctx, std::uint64_t generation);
 

@@ -88,7 +88,7 @@ world_result world::run() {
   std::vector<worker*> pods;
   for (auto& w : workers_) pods.push_back(w.get());
   for (const deploy_spec& d : config_.deploys) deploys_.push_back(kernel_.spawn(run_deploy(d, pods), "deploy/" + d.sha));
-  if (open_jobs_ == 0) shut_down();
+  if (open_jobs_ == 0) shut_down();  // an empty workload: nothing will ever be recorded
 
   const sim::run_result r =
       kernel_.run({.until = sim::instant::epoch() + config_.time_limit, .max_events = config_.event_budget});
@@ -107,16 +107,25 @@ void world::mark_end(std::string_view job, job_end how) {
   if (it == ends_.end() || it->second != job_end::open) return;
   it->second = how;
   TWICE_CHECK(open_jobs_ > 0);
-  if (--open_jobs_ == 0) {
-    story_end_ = kernel_.now();
+  if (--open_jobs_ == 0) story_end_ = kernel_.now();
+}
+
+// The world learns how jobs end from the same trace the checkers read, so
+// an end the broker decides (a redrive to the dead-letter queue) counts too.
+// The story is over once every job has ended, the queue holds nothing more
+// and no slice runs: a message still in flight or coming back (a lost ack, a
+// duplicate, a slow overlapping worker) is part of the story — it is how a
+// job that already ended runs twice.
+void world::on_record(const sim::trace_record& r) {
+  note_end(r);
+  if (open_jobs_ == 0 && queue_->size() == 0 && services_->slices_in_flight == 0 && !shutdown_scheduled_) {
+    shutdown_scheduled_ = true;
     // Not from inside the observer: the shutdown itself writes records.
     kernel_.schedule_at(kernel_.now(), shutdown_callback, this);
   }
 }
 
-// The world learns how jobs end from the same trace the checkers read, so
-// an end the broker decides (a redrive to the dead-letter queue) counts too.
-void world::on_record(const sim::trace_record& r) {
+void world::note_end(const sim::trace_record& r) {
   const std::string_view kind = r.kind;
   if (kind != "job_done" && kind != "job_failed" && kind != "dead_letter" && kind != "redrive") return;
   const auto job = r.get_string(kind == "redrive" ? "body" : "job");

@@ -104,6 +104,7 @@ class world : private sim::trace_observer {
 
  private:
   void on_record(const sim::trace_record& r) override;
+  void note_end(const sim::trace_record& r);
   void mark_end(std::string_view job, job_end how);
   void shut_down();
   static void shutdown_callback(sim::kernel&, void* ctx, std::uint64_t);
@@ -134,6 +135,7 @@ class world : private sim::trace_observer {
   std::size_t open_jobs_ = 0;
   sim::instant story_end_;
   bool shutting_down_ = false;
+  bool shutdown_scheduled_ = false;
 };
 
 std::string_view to_string(job_end);

@@ -1,0 +1,370 @@
+// The worker runtime under faults: what every queue runner needs to get
+// right, one behaviour per test, each run on a whole world.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "world/world.hpp"
+
+using namespace twice;
+using sim::duration;
+using sim::instant;
+
+namespace {
+// One agent job (read, model, refund) with fixed latencies, so timelines in
+// these tests are easy to reason about.
+world_config one_job(std::uint32_t workers = 2) {
+  world_config c;
+  c.seed = 5;
+  c.workers = workers;
+  c.jobs.push_back(agent_job("job_1", "inv_1", 500));
+  c.payments.latency = latency_model::fixed(duration::from_ms(300));
+  c.model.latency = latency_model::fixed(duration::from_s(1));
+  c.read.latency = latency_model::fixed(duration::from_ms(5));
+  c.runtime.retry.initial_interval = duration::from_ms(500);
+  c.runtime.retry.maximum_interval = duration::from_s(8);
+  return c;
+}
+
+point_fault at(std::string point, std::string tool, std::uint32_t attempt, point_action action) {
+  point_fault f;
+  f.point = std::move(point);
+  f.tool = std::move(tool);
+  f.attempt = attempt;
+  f.action = action;
+  return f;
+}
+
+std::vector<const sim::trace_record*> records(world& w, std::string_view kind, std::string_view actor_prefix = "") {
+  std::vector<const sim::trace_record*> out;
+  for (const sim::trace_record& r : w.trace().records())
+    if (r.kind == kind && r.actor.starts_with(actor_prefix)) out.push_back(&r);
+  return out;
+}
+
+std::size_t refund_calls(world& w) {
+  std::size_t n = 0;
+  for (const auto* r : records(w, "tool_call"))
+    if (r->get_string("tool") == "refund") ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("a crash after the write and before the ack leaves one ledger row", "[runtime]") {
+  SECTION("crash before the ack: the redelivery finds the job done and only acks") {
+    world_config c = one_job();
+    c.point_faults.push_back(at("before_ack", "", 0, point_action::crash));
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(refund_calls(w) == 1);
+    CHECK(records(w, "already_ended").size() == 1);
+    CHECK(w.payments().ledger().size() == 1);
+    CHECK(w.db().ledger().size() == 1);
+  }
+  SECTION("crash right after the vendor answered: the stable key makes the replay harmless") {
+    world_config c = one_job();
+    c.point_faults.push_back(at("after_tool", "refund", 0, point_action::crash));
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(refund_calls(w) == 2);
+    CHECK(w.payments().ledger().size() == 1);
+    CHECK(w.db().ledger().size() == 1);
+    CHECK(w.payments().stats().replays == 1);
+  }
+}
+
+TEST_CASE("a new key per attempt defeats the vendor's idempotency", "[runtime]") {
+  world_config c = one_job();
+  c.runtime.rules.key = key_mode::per_attempt;
+  c.point_faults.push_back(at("after_tool", "refund", 0, point_action::crash));
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  REQUIRE(w.payments().ledger().size() == 2);
+  CHECK(w.payments().ledger()[0].idempotency_key == "job_1:step_3:refund:attempt_0");
+  CHECK(w.payments().ledger()[1].idempotency_key == "job_1:step_3:refund:attempt_1");
+}
+
+TEST_CASE("checkpointing before the side effect loses the effect", "[runtime]") {
+  world_config c = one_job();
+  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
+  c.point_faults.push_back(at("before_tool", "refund", 0, point_action::crash));
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  CHECK(w.job_ends().at("job_1") == job_end::done);
+  CHECK(refund_calls(w) == 0);  // the replay skipped the step: it was "durable"
+  CHECK(w.payments().ledger().empty());
+}
+
+TEST_CASE("503s are retried with capped, growing backoff; the job succeeds after the outage", "[runtime]") {
+  world_config c = one_job(1);
+  c.runtime.retry.maximum_attempts = 10;
+  c.payments.outages.push_back({instant::epoch(), instant::epoch() + duration::from_s(20)});
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  CHECK(w.job_ends().at("job_1") == job_end::done);
+  const auto backoffs = records(w, "backoff");
+  REQUIRE(backoffs.size() >= 3);
+  for (const auto* b : backoffs) {
+    CHECK(*b->get_int("delay_us") <= duration::from_s(8).us());
+    CHECK(b->get_string("error") == "503 unavailable");
+  }
+  // Full jitter draws below a growing envelope: later retries may wait longer.
+  std::int64_t longest = 0;
+  for (const auto* b : backoffs) longest = std::max(longest, *b->get_int("delay_us"));
+  CHECK(longest > duration::from_ms(500).us());
+  CHECK(w.payments().ledger().size() == 1);
+  CHECK(w.db().find_job("job_1")->attempts == backoffs.size() + 1);
+}
+
+TEST_CASE("a 400 is not retried; retrying it (the bug) burns every attempt", "[runtime]") {
+  world_config c = one_job(1);
+  c.payments.bad_invoices.insert("inv_1");
+  SECTION("the correct discipline fails the job at once") {
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.job_ends().at("job_1") == job_end::failed);
+    CHECK(refund_calls(w) == 1);
+    CHECK(records(w, "backoff").empty());
+    CHECK(w.db().find_job("job_1")->last_error == "400 invoice_not_found");
+  }
+  SECTION("retry_non_retryable retries until the dead-letter queue") {
+    c.runtime.rules.retry_non_retryable = true;
+    c.runtime.retry.maximum_attempts = 4;
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.job_ends().at("job_1") == job_end::dead_lettered);
+    CHECK(refund_calls(w) == 4);
+    CHECK(records(w, "backoff").size() == 3);
+    CHECK(w.dead_letter_queue()->stats().sent == 1);
+  }
+}
+
+TEST_CASE("the attempt counter lives on the job row and survives re-enqueue", "[runtime]") {
+  world_config c = one_job(2);
+  c.runtime.retry.maximum_attempts = 3;
+  c.payments.outages.push_back({instant::epoch(), instant::epoch() + duration::from_s(3600)});
+  SECTION("counted across workers and messages, then dead-lettered") {
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.job_ends().at("job_1") == job_end::dead_lettered);
+    CHECK(w.db().find_job("job_1")->attempts == 3);
+    std::vector<std::int64_t> attempts;
+    for (const auto* s : records(w, "attempt_start")) attempts.push_back(*s->get_int("attempt"));
+    CHECK(attempts == std::vector<std::int64_t>{0, 1, 2});
+  }
+  SECTION("resetting it on re-enqueue (the bug) never reaches the limit") {
+    c.runtime.rules.reset_attempts_on_reenqueue = true;
+    c.time_limit = duration::from_s(120);
+    world w(c);
+    const world_result r = w.run();
+    CHECK_FALSE(r.all_jobs_ended);
+    CHECK(r.reason == sim::stop_reason::time_limit);
+    std::vector<std::int64_t> attempts;
+    for (const auto* s : records(w, "attempt_start")) attempts.push_back(*s->get_int("attempt"));
+    REQUIRE(attempts.size() > 3);
+    CHECK(std::count(attempts.begin(), attempts.end(), 0) == static_cast<std::ptrdiff_t>(attempts.size()));
+  }
+}
+
+TEST_CASE("a slice longer than the visibility timeout", "[runtime]") {
+  world_config c = one_job(2);
+  c.queue.visibility_timeout = duration::from_s(10);
+  c.model.latency = latency_model::fixed(duration::from_s(30));
+  SECTION("heartbeats keep the lease: no redelivery") {
+    c.runtime.heartbeat_interval = duration::from_s(3);
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(records(w, "attempt_start").size() == 1);
+    CHECK(records(w, "heartbeat").size() >= 10);
+    CHECK(w.payments().ledger().size() == 1);
+  }
+  SECTION("without heartbeats another worker runs it too; the key absorbs the overlap") {
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    const auto starts = records(w, "attempt_start");
+    REQUIRE(starts.size() >= 2);
+    CHECK(starts[0]->actor != starts[1]->actor);  // two workers at once
+    CHECK(refund_calls(w) >= 2);
+    CHECK(w.payments().ledger().size() == 1);
+    CHECK(w.db().ledger().size() == 1);
+  }
+  SECTION("without heartbeats and without a key, the overlap pays twice") {
+    c.runtime.rules.key = key_mode::none;
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.payments().ledger().size() >= 2);
+  }
+}
+
+namespace {
+// Both workers hold the job at once: the broker delivers it twice without
+// any crash (SQS standard queues may), and the slice is slow.
+world_config duplicated_slow_slice(handle_semantics semantics) {
+  world_config c = one_job(2);
+  c.queue.semantics = semantics;
+  c.queue.visibility_timeout = duration::from_s(10);
+  c.model.latency = latency_model::fixed(duration::from_s(12));
+  c.runtime.heartbeat_interval = duration::from_s(3);
+  c.queue_faults.push_back({.what = queue_fault::kind::duplicate_delivery, .job = "job_1", .nth = 1});
+  return c;
+}
+}  // namespace
+
+TEST_CASE("on a strict broker the heartbeat learns the lease is gone and the slice stops", "[runtime]") {
+  world w(duplicated_slow_slice(handle_semantics::strict));
+  REQUIRE(w.run().all_jobs_ended);
+  const auto lost = records(w, "lease_lost");
+  REQUIRE(lost.size() == 1);
+  CHECK(lost[0]->actor == "worker/0");
+  CHECK(lost[0]->time == instant::epoch() + duration::from_s(3) + duration::from_ms(6));
+  const auto abandoned = records(w, "abandoned");
+  REQUIRE(abandoned.size() == 1);
+  CHECK(abandoned[0]->actor == "worker/0");
+  CHECK(refund_calls(w) == 1);  // only the lease holder reached the write
+  CHECK(w.job_ends().at("job_1") == job_end::done);
+  CHECK(w.payments().ledger().size() == 1);
+}
+
+TEST_CASE("on SQS the same heartbeat cannot tell, and the overlap shows in the trace", "[runtime]") {
+  world w(duplicated_slow_slice(handle_semantics::sqs));
+  REQUIRE(w.run().all_jobs_ended);
+  CHECK(records(w, "lease_lost").empty());
+  for (const auto* h : records(w, "heartbeat")) CHECK(h->get_string("status") == "ok");
+  const auto starts = records(w, "attempt_start");
+  REQUIRE(starts.size() >= 2);
+  CHECK(starts[0]->actor != starts[1]->actor);
+  CHECK(starts[0]->get_int("attempt") == 0);  // each overlapping slice got its own attempt number
+  CHECK(starts[1]->get_int("attempt") == 1);
+  CHECK(refund_calls(w) >= 2);  // both wrote (the second first heard 409: the first was still running)...
+  CHECK(w.payments().ledger().size() == 1);  // ...and the key absorbed it
+  CHECK(w.db().ledger().size() == 1);
+}
+
+TEST_CASE("with fencing, the slice whose lease was taken over cannot checkpoint", "[runtime]") {
+  world_config c = one_job(2);
+  c.runtime.rules.fencing = true;
+  // The broker delivers the first message twice, with no crash at all.
+  c.queue_faults.push_back({.what = queue_fault::kind::duplicate_delivery, .job = "job_1", .nth = 1});
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  const auto fenced = records(w, "fenced", "worker/");
+  REQUIRE_FALSE(fenced.empty());
+  CHECK(fenced[0]->get_int("attempt") == 0);
+  CHECK(w.job_ends().at("job_1") == job_end::done);
+  CHECK(w.payments().ledger().size() == 1);
+  CHECK(w.db().ledger().size() == 1);
+}
+
+TEST_CASE("an email provider takes no key: only a local dedupe record stops a second email", "[runtime]") {
+  world_config c = one_job();
+  c.jobs[0] = agent_job("job_1", "inv_1", 500, /*email=*/true);
+  c.point_faults.push_back(at("after_tool", "email", 0, point_action::crash));
+  SECTION("with the dedupe record: the crash came before it was written, so twice") {
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.email().sent().size() == 2);
+  }
+  SECTION("a crash after the dedupe record is durable: once") {
+    c.point_faults[0] = at("before_ack", "", 0, point_action::crash);
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.email().sent().size() == 1);
+  }
+}
+
+TEST_CASE("a transaction held across the model call starves the pool", "[runtime]") {
+  world_config c;
+  c.seed = 9;
+  c.workers = 4;
+  c.store.pool_size = 1;
+  c.model.latency = latency_model::fixed(duration::from_s(5));
+  for (int i = 0; i < 4; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100));
+  world_config fixed = c;
+  c.runtime.rules.hold_transaction_across_model = true;
+  world held(c);
+  world healthy(fixed);
+  REQUIRE(held.run().all_jobs_ended);
+  REQUIRE(healthy.run().all_jobs_ended);
+  CHECK(held.db().stats().pool_wait_max >= duration::from_s(4));
+  CHECK(healthy.db().stats().pool_wait_max < duration::from_s(1));
+}
+
+TEST_CASE("the broker's redrive dead-letters a message that keeps coming back; unread, it expires", "[runtime]") {
+  world_config c = one_job(1);
+  c.queue.max_receive_count = 2;
+  c.dead_letter.retention = duration::from_s(3600);
+  c.runtime.retry.maximum_attempts = 0;  // unlimited: only the broker stops it
+  c.point_faults.push_back({.point = "after_tool", .tool = "refund", .action = point_action::crash});
+  world w(c);
+  const world_result r = w.run();
+  REQUIRE(r.all_jobs_ended);
+  CHECK(w.job_ends().at("job_1") == job_end::dead_lettered);
+  CHECK(records(w, "redrive").size() == 1);
+  const auto expired = records(w, "retention_expired", "queue/jobs-dlq");
+  REQUIRE(expired.size() == 1);
+  CHECK(expired[0]->time == instant::epoch() + duration::from_s(3600));
+}
+
+TEST_CASE("deploys: a drain kills no in-flight slice; a rolling kill does and the key absorbs the replay", "[runtime]") {
+  world_config c;
+  c.seed = 3;
+  c.workers = 2;
+  c.model.latency = latency_model::fixed(duration::from_s(4));
+  c.payments.latency = latency_model::fixed(duration::from_ms(200));
+  for (int i = 0; i < 6; ++i) {
+    job_spec j = agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100);
+    j.enqueue_at = instant::epoch() + duration::from_s(i);
+    c.jobs.push_back(j);
+  }
+  deploy_spec d;
+  d.at = instant::epoch() + duration::from_s(3);
+  d.sha = "v2";
+  SECTION("drain") {
+    d.strategy = deploy_strategy::drain;
+    c.deploys.push_back(d);
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    for (const auto* s : records(w, "stop"))
+      if (s->get_string("why") != "shutdown") CHECK(s->get_bool("in_flight") == false);
+    CHECK(records(w, "lease_expired", "queue/jobs").empty());
+    CHECK(w.payments().ledger().size() == 6);
+    CHECK(w.worker_at(0).sha() == "v2");
+  }
+  SECTION("rolling kill") {
+    d.strategy = deploy_strategy::rolling_kill;
+    c.deploys.push_back(d);
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    std::size_t killed_in_flight = 0;
+    for (const auto* s : records(w, "stop")) killed_in_flight += s->get_bool("in_flight") == true;
+    CHECK(killed_in_flight >= 1);
+    CHECK(w.payments().ledger().size() == 6);
+    CHECK(w.db().ledger().size() == 6);
+  }
+}
+
+TEST_CASE("an ambiguous timeout: the vendor committed, the client heard nothing", "[runtime]") {
+  world_config c = one_job(1);
+  c.payments.lost_response_ppm = 1'000'000;  // every executed refund's answer is lost
+  c.payments.client_timeout = duration::from_s(5);
+  c.runtime.retry.maximum_attempts = 3;
+  SECTION("the same key on the retry learns the answer from the vendor's stored response") {
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.job_ends().at("job_1") == job_end::done);
+    REQUIRE(w.payments().ledger().size() == 1);
+    REQUIRE(w.db().ledger().size() == 1);
+    CHECK(w.db().ledger()[0].vendor_ref == w.payments().ledger()[0].id);
+  }
+  SECTION("without the key at the vendor every retry refunds again, and our ledger never hears") {
+    c.runtime.rules.pass_key_to_vendor = false;
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.job_ends().at("job_1") == job_end::dead_lettered);
+    CHECK(w.payments().ledger().size() == 3);
+    CHECK(w.db().ledger().empty());
+  }
+}
