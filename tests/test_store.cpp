@@ -814,5 +814,7 @@ TEST_CASE("the store's trace is deterministic", "[store]") {
   CHECK(first.first == second.first);
   CHECK(first.second == second.second);
   CHECK_FALSE(first.second.empty());
-  WARN("DIGEST " << sim::format_digest(first.first));
+  // Pinned: gcc and clang, -O0 and -O2 agree on it. It changes only when the
+  // store's trace vocabulary or the scenario above changes; do that on purpose.
+  CHECK(sim::format_digest(first.first) == "9cdfd0cdaf2f3e5f");
 }

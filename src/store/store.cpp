@@ -102,6 +102,7 @@ class acquire_wait {
     const std::shared_ptr<store_core> core = core_.lock();
     TWICE_CHECK(core != nullptr);
     if (core->free_connections.empty()) return false;
+    TWICE_CHECK(core->waiting_since.empty());  // FIFO: nobody is passed over
     granted_ = core->take_connection();
     core->note_acquire(sim::duration::zero(), *holder_);
     return true;
@@ -531,7 +532,9 @@ store::~store() = default;
 
 const store_config& store::config() const { return core_->config; }
 
-sim::task<transaction> store::begin(std::string holder) { return detail::open_transaction(core_, std::move(holder)); }
+sim::task<transaction> store::begin(std::string holder) {
+  return detail::open_transaction(core_, std::move(holder));
+}
 
 void store::seed_job(job_row row) {
   TWICE_CHECK(!row.job_id.empty());
@@ -559,7 +562,10 @@ store_stats store::stats() const {
   out.waiting = static_cast<std::uint32_t>(core.waiting_since.size());
   // Tickets grow with time, so the first is the oldest wait still going on:
   // a worker starved right now counts even though it has not got through.
-  if (!core.waiting_since.empty()) out.pool_wait_max = std::max(out.pool_wait_max, now - core.waiting_since.begin()->second);
+  if (!core.waiting_since.empty()) {
+    const sim::duration oldest = now - core.waiting_since.begin()->second;
+    out.pool_wait_max = std::max(out.pool_wait_max, oldest);
+  }
   if (core.busy_since.has_value()) {
     const sim::duration span = now - *core.busy_since;
     out.pool_busy_total += span;

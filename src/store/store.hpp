@@ -167,6 +167,8 @@ class transaction {
   sim::task<std::uint64_t> insert_outbox(outbox_row row);
   sim::task<store_status> mark_outbox_sent(std::uint64_t outbox_id);
   // Unsent rows in id order, at most `max_rows` (1..): what a relay polls.
+  // Nothing claims a row, so two relays polling at once both get it: the
+  // outbox delivers at least once, and the key absorbs the second send.
   sim::task<std::vector<outbox_row>> unsent_outbox(std::size_t max_rows);
 
   sim::task<store_status> insert_dedupe(std::string key);

@@ -2,7 +2,7 @@
 // The far side of a call, as every simulated tool shares it: how long the far
 // side takes (latency_model), when it is down or slow (fault windows), and
 // whether its answer reaches the caller before the caller gives up
-// (response_desk, remote_endpoint). The payment vendor and the simple tools
+// (answer_desk, response_desk, remote_endpoint). The payment vendor and the simple tools
 // (email, model, read) are built from these pieces, so a timeout means the
 // same thing for every tool.
 //
@@ -34,7 +34,6 @@
 #include "sim/distributions.hpp"
 #include "sim/kernel.hpp"
 #include "sim/random.hpp"
-#include "sim/signal.hpp"
 #include "sim/task.hpp"
 #include "sim/time.hpp"
 #include "sim/trace.hpp"
@@ -124,135 +123,75 @@ struct call_stats {
 
 // ---- response delivery ---------------------------------------------------------
 
-// Records of executions in flight, owned by the tool, with a one-shot signal
-// the caller awaits with a deadline. A record is recycled once both sides are
-// done with it: the far side has delivered (or dropped) its answer, and the
-// caller has read it, given up, or died. So a million calls keep only as many
-// records as were ever in flight at once.
+// Answers of executions in flight: per slot a one-shot signal the caller
+// awaits with a deadline, and the response. A slot is recycled once both
+// sides are done with it: the far side has delivered (or dropped) its answer,
+// and the caller has read it, given up, or died. So a million calls keep only
+// as many slots as were ever in flight at once.
 //
-// The state sits behind a shared_ptr that every waiting caller also holds:
+// The slots sit behind a shared_ptr that every waiting caller also holds:
 // when a world is torn down, the kernel may destroy suspended callers after
 // the tool itself is gone, and their clean-up must not touch freed memory.
+//
+// The coroutine lives in the .cpp on purpose: clang 14 cannot compile an
+// inline or template coroutine under -fsanitize=function ("Cannot represent a
+// difference across sections"), which TWICE_SANITIZE turns on.
+class answer_desk {
+ public:
+  explicit answer_desk(sim::kernel& k);
+  answer_desk(const answer_desk&) = delete;
+  answer_desk& operator=(const answer_desk&) = delete;
+
+  // A fresh slot for one execution.
+  std::uint32_t open();
+  // The far side's answer reaches the caller now (if it still waits).
+  void deliver(std::uint32_t slot, tool_result response);
+  // The far side finished but its answer never reaches the caller.
+  void drop(std::uint32_t slot);
+  // Caller side: the answer, or nullopt if `deadline` passed first.
+  sim::task<std::optional<tool_result>> wait(std::uint32_t slot, sim::instant deadline) const;
+
+  std::size_t slots_allocated() const;
+
+  struct state;  // defined in the .cpp
+
+ private:
+  std::shared_ptr<state> state_;
+};
+
+// An answer_desk plus what the far side needs to finish each execution
+// (`Work`). The far side is done with the Work once it answers, so the Work
+// is released then, even if the caller has not read the answer yet.
 template <class Work>
 class response_desk {
  public:
-  explicit response_desk(sim::kernel& k) : state_(std::make_shared<state>(k)) {}
-  response_desk(const response_desk&) = delete;
-  response_desk& operator=(const response_desk&) = delete;
+  explicit response_desk(sim::kernel& k) : answers_(k) {}
 
-  // A fresh record for one execution; returns its slot.
   std::uint32_t open(Work work) {
-    state& s = *state_;
-    const std::uint32_t slot = s.take_slot();
-    record& r = s.records[slot];
-    r.answered.emplace(*s.kernel);
-    r.response = tool_result{};
-    r.work = std::move(work);
-    r.in_use = true;
-    r.far_side_done = false;
-    r.caller_attached = false;
+    const std::uint32_t slot = answers_.open();
+    // deque: growing at the end keeps references to other slots' Work valid.
+    while (works_.size() <= slot) works_.emplace_back();
+    works_[slot] = std::move(work);
     return slot;
   }
-
-  Work& work(std::uint32_t slot) { return state_->live(slot).work; }
-
-  // The far side's answer reaches the caller now (if it still waits).
+  Work& work(std::uint32_t slot) {
+    TWICE_CHECK(slot < works_.size());
+    return works_[slot];
+  }
   void deliver(std::uint32_t slot, tool_result response) {
-    record& r = state_->live(slot);
-    TWICE_CHECK(!r.far_side_done);
-    r.response = std::move(response);
-    r.far_side_done = true;
-    r.answered->trigger();
-    state_->release_if_done(slot);
+    work(slot) = Work{};
+    answers_.deliver(slot, std::move(response));
   }
-
-  // The far side finished but its answer never reaches the caller.
   void drop(std::uint32_t slot) {
-    record& r = state_->live(slot);
-    TWICE_CHECK(!r.far_side_done);
-    r.far_side_done = true;
-    state_->release_if_done(slot);
+    work(slot) = Work{};
+    answers_.drop(slot);
   }
-
-  // Caller side: the answer, or nullopt if `deadline` passed first.
-  sim::task<std::optional<tool_result>> wait(std::uint32_t slot, sim::instant deadline) const {
-    return wait_for_answer(state_, slot, deadline);
-  }
-
-  std::size_t records_allocated() const { return state_->records.size(); }
-  std::size_t records_in_use() const { return state_->records.size() - state_->free_slots.size(); }
+  const answer_desk& answers() const { return answers_; }
+  std::size_t records_allocated() const { return answers_.slots_allocated(); }
 
  private:
-  struct record {
-    std::optional<sim::signal> answered;  // re-made per use: a signal is one-shot
-    tool_result response;
-    Work work{};
-    bool in_use = false;
-    bool far_side_done = false;
-    bool caller_attached = false;
-  };
-
-  struct state {
-    explicit state(sim::kernel& k) : kernel(&k) {}
-    sim::kernel* kernel;
-    std::deque<record> records;  // deque: stable addresses while it grows
-    std::vector<std::uint32_t> free_slots;
-
-    std::uint32_t take_slot() {
-      if (!free_slots.empty()) {
-        const std::uint32_t slot = free_slots.back();
-        free_slots.pop_back();
-        return slot;
-      }
-      TWICE_CHECK(records.size() < UINT32_MAX);
-      records.emplace_back();
-      return static_cast<std::uint32_t>(records.size() - 1);
-    }
-    record& live(std::uint32_t slot) {
-      TWICE_CHECK(slot < records.size());
-      TWICE_CHECK(records[slot].in_use);
-      return records[slot];
-    }
-    void release_if_done(std::uint32_t slot) {
-      record& r = live(slot);
-      if (!r.far_side_done || r.caller_attached) return;
-      r.answered.reset();
-      r.work = Work{};
-      r.in_use = false;
-      free_slots.push_back(slot);
-    }
-  };
-
-  // Runs in the caller's frame: destroyed on return *and* when the caller is
-  // killed, so the record learns the caller is gone either way.
-  class caller_ticket {
-   public:
-    caller_ticket(std::shared_ptr<state> s, std::uint32_t slot) : state_(std::move(s)), slot_(slot) {
-      record& r = state_->live(slot_);
-      TWICE_CHECK(!r.caller_attached);
-      r.caller_attached = true;
-    }
-    caller_ticket(const caller_ticket&) = delete;
-    caller_ticket& operator=(const caller_ticket&) = delete;
-    ~caller_ticket() {
-      state_->live(slot_).caller_attached = false;
-      state_->release_if_done(slot_);
-    }
-
-   private:
-    std::shared_ptr<state> state_;
-    std::uint32_t slot_;
-  };
-
-  static sim::task<std::optional<tool_result>> wait_for_answer(std::shared_ptr<state> s, std::uint32_t slot,
-                                                               sim::instant deadline) {
-    const caller_ticket ticket(s, slot);
-    const bool answered = co_await s->live(slot).answered->wait_until(deadline);
-    if (!answered) co_return std::nullopt;
-    co_return s->live(slot).response;
-  }
-
-  std::shared_ptr<state> state_;
+  answer_desk answers_;
+  std::deque<Work> works_;
 };
 
 // ---- the endpoint ----------------------------------------------------------
@@ -310,13 +249,8 @@ class remote_endpoint {
   // The request never reached the far side: the caller waits out its timeout.
   sim::task<tool_result> lose(std::uint64_t request_id);
   // The execution's answer, or status 0 at sent_at + client_timeout.
-  template <class Work>
-  sim::task<tool_result> await_execution(response_desk<Work>& desk, std::uint32_t slot, std::uint64_t request_id,
-                                         sim::instant sent_at) {
-    std::optional<tool_result> response = co_await desk.wait(slot, sent_at + client_timeout_);
-    if (!response) co_return client_timed_out(request_id);
-    co_return std::move(*response);
-  }
+  sim::task<tool_result> await_execution(const answer_desk& desk, std::uint32_t slot, std::uint64_t request_id,
+                                         sim::instant sent_at);
 
  private:
   tool_result client_timed_out(std::uint64_t request_id);

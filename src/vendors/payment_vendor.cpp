@@ -51,7 +51,7 @@ sim::task<tool_result> payment_vendor::call(tool_call request) {
   trace_request(a.request_id, request, v);
   if (v != verdict::execute) co_return co_await answer_verdict(a, request, v);
   const std::uint32_t slot = start_execution(a.request_id, std::move(request), draws);
-  co_return co_await endpoint_.await_execution(desk_, slot, a.request_id, a.sent_at);
+  co_return co_await endpoint_.await_execution(desk_.answers(), slot, a.request_id, a.sent_at);
 }
 
 // Always every draw, in the documented order, whatever the outcome: the

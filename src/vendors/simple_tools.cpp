@@ -55,7 +55,7 @@ sim::task<tool_result> simple_tool::call(tool_call request) {
     co_return co_await endpoint_.reject(a.request_id, std::move(r));
   }
   const std::uint32_t slot = start_execution(a.request_id, std::move(request), latency);
-  co_return co_await endpoint_.await_execution(desk_, slot, a.request_id, a.sent_at);
+  co_return co_await endpoint_.await_execution(desk_.answers(), slot, a.request_id, a.sent_at);
 }
 
 std::uint32_t simple_tool::start_execution(std::uint64_t request_id, tool_call request, sim::duration latency) {

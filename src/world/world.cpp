@@ -88,6 +88,8 @@ world_result world::run() {
   std::vector<worker*> pods;
   for (auto& w : workers_) pods.push_back(w.get());
   for (const deploy_spec& d : config_.deploys) deploys_.push_back(kernel_.spawn(run_deploy(d, pods), "deploy/" + d.sha));
+  if (config_.sample_interval > sim::duration::zero())
+    sampler_ = kernel_.spawn(sample_queues(kernel_, trace_, *queue_, dlq_.get(), config_.sample_interval), "sampler");
   if (open_jobs_ == 0) shut_down();  // an empty workload: nothing will ever be recorded
 
   const sim::run_result r =
@@ -141,7 +143,8 @@ void world::shut_down() {
   if (shutting_down_) return;
   shutting_down_ = true;
   trace_.record(kernel_.now(), "world", "all_jobs_ended", {{"jobs", static_cast<std::int64_t>(specs_.size())}});
-  for (sim::process_id d : deploys_) kernel_.kill(d);  // a deploy still under way stops with the story
+  for (sim::process_id d : deploys_) kernel_.kill(d);
+  if (sampler_.valid()) kernel_.kill(sampler_);  // a deploy still under way stops with the story
   for (auto& w : workers_) w->stop("shutdown");
 }
 

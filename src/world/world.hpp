@@ -28,6 +28,7 @@
 #include "sim/random.hpp"
 #include "sim/trace.hpp"
 #include "store/store.hpp"
+#include "world/sampler.hpp"
 #include "vendors/payment_vendor.hpp"
 #include "vendors/simple_tools.hpp"
 
@@ -41,7 +42,9 @@ struct timed_crash {
 
 struct world_config {
   std::uint64_t seed = 1;
-  sim::duration time_limit = sim::duration::from_s(30LL * 24 * 3600);
+  sim::duration time_limit = sim::duration::from_s(24 * 3600);
+  // How often the queues' counters are sampled into the trace; zero: never.
+  sim::duration sample_interval = sim::duration::from_s(1);
   std::uint64_t event_budget = 50'000'000;
   sim::trace_recorder::retention trace_retention = sim::trace_recorder::retention::keep_records;
 
@@ -131,6 +134,7 @@ class world : private sim::trace_observer {
   std::unique_ptr<runtime_services> services_;
   std::vector<std::unique_ptr<worker>> workers_;
   std::vector<sim::process_id> deploys_;
+  sim::process_id sampler_;
   std::map<std::string, job_end, std::less<>> ends_;
   std::size_t open_jobs_ = 0;
   sim::instant story_end_;

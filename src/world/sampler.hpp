@@ -1,0 +1,15 @@
+#pragma once
+// Samples the broker's counters into the trace at a fixed interval, so
+// reports can plot queue depth, in-flight messages, the dead-letter depth
+// and the age of the oldest message over time.
+
+#include "broker/queue.hpp"
+#include "sim/task.hpp"
+#include "sim/trace.hpp"
+
+namespace twice {
+
+sim::task<void> sample_queues(sim::kernel& k, sim::trace_recorder& trace, const queue& jobs, const queue* dead_letters,
+                              sim::duration interval);
+
+}  // namespace twice
