@@ -368,3 +368,44 @@ TEST_CASE("an ambiguous timeout: the vendor committed, the client heard nothing"
     CHECK(w.db().ledger().empty());
   }
 }
+
+TEST_CASE("the outbox: intents written with the slice start, sent by a relay that may send twice", "[runtime]") {
+  world_config c = one_job(2);
+  c.runtime.rules.checkpoint = checkpoint_mode::outbox;
+  SECTION("a clean run: one intent, one send, the ledgers agree") {
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    REQUIRE(w.db().outbox().size() == 1);
+    CHECK(w.db().outbox().begin()->second.sent);
+    CHECK(w.db().outbox().begin()->second.key == "job_1:step_3:refund");
+    CHECK(records(w, "relayed", "relay").size() == 1);
+    CHECK(w.payments().ledger().size() == 1);
+    CHECK(w.db().ledger().size() == 1);
+  }
+  SECTION("a worker crash after the slice started does not write the intent twice") {
+    c.point_faults.push_back(at("after_tool", "model", 0, point_action::crash));
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.db().outbox().size() == 1);
+    CHECK(w.payments().ledger().size() == 1);
+  }
+  SECTION("the relay crashes after sending: it sends again, and the key absorbs it") {
+    point_fault f = at("after_send", "refund", 0, point_action::crash);
+    f.max_times = 1;
+    c.point_faults.push_back(f);
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(records(w, "tool_call", "relay").size() == 2);
+    CHECK(w.payments().ledger().size() == 1);
+    CHECK(w.db().ledger().size() == 1);
+  }
+  SECTION("without the key at the vendor the relay's second send pays twice") {
+    point_fault f = at("after_send", "refund", 0, point_action::crash);
+    f.max_times = 1;
+    c.point_faults.push_back(f);
+    c.runtime.rules.pass_key_to_vendor = false;
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.payments().ledger().size() == 2);
+  }
+}

@@ -22,6 +22,35 @@ sim::task<slice_outcome> agent_handler::run(slice_context& ctx) {
   co_return slice_outcome::success();
 }
 
+namespace {
+// Marks that a step's intent is in the outbox, so a later attempt's start
+// (after a crash that came before the step's checkpoint) does not add it twice.
+std::string intent_marker(const std::string& job, std::size_t step) {
+  return "outbox:" + job + ":step_" + std::to_string(step);
+}
+}  // namespace
+
+sim::task<void> agent_handler::on_slice_start(slice_context& ctx, transaction& tx) {
+  if (ctx.rules().checkpoint != checkpoint_mode::outbox) co_return;
+  const job_spec& job = ctx.job();
+  for (std::size_t step = 1; step <= job.steps.size(); ++step) {
+    if (static_cast<std::int32_t>(step) <= ctx.checkpoint_step()) continue;
+    const step_spec& spec = job.steps[step - 1];
+    if (!ctx.tool_named(spec.tool).writes()) continue;
+    const std::string marker = intent_marker(job.id, step);
+    if (co_await tx.has_dedupe(marker)) continue;
+    outbox_row intent;
+    intent.key = ctx.key_for(step, spec.tool);
+    intent.job_id = job.id;
+    intent.step = static_cast<std::int32_t>(step);
+    intent.tool = spec.tool;
+    intent.target = spec.target;
+    intent.amount_cents = spec.amount_cents;
+    co_await tx.insert_outbox(std::move(intent));
+    co_await tx.insert_dedupe(marker);
+  }
+}
+
 sim::task<slice_outcome> agent_handler::read_step(slice_context& ctx, std::size_t step, const step_spec& spec,
                                                   tool& t) {
   co_await ctx.point("before_tool", step, spec.tool);
@@ -45,6 +74,12 @@ sim::task<slice_outcome> agent_handler::read_step(slice_context& ctx, std::size_
 sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size_t step, const step_spec& spec,
                                                    tool& t) {
   const discipline& rules = ctx.rules();
+  if (rules.checkpoint == checkpoint_mode::outbox) {
+    // The intent was written when the slice started; the relay owns the
+    // effect. The step is done as far as this slice is concerned.
+    co_await ctx.checkpoint(step);
+    co_return slice_outcome::success();
+  }
   const std::string key = ctx.key_for(step, spec.tool);
   // Emails go out through a provider that ignores keys; the local dedupe
   // record is the only defence, and it is recorded under the step's stable

@@ -17,6 +17,9 @@ namespace twice {
 class agent_handler final : public handler {
  public:
   sim::task<slice_outcome> run(slice_context& ctx) override;
+  // Outbox discipline: the intent rows of the job's remaining writes, keys
+  // chosen, in the transaction that starts the slice.
+  sim::task<void> on_slice_start(slice_context& ctx, transaction& tx) override;
 
  private:
   sim::task<slice_outcome> read_step(slice_context& ctx, std::size_t step, const step_spec& spec, tool& t);

@@ -85,6 +85,15 @@ class handler {
  public:
   virtual ~handler() = default;
   virtual sim::task<slice_outcome> run(slice_context& ctx) = 0;
+  // Called inside the transaction that starts the attempt (the attempt
+  // counter goes up in it), before it commits: what a handler writes here is
+  // durable exactly when the slice has started. The outbox pattern writes its
+  // intent rows here, with their keys already chosen.
+  virtual sim::task<void> on_slice_start(slice_context& ctx, transaction& tx) {
+    (void)ctx;
+    (void)tx;
+    co_return;
+  }
 };
 
 }  // namespace twice

@@ -312,11 +312,12 @@ sim::task<void> worker::run_slice(received_message message) {
       row->status = job_status::running;
       row->lease_token = services_.next_lease_token++;
       if (co_await tx.put_job_fenced(*row, seen_token) != store_status::ok) continue;
+      s.attempt_ = row->attempts - 1;
+      s.checkpoint_ = row->checkpoint_step;
+      s.lease_token_ = row->lease_token;
+      co_await services_.job_handler.on_slice_start(s, tx);
       claimed = (co_await tx.commit()).ok();
     }
-    s.attempt_ = row->attempts - 1;
-    s.checkpoint_ = row->checkpoint_step;
-    s.lease_token_ = row->lease_token;
     services_.trace.record(services_.kernel.now(), name_, "attempt_start",
                            {{"job", s.spec_.id},
                             {"attempt", std::int64_t{s.attempt_}},

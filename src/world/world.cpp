@@ -50,6 +50,8 @@ world::world(world_config config, handler* custom_handler)
 
   services_ = std::unique_ptr<runtime_services>(new runtime_services{
       kernel_, trace_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, specs_, tools_});
+  if (config_.runtime.rules.checkpoint == checkpoint_mode::outbox)
+    relay_ = std::make_unique<outbox_relay>(*services_, config_.relay_poll_interval);
   for (std::uint32_t i = 0; i < config_.workers; ++i)
     workers_.push_back(std::make_unique<worker>(*services_, i, config_.sha,
                                                 random_.stream("worker/" + std::to_string(i) + "/backoff")));
@@ -57,6 +59,7 @@ world::world(world_config config, handler* custom_handler)
 
 world::~world() {
   // Processes first: their frames refer to the models below.
+  relay_.reset();
   workers_.clear();
 }
 
@@ -81,6 +84,7 @@ void world::crash_callback(sim::kernel&, void* ctx, std::uint64_t index) {
 
 world_result world::run() {
   for (auto& w : workers_) w->start();
+  if (relay_) relay_->start();
   for (std::size_t i = 0; i < config_.jobs.size(); ++i)
     kernel_.schedule_at(config_.jobs[i].enqueue_at, enqueue_callback, this, i);
   for (std::size_t i = 0; i < config_.crashes.size(); ++i)
@@ -120,11 +124,20 @@ void world::mark_end(std::string_view job, job_end how) {
 // job that already ended runs twice.
 void world::on_record(const sim::trace_record& r) {
   note_end(r);
-  if (open_jobs_ == 0 && queue_->size() == 0 && services_->slices_in_flight == 0 && !shutdown_scheduled_) {
+  if (!shutdown_scheduled_ && story_over()) {
     shutdown_scheduled_ = true;
     // Not from inside the observer: the shutdown itself writes records.
     kernel_.schedule_at(kernel_.now(), shutdown_callback, this);
   }
+}
+
+bool world::story_over() const {
+  if (open_jobs_ != 0 || queue_->size() != 0 || services_->slices_in_flight != 0) return false;
+  if (!relay_) return true;
+  // Checked only once everything else is quiet, so the scan is rare.
+  for (const auto& [id, row] : store_->outbox())
+    if (!row.sent) return false;
+  return true;
 }
 
 void world::note_end(const sim::trace_record& r) {
@@ -144,7 +157,8 @@ void world::shut_down() {
   shutting_down_ = true;
   trace_.record(kernel_.now(), "world", "all_jobs_ended", {{"jobs", static_cast<std::int64_t>(specs_.size())}});
   for (sim::process_id d : deploys_) kernel_.kill(d);
-  if (sampler_.valid()) kernel_.kill(sampler_);  // a deploy still under way stops with the story
+  if (sampler_.valid()) kernel_.kill(sampler_);
+  if (relay_) relay_->stop();  // a deploy still under way stops with the story
   for (auto& w : workers_) w->stop("shutdown");
 }
 

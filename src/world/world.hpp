@@ -22,6 +22,7 @@
 #include "faults/deploy.hpp"
 #include "faults/scripted_faults.hpp"
 #include "handlers/agent_handler.hpp"
+#include "runtime/outbox_relay.hpp"
 #include "runtime/runtime_config.hpp"
 #include "runtime/worker.hpp"
 #include "sim/kernel.hpp"
@@ -43,6 +44,8 @@ struct timed_crash {
 struct world_config {
   std::uint64_t seed = 1;
   sim::duration time_limit = sim::duration::from_s(24 * 3600);
+  // How often the outbox relay polls (used with the outbox discipline).
+  sim::duration relay_poll_interval = sim::duration::from_ms(500);
   // How often the queues' counters are sampled into the trace; zero: never.
   sim::duration sample_interval = sim::duration::from_s(1);
   std::uint64_t event_budget = 50'000'000;
@@ -110,6 +113,7 @@ class world : private sim::trace_observer {
   void note_end(const sim::trace_record& r);
   void mark_end(std::string_view job, job_end how);
   void shut_down();
+  bool story_over() const;
   static void shutdown_callback(sim::kernel&, void* ctx, std::uint64_t);
   static void crash_callback(sim::kernel&, void* ctx, std::uint64_t index);
   static void enqueue_callback(sim::kernel&, void* ctx, std::uint64_t index);
@@ -135,6 +139,7 @@ class world : private sim::trace_observer {
   std::vector<std::unique_ptr<worker>> workers_;
   std::vector<sim::process_id> deploys_;
   sim::process_id sampler_;
+  std::unique_ptr<outbox_relay> relay_;
   std::map<std::string, job_end, std::less<>> ends_;
   std::size_t open_jobs_ = 0;
   sim::instant story_end_;
