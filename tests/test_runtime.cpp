@@ -409,3 +409,57 @@ TEST_CASE("the outbox: intents written with the slice start, sent by a relay tha
     CHECK(w.payments().ledger().size() == 2);
   }
 }
+
+TEST_CASE("after an outage, retries without jitter arrive as a stampede; jitter spreads them", "[runtime]") {
+  world_config c;
+  c.seed = 11;
+  c.workers = 20;
+  c.model.latency = latency_model::fixed(duration::from_ms(100));
+  c.read.latency = latency_model::fixed(duration::from_ms(5));
+  c.payments.latency = latency_model::fixed(duration::from_ms(200));
+  c.payments.outages.push_back({instant::epoch(), instant::epoch() + duration::from_s(10)});
+  c.runtime.retry.initial_interval = duration::from_s(1);
+  c.runtime.retry.maximum_interval = duration::from_s(8);
+  c.runtime.retry.maximum_attempts = 20;
+  for (int i = 0; i < 20; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100));
+  // Retries only: the first calls all arrive together whatever the policy.
+  auto tallest_retry_bucket = [](world& w) {
+    std::uint64_t tallest = 0;
+    for (const auto& [bucket, n] : w.payments().stats().requests_per_100ms)
+      if (bucket >= 10) tallest = std::max(tallest, n);
+    return tallest;
+  };
+  world_config no_jitter = c;
+  no_jitter.runtime.retry.jitter = jitter_kind::none;
+  world stampede(no_jitter);
+  world spread(c);
+  REQUIRE(stampede.run().all_jobs_ended);
+  REQUIRE(spread.run().all_jobs_ended);
+  CHECK(tallest_retry_bucket(stampede) == 20);  // every job's retry in the same 100 ms
+  CHECK(tallest_retry_bucket(spread) <= 8);
+  CHECK(stampede.payments().ledger().size() == 20);
+  CHECK(spread.payments().ledger().size() == 20);
+}
+
+TEST_CASE("an ack lost on the way: the message comes back and finds its job done", "[runtime]") {
+  world_config c = one_job(1);
+  c.queue_faults.push_back({.what = queue_fault::kind::lose_delete, .job = "job_1", .nth = 1});
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  CHECK(records(w, "delete_lost").size() == 1);
+  CHECK(records(w, "already_ended").size() == 1);
+  CHECK(refund_calls(w) == 1);
+  CHECK(w.jobs_queue().size() == 0);
+}
+
+TEST_CASE("the queue's counters are sampled into the trace", "[runtime]") {
+  world_config c = one_job(1);
+  c.sample_interval = duration::from_ms(500);
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  const auto samples = records(w, "queue_sample", "sampler");
+  REQUIRE(samples.size() >= 2);
+  CHECK(samples[0]->get_int("in_flight") == 0);  // sampled at 0, before the first send was received
+  CHECK(samples[1]->get_int("in_flight") == 1);
+  CHECK(samples[1]->time - samples[0]->time == duration::from_ms(500));
+}
