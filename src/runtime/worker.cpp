@@ -359,14 +359,7 @@ sim::task<void> worker::run_slice(received_message message) {
     // In-slice retry: sleep the backoff while the heartbeat keeps the lease,
     // then start the next attempt on the same message.
     const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);
-    services_.trace.record(services_.kernel.now(), name_, "backoff",
-                           {{"job", s.spec_.id},
-                            {"attempt", std::int64_t{s.attempt_}},
-                            {"error", outcome.error},
-                            {"delay_us", delay.us()},
-                            {"cap_us", effective_cap(cfg.retry).us()},
-                            {"retry_after_us", outcome.retry_after.us()},
-                            {"mode", std::string("in_slice")}});
+    trace_backoff(s, outcome, delay, "in_slice");
     co_await sim::sleep_for(delay);
     s.check_lease();
   }
@@ -388,19 +381,25 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   if (cfg.rules.reset_attempts_on_reenqueue) row->attempts = 0;  // the bug
   co_await tx.put_job(*row);
   co_await tx.commit();
-  services_.trace.record(services_.kernel.now(), name_, "backoff",
-                         {{"job", s.spec_.id},
-                          {"attempt", std::int64_t{s.attempt_}},
-                          {"error", outcome.error},
-                          {"delay_us", delay.us()},
-                          {"cap_us", effective_cap(cfg.retry).us()},
-                          {"retry_after_us", outcome.retry_after.us()},
-                          {"mode", std::string("nack")}});
+  trace_backoff(s, outcome, delay, "nack");
   // The nack: the message becomes visible again once the backoff passed.
   const queue_status st = services_.jobs.change_visibility(s.message_.handle, delay);
   services_.trace.record(services_.kernel.now(), name_, "nack",
                          {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}},
                           {"status", std::string(to_string(st))}});
+}
+
+void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, std::string_view mode) {
+  const retry_policy& policy = services_.config.retry;
+  services_.trace.record(services_.kernel.now(), name_, "backoff",
+                         {{"job", s.spec_.id},
+                          {"attempt", std::int64_t{s.attempt_}},
+                          {"error", outcome.error},
+                          {"delay_us", delay.us()},
+                          {"envelope_us", backoff_envelope(policy, s.attempt_).us()},
+                          {"cap_us", effective_cap(policy).us()},
+                          {"retry_after_us", outcome.retry_after.us()},
+                          {"mode", std::string(mode)}});
 }
 
 sim::task<void> worker::finish(slice& s, job_status status, std::string_view error) {

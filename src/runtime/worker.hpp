@@ -87,6 +87,7 @@ class worker {
   sim::task<void> finish(slice& s, job_status status, std::string_view error);
   sim::task<void> retry_later(slice& s, const slice_outcome& outcome);
   sim::task<void> dead_letter(slice& s, std::string_view reason);
+  void trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, std::string_view mode);
   void stop_heartbeat();
   void begin_slice(slice* s);
   // The slice is over (`how`: "returned", "crashed", "killed"); traced.

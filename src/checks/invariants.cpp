@@ -1,0 +1,252 @@
+#include "checks/invariants.hpp"
+
+#include <algorithm>
+#include <fmt/core.h>
+
+#include "runtime/retry_policy.hpp"
+#include "world/world.hpp"
+
+namespace twice {
+
+namespace {
+constexpr std::string_view one_row_per_key = "one_ledger_row_per_key";
+constexpr std::string_view no_double_payment = "no_double_payment";
+constexpr std::string_view ledgers_agree = "ledgers_agree";
+constexpr std::string_view every_job_ends = "every_job_ends";
+constexpr std::string_view backoff_within_cap = "backoff_within_cap";
+constexpr std::string_view no_retry_of_non_retryable = "no_retry_of_non_retryable";
+constexpr std::string_view attempts_monotonic = "attempts_monotonic";
+constexpr std::string_view leases_exclusive = "leases_exclusive_or_absorbed";
+constexpr std::string_view drain_kills_nothing = "drain_kills_nothing";
+constexpr std::string_view database_not_stalled = "database_not_stalled";
+
+std::string clock(sim::instant t) { return fmt::format("{}.{:06}s", t.us() / 1'000'000, t.us() % 1'000'000); }
+
+bool is_worker(const sim::trace_record& r) { return r.actor.starts_with("worker/") || r.actor == "relay"; }
+
+// 4xx other than 409 (key in use: retry later) and 429 (rate limited).
+bool non_retryable_status(std::int64_t status) { return status >= 400 && status < 500 && status != 409 && status != 429; }
+
+std::string money(std::int64_t cents) { return fmt::format("{} cents", cents); }
+}  // namespace
+
+const std::vector<std::string_view>& invariant_names() {
+  static const std::vector<std::string_view> names{one_row_per_key,    no_double_payment,    ledgers_agree,
+                                                   every_job_ends,     backoff_within_cap,   no_retry_of_non_retryable,
+                                                   attempts_monotonic, leases_exclusive,     drain_kills_nothing,
+                                                   database_not_stalled};
+  return names;
+}
+
+bool is_invariant_name(std::string_view name) {
+  const auto& names = invariant_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string describe(const sim::trace_record& r) {
+  std::string line;
+  sim::append_canonical(r, line);
+  return clock(r.time) + " " + line.substr(line.find(' ') + 1);
+}
+
+invariant_checker::invariant_checker(check_options options) : options_(options) {
+  for (std::string_view name : invariant_names()) logs_[std::string(name)];
+}
+
+void invariant_checker::note(std::string_view invariant, const sim::trace_record& r, std::string_view why) {
+  auto it = logs_.find(invariant);
+  TWICE_CHECK(it != logs_.end());
+  violation_log& log = it->second;
+  if (!log.violated) log.first = r.time;
+  log.violated = true;
+  if (log.evidence.size() < options_.evidence_max) log.evidence.push_back(describe(r) + "  <- " + std::string(why));
+}
+
+void invariant_checker::on_record(const sim::trace_record& r) {
+  if (r.kind == "tool_call" && is_worker(r)) return on_tool_call(r);
+  if (r.kind == "attempt_start") return on_attempt_start(r);
+  if (r.kind == "slice_end") return on_slice_end(r);
+  if (r.kind == "backoff") return on_backoff(r);
+  if (r.kind == "stop" && r.get_bool("in_flight") == true && r.get_string("why") == "grace period expired")
+    return note(drain_kills_nothing, r, "the grace period ended with a slice in flight");
+  if (r.kind == "pool_wait" && r.get_int("waited_us").value_or(0) > options_.stall_bound.us())
+    return note(database_not_stalled, r, "waited for a connection longer than " + clock(sim::instant::epoch() + options_.stall_bound));
+}
+
+void invariant_checker::on_tool_call(const sim::trace_record& r) {
+  const std::string job(r.get_string("job").value_or(""));
+  const std::int64_t step = r.get_int("step").value_or(0);
+  if (non_retryable_status(r.get_int("status").value_or(0)) && !non_retryable_error_.contains(job))
+    non_retryable_error_[job] = describe(r);
+  if (r.get_bool("new_write") != true) return;
+  ++new_writes_[job][step];
+  // The slice this write belongs to: the open one of this actor for this job.
+  auto& spans = slices_[job];
+  slice_span* mine = nullptr;
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it)
+    if (it->actor == r.actor && !it->end) {
+      mine = &*it;
+      break;
+    }
+  if (mine == nullptr) return;  // the relay's sends are not slices
+  mine->new_write_steps.insert(step);
+  for (const slice_span& other : spans) {
+    if (&other == mine || !other.new_write_steps.contains(step)) continue;
+    const bool overlapped = !other.end || *other.end > mine->start;
+    if (overlapped)
+      note(leases_exclusive, r,
+           fmt::format("a second new write for step {} while {} (attempt {}) held the same job", step, other.actor,
+                       other.attempt));
+  }
+}
+
+void invariant_checker::on_attempt_start(const sim::trace_record& r) {
+  const std::string job(r.get_string("job").value_or(""));
+  const std::int64_t attempt = r.get_int("attempt").value_or(0);
+  auto last = last_attempt_.find(job);
+  if (last != last_attempt_.end() && attempt <= last->second)
+    note(attempts_monotonic, r, fmt::format("attempt {} after attempt {}", attempt, last->second));
+  last_attempt_[job] = attempt;
+  if (auto bad = non_retryable_error_.find(job); bad != non_retryable_error_.end())
+    note(no_retry_of_non_retryable, r, "a new attempt after a non-retryable answer: " + bad->second);
+  slices_[job].push_back(slice_span{r.actor, attempt, r.time, std::nullopt, {}});
+}
+
+void invariant_checker::on_slice_end(const sim::trace_record& r) {
+  const std::string job(r.get_string("job").value_or(""));
+  auto& spans = slices_[job];
+  for (auto it = spans.rbegin(); it != spans.rend(); ++it)
+    if (it->actor == r.actor && !it->end) {
+      it->end = r.time;
+      break;
+    }
+}
+
+void invariant_checker::on_backoff(const sim::trace_record& r) {
+  const std::string job(r.get_string("job").value_or(""));
+  const std::int64_t delay = r.get_int("delay_us").value_or(0);
+  const std::int64_t cap = r.get_int("cap_us").value_or(0);
+  const std::int64_t floor = r.get_int("retry_after_us").value_or(0);
+  const std::int64_t envelope = r.get_int("envelope_us").value_or(0);
+  if (cap >= uncapped_ceiling.us())
+    note(backoff_within_cap, r, "no maximum interval is configured: the delay grows without bound");
+  else if (delay > std::max(cap, floor))
+    note(backoff_within_cap, r, "the delay is above the cap");
+  auto last = last_envelope_us_.find(job);
+  if (last != last_envelope_us_.end() && envelope < last->second)
+    note(backoff_within_cap, r, fmt::format("the envelope fell from {}us to {}us", last->second, envelope));
+  last_envelope_us_[job] = envelope;
+}
+
+std::vector<verdict> invariant_checker::finish(world& w, const world_result& result) {
+  // Final state: the two ledgers and the jobs.
+  std::map<std::string, std::string, std::less<>> job_of_invoice;
+  std::map<std::string, std::int64_t, std::less<>> asked_by_invoice;
+  for (const job_spec& job : w.config().jobs)
+    for (const step_spec& step : job.steps)
+      if (step.tool == "refund") {
+        job_of_invoice[step.target] = job.id;
+        asked_by_invoice[step.target] += step.amount_cents;
+      }
+  std::map<std::string, std::int64_t, std::less<>> vendor_by_job, local_by_job, vendor_by_invoice;
+  std::map<std::string, std::vector<std::string>, std::less<>> vendor_rows_by_key;
+  for (const vendor_refund& v : w.payments().ledger()) {
+    vendor_by_invoice[v.invoice] += v.amount_cents;
+    auto job = job_of_invoice.find(v.invoice);
+    vendor_by_job[job == job_of_invoice.end() ? "(unknown invoice " + v.invoice + ")" : job->second] += v.amount_cents;
+    if (v.idempotency_key)
+      vendor_rows_by_key[*v.idempotency_key].push_back(
+          fmt::format("{} vendor refund {} {} {} key={}", clock(v.committed_at), v.id, v.invoice, money(v.amount_cents),
+                      *v.idempotency_key));
+  }
+  std::map<std::string, std::vector<std::string>, std::less<>> local_rows_by_key;
+  for (const ledger_row& l : w.db().ledger()) {
+    local_by_job[l.job_id] += l.amount_cents;
+    if (!l.key.empty())
+      local_rows_by_key[l.key].push_back(
+          fmt::format("{} ledger row {} {} key={} ref={}", clock(l.at), l.job_id, money(l.amount_cents), l.key, l.vendor_ref));
+  }
+
+  std::vector<verdict> out;
+  auto streaming = [&](std::string_view name, std::string held_detail, std::string violated_detail) {
+    const violation_log& log = logs_.at(std::string(name));
+    verdict v{std::string(name), !log.violated, log.violated ? violated_detail : held_detail, log.evidence, log.first};
+    return v;
+  };
+
+  {
+    verdict v{std::string(one_row_per_key), true, "every idempotency key has at most one row in each ledger", {}, {}};
+    for (const auto* rows : {&local_rows_by_key, &vendor_rows_by_key})
+      for (const auto& [key, lines] : *rows)
+        if (lines.size() > 1) {
+          v.held = false;
+          v.detail = fmt::format("key {} has {} rows", key, lines.size());
+          for (const auto& line : lines)
+            if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line);
+        }
+    out.push_back(std::move(v));
+  }
+  {
+    verdict v{std::string(no_double_payment), true, "no invoice was refunded more than its jobs asked for", {}, {}};
+    for (const auto& [invoice, paid] : vendor_by_invoice) {
+      const auto asked = asked_by_invoice.find(invoice);
+      const std::int64_t limit = asked == asked_by_invoice.end() ? 0 : asked->second;
+      if (paid <= limit) continue;
+      v.held = false;
+      v.detail = fmt::format("invoice {} was refunded {} but asked {}", invoice, money(paid), money(limit));
+      for (const vendor_refund& r : w.payments().ledger())
+        if (r.invoice == invoice && v.evidence.size() < options_.evidence_max)
+          v.evidence.push_back(fmt::format("{} vendor refund {} {} {} key={}", clock(r.committed_at), r.id, r.invoice,
+                                           money(r.amount_cents), r.idempotency_key.value_or("(none)")));
+    }
+    out.push_back(std::move(v));
+  }
+  {
+    verdict v{std::string(ledgers_agree), true, "for every job, our ledger and the vendor's hold the same total", {}, {}};
+    std::set<std::string, std::less<>> jobs;
+    for (const auto& [job, total] : vendor_by_job) jobs.insert(job);
+    for (const auto& [job, total] : local_by_job) jobs.insert(job);
+    for (const std::string& job : jobs) {
+      const std::int64_t ours = local_by_job.contains(job) ? local_by_job.at(job) : 0;
+      const std::int64_t theirs = vendor_by_job.contains(job) ? vendor_by_job.at(job) : 0;
+      if (ours == theirs) continue;
+      if (v.held) v.detail = fmt::format("{}: our ledger {}, the vendor's {}", job, money(ours), money(theirs));
+      v.held = false;
+      if (v.evidence.size() < options_.evidence_max)
+        v.evidence.push_back(fmt::format("{}: local {} vs vendor {}", job, money(ours), money(theirs)));
+    }
+    out.push_back(std::move(v));
+  }
+  {
+    verdict v{std::string(every_job_ends), result.all_jobs_ended, "every job ended: done, failed or dead-lettered", {}, {}};
+    if (!v.held) {
+      v.detail = fmt::format("the run stopped ({}) at {} with jobs still open", sim::to_string(result.reason),
+                             clock(result.now));
+      for (const auto& [job, end] : w.job_ends())
+        if (end == job_end::open && v.evidence.size() < options_.evidence_max) {
+          const auto row = w.db().find_job(job);
+          v.evidence.push_back(fmt::format("{} is {} after {} attempts{}", job, row ? to_string(row->status) : "unknown",
+                                           row ? row->attempts : 0,
+                                           row && !row->last_error.empty() ? ", last error " + row->last_error : ""));
+        }
+    }
+    out.push_back(std::move(v));
+  }
+  out.push_back(streaming(backoff_within_cap, "every backoff stayed under its cap and the envelope never fell",
+                          "a backoff broke its cap or its envelope fell"));
+  out.push_back(streaming(no_retry_of_non_retryable, "no job was retried after a non-retryable (4xx) answer",
+                          "a job was retried after a non-retryable answer"));
+  out.push_back(streaming(attempts_monotonic, "each job's attempt numbers only went up",
+                          "a job's attempt counter went backwards"));
+  out.push_back(streaming(leases_exclusive, "no two overlapping slices of a job both made a new write",
+                          "two slices of one job overlapped and both wrote"));
+  out.push_back(streaming(drain_kills_nothing, "no drain ended with a slice in flight",
+                          "a drain's grace period killed a slice in flight"));
+  out.push_back(streaming(database_not_stalled,
+                          "no transaction waited longer than " + clock(sim::instant::epoch() + options_.stall_bound) +
+                              " for a connection",
+                          "a transaction waited too long for a connection: the pool was exhausted"));
+  return out;
+}
+
+}  // namespace twice

@@ -1,0 +1,88 @@
+#pragma once
+// The invariants, as observers apart from the system under test: they read
+// the trace as it is recorded and the world's final state, and never change
+// either. Names are stable: the CLI, the properties and the reports share
+// them (see invariant_names()).
+//
+// Each verdict explains itself: on a violation, the first records that show
+// it (time, actor, job, attempt, key), not just "false".
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/trace.hpp"
+
+namespace twice {
+
+class world;
+struct world_result;
+
+struct verdict {
+  std::string name;
+  bool held = true;
+  std::string detail;                 // one sentence: what was checked, or what went wrong
+  std::vector<std::string> evidence;  // the first records that show a violation, readable lines
+  std::optional<sim::instant> first_violation;  // when a safety invariant first broke
+};
+
+// The stable invariant names, in report order.
+const std::vector<std::string_view>& invariant_names();
+bool is_invariant_name(std::string_view name);
+
+struct check_options {
+  // The database counts as stalled when a transaction waits longer than this
+  // for a connection.
+  sim::duration stall_bound = sim::duration::from_s(5);
+  // Keep this many explaining records per violation.
+  std::size_t evidence_max = 4;
+};
+
+class invariant_checker final : public sim::trace_observer {
+ public:
+  explicit invariant_checker(check_options options = {});
+
+  // Streaming: called for every record as it is made.
+  void on_record(const sim::trace_record& r) override;
+
+  // Final state checks, then every verdict in invariant_names() order.
+  std::vector<verdict> finish(world& w, const world_result& result);
+
+ private:
+  struct slice_span {
+    std::string actor;
+    std::int64_t attempt = 0;
+    sim::instant start;
+    std::optional<sim::instant> end;
+    std::set<std::int64_t> new_write_steps;
+  };
+  struct violation_log {
+    bool violated = false;
+    std::optional<sim::instant> first;
+    std::vector<std::string> evidence;
+  };
+
+  void note(std::string_view invariant, const sim::trace_record& r, std::string_view why);
+  void on_tool_call(const sim::trace_record& r);
+  void on_attempt_start(const sim::trace_record& r);
+  void on_slice_end(const sim::trace_record& r);
+  void on_backoff(const sim::trace_record& r);
+
+  check_options options_;
+  std::map<std::string, violation_log, std::less<>> logs_;
+  // per job
+  std::map<std::string, std::int64_t, std::less<>> last_attempt_;
+  std::map<std::string, std::int64_t, std::less<>> last_envelope_us_;
+  std::map<std::string, std::string, std::less<>> non_retryable_error_;  // job -> the error that should have ended it
+  std::map<std::string, std::vector<slice_span>, std::less<>> slices_;
+  std::map<std::string, std::map<std::int64_t, std::uint32_t>, std::less<>> new_writes_;  // job -> step -> count
+};
+
+// A record as one readable line: "12.000250s worker/0 tool_call job=... key=...".
+std::string describe(const sim::trace_record& r);
+
+}  // namespace twice

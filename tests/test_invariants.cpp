@@ -1,0 +1,148 @@
+// Each invariant holds under the correct discipline and is violated, with
+// evidence, by the bug it exists to catch.
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "checks/invariants.hpp"
+#include "world/incidents.hpp"
+
+using namespace twice;
+using sim::duration;
+using sim::instant;
+
+namespace {
+struct checked_run {
+  std::map<std::string, verdict> verdicts;
+  world_result result;
+};
+
+checked_run run_checked(const world_config& c, check_options options = {}) {
+  world w(c);
+  invariant_checker checker(options);
+  w.trace().add_observer(&checker);
+  checked_run out;
+  out.result = w.run();
+  for (verdict& v : checker.finish(w, out.result)) out.verdicts.emplace(v.name, std::move(v));
+  return out;
+}
+
+bool all_hold(const checked_run& r) {
+  for (const auto& [name, v] : r.verdicts)
+    if (!v.held) {
+      UNSCOPED_INFO(name << ": " << v.detail);
+      return false;
+    }
+  return true;
+}
+
+world_config one_job() {
+  world_config c;
+  c.seed = 21;
+  c.workers = 2;
+  c.jobs.push_back(agent_job("job_1", "inv_1", 500));
+  c.payments.latency = latency_model::fixed(duration::from_ms(300));
+  c.model.latency = latency_model::fixed(duration::from_s(1));
+  c.read.latency = latency_model::fixed(duration::from_ms(5));
+  return c;
+}
+}  // namespace
+
+TEST_CASE("every invariant has a stable name, checked in report order", "[invariants]") {
+  CHECK(invariant_names().size() == 10);
+  CHECK(invariant_names().front() == "one_ledger_row_per_key");
+  CHECK(is_invariant_name("no_double_payment"));
+  CHECK_FALSE(is_invariant_name("no_double_payments"));
+}
+
+TEST_CASE("the double refund violates no_double_payment and ledgers_agree, with evidence", "[invariants]") {
+  const checked_run broken = run_checked(double_refund_config(false));
+  const verdict& paid = broken.verdicts.at("no_double_payment");
+  CHECK_FALSE(paid.held);
+  CHECK(paid.detail == "invoice inv_17 was refunded 3998 cents but asked 1999 cents");
+  REQUIRE(paid.evidence.size() == 2);
+  CHECK(paid.evidence[0] == "2.423000s vendor refund re_1 inv_17 1999 cents key=(none)");
+  CHECK_FALSE(broken.verdicts.at("ledgers_agree").held);
+  CHECK(broken.verdicts.at("one_ledger_row_per_key").held);
+  CHECK(broken.verdicts.at("every_job_ends").held);
+
+  const checked_run fixed = run_checked(double_refund_config(true));
+  CHECK(all_hold(fixed));
+}
+
+TEST_CASE("resetting the attempt counter breaks monotonic attempts, the backoff envelope, and liveness", "[invariants]") {
+  world_config c = one_job();
+  c.runtime.rules.reset_attempts_on_reenqueue = true;
+  c.runtime.retry.maximum_attempts = 3;
+  c.payments.outages.push_back({instant::epoch(), instant::epoch() + duration::from_s(3600)});
+  c.time_limit = duration::from_s(60);
+  const checked_run r = run_checked(c);
+  CHECK_FALSE(r.verdicts.at("attempts_monotonic").held);
+  CHECK_FALSE(r.verdicts.at("every_job_ends").held);
+  CHECK(r.verdicts.at("every_job_ends").evidence.at(0).starts_with("job_1 is queued after"));
+  CHECK_FALSE(r.verdicts.at("attempts_monotonic").evidence.empty());
+}
+
+TEST_CASE("retrying a 400 violates no_retry_of_non_retryable", "[invariants]") {
+  world_config c = one_job();
+  c.payments.bad_invoices.insert("inv_1");
+  CHECK(run_checked(c).verdicts.at("no_retry_of_non_retryable").held);
+  c.runtime.rules.retry_non_retryable = true;
+  const checked_run r = run_checked(c);
+  const verdict& v = r.verdicts.at("no_retry_of_non_retryable");
+  CHECK_FALSE(v.held);
+  REQUIRE_FALSE(v.evidence.empty());
+  CHECK(v.evidence[0].find("attempt_start") != std::string::npos);
+  CHECK(v.evidence[0].find("status=400") != std::string::npos);
+}
+
+TEST_CASE("backoff without a cap violates backoff_within_cap", "[invariants]") {
+  world_config c = one_job();
+  c.payments.outages.push_back({instant::epoch(), instant::epoch() + duration::from_s(5)});
+  CHECK(run_checked(c).verdicts.at("backoff_within_cap").held);
+  c.runtime.retry.maximum_interval.reset();
+  CHECK_FALSE(run_checked(c).verdicts.at("backoff_within_cap").held);
+}
+
+TEST_CASE("overlapping slices that both write violate leases_exclusive_or_absorbed unless a key absorbs it", "[invariants]") {
+  world_config c = one_job();
+  c.queue.visibility_timeout = duration::from_s(10);
+  c.model.latency = latency_model::fixed(duration::from_s(30));
+  const checked_run keyed = run_checked(c);
+  CHECK(keyed.verdicts.at("leases_exclusive_or_absorbed").held);
+  CHECK(all_hold(keyed));
+  c.runtime.rules.key = key_mode::none;
+  const checked_run unkeyed = run_checked(c);
+  CHECK_FALSE(unkeyed.verdicts.at("leases_exclusive_or_absorbed").held);
+  CHECK_FALSE(unkeyed.verdicts.at("no_double_payment").held);
+}
+
+TEST_CASE("a drain whose grace period is shorter than the slice violates drain_kills_nothing", "[invariants]") {
+  world_config c = one_job();
+  c.workers = 1;
+  c.model.latency = latency_model::fixed(duration::from_s(20));
+  deploy_spec d;
+  d.at = instant::epoch() + duration::from_s(1);
+  d.strategy = deploy_strategy::drain;
+  d.grace_period = duration::from_s(30);
+  c.deploys.push_back(d);
+  CHECK(run_checked(c).verdicts.at("drain_kills_nothing").held);
+  c.deploys[0].grace_period = duration::from_s(10);
+  const checked_run r = run_checked(c);
+  CHECK_FALSE(r.verdicts.at("drain_kills_nothing").held);
+  CHECK(r.verdicts.at("drain_kills_nothing").first_violation == instant::epoch() + duration::from_s(11));
+}
+
+TEST_CASE("a transaction held across the model call violates database_not_stalled", "[invariants]") {
+  world_config c;
+  c.seed = 9;
+  c.workers = 4;
+  c.store.pool_size = 1;
+  c.model.latency = latency_model::fixed(duration::from_s(5));
+  for (int i = 0; i < 4; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100));
+  CHECK(run_checked(c).verdicts.at("database_not_stalled").held);
+  c.runtime.rules.hold_transaction_across_model = true;
+  CHECK_FALSE(run_checked(c).verdicts.at("database_not_stalled").held);
+}
