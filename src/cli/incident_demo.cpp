@@ -5,29 +5,14 @@
 #include <string>
 
 #include "cli/kernel_demo.hpp"
+#include "report/timeline.hpp"
 #include "world/incidents.hpp"
 
 namespace twice::cli {
 
 namespace {
-// The records a person reads in an incident timeline.
-bool in_timeline(std::string_view kind) {
-  for (std::string_view k : {"start", "crash", "stop", "receive", "lease_expired", "attempt_start", "tool_call",
-                             "fault_crash", "fault_error", "backoff", "nack", "checkpoint", "job_done", "job_failed",
-                             "dead_letter", "ack", "redrive", "commit", "replay", "heartbeat", "lease_lost",
-                             "abandoned", "fenced", "all_jobs_ended"})
-    if (k == kind) return true;
-  return false;
-}
-
 void print_timeline(const sim::trace_recorder& trace) {
-  for (const sim::trace_record& rec : trace.records()) {
-    if (!in_timeline(rec.kind)) continue;
-    if (rec.actor == "store" && rec.kind == "commit") continue;  // every transaction: too much
-    std::string line;
-    sim::append_canonical(rec, line);
-    fmt::print("{:>12}  {}\n", format_clock(rec.time), line.substr(line.find(' ') + 1));
-  }
+  for (const timeline_line& line : build_timeline(trace.records())) fmt::print("{}\n", format_timeline_line(line));
 }
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/incident_demo.hpp"
 #include "cli/kernel_demo.hpp"
+#include "cli/run_command.hpp"
 
 int main(int argc, char** argv) {
   using twice::cli::exit_code;
@@ -13,6 +14,16 @@ int main(int argc, char** argv) {
                "It answers, for every write a job makes: what happens if this slice runs twice?"};
   app.set_version_flag("--version", std::string("twice ") + TWICE_VERSION);
   app.require_subcommand(1);
+
+  twice::cli::run_options run;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run scenario files: timeline, invariant verdicts, expectations");
+  run_cmd->add_option("files", run.files, "Scenario files (TOML)")->required();
+  run_cmd->add_option("--seed", run.seed, "Root seed, overriding each file's own");
+  run_cmd->add_flag("--json", run.json, "Print one JSON object per scenario (see docs/json-output.md)");
+  run_cmd->add_option("--trace", run.trace_path, "Write the trace as JSON lines to this file");
+  run_cmd->add_flag("--quiet", run.quiet, "Leave out the timeline");
+  run_cmd->footer(
+      "Exit status: 0 when every scenario met its expectations, 1 when one did not, 2 for bad input or usage.");
 
   std::uint64_t seed = 1;
   bool quiet = false;
@@ -22,7 +33,8 @@ int main(int argc, char** argv) {
 
   bool fixed = false;
   std::optional<std::uint64_t> incident_seed;
-  CLI::App* incident = app.add_subcommand("incident", "Run the double refund incident on the world and print its timeline");
+  CLI::App* incident =
+      app.add_subcommand("incident", "Run the double refund, built in C++, on the world and print its timeline");
   incident->add_flag("--fixed", fixed, "Run it with the stable idempotency key job_17:step_3:refund");
   incident->add_option("--seed", incident_seed, "Root seed (default: the incident's own, 17)");
   incident->add_flag("--quiet", quiet, "Print only the ledgers and the digest");
@@ -33,6 +45,7 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : twice::cli::to_int(exit_code::bad_input);
   }
+  if (*run_cmd) return twice::cli::run_command(run);
   if (*demo) return twice::cli::print_kernel_demo(seed, quiet);
   if (*incident) return twice::cli::print_incident(fixed, incident_seed, quiet);
   return twice::cli::to_int(exit_code::bad_input);

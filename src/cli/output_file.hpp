@@ -1,0 +1,13 @@
+#pragma once
+// Output files are written whole or not at all: to a temporary file beside
+// the target, then renamed over it. A reader never sees half a report.
+
+#include <string>
+#include <string_view>
+
+namespace twice::cli {
+
+// Empty on success, else a message naming the path and the reason.
+std::string write_file_atomically(const std::string& path, std::string_view contents);
+
+}  // namespace twice::cli

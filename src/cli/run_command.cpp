@@ -1,0 +1,154 @@
+#include "cli/run_command.hpp"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/exit_codes.hpp"
+#include "cli/output_file.hpp"
+#include "report/expectations.hpp"
+#include "report/json_report.hpp"
+#include "report/timeline.hpp"
+#include "report/trace_jsonl.hpp"
+#include "scenario/scenario.hpp"
+#include "sim/duration_text.hpp"
+
+namespace twice::cli {
+
+namespace {
+std::string text(sim::duration d) { return sim::format_duration(d); }
+
+void print_settings(const scenario& s) {
+  const world_config& c = s.world;
+  const runtime_config& rt = c.runtime;
+  const retry_policy& rp = rt.retry;
+  const discipline& d = rt.rules;
+  fmt::print("seed {}\n", c.seed);
+  fmt::print("broker     {} semantics, visibility timeout {}, max receive count {}, dead-letter queue {}\n",
+             c.queue.semantics == handle_semantics::sqs ? "SQS" : "strict",
+             text(rt.visibility_timeout.value_or(c.queue.visibility_timeout)),
+             c.queue.max_receive_count == 0 ? std::string("none") : std::to_string(c.queue.max_receive_count),
+             c.dead_letter_queue ? "on" : "off");
+  fmt::print("workers    {} on {}, heartbeat {}, long poll {}, restart after {}\n", c.workers, c.sha,
+             rt.heartbeat_interval ? "every " + text(*rt.heartbeat_interval) : std::string("none"), text(rt.long_poll),
+             text(rt.restart_delay));
+  fmt::print("retry      initial {}, coefficient {}.{:03}, cap {}, max attempts {}, jitter {}\n",
+             text(rp.initial_interval), rp.coefficient_milli / 1000, rp.coefficient_milli % 1000,
+             rp.maximum_interval ? text(*rp.maximum_interval) : std::string("NONE"),
+             rp.maximum_attempts == 0 ? std::string("unlimited") : std::to_string(rp.maximum_attempts),
+             to_string(rp.jitter));
+  fmt::print("discipline key {}{}, ledger guard {}, checkpoint {}, retry by {}{}{}{}\n", to_string(d.key),
+             d.pass_key_to_vendor ? "" : " (not sent to the vendor)", d.ledger_guard ? "on" : "off",
+             to_string(d.checkpoint), to_string(d.retry), d.retry_non_retryable ? ", RETRIES 4xx" : "",
+             d.reset_attempts_on_reenqueue ? ", RESETS attempts on re-enqueue" : "",
+             d.hold_transaction_across_model ? ", HOLDS a transaction across the model call" : "");
+  fmt::print("vendor     latency {}, client timeout {}, key retention {}\n", c.payments.latency.describe(),
+             text(c.payments.client_timeout), text(c.payments.key_retention));
+  fmt::print("jobs       {}, faults {}, crashes {}, deploys {}, broker faults {}\n", c.jobs.size(),
+             c.point_faults.size(), c.crashes.size(), c.deploys.size(), c.queue_faults.size());
+}
+
+void print_verdicts(const run_summary& s) {
+  fmt::print("\ninvariants\n");
+  for (const verdict& v : s.verdicts) {
+    fmt::print("  {} {:<30} {}\n", v.held ? "held    " : "VIOLATED", v.name, v.detail);
+    for (const std::string& e : v.evidence) fmt::print("             {}\n", e);
+  }
+}
+
+void print_text(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& timeline, bool quiet) {
+  fmt::print("== {} ({})\n", sc.name, sc.path);
+  if (!sc.story.empty()) fmt::print("{}\n", sc.story);
+  print_settings(sc);
+  if (!quiet) {
+    fmt::print("\ntimeline\n");
+    for (const timeline_line& line : timeline) fmt::print("{}\n", format_timeline_line(line));
+  }
+  fmt::print("\noutcome    {} at {}, {} events, trace digest {:016x}\n", sim::to_string(s.result.reason),
+             text(s.result.story_end - sim::instant::epoch()), s.result.events, s.result.trace_digest);
+  fmt::print("jobs       {} total: {} done, {} failed, {} dead-lettered\n", s.jobs_total, s.jobs_succeeded,
+             s.jobs_failed, s.jobs_dead_lettered);
+  fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents ({} calls)\n", s.ledger_rows,
+             s.ledger_total_cents, s.vendor_refunds, s.vendor_total_cents, s.vendor_calls);
+  print_verdicts(s);
+  if (s.expectations.met) {
+    fmt::print("\nexpectations met\n");
+  } else {
+    fmt::print("\nexpectations NOT met\n");
+    for (const std::string& f : s.expectations.failures) fmt::print("  - {}\n", f);
+    fmt::print("reproduce: twice run {} --seed {}\n", sc.path, s.seed);
+  }
+}
+}  // namespace
+
+run_outcome run_one(const scenario& sc, bool keep_records) {
+  world_config config = sc.world;
+  if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
+  world w(config);
+  invariant_checker checker;
+  attempt_collector attempts;
+  w.trace().add_observer(&checker);
+  w.trace().add_observer(&attempts);
+  const world_result result = w.run();
+  run_outcome out;
+  out.summary = summarize(w, result, attempts.attempts(), checker.finish(w, result));
+  out.summary.scenario = sc.name;
+  out.summary.path = sc.path;
+  out.summary.expectations = evaluate(sc.expect, out.summary);
+  if (keep_records) {
+    out.timeline = build_timeline(w.trace().records());
+    out.records = w.trace().records();
+  }
+  return out;
+}
+
+int run_command(const run_options& options) {
+  // Load everything first: a bad file means nothing runs and nothing is written.
+  std::vector<scenario> scenarios;
+  bool bad = false;
+  for (const std::string& path : options.files) {
+    load_result loaded = load_scenario_file(path);
+    for (const scenario_error& e : loaded.errors) fmt::print(stderr, "{}\n", e.to_string());
+    if (!loaded.errors.empty() || !loaded.value) {
+      bad = true;
+      continue;
+    }
+    scenarios.push_back(std::move(*loaded.value));
+  }
+  if (bad) return to_int(exit_code::bad_input);
+  if (!options.trace_path.empty() && options.files.size() != 1) {
+    fmt::print(stderr, "twice run: --trace writes one file; give exactly one scenario\n");
+    return to_int(exit_code::bad_input);
+  }
+  for (const scenario& sc : scenarios)
+    if (!options.trace_path.empty() && std::filesystem::weakly_canonical(options.trace_path) ==
+                                           std::filesystem::weakly_canonical(sc.path)) {
+      fmt::print(stderr, "twice run: --trace {} would overwrite the scenario itself\n", options.trace_path);
+      return to_int(exit_code::bad_input);
+    }
+
+  bool all_met = true;
+  for (scenario& sc : scenarios) {
+    if (options.seed) sc.world.seed = *options.seed;
+    const run_outcome out = run_one(sc, true);
+    all_met = all_met && out.summary.expectations.met;
+    if (options.json) {
+      fmt::print("{}\n", to_json_line(out.summary));
+    } else {
+      print_text(sc, out.summary, out.timeline, options.quiet);
+      if (&sc != &scenarios.back()) fmt::print("\n");
+    }
+    if (!options.trace_path.empty()) {
+      const std::string error = write_file_atomically(options.trace_path, trace_to_jsonl(out.records));
+      if (!error.empty()) {
+        fmt::print(stderr, "twice run: {}\n", error);
+        return to_int(exit_code::bad_input);
+      }
+    }
+  }
+  return to_int(all_met ? exit_code::ok : exit_code::expectations_failed);
+}
+
+}  // namespace twice::cli

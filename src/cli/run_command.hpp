@@ -1,0 +1,36 @@
+#pragma once
+// `twice run FILE... [--seed N] [--json] [--trace FILE] [--quiet]`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/run_summary.hpp"
+#include "report/timeline.hpp"
+
+namespace twice {
+struct scenario;
+}
+
+namespace twice::cli {
+
+struct run_options {
+  std::vector<std::string> files;
+  std::optional<std::uint64_t> seed;
+  bool json = false;
+  std::string trace_path;
+  bool quiet = false;
+};
+
+struct run_outcome {
+  run_summary summary;
+  std::vector<timeline_line> timeline;
+  std::vector<sim::trace_record> records;
+};
+
+// Runs one loaded scenario with the checkers attached.
+run_outcome run_one(const scenario& sc, bool keep_records);
+int run_command(const run_options& options);
+
+}  // namespace twice::cli

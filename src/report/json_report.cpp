@@ -1,0 +1,49 @@
+#include "report/json_report.hpp"
+
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+namespace twice {
+
+std::string to_json_line(const run_summary& s) {
+  using nlohmann::json;
+  json attempts = json::array();
+  for (const attempt_summary& a : s.attempts)
+    attempts.push_back({{"job_id", a.job_id},
+                        {"attempt", a.attempt},
+                        {"worker", a.worker},
+                        {"key", a.key},
+                        {"new_write", a.new_write},
+                        {"outcome", a.outcome},
+                        {"backoff_us", a.backoff_us},
+                        {"started_us", a.started.us()}});
+  json invariants = json::array();
+  for (const verdict& v : s.verdicts) {
+    json item{{"name", v.name}, {"held", v.held}, {"detail", v.detail}, {"evidence", v.evidence}};
+    if (v.first_violation) item["first_violation_us"] = v.first_violation->us();
+    invariants.push_back(std::move(item));
+  }
+  const json out{
+      {"scenario", s.scenario},
+      {"path", s.path},
+      {"seed", s.seed},
+      {"trace_digest", fmt::format("{:016x}", s.result.trace_digest)},
+      {"events", s.result.events},
+      {"sim_time_us", s.result.story_end.us()},
+      {"stop_reason", std::string(sim::to_string(s.result.reason))},
+      {"jobs",
+       {{"total", s.jobs_total},
+        {"succeeded", s.jobs_succeeded},
+        {"failed", s.jobs_failed},
+        {"dead_lettered", s.jobs_dead_lettered}}},
+      {"ledger", {{"rows", s.ledger_rows}, {"total_cents", s.ledger_total_cents}}},
+      {"vendor", {{"calls", s.vendor_calls}, {"refunds", s.vendor_refunds}, {"total_cents", s.vendor_total_cents}}},
+      {"attempts", std::move(attempts)},
+      {"invariants", std::move(invariants)},
+      {"expectations", {{"met", s.expectations.met}, {"failures", s.expectations.failures}}},
+  };
+  return out.dump();
+}
+
+}  // namespace twice

@@ -1,0 +1,26 @@
+#include "report/run_summary.hpp"
+
+namespace twice {
+
+run_summary summarize(world& w, const world_result& result, std::vector<attempt_summary> attempts,
+                      std::vector<verdict> verdicts) {
+  run_summary s;
+  s.seed = w.config().seed;
+  s.result = result;
+  for (const auto& [job, end] : w.job_ends()) {
+    ++s.jobs_total;
+    s.jobs_succeeded += end == job_end::done;
+    s.jobs_failed += end == job_end::failed;
+    s.jobs_dead_lettered += end == job_end::dead_lettered;
+  }
+  s.ledger_rows = w.db().ledger().size();
+  for (const ledger_row& row : w.db().ledger()) s.ledger_total_cents += row.amount_cents;
+  s.vendor_calls = w.payments().stats().calls;
+  s.vendor_refunds = w.payments().ledger().size();
+  for (const vendor_refund& r : w.payments().ledger()) s.vendor_total_cents += r.amount_cents;
+  s.attempts = std::move(attempts);
+  s.verdicts = std::move(verdicts);
+  return s;
+}
+
+}  // namespace twice

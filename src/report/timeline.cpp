@@ -1,0 +1,133 @@
+#include "report/timeline.hpp"
+
+#include <fmt/core.h>
+
+#include <map>
+
+namespace twice {
+
+namespace {
+std::string str(const sim::trace_record& r, std::string_view name) { return std::string(r.get_string(name).value_or("")); }
+std::int64_t num(const sim::trace_record& r, std::string_view name) { return r.get_int(name).value_or(0); }
+std::string secs(std::int64_t us) { return fmt::format("{}.{:06}s", us / 1'000'000, us % 1'000'000); }
+
+std::string tool_line(const sim::trace_record& r) {
+  const std::string key = str(r, "key");
+  std::string out = fmt::format("{} {} step {} key={}", str(r, "tool"), str(r, "job"), num(r, "step"),
+                                key.empty() ? "(none)" : key);
+  const std::int64_t status = num(r, "status");
+  if (status == 0) {
+    out += " -> timeout (no answer)";
+  } else {
+    out += fmt::format(" -> {}", status);
+    if (!str(r, "error").empty()) out += " " + str(r, "error");
+    if (!str(r, "ref").empty()) out += " " + str(r, "ref");
+  }
+  if (r.get_bool("replayed") == true) out += " (replayed)";
+  if (r.get_bool("new_write") == true) out += "  new_write";
+  return out;
+}
+
+using formatter = std::string (*)(const sim::trace_record&);
+
+const std::map<std::string_view, formatter>& formatters() {
+  static const std::map<std::string_view, formatter> table{
+      {"start", [](const sim::trace_record& r) { return "pod starts on " + str(r, "sha"); }},
+      {"crash",
+       [](const sim::trace_record& r) {
+         return "CRASH (" + str(r, "why") + ")" + (r.get_bool("in_flight") == true ? ", " + str(r, "job") + " in flight" : "");
+       }},
+      {"stop",
+       [](const sim::trace_record& r) {
+         return "pod stops (" + str(r, "why") + ")" +
+                (r.get_bool("in_flight") == true ? ", KILLING " + str(r, "job") + " in flight" : "");
+       }},
+      {"drain", [](const sim::trace_record&) { return std::string("SIGTERM: drain, stop leasing"); }},
+      {"attempt_start",
+       [](const sim::trace_record& r) {
+         const std::int64_t checkpoint = num(r, "checkpoint");
+         return fmt::format("attempt {} of {} starts (delivery {}, {})", num(r, "attempt"), str(r, "job"),
+                            num(r, "receive_count"),
+                            checkpoint < 0 ? std::string("nothing checkpointed") : fmt::format("steps 1..{} durable", checkpoint));
+       }},
+      {"tool_call", tool_line},
+      {"fault_crash",
+       [](const sim::trace_record& r) {
+         return fmt::format("fault: crash at {} (step {}, attempt {})", str(r, "point"), num(r, "step"), num(r, "attempt"));
+       }},
+      {"fault_error",
+       [](const sim::trace_record& r) {
+         return fmt::format("fault: the handler raises at {} (step {}, attempt {})", str(r, "point"), num(r, "step"),
+                            num(r, "attempt"));
+       }},
+      {"backoff",
+       [](const sim::trace_record& r) {
+         return fmt::format("backoff {} after attempt {} of {} ({}; cap {}): {}", secs(num(r, "delay_us")),
+                            num(r, "attempt"), str(r, "job"), str(r, "mode"), secs(num(r, "cap_us")), str(r, "error"));
+       }},
+      {"checkpoint",
+       [](const sim::trace_record& r) { return fmt::format("checkpoint {} step {}", str(r, "job"), num(r, "step")); }},
+      {"job_done", [](const sim::trace_record& r) { return str(r, "job") + " done"; }},
+      {"job_failed", [](const sim::trace_record& r) { return str(r, "job") + " FAILED: " + str(r, "error"); }},
+      {"dead_letter",
+       [](const sim::trace_record& r) {
+         return fmt::format("{} DEAD-LETTERED after {} attempts: {}", str(r, "job"), num(r, "attempts"), str(r, "reason"));
+       }},
+      {"ack", [](const sim::trace_record& r) { return "ack " + str(r, "job") + " (" + str(r, "status") + ")"; }},
+      {"already_ended",
+       [](const sim::trace_record& r) { return "redelivered " + str(r, "job") + ", already " + str(r, "status"); }},
+      {"lease_expired",
+       [](const sim::trace_record& r) {
+         return fmt::format("{} visible again: the lease of delivery {} ran out", str(r, "body"), num(r, "receive_count"));
+       }},
+      {"duplicate_delivery", [](const sim::trace_record& r) { return "delivers " + str(r, "body") + " twice (no crash)"; }},
+      {"delete_lost", [](const sim::trace_record& r) { return "the ack of " + str(r, "body") + " is lost on the way"; }},
+      {"redrive",
+       [](const sim::trace_record& r) {
+         return fmt::format("{} moved to the dead-letter queue after {} receives", str(r, "body"), num(r, "receive_count"));
+       }},
+      {"retention_expired",
+       [](const sim::trace_record& r) {
+         return fmt::format("{} deleted by retention, {} after it was sent", str(r, "body"), secs(num(r, "age_us")));
+       }},
+      {"lease_lost", [](const sim::trace_record& r) { return "lease on " + str(r, "job") + " lost (the broker says so)"; }},
+      {"abandoned", [](const sim::trace_record& r) { return "abandons " + str(r, "job") + ": " + str(r, "why"); }},
+      {"commit",
+       [](const sim::trace_record& r) {
+         const std::string key = str(r, "key");
+         return fmt::format("refund {} committed: {} {} cents key={}", str(r, "ref"), str(r, "target"), num(r, "amount"),
+                            key.empty() ? "(none)" : key);
+       }},
+      {"response_lost", [](const sim::trace_record& r) { return "the answer to " + str(r, "ref") + " is lost"; }},
+      {"relayed", [](const sim::trace_record& r) { return "relayed " + str(r, "key") + ", outbox row marked sent"; }},
+      {"all_jobs_ended", [](const sim::trace_record&) { return std::string("every job has ended"); }},
+  };
+  return table;
+}
+
+// Whose records a kind belongs to: the vendor's "commit" is a refund; the
+// store's is a transaction, too fine-grained for a timeline.
+bool wanted(const sim::trace_record& r) {
+  if (r.actor == "store") return false;
+  if (r.kind == "commit" && !r.actor.starts_with("vendor/")) return false;
+  return formatters().contains(r.kind);
+}
+}  // namespace
+
+std::optional<timeline_line> timeline_entry(const sim::trace_record& r) {
+  if (!wanted(r)) return std::nullopt;
+  return timeline_line{r.time, r.actor, formatters().at(r.kind)(r)};
+}
+
+std::string format_timeline_line(const timeline_line& line) {
+  return fmt::format("{:>12}  {:<16} {}", secs(line.at.us()), line.actor, line.text);
+}
+
+std::vector<timeline_line> build_timeline(const std::vector<sim::trace_record>& records) {
+  std::vector<timeline_line> out;
+  for (const sim::trace_record& r : records)
+    if (auto line = timeline_entry(r)) out.push_back(std::move(*line));
+  return out;
+}
+
+}  // namespace twice

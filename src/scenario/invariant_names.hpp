@@ -1,0 +1,34 @@
+#pragma once
+// The stable invariant names a scenario's [expect] may list. They are plain
+// strings here so the loader does not depend on the checkers that evaluate
+// them (checks/invariants.hpp keeps the same list in report order; a test
+// keeps the two in step).
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace twice::invariant_name {
+
+inline constexpr std::string_view one_ledger_row_per_key = "one_ledger_row_per_key";
+inline constexpr std::string_view no_double_payment = "no_double_payment";
+inline constexpr std::string_view ledgers_agree = "ledgers_agree";
+inline constexpr std::string_view every_job_ends = "every_job_ends";
+inline constexpr std::string_view backoff_within_cap = "backoff_within_cap";
+inline constexpr std::string_view no_retry_of_non_retryable = "no_retry_of_non_retryable";
+inline constexpr std::string_view attempts_monotonic = "attempts_monotonic";
+inline constexpr std::string_view leases_exclusive_or_absorbed = "leases_exclusive_or_absorbed";
+inline constexpr std::string_view drain_kills_nothing = "drain_kills_nothing";
+inline constexpr std::string_view database_not_stalled = "database_not_stalled";
+
+// In report order.
+inline constexpr std::array<std::string_view, 10> all = {
+    one_ledger_row_per_key,    no_double_payment,  ledgers_agree,
+    every_job_ends,            backoff_within_cap, no_retry_of_non_retryable,
+    attempts_monotonic,        leases_exclusive_or_absorbed,
+    drain_kills_nothing,       database_not_stalled,
+};
+
+constexpr bool is_known(std::string_view name) { return std::find(all.begin(), all.end(), name) != all.end(); }
+
+}  // namespace twice::invariant_name

@@ -1,0 +1,69 @@
+#pragma once
+// Scenario files: one TOML file describes a whole world and its story (see
+// docs/scenario-format.md for every key, its type, default and meaning).
+//
+//   load_result r = load_scenario_file("scenarios/double_refund.toml");
+//   if (!r.ok()) { for (const scenario_error& e : r.errors) print(e.to_string()); return exit_code::bad_input; }
+//   world w(r.value->world);
+//
+// Bad input is a value, never an exception or an abort: every problem the
+// loader can find is reported (not just the first), each with the file, line
+// and column, the key path ("retry.maximum_interval", "job[2].id") and what
+// was expected. A scenario that loads is one the world accepts: the loader
+// checks everything the models would otherwise assert on.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "world/world.hpp"
+
+namespace twice {
+
+// [expect]: what a run of the scenario must show.
+struct expectations {
+  std::vector<std::string> hold;      // invariant names that must hold
+  std::vector<std::string> violated;  // invariant names that must be violated (a scenario may demonstrate a bug)
+  // Optional figures; unset: not checked.
+  std::optional<std::uint64_t> ledger_rows;     // rows in the local ledger
+  std::optional<std::uint64_t> vendor_refunds;  // refunds in the payment vendor's own ledger
+  std::optional<std::uint64_t> dead_letters;    // jobs that ended dead-lettered
+  std::optional<std::uint64_t> attempts;        // attempts started, over every job
+  std::optional<bool> all_jobs_end;             // every job ended (done, failed, dead letter) before the budgets ran out
+};
+
+struct scenario {
+  std::string path;   // as given to the loader
+  std::string name;   // `name`, or the file name without its extension
+  std::string story;  // the leading comment block, without the '#' markers
+  world_config world;
+  expectations expect;
+};
+
+struct scenario_error {
+  std::string file;
+  std::uint32_t line = 0;    // 1-based; 0 when the problem has no place in the text (an unreadable file)
+  std::uint32_t column = 0;  // 1-based
+  std::string key;           // "retry.maximum_interval", "job[2].id"; empty for syntax errors
+  std::string message;
+
+  // "file:line:col: key: message"; the key part is left out when there is
+  // no key, and line and column when there is no place.
+  std::string to_string() const;
+};
+
+struct load_result {
+  std::optional<scenario> value;        // set exactly when errors is empty
+  std::vector<scenario_error> errors;   // in the order of their place in the file
+  bool ok() const { return value.has_value(); }
+};
+
+// Reads and loads a file. A file that cannot be read is one error.
+load_result load_scenario_file(const std::string& path);
+
+// Loads text; `path_for_messages` names it in errors (and gives the default name).
+load_result load_scenario_text(std::string_view text, std::string path_for_messages);
+
+}  // namespace twice
