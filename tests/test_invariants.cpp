@@ -63,7 +63,7 @@ TEST_CASE("the double refund violates no_double_payment and ledgers_agree, with 
   CHECK_FALSE(paid.held);
   CHECK(paid.detail == "invoice inv_17 was refunded 3998 cents but asked 1999 cents");
   REQUIRE(paid.evidence.size() == 2);
-  CHECK(paid.evidence[0] == "2.423000s vendor refund re_1 inv_17 1999 cents key=(none)");
+  CHECK(paid.evidence[0] == "2.419000s vendor refund re_1 inv_17 1999 cents key=(none)");
   CHECK_FALSE(broken.verdicts.at("ledgers_agree").held);
   CHECK(broken.verdicts.at("one_ledger_row_per_key").held);
   CHECK(broken.verdicts.at("every_job_ends").held);

@@ -818,3 +818,85 @@ TEST_CASE("the store's trace is deterministic", "[store]") {
   // store's trace vocabulary or the scenario above changes; do that on purpose.
   CHECK(sim::format_digest(first.first) == "9cdfd0cdaf2f3e5f");
 }
+
+TEST_CASE("update_job changes only its columns, on the row as it is at commit", "[store]") {
+  world w;
+  job_row seeded = job("j1", 7);
+  seeded.attempts = 1;
+  w.db.seed_job(seeded);
+
+  SECTION("a concurrent attempt increment survives a slow slice's status update") {
+    auto slow_update = [](world& w) -> task<void> {
+      transaction tx = co_await w.db.begin();
+      job_update change;
+      change.status = job_status::queued;
+      change.last_error = "503 unavailable";
+      co_await tx.update_job("j1", change);
+      co_await sim::sleep_for(1_s);  // meanwhile another slice starts an attempt
+      co_await tx.commit();
+    };
+    auto increment = [](world& w) -> task<void> {
+      co_await sim::sleep_for(100_ms);
+      transaction tx = co_await w.db.begin();
+      std::optional<job_row> row = co_await tx.get_job("j1");
+      row->attempts += 1;
+      row->lease_token = 8;
+      co_await tx.put_job_fenced(*row, 7);
+      co_await tx.commit();
+    };
+    w.k.spawn(slow_update(w));
+    w.k.spawn(increment(w));
+    w.k.run();
+    const job_row row = *w.db.find_job("j1");
+    CHECK(row.attempts == 2);  // a whole-row write would have put 1 back
+    CHECK(row.lease_token == 8);
+    CHECK(row.status == job_status::queued);
+    CHECK(row.last_error == "503 unavailable");
+  }
+  SECTION("unless_ended leaves a finished job as it is") {
+    job_row done = seeded;
+    done.job_id = "j2";
+    done.status = job_status::done;
+    w.db.seed_job(done);
+    auto requeue = [](world& w) -> task<void> {
+      transaction tx = co_await w.db.begin();
+      job_update change;
+      change.status = job_status::queued;
+      change.unless_ended = true;
+      co_await tx.update_job("j2", change);
+      co_await tx.commit();
+    };
+    w.k.spawn(requeue(w));
+    w.k.run();
+    CHECK(w.db.find_job("j2")->status == job_status::done);
+  }
+  SECTION("with an expected lease token it is fenced, at the statement and at commit") {
+    std::vector<store_status> statuses;
+    auto fenced_update = [](world& w, std::vector<store_status>& out, std::uint64_t token) -> task<void> {
+      transaction tx = co_await w.db.begin();
+      job_update change;
+      change.checkpoint_step = 3;
+      change.expect_lease_token = token;
+      out.push_back(co_await tx.update_job("j1", change));
+      co_await sim::sleep_for(1_s);
+      out.push_back((co_await tx.commit()).status);
+    };
+    auto take_over = [](world& w) -> task<void> {
+      co_await sim::sleep_for(100_ms);
+      transaction tx = co_await w.db.begin();
+      std::optional<job_row> row = co_await tx.get_job("j1");
+      row->lease_token = 9;
+      co_await tx.put_job(*row);
+      co_await tx.commit();
+    };
+    w.k.spawn(fenced_update(w, statuses, 6));  // stale from the start
+    w.k.spawn(fenced_update(w, statuses, 7));  // current now, superseded before commit
+    w.k.spawn(take_over(w));
+    w.k.run();
+    // First: refused at the statement (its empty commit then succeeds).
+    // Second: accepted at the statement, refused at commit.
+    CHECK(statuses ==
+          std::vector<store_status>{store_status::fenced, store_status::ok, store_status::ok, store_status::fenced});
+    CHECK(w.db.find_job("j1")->checkpoint_step == -1);
+  }
+}

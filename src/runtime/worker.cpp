@@ -112,38 +112,33 @@ class worker::slice final : public slice_context {
   // Writes `step` as the job's checkpoint into `tx` and commits, fencing on
   // the lease token when the discipline asks for it.
   sim::task<bool> commit_step(transaction& tx, std::size_t step) override {
-    std::optional<job_row> row = co_await tx.get_job(spec_.id);
-    TWICE_CHECK(row.has_value());
-    row->checkpoint_step = static_cast<std::int32_t>(step);
-    co_await put_job(tx, *row);
-    const commit_result result = co_await tx.commit();
-    if (result.status == store_status::fenced) fenced(row->lease_token);
-    const bool committed = result.ok();
-    if (committed) {
-      checkpoint_ = static_cast<std::int32_t>(step);
+    job_update change;
+    change.checkpoint_step = static_cast<std::int32_t>(step);
+    const bool committed = co_await update_and_commit(tx, std::move(change));
+    if (committed)
       worker_.services_.trace.record(worker_.services_.kernel.now(), worker_.name_, "checkpoint",
                                      {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"step", as_int(step)}});
-    }
     co_return committed;
   }
 
-  // Writes the job row; with fencing, only while the row still carries this
-  // slice's lease token (checked again at commit). A slice whose token was
-  // superseded has lost its lease to another worker: it must not write.
-  sim::task<void> put_job(transaction& tx, job_row row) {
-    if (!rules().fencing) {
-      co_await tx.put_job(std::move(row));
-      co_return;
-    }
-    row.lease_token = lease_token_;
-    const store_status st = co_await tx.put_job_fenced(std::move(row), lease_token_);
-    if (st == store_status::fenced) fenced(0);
+  // Updates this slice's columns of the job row and commits. With fencing
+  // the update only applies while the row still carries this slice's lease
+  // token; a slice whose token was superseded has lost its lease to another
+  // worker and must not write (lease_lost is thrown).
+  sim::task<bool> update_and_commit(transaction& tx, job_update change) {
+    if (rules().fencing) change.expect_lease_token = lease_token_;
+    const store_status st = co_await tx.update_job(spec_.id, std::move(change));
+    if (st == store_status::fenced) fenced();
+    TWICE_CHECK(st == store_status::ok);
+    const commit_result result = co_await tx.commit();
+    if (result.status == store_status::fenced) fenced();
+    co_return result.ok();
   }
 
-  [[noreturn]] void fenced(std::uint64_t row_token) const {
+  [[noreturn]] void fenced() const {
     worker_.services_.trace.record(worker_.services_.kernel.now(), worker_.name_, "fenced",
                                    {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}},
-                                    {"token", as_int(lease_token_)}, {"row_token", as_int(row_token)}});
+                                    {"token", as_int(lease_token_)}});
     throw lease_lost("fencing token superseded");
   }
 
@@ -258,7 +253,16 @@ sim::task<void> worker::consume() {
         services_.jobs.change_visibility(m.handle, sim::duration::zero());
         continue;
       }
-      co_await run_slice(std::move(m));
+      const std::string job = m.body;
+      try {
+        co_await run_slice(std::move(m));
+      } catch (const slice_error& e) {
+        // An error in the runtime's own steps (checkpoint, ack) after the
+        // handler: the consumer loop logs it and moves on. Nothing nacks the
+        // message; its lease expiring brings it back.
+        services_.trace.record(services_.kernel.now(), name_, "runtime_error",
+                               {{"job", job}, {"error", std::string(e.what())}});
+      }
     }
   }
   drained_->trigger();
@@ -374,12 +378,12 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   }
   const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);
   transaction tx = co_await services_.db.begin(name_);
-  std::optional<job_row> row = co_await tx.get_job(s.spec_.id);
-  TWICE_CHECK(row.has_value());
-  row->status = job_status::queued;
-  row->last_error = outcome.error;
-  if (cfg.rules.reset_attempts_on_reenqueue) row->attempts = 0;  // the bug
-  co_await tx.put_job(*row);
+  job_update change;
+  change.status = job_status::queued;
+  change.last_error = outcome.error;
+  change.unless_ended = true;  // another slice may have finished the job meanwhile
+  if (cfg.rules.reset_attempts_on_reenqueue) change.attempts = 0;  // the bug
+  co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
   trace_backoff(s, outcome, delay, "nack");
   // The nack: the message becomes visible again once the backoff passed.
@@ -405,14 +409,11 @@ void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::du
 sim::task<void> worker::finish(slice& s, job_status status, std::string_view error) {
   co_await s.point("before_checkpoint", 0, {});
   transaction tx = co_await services_.db.begin(name_);
-  std::optional<job_row> row = co_await tx.get_job(s.spec_.id);
-  TWICE_CHECK(row.has_value());
-  row->status = status;
-  row->last_error = std::string(error);
+  job_update change;
+  change.status = status;
+  change.last_error = std::string(error);
   try {
-    co_await s.put_job(tx, *row);
-    const commit_result result = co_await tx.commit();
-    if (result.status == store_status::fenced) s.fenced(row->lease_token);
+    co_await s.update_and_commit(tx, std::move(change));
   } catch (const lease_lost& e) {
     services_.trace.record(services_.kernel.now(), name_, "abandoned",
                            {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"why", std::string(e.what())}});
@@ -435,12 +436,14 @@ sim::task<void> worker::ack(slice& s) {
 
 sim::task<void> worker::dead_letter(slice& s, std::string_view reason) {
   transaction tx = co_await services_.db.begin(name_);
-  std::optional<job_row> row = co_await tx.get_job(s.spec_.id);
-  TWICE_CHECK(row.has_value());
-  row->status = job_status::dead_lettered;
-  row->last_error = std::string(reason);
-  co_await tx.put_job(*row);
+  job_update change;
+  change.status = job_status::dead_lettered;
+  change.last_error = std::string(reason);
+  change.unless_ended = true;
+  co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
+  const std::optional<job_row> row = services_.db.find_job(s.spec_.id);
+  TWICE_CHECK(row.has_value());
   if (services_.dead_letters != nullptr) services_.dead_letters->send(s.spec_.id);
   services_.trace.record(services_.kernel.now(), name_, "dead_letter",
                          {{"job", s.spec_.id}, {"attempts", std::int64_t{row->attempts}}, {"reason", std::string(reason)}});

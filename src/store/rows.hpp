@@ -4,6 +4,7 @@
 // store/store.hpp) decides when they become durable.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,6 +40,31 @@ struct job_row {
   std::uint64_t lease_token = 0;      // fencing token of the slice that owns the job; 0 = none
   std::string last_error;
   friend bool operator==(const job_row&, const job_row&) = default;
+};
+
+// A column-wise change to a job row, applied at commit to the row as it is
+// then — like `UPDATE jobs SET status = ?, last_error = ? WHERE id = ?` — so
+// a slice that updates its own columns never clobbers a column another
+// slice changed since it read the row (the attempt counter above all).
+struct job_update {
+  std::optional<job_status> status;
+  std::optional<std::int32_t> checkpoint_step;
+  std::optional<std::string> last_error;
+  std::optional<std::uint32_t> attempts;  // only the reset-on-re-enqueue bug writes this
+  // Fencing: apply only if the row still carries this lease token, checked
+  // again at commit (the commit fails with store_status::fenced).
+  std::optional<std::uint64_t> expect_lease_token;
+  // Leave a row that has already ended (done, failed, dead-lettered) as it
+  // is: `... WHERE status NOT IN ('done', 'failed', 'dead_lettered')`.
+  bool unless_ended = false;
+
+  void apply_to(job_row& row) const {
+    if (unless_ended && is_terminal(row.status)) return;
+    if (status) row.status = *status;
+    if (checkpoint_step) row.checkpoint_step = *checkpoint_step;
+    if (last_error) row.last_error = *last_error;
+    if (attempts) row.attempts = *attempts;
+  }
 };
 
 struct ledger_row {

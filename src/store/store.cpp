@@ -260,10 +260,17 @@ sim::task<void> transaction::round_trip() {
 }
 
 std::optional<job_row> transaction::visible_job(std::string_view job_id) const {
-  if (auto own = writes_.jobs.find(job_id); own != writes_.jobs.end()) return own->second;
-  const std::shared_ptr<detail::store_core> core = lock_core();
-  if (auto row = core->jobs.find(job_id); row != core->jobs.end()) return row->second;
-  return std::nullopt;
+  std::optional<job_row> row;
+  if (auto own = writes_.jobs.find(job_id); own != writes_.jobs.end()) {
+    row = own->second;
+  } else {
+    const std::shared_ptr<detail::store_core> core = lock_core();
+    if (auto committed = core->jobs.find(job_id); committed != core->jobs.end()) row = committed->second;
+  }
+  if (row)
+    for (const auto& [id, change] : writes_.job_updates)
+      if (id == job_id) change.apply_to(*row);
+  return row;
 }
 
 bool transaction::visible_ledger_key(std::string_view key) const {
@@ -406,6 +413,19 @@ sim::task<std::vector<outbox_row>> transaction::unsent_outbox(std::size_t max_ro
   co_return rows;
 }
 
+sim::task<store_status> transaction::update_job(std::string job_id, job_update change) {
+  co_await round_trip();
+  const std::optional<job_row> row = visible_job(job_id);
+  if (!row) co_return store_status::not_found;
+  if (change.expect_lease_token && row->lease_token != *change.expect_lease_token) {
+    note_fenced(*lock_core(), job_id, *change.expect_lease_token, row->lease_token, "statement");
+    co_return store_status::fenced;
+  }
+  writes_.job_updates.emplace_back(std::move(job_id), std::move(change));
+  ++writes_.statements;
+  co_return store_status::ok;
+}
+
 sim::task<store_status> transaction::insert_dedupe(std::string key) {
   TWICE_CHECK(!key.empty());
   co_await round_trip();
@@ -432,6 +452,14 @@ commit_result transaction::check_against_committed(detail::store_core& core) con
     note_fenced(core, job_id, expected, row->second.lease_token, "commit");
     return {store_status::fenced, job_id, 0};
   }
+  for (const auto& [job_id, change] : writes_.job_updates) {
+    if (!change.expect_lease_token) continue;
+    const auto row = core.jobs.find(job_id);
+    TWICE_CHECK(row != core.jobs.end());
+    if (row->second.lease_token == *change.expect_lease_token) continue;
+    note_fenced(core, job_id, *change.expect_lease_token, row->second.lease_token, "commit");
+    return {store_status::fenced, job_id, 0};
+  }
   if (core.config.unique_ledger_key) {
     for (const ledger_row& row : writes_.ledger) {
       if (row.key.empty() || !core.ledger_first_by_key.contains(row.key)) continue;
@@ -449,6 +477,7 @@ commit_result transaction::check_against_committed(detail::store_core& core) con
 
 void transaction::apply(detail::store_core& core) {
   for (auto& [job_id, row] : writes_.jobs) core.jobs.insert_or_assign(job_id, std::move(row));
+  for (const auto& [job_id, change] : writes_.job_updates) change.apply_to(core.jobs.at(job_id));
   for (ledger_row& row : writes_.ledger) {
     if (!row.key.empty()) core.ledger_first_by_key.emplace(row.key, core.ledger.size());
     core.ledger.push_back(std::move(row));

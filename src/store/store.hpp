@@ -155,6 +155,10 @@ class transaction {
   // still carries it at commit: a slice whose lease was taken over cannot
   // overwrite its successor. not_found when there is no such row.
   sim::task<store_status> put_job_fenced(job_row row, std::uint64_t expected_lease_token);
+  // Changes only the columns `change` names, at commit, on the row as it is
+  // then (see job_update). not_found when there is no such job; fenced when
+  // `change.expect_lease_token` no longer matches (checked again at commit).
+  sim::task<store_status> update_job(std::string job_id, job_update change);
 
   // duplicate_key when unique_ledger_key is on and a committed row or an
   // earlier insert of this transaction has the same non-empty key.
@@ -204,6 +208,7 @@ class transaction {
     std::uint32_t statements = 0;  // successful write statements
     job_table jobs;
     std::map<std::string, std::uint64_t, std::less<>> job_fences;  // job id -> token the committed row must carry
+    std::vector<std::pair<std::string, job_update>> job_updates;    // applied in order at commit
     std::vector<ledger_row> ledger;
     std::set<std::string, std::less<>> ledger_keys;  // the non-empty keys of `ledger`
     outbox_table outbox;
