@@ -6,6 +6,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/incident_demo.hpp"
 #include "cli/kernel_demo.hpp"
+#include "cli/lint_command.hpp"
 #include "cli/run_command.hpp"
 
 int main(int argc, char** argv) {
@@ -21,9 +22,15 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--seed", run.seed, "Root seed, overriding each file's own");
   run_cmd->add_flag("--json", run.json, "Print one JSON object per scenario (see docs/json-output.md)");
   run_cmd->add_option("--trace", run.trace_path, "Write the trace as JSON lines to this file");
+  run_cmd->add_option("--markdown", run.markdown_path, "Write the incident write-up (Markdown) to this file");
   run_cmd->add_flag("--quiet", run.quiet, "Leave out the timeline");
   run_cmd->footer(
       "Exit status: 0 when every scenario met its expectations, 1 when one did not, 2 for bad input or usage.");
+
+  std::vector<std::string> lint_files;
+  CLI::App* lint_cmd = app.add_subcommand("lint", "Warn about the classic mistakes in scenario files, before anything runs");
+  lint_cmd->add_option("files", lint_files, "Scenario files (TOML)")->required();
+  lint_cmd->footer("Exit status: 0 without warnings, 1 with warnings, 2 for bad input. Rules: docs/lint.md.");
 
   std::uint64_t seed = 1;
   bool quiet = false;
@@ -46,6 +53,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : twice::cli::to_int(exit_code::bad_input);
   }
   if (*run_cmd) return twice::cli::run_command(run);
+  if (*lint_cmd) return twice::cli::lint_command(lint_files);
   if (*demo) return twice::cli::print_kernel_demo(seed, quiet);
   if (*incident) return twice::cli::print_incident(fixed, incident_seed, quiet);
   return twice::cli::to_int(exit_code::bad_input);

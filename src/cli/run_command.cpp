@@ -10,6 +10,7 @@
 #include "cli/output_file.hpp"
 #include "report/expectations.hpp"
 #include "report/json_report.hpp"
+#include "report/markdown_report.hpp"
 #include "report/timeline.hpp"
 #include "report/trace_jsonl.hpp"
 #include "scenario/scenario.hpp"
@@ -19,6 +20,7 @@ namespace twice::cli {
 
 namespace {
 std::string text(sim::duration d) { return sim::format_duration(d); }
+std::string clock(sim::instant t) { return fmt::format("{}.{:06}s", t.us() / 1'000'000, t.us() % 1'000'000); }
 
 void print_settings(const scenario& s) {
   const world_config& c = s.world;
@@ -66,8 +68,8 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
     fmt::print("\ntimeline\n");
     for (const timeline_line& line : timeline) fmt::print("{}\n", format_timeline_line(line));
   }
-  fmt::print("\noutcome    {} at {}, {} events, trace digest {:016x}\n", sim::to_string(s.result.reason),
-             text(s.result.story_end - sim::instant::epoch()), s.result.events, s.result.trace_digest);
+  fmt::print("\noutcome    {} at {}, {} events, trace digest {:016x}\n", describe_end(s.result),
+             clock(s.result.story_end), s.result.events, s.result.trace_digest);
   fmt::print("jobs       {} total: {} done, {} failed, {} dead-lettered\n", s.jobs_total, s.jobs_succeeded,
              s.jobs_failed, s.jobs_dead_lettered);
   fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents ({} calls)\n", s.ledger_rows,
@@ -118,16 +120,19 @@ int run_command(const run_options& options) {
     scenarios.push_back(std::move(*loaded.value));
   }
   if (bad) return to_int(exit_code::bad_input);
-  if (!options.trace_path.empty() && options.files.size() != 1) {
-    fmt::print(stderr, "twice run: --trace writes one file; give exactly one scenario\n");
-    return to_int(exit_code::bad_input);
-  }
-  for (const scenario& sc : scenarios)
-    if (!options.trace_path.empty() && std::filesystem::weakly_canonical(options.trace_path) ==
-                                           std::filesystem::weakly_canonical(sc.path)) {
-      fmt::print(stderr, "twice run: --trace {} would overwrite the scenario itself\n", options.trace_path);
+  const std::vector<std::pair<std::string_view, const std::string*>> outputs{{"--trace", &options.trace_path},
+                                                                             {"--markdown", &options.markdown_path}};
+  for (const auto& [flag, path] : outputs) {
+    if (path->empty()) continue;
+    if (options.files.size() != 1) {
+      fmt::print(stderr, "twice run: {} writes one file; give exactly one scenario\n", flag);
       return to_int(exit_code::bad_input);
     }
+    if (std::filesystem::weakly_canonical(*path) == std::filesystem::weakly_canonical(scenarios.front().path)) {
+      fmt::print(stderr, "twice run: {} {} would overwrite the scenario itself\n", flag, *path);
+      return to_int(exit_code::bad_input);
+    }
+  }
 
   bool all_met = true;
   for (scenario& sc : scenarios) {
@@ -140,12 +145,13 @@ int run_command(const run_options& options) {
       print_text(sc, out.summary, out.timeline, options.quiet);
       if (&sc != &scenarios.back()) fmt::print("\n");
     }
-    if (!options.trace_path.empty()) {
-      const std::string error = write_file_atomically(options.trace_path, trace_to_jsonl(out.records));
-      if (!error.empty()) {
-        fmt::print(stderr, "twice run: {}\n", error);
-        return to_int(exit_code::bad_input);
-      }
+    std::string error;
+    if (!options.trace_path.empty()) error = write_file_atomically(options.trace_path, trace_to_jsonl(out.records));
+    if (error.empty() && !options.markdown_path.empty())
+      error = write_file_atomically(options.markdown_path, markdown_report(sc, out.summary, out.timeline));
+    if (!error.empty()) {
+      fmt::print(stderr, "twice run: {}\n", error);
+      return to_int(exit_code::bad_input);
     }
   }
   return to_int(all_met ? exit_code::ok : exit_code::expectations_failed);

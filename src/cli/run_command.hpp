@@ -20,6 +20,7 @@ struct run_options {
   std::optional<std::uint64_t> seed;
   bool json = false;
   std::string trace_path;
+  std::string markdown_path;
   bool quiet = false;
 };
 

@@ -31,7 +31,7 @@ std::string to_json_line(const run_summary& s) {
       {"trace_digest", fmt::format("{:016x}", s.result.trace_digest)},
       {"events", s.result.events},
       {"sim_time_us", s.result.story_end.us()},
-      {"stop_reason", std::string(sim::to_string(s.result.reason))},
+      {"end", std::string(end_name(s.result))},
       {"jobs",
        {{"total", s.jobs_total},
         {"succeeded", s.jobs_succeeded},

@@ -14,6 +14,24 @@ std::string_view to_string(job_end e) {
   return "unknown";
 }
 
+std::string_view end_name(const world_result& r) {
+  switch (r.reason) {
+    case sim::stop_reason::stopped: return "all_jobs_ended";
+    case sim::stop_reason::time_limit: return "time_limit";
+    case sim::stop_reason::event_budget: return "event_budget";
+    case sim::stop_reason::quiescent: return r.all_jobs_ended ? "all_jobs_ended" : "stuck";
+  }
+  return "unknown";
+}
+
+std::string_view describe_end(const world_result& r) {
+  const std::string_view name = end_name(r);
+  if (name == "all_jobs_ended") return "every job ended";
+  if (name == "time_limit") return "TIME LIMIT reached with jobs open";
+  if (name == "event_budget") return "EVENT BUDGET spent with jobs open";
+  return "STUCK: nothing left to happen, jobs still open";
+}
+
 world::world(world_config config, handler* custom_handler)
     : config_(std::move(config)), trace_(config_.trace_retention), random_(config_.seed) {
   trace_.add_observer(this);
@@ -96,10 +114,18 @@ world_result world::run() {
     sampler_ = kernel_.spawn(sample_queues(kernel_, trace_, *queue_, dlq_.get(), config_.sample_interval), "sampler");
   if (open_jobs_ == 0) shut_down();  // an empty workload: nothing will ever be recorded
 
-  const sim::run_result r =
-      kernel_.run({.until = sim::instant::epoch() + config_.time_limit, .max_events = config_.event_budget});
+  const sim::run_limits limits{.until = sim::instant::epoch() + config_.time_limit, .max_events = config_.event_budget};
+  const sim::run_result story = kernel_.run(limits);
   world_result out;
-  out.reason = r.reason;
+  out.reason = story.reason;
+  if (story.reason == sim::stop_reason::stopped) {
+    // The story is over; let what the models still have scheduled happen (a
+    // vendor commit after a client timeout, a dead letter's retention
+    // expiry), within what is left of the budgets.
+    const sim::run_result settle = kernel_.run(
+        {.until = limits.until, .max_events = config_.event_budget - std::min(config_.event_budget, story.events)});
+    out.settle_reason = settle.reason;
+  }
   out.all_jobs_ended = open_jobs_ == 0;
   out.story_end = open_jobs_ == 0 ? story_end_ : kernel_.now();
   out.now = kernel_.now();
@@ -156,6 +182,7 @@ void world::shut_down() {
   if (shutting_down_) return;
   shutting_down_ = true;
   trace_.record(kernel_.now(), "world", "all_jobs_ended", {{"jobs", static_cast<std::int64_t>(specs_.size())}});
+  kernel_.request_stop();  // run() reports the story's end, then lets the models settle
   for (sim::process_id d : deploys_) kernel_.kill(d);
   if (sampler_.valid()) kernel_.kill(sampler_);
   if (relay_) relay_->stop();  // a deploy still under way stops with the story

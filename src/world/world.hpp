@@ -76,7 +76,12 @@ struct world_config {
 enum class job_end : std::uint8_t { open, done, failed, dead_lettered };
 
 struct world_result {
+  // How the story ended: `stopped` when every job ended; `time_limit` or
+  // `event_budget` when a budget ran out first; `quiescent` when nothing was
+  // left to happen with jobs still open (a lost message).
   sim::stop_reason reason = sim::stop_reason::quiescent;
+  // After the story, how the settling run ended (quiescent, or a budget).
+  sim::stop_reason settle_reason = sim::stop_reason::quiescent;
   bool all_jobs_ended = false;
   sim::instant story_end;  // when the last job ended (or the run stopped)
   sim::instant now;        // the clock when the run returned
@@ -148,5 +153,10 @@ class world : private sim::trace_observer {
 };
 
 std::string_view to_string(job_end);
+// How the story ended, for machines: "all_jobs_ended", "time_limit",
+// "event_budget", or "stuck" (nothing left to happen, jobs still open).
+std::string_view end_name(const world_result& r);
+// The same for people: "every job ended", "TIME LIMIT reached with jobs open" ...
+std::string_view describe_end(const world_result& r);
 
 }  // namespace twice

@@ -1,0 +1,439 @@
+#include "lint/lint.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+
+#include "sim/duration_text.hpp"
+
+namespace twice {
+namespace {
+
+// ---- scenario key paths ------------------------------------------------------
+// The settings warnings name, as scenario files write them. Kept together so
+// they can follow the scenario format in one place.
+namespace key {
+constexpr std::string_view discipline_key = "discipline.key";
+constexpr std::string_view pass_key_to_vendor = "discipline.pass_key_to_vendor";
+constexpr std::string_view retry_non_retryable = "discipline.retry_non_retryable";
+constexpr std::string_view reset_attempts = "discipline.reset_attempts_on_reenqueue";
+constexpr std::string_view checkpoint = "discipline.checkpoint";
+constexpr std::string_view hold_transaction = "discipline.hold_transaction_across_model";
+constexpr std::string_view email_dedupe = "discipline.email_dedupe";
+constexpr std::string_view runtime_visibility = "runtime.visibility_timeout";
+constexpr std::string_view queue_visibility = "queue.visibility_timeout";
+constexpr std::string_view heartbeat = "runtime.heartbeat_interval";
+constexpr std::string_view maximum_interval = "retry.maximum_interval";
+constexpr std::string_view maximum_attempts = "retry.maximum_attempts";
+constexpr std::string_view jitter = "retry.jitter";
+constexpr std::string_view max_receive_count = "queue.max_receive_count";
+constexpr std::string_view dead_letter_enabled = "dead_letter_queue.enabled";
+constexpr std::string_view pool_size = "store.pool_size";
+std::string deploy_strategy(std::size_t index) { return fmt::format("deploy[{}].strategy", index); }
+}  // namespace key
+
+// Step names the world registers its built-in tools under.
+namespace tool_name {
+constexpr std::string_view refund = "refund";
+constexpr std::string_view email = "email";
+constexpr std::string_view model = "model";
+constexpr std::string_view read = "read";
+}  // namespace tool_name
+
+std::string text(sim::duration d) { return sim::format_duration(d); }
+
+// 2000 -> "2.0", 1500 -> "1.5", 1250 -> "1.25".
+std::string ratio_text(std::uint32_t milli) {
+  std::string frac = fmt::format("{:03}", milli % 1000);
+  while (frac.size() > 1 && frac.back() == '0') frac.pop_back();
+  return fmt::format("{}.{}", milli / 1000, frac);
+}
+
+// A third of a duration, rounded down to whole milliseconds (a setting
+// someone can type).
+sim::duration third_of(sim::duration d) { return sim::duration::from_ms(d.us() / 3 / 1000); }
+
+// The first step (in job order, then step order) that calls one of `tools`,
+// and how many jobs call one at all.
+struct tool_use {
+  const job_spec* job = nullptr;
+  std::size_t step = 0;  // 1-based, as keys and timelines number steps
+  const step_spec* spec = nullptr;
+  std::size_t jobs = 0;
+};
+
+std::optional<tool_use> find_use(const world_config& config, std::initializer_list<std::string_view> tools) {
+  std::optional<tool_use> use;
+  std::size_t jobs = 0;
+  for (const job_spec& job : config.jobs) {
+    bool calls = false;
+    for (std::size_t i = 0; i < job.steps.size(); ++i) {
+      if (std::find(tools.begin(), tools.end(), job.steps[i].tool) == tools.end()) continue;
+      calls = true;
+      if (!use) use = tool_use{&job, i + 1, &job.steps[i], 0};
+    }
+    if (calls) jobs += 1;
+  }
+  if (use) use->jobs = jobs;
+  return use;
+}
+
+// "job_1 step 3", "job_1 step 3 (and 4 other jobs)".
+std::string where(const tool_use& use) {
+  std::string out = fmt::format("{} step {}", use.job->id, use.step);
+  if (use.jobs == 2) out += " (and 1 other job)";
+  if (use.jobs > 2) out += fmt::format(" (and {} other jobs)", use.jobs - 1);
+  return out;
+}
+
+std::string stable_key(const tool_use& use) {
+  return fmt::format("{}:step_{}:{}", use.job->id, use.step, use.spec->tool);
+}
+
+sim::duration visibility(const world_config& config) {
+  return config.runtime.visibility_timeout.value_or(config.queue.visibility_timeout);
+}
+
+std::string_view visibility_setting(const world_config& config) {
+  return config.runtime.visibility_timeout ? key::runtime_visibility : key::queue_visibility;
+}
+
+bool redrive_active(const world_config& config) {
+  return config.dead_letter_queue && config.queue.max_receive_count > 0;
+}
+
+bool backoff_grows(const retry_policy& policy) {
+  return policy.initial_interval > sim::duration::zero() && policy.coefficient_milli > 1000;
+}
+
+// The first retry (0-based) whose uncapped envelope passes `limit`, if one
+// does within a bounded number of retries.
+std::optional<std::uint32_t> first_retry_above(const retry_policy& policy, sim::duration limit) {
+  constexpr std::uint32_t retries_max = 100'000;
+  std::int64_t us = policy.initial_interval.us();
+  for (std::uint32_t n = 0; n < retries_max; ++n) {
+    if (us > limit.us()) return n;
+    if (us > std::numeric_limits<std::int64_t>::max() / policy.coefficient_milli) return n + 1;
+    const std::int64_t next = us * policy.coefficient_milli / 1000;
+    if (next == us) return std::nullopt;  // flat: never passes it
+    us = next;
+  }
+  return std::nullopt;
+}
+
+// ---- the rules, in report order -------------------------------------------------
+
+void write_without_key(const world_config& config, std::vector<lint_warning>& out) {
+  const std::optional<tool_use> use = find_use(config, {tool_name::refund});
+  if (!use) return;
+  const discipline& rules = config.runtime.rules;
+  if (rules.key == key_mode::none) {
+    out.push_back({"write_without_key", std::string(key::discipline_key),
+                   fmt::format("{} refunds {} cents through the payment vendor with no idempotency key: if the worker "
+                               "crashes after the vendor's refund and before the ack, the message reappears and the "
+                               "retry refunds again (two rows in the vendor's ledger: the double refund).",
+                               where(*use), use->spec->amount_cents),
+                   fmt::format("Set discipline.key = \"stable\" (job:step:tool, e.g. \"{}\") and keep "
+                               "discipline.pass_key_to_vendor = true: the vendor then replays its first answer for a "
+                               "key it has seen instead of refunding again.",
+                               stable_key(*use))});
+    return;
+  }
+  if (!rules.pass_key_to_vendor) {
+    out.push_back({"write_without_key", std::string(key::pass_key_to_vendor),
+                   fmt::format("{} refunds {} cents through the payment vendor, but the key is never sent to it: a "
+                               "crash after the vendor's refund and before the local write leaves no local row to "
+                               "catch the retry, so the retry refunds again and the two ledgers disagree.",
+                               where(*use), use->spec->amount_cents),
+                   fmt::format("Set discipline.pass_key_to_vendor = true: the vendor is the tie-break, it replays "
+                               "its stored answer for \"{}\" instead of refunding again.",
+                               stable_key(*use))});
+  }
+}
+
+void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.heartbeat_interval) return;
+  struct called_tool {
+    std::string_view step_name;
+    const latency_model* latency;
+    sim::duration client_timeout;
+  };
+  const std::array<called_tool, 4> tools{{
+      {tool_name::refund, &config.payments.latency, config.payments.client_timeout},
+      {tool_name::email, &config.email.latency, config.email.client_timeout},
+      {tool_name::model, &config.model.latency, config.model.client_timeout},
+      {tool_name::read, &config.read.latency, config.read.client_timeout},
+  }};
+  const sim::duration lease = visibility(config);
+  // The slowest called tool the lease does not cover. A caller waits at most
+  // its client timeout, so that bounds how long the call holds the slice.
+  const called_tool* worst = nullptr;
+  sim::duration worst_hold;
+  std::optional<tool_use> worst_use;
+  for (const called_tool& t : tools) {
+    const std::optional<tool_use> use = find_use(config, {t.step_name});
+    if (!use) continue;
+    const sim::duration hold = std::min(t.latency->p99(), t.client_timeout);
+    if (!(lease < hold)) continue;
+    if (worst != nullptr && !(worst_hold < hold)) continue;
+    worst = &t;
+    worst_hold = hold;
+    worst_use = use;
+  }
+  if (worst == nullptr) return;
+  const sim::duration p99 = worst->latency->p99();
+  const std::string latency =
+      p99 <= worst->client_timeout
+          ? fmt::format("p99 latency {} ({})", text(p99), worst->latency->describe())
+          : fmt::format("client timeout {} (its latency {} has p99 {})", text(worst->client_timeout),
+                        worst->latency->describe(), text(p99));
+  const std::string_view setting = visibility_setting(config);
+  out.push_back(
+      {"visibility_below_tool_p99", std::string(setting),
+       fmt::format("visibility timeout {} is below the {} tool's {}, which {} waits on, and no heartbeat extends it: "
+                   "a second worker receives the message while the first still runs, and both run the slice.",
+                   text(lease), worst->step_name, latency, where(*worst_use)),
+       fmt::format("Set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker extends its "
+                   "lease while the call runs, or raise {} well above {} (e.g. {}); a call this slow can also "
+                   "become a job of its own.",
+                   text(third_of(lease)), setting, text(worst_hold), text(worst_hold * 2))});
+}
+
+void heartbeat_too_slow(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.heartbeat_interval) return;
+  const sim::duration beat = *config.runtime.heartbeat_interval;
+  const sim::duration lease = visibility(config);
+  if (!(beat * 2 > lease)) return;
+  std::string why;
+  if (beat >= lease) {
+    why = fmt::format("heartbeat every {} against a visibility timeout of {}: the lease expires before the first "
+                      "heartbeat, so a second worker receives the message while the first still runs.",
+                      text(beat), text(lease));
+  } else {
+    why = fmt::format("heartbeat every {} against a visibility timeout of {}: one lost or late heartbeat loses the "
+                      "lease (the next one comes {} after the last extension), and a second worker receives the "
+                      "message while the first still runs.",
+                      text(beat), text(lease), text(beat * 2));
+  }
+  out.push_back({"heartbeat_too_slow", std::string(key::heartbeat), std::move(why),
+                 fmt::format("Set runtime.heartbeat_interval to at most a third of the visibility timeout (e.g. {}), "
+                             "so a heartbeat can be lost and the next still lands before the lease expires.",
+                             text(third_of(lease)))});
+}
+
+void no_backoff_cap(const world_config& config, std::vector<lint_warning>& out) {
+  const retry_policy& policy = config.runtime.retry;
+  if (policy.maximum_interval) return;
+  if (!backoff_grows(policy)) return;  // a flat backoff needs no cap
+  std::string why = fmt::format(
+      "no cap on the backoff: the delay grows {}x per retry from {} without bound (retry #10 waits {})",
+      ratio_text(policy.coefficient_milli), text(policy.initial_interval), text(backoff_envelope(policy, 9)));
+  if (const std::optional<std::uint32_t> n = first_retry_above(policy, max_visibility_timeout)) {
+    why += fmt::format(" and retry #{} passes {}, the longest the broker can hold a message back", *n + 1,
+                       text(max_visibility_timeout));
+  }
+  why += "; a job that failed through an outage then waits hours after the dependency recovered.";
+  out.push_back({"no_backoff_cap", std::string(key::maximum_interval), std::move(why),
+                 fmt::format("Set retry.maximum_interval to a duration (Temporal's default is 100 x the initial "
+                             "interval: {}).",
+                             text(policy.initial_interval * 100))});
+}
+
+void no_jitter(const world_config& config, std::vector<lint_warning>& out) {
+  const retry_policy& policy = config.runtime.retry;
+  if (policy.jitter != jitter_kind::none) return;
+  if (config.workers <= 1) return;
+  std::string delays;
+  if (policy.coefficient_milli >= 1000) {
+    delays = fmt::format(" ({}, {}, {} ...)", text(backoff_envelope(policy, 0)), text(backoff_envelope(policy, 1)),
+                         text(backoff_envelope(policy, 2)));
+  }
+  out.push_back({"no_jitter", std::string(key::jitter),
+                 fmt::format("no jitter with {} workers: jobs that failed together in an outage wait exactly the "
+                             "same delays{} and retry at the same instants, so the recovering dependency gets a "
+                             "stampede at every step and can fall over again.",
+                             config.workers, delays),
+                 "Set retry.jitter = \"full\" (or \"equal\", \"decorrelated\"): each worker draws its delays from its "
+                 "own stream and the retries spread out."});
+}
+
+void retries_non_retryable(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.rules.retry_non_retryable) return;
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  const std::string cost =
+      attempts == 0 ? std::string("is retried forever (retry.maximum_attempts is unlimited), hammering the tool, and "
+                                  "never reaches the failure someone must look at")
+                    : fmt::format("burns all {} attempts and their backoff before it fails, hammering the tool and "
+                                  "delaying the failure someone must look at",
+                                  attempts);
+  out.push_back({"retries_non_retryable", std::string(key::retry_non_retryable),
+                 fmt::format("non-retryable errors (400: invoice_not_found, idempotency_error) are retried like "
+                             "503s: they fail the same way every time, so each such job {}.",
+                             cost),
+                 "Set discipline.retry_non_retryable = false: a 400 fails the job at once."});
+}
+
+void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.rules.reset_attempts_on_reenqueue) return;
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  std::string why;
+  if (attempts == 0) {
+    why = "the attempt counter on the job row goes back to 0 whenever the message is re-enqueued: attempt numbers "
+          "repeat, so nothing can tell how often a job ran, and a retry.maximum_attempts set later never takes "
+          "effect.";
+  } else {
+    const std::string bound =
+        redrive_active(config)
+            ? fmt::format("until the broker redrives it after queue.max_receive_count = {} deliveries",
+                          config.queue.max_receive_count)
+            : std::string("forever, and nothing else stops it");
+    why = fmt::format("the attempt counter on the job row goes back to 0 whenever the message is re-enqueued, so "
+                      "retry.maximum_attempts = {} is never reached: a job that always fails retries {}.",
+                      attempts, bound);
+  }
+  out.push_back({"attempts_reset_on_reenqueue", std::string(key::reset_attempts), std::move(why),
+                 "Set discipline.reset_attempts_on_reenqueue = false: the counter lives on the job row and only "
+                 "goes up."});
+}
+
+void checkpoint_before_effect(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.rules.checkpoint != checkpoint_mode::before_effect) return;
+  // Only a side effect can be lost: the first writing step.
+  const std::optional<tool_use> use = find_use(config, {tool_name::refund, tool_name::email});
+  if (!use) return;
+  const std::string_view effect = use->spec->tool == tool_name::refund ? "refund" : "email";
+  out.push_back({"checkpoint_before_effect", std::string(key::checkpoint),
+                 fmt::format("the {} at {} is marked done before the tool runs: a crash between the checkpoint "
+                             "and the call leaves the step recorded as done, the retry skips it, and the {} never "
+                             "happens while the job reports success.",
+                             use->spec->tool, where(*use), effect),
+                 "Set discipline.checkpoint = \"after_success\" (record the step, with its ledger row, after the "
+                 "tool succeeded) or \"outbox\" (write the intent with the slice start; a relay sends it)."});
+}
+
+void key_per_attempt(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.rules.key != key_mode::per_attempt) return;
+  const std::optional<tool_use> use = find_use(config, {tool_name::refund});
+  if (!use) return;
+  const std::string stable = stable_key(*use);
+  out.push_back({"key_per_attempt", std::string(key::discipline_key),
+                 fmt::format("a new key is minted every attempt ({}:attempt_0, then {}:attempt_1), so the vendor "
+                             "sees each retry of {} as a new refund: a retry after a timeout the vendor did commit, "
+                             "or after a crash before the ack, refunds again.",
+                             stable, stable, where(*use)),
+                 fmt::format("Set discipline.key = \"stable\": the same key on every attempt (\"{}\"), chosen from "
+                             "the job, the step and the tool.",
+                             stable)});
+}
+
+void transaction_across_model(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.rules.hold_transaction_across_model) return;
+  const std::optional<tool_use> use = find_use(config, {tool_name::model});
+  if (!use) return;
+  const std::uint32_t pool = config.store.pool_size;
+  std::string why = fmt::format(
+      "{} holds a database transaction, and one of the store's {} connections ({}), open across the model call "
+      "(p99 {}): {} slices waiting on the model at once exhaust the pool, and every other database access "
+      "(checkpoints, acks, other jobs) stalls behind them",
+      where(*use), pool, key::pool_size, text(config.model.latency.p99()), pool);
+  if (config.workers >= pool) why += fmt::format(" (with {} workers, that is ordinary load)", config.workers);
+  why += ".";
+  out.push_back({"transaction_across_model", std::string(key::hold_transaction), std::move(why),
+                 "Set discipline.hold_transaction_across_model = false: commit before the model call and open a new "
+                 "transaction for its result."});
+}
+
+void rolling_kill_without_drain(const world_config& config, std::vector<lint_warning>& out) {
+  for (std::size_t i = 0; i < config.deploys.size(); ++i) {
+    const deploy_spec& d = config.deploys[i];
+    if (d.strategy != deploy_strategy::rolling_kill) continue;
+    out.push_back({"rolling_kill_without_drain", key::deploy_strategy(i),
+                   fmt::format("the deploy to {} at {} kills {} {} every {} without draining: in-flight slices "
+                               "die mid-step (after a vendor's refund, before the ack), their messages come back only "
+                               "after the visibility timeout {}, and the retries arrive together.",
+                               d.sha, text(d.at - sim::instant::epoch()), d.batch_size,
+                               d.batch_size == 1 ? "pod" : "pods", text(d.batch_interval), text(visibility(config))),
+                   fmt::format("Set deploy[{}].strategy = \"drain\": stop leasing on the old version, let in-flight "
+                               "slices finish within the grace period ({}), then terminate.",
+                               i, text(d.grace_period))});
+  }
+}
+
+void dead_letter_threshold(const world_config& config, std::vector<lint_warning>& out) {
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  const std::uint32_t receives = config.queue.max_receive_count;
+  const std::string suggested =
+      attempts == 0 ? std::string("e.g. 5") : fmt::format("{}, the retry policy's attempts", attempts);
+  if (!config.dead_letter_queue || receives == 0) {
+    const std::string_view setting = !config.dead_letter_queue ? key::dead_letter_enabled : key::max_receive_count;
+    const std::string missing = !config.dead_letter_queue ? std::string("the dead-letter queue is disabled")
+                                                          : std::string("queue.max_receive_count is not set");
+    out.push_back(
+        {"dead_letter_threshold", std::string(setting),
+         fmt::format("no redrive ({}): a poison message, one that crashes its worker or outlives its lease on every "
+                     "delivery before the attempt check can fail it, comes back every {} and cycles forever (until "
+                     "the queue's retention, {}, drops it), taking a worker each time, and nobody is told.",
+                     missing, text(visibility(config)), text(config.queue.retention)),
+         fmt::format("{} queue.max_receive_count ({}): the broker then moves a message that keeps coming back to "
+                     "the dead-letter queue, where someone sees it.",
+                     config.dead_letter_queue
+                         ? "Set"
+                         : "Enable the dead-letter queue (dead_letter_queue.enabled = true) and set",
+                     suggested)});
+    return;
+  }
+  if (attempts != 0 && receives > attempts) {
+    out.push_back(
+        {"dead_letter_threshold", std::string(key::max_receive_count),
+         fmt::format("queue.max_receive_count {} is above retry.maximum_attempts {}: a poison message that never "
+                     "reaches the attempt check (its worker crashes or its lease expires on every delivery) cycles "
+                     "{} times before the broker redrives it, {} deliveries longer than the retry policy intends.",
+                     receives, attempts, receives, receives - attempts),
+         fmt::format("Set queue.max_receive_count to {} ({}).", attempts, key::maximum_attempts)});
+  }
+}
+
+void email_without_dedupe(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.rules.email_dedupe) return;
+  const std::optional<tool_use> use = find_use(config, {tool_name::email});
+  if (!use) return;
+  out.push_back({"email_without_dedupe", std::string(key::email_dedupe),
+                 fmt::format("{} sends email through a provider that takes no idempotency key, with no local "
+                             "record of the send: every redelivery or retry after a send (a crash before the ack, an "
+                             "expired lease) emails the customer again.",
+                             where(*use)),
+                 "Set discipline.email_dedupe = true: record each send in the store (keyed by job and step) and skip "
+                 "a send already recorded; or send it through the outbox."});
+}
+
+}  // namespace
+
+std::vector<lint_warning> lint(const world_config& config) {
+  std::vector<lint_warning> out;
+  write_without_key(config, out);
+  visibility_below_tool_p99(config, out);
+  heartbeat_too_slow(config, out);
+  no_backoff_cap(config, out);
+  no_jitter(config, out);
+  retries_non_retryable(config, out);
+  attempts_reset_on_reenqueue(config, out);
+  checkpoint_before_effect(config, out);
+  key_per_attempt(config, out);
+  transaction_across_model(config, out);
+  rolling_kill_without_drain(config, out);
+  dead_letter_threshold(config, out);
+  email_without_dedupe(config, out);
+  return out;
+}
+
+std::string format_warning(const lint_warning& warning) {
+  return fmt::format("warning[{}] {}\n  why: {}\n  fix: {}\n", warning.rule, warning.setting, warning.why,
+                     warning.fix);
+}
+
+}  // namespace twice

@@ -1,0 +1,51 @@
+#pragma once
+// `twice lint`: static warnings for the classic at-least-once mistakes,
+// found in a world's configuration before anything runs. Each warning names
+// the scenario setting to change (its key path, as scenario files write it),
+// says why it bites in production with the configuration's own numbers, and
+// says what to change. docs/lint.md documents every rule with an example.
+//
+//   for (const lint_warning& w : lint(scenario.world)) std::cout << format_warning(w);
+//
+// A rule fires only when its condition is really present: a rule about a
+// tool fires only when some job calls that tool (tools are known by the step
+// names the world registers: "refund" is the payment vendor and writes with
+// a key; "email" writes and takes no key; "read" and "model" do not write).
+// Warnings come in rule order (the order of lint_rules below), and within a
+// rule in the order of the settings they name (deploy[0] before deploy[1]).
+// The linter only reads the configuration: same config, same warnings.
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "world/world.hpp"
+
+namespace twice {
+
+struct lint_warning {
+  std::string rule;     // stable snake_case id, one of lint_rules
+  std::string setting;  // scenario key path: "retry.maximum_interval", "deploy[0].strategy"
+  std::string why;      // why it bites in production, with the numbers
+  std::string fix;      // what to change
+};
+
+// Every rule id, in the order warnings are reported.
+inline constexpr std::array<std::string_view, 13> lint_rules{
+    "write_without_key",          "visibility_below_tool_p99", "heartbeat_too_slow",
+    "no_backoff_cap",             "no_jitter",                 "retries_non_retryable",
+    "attempts_reset_on_reenqueue", "checkpoint_before_effect", "key_per_attempt",
+    "transaction_across_model",   "rolling_kill_without_drain", "dead_letter_threshold",
+    "email_without_dedupe",
+};
+
+std::vector<lint_warning> lint(const world_config& config);
+
+// For the command line, one warning as a few lines ending in '\n':
+//   warning[no_backoff_cap] retry.maximum_interval
+//     why: ...
+//     fix: ...
+std::string format_warning(const lint_warning& warning);
+
+}  // namespace twice

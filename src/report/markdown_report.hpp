@@ -1,0 +1,19 @@
+#pragma once
+// The incident write-up form of a run (`twice run --markdown FILE`): the
+// story, the settings that matter, the timeline as a table, the verdicts
+// with their evidence, the figures. The committed reports/ are these files;
+// CI regenerates them and fails on any byte of difference.
+
+#include <string>
+#include <vector>
+
+#include "report/run_summary.hpp"
+#include "report/timeline.hpp"
+
+namespace twice {
+
+struct scenario;
+
+std::string markdown_report(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& timeline);
+
+}  // namespace twice

@@ -1,0 +1,236 @@
+// The settings sections: the seed, budgets, the queues, the workers, the
+// runtime and its retry policy and discipline, the store. Limits are the real
+// systems' where there is one (SQS for the broker, Temporal's vocabulary for
+// retries); otherwise a bound that keeps the simulator's arithmetic safe.
+
+#include <limits>
+
+#include "scenario/sections.hpp"
+
+namespace twice::scenario_detail {
+namespace {
+
+using sim::duration;
+
+// SQS: MessageRetentionPeriod 60 s .. 14 days; maxReceiveCount 1 .. 1000.
+// (queue.cpp asserts the same bounds.)
+constexpr duration_limits retention_limits{duration::from_s(60), duration::from_s(14 * 24 * 3600), " (SQS's limits)"};
+constexpr duration_limits visibility_limits{duration::zero(), max_visibility_timeout, " (SQS's limit)"};
+constexpr integer_limits max_receive_limits{1, 1000, " (SQS's limits)"};
+// Bounds that are not the real system's: long enough for any story, short
+// enough that no sum of them can overflow the clock.
+constexpr duration_limits day_limits{duration::zero(), duration::from_s(24 * 3600)};
+constexpr duration_limits year_limits{duration::zero(), uncapped_ceiling, " (one year)"};
+
+void load_seed(const table_reader& root, load_state& s) {
+  const doc_node* n = root.get("seed");
+  if (n == nullptr) return;
+  // TOML integers stop at 2^63 - 1; a seed printed by a property run may be
+  // any 64-bit value, so a string of digits is accepted too.
+  if (n->type == doc_node::kind::string) {
+    std::uint64_t v = 0;
+    bool ok = !n->text.empty() && n->text.size() <= 20;
+    for (const char c : n->text) {
+      ok = ok && c >= '0' && c <= '9' && !__builtin_mul_overflow(v, 10, &v) &&
+           !__builtin_add_overflow(v, static_cast<std::uint64_t>(c - '0'), &v);
+    }
+    if (ok) {
+      s.world.seed = v;
+      return;
+    }
+  } else if (n->type == doc_node::kind::integer && n->integer >= 0) {
+    s.world.seed = static_cast<std::uint64_t>(n->integer);
+    return;
+  }
+  s.d.error(n->pos, "seed",
+            "expected a seed from 0 to 18446744073709551615 (an integer, or a string of digits above 2^63 - 1), "
+            "found " + describe_found(*n));
+}
+
+void load_budget(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("budget");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "budget", {"time_limit", "events"});
+  r.duration("time_limit", s.world.time_limit, {duration::from_us(1), instant_offset_max, " (ten years)"});
+  r.integer("events", s.world.event_budget, {1, std::numeric_limits<std::int64_t>::max()});
+}
+
+void load_trace(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("trace");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "trace", {"sample_interval"});
+  r.duration("sample_interval", s.world.sample_interval, day_limits);
+}
+
+void load_queue(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("queue");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "queue", {"name", "visibility_timeout", "retention", "max_receive_count", "semantics"});
+  static const named<handle_semantics> semantics[] = {{"sqs", handle_semantics::sqs},
+                                                      {"strict", handle_semantics::strict}};
+  queue_config& q = s.world.queue;
+  r.identifier("name", q.name);
+  r.duration("visibility_timeout", q.visibility_timeout, visibility_limits);
+  r.duration("retention", q.retention, retention_limits);
+  r.integer("max_receive_count", q.max_receive_count, max_receive_limits);
+  r.choice("semantics", q.semantics, semantics);
+}
+
+void load_dead_letter_queue(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("dead_letter_queue");
+  if (t != nullptr) {
+    const table_reader r(s.d, *t, "dead_letter_queue", {"enabled", "name", "retention"});
+    r.boolean("enabled", s.world.dead_letter_queue);
+    r.identifier("name", s.world.dead_letter.name);
+    r.duration("retention", s.world.dead_letter.retention, retention_limits);
+  }
+  // Both queues trace as "queue/<name>": one name for two queues would merge them.
+  if (s.world.dead_letter_queue && s.world.dead_letter.name == s.world.queue.name) {
+    // The defaults differ, so one of the names was written in the file.
+    const doc_node* dlq_name = t != nullptr ? t->find("name") : nullptr;
+    const doc_node* queue = root.get("queue");
+    const doc_node* queue_name = queue != nullptr ? queue->find("name") : nullptr;
+    const source_pos at = dlq_name != nullptr ? dlq_name->pos : queue_name != nullptr ? queue_name->pos : root.pos();
+    s.d.error(at, dlq_name != nullptr ? "dead_letter_queue.name" : "queue.name",
+              "the queue and the dead-letter queue need different names; both are " + quote(s.world.queue.name));
+  }
+  // SQS's redrive policy names both the count and the target queue.
+  const doc_node* queue = root.get("queue");
+  const doc_node* count = queue != nullptr ? queue->find("max_receive_count") : nullptr;
+  if (count != nullptr && s.world.queue.max_receive_count > 0 && !s.world.dead_letter_queue) {
+    s.d.error(count->pos, "queue.max_receive_count",
+              "a redrive needs a dead-letter queue, but dead_letter_queue.enabled is false; enable it or remove "
+              "max_receive_count");
+  }
+}
+
+void load_workers(const table_reader& root, load_state& s) {
+  s.worker_count = s.world.workers;
+  const doc_node* t = root.table("workers");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "workers", {"count", "sha"});
+  if (r.get("count") != nullptr && !r.integer("count", s.world.workers, {1, 10'000})) s.worker_count.reset();
+  else s.worker_count = s.world.workers;
+  r.identifier("sha", s.world.sha);
+}
+
+void load_runtime(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("runtime");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "runtime",
+                       {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval"});
+  runtime_config& rt = s.world.runtime;
+  r.duration("visibility_timeout", rt.visibility_timeout, visibility_limits);
+  // Zero would heartbeat forever at one instant: leave the key out instead.
+  r.duration("heartbeat_interval", rt.heartbeat_interval,
+             {duration::from_us(1), max_visibility_timeout, " (leave it out for no heartbeat)"});
+  r.duration("long_poll", rt.long_poll, {duration::zero(), max_long_poll, " (SQS's limit)"});
+  r.duration("restart_delay", rt.restart_delay, day_limits);
+  r.duration("relay_poll_interval", s.world.relay_poll_interval, {duration::from_us(1), duration::from_s(3600)});
+}
+
+// A duration, or "none": no cap at all (the anti-pattern the catalogue shows).
+bool load_maximum_interval(const table_reader& r, retry_policy& p) {
+  const doc_node* n = r.get("maximum_interval");
+  if (n == nullptr) return true;
+  if (n->type == doc_node::kind::string && n->text == "none") {
+    p.maximum_interval.reset();
+    return true;
+  }
+  if (n->type != doc_node::kind::string) {
+    r.diag().error(n->pos, r.path_of("maximum_interval"),
+                   "expected a duration string like \"30s\", or \"none\" for no cap, found " + describe_found(*n));
+    return false;
+  }
+  return r.duration("maximum_interval", p.maximum_interval, year_limits);
+}
+
+void load_retry(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("retry");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "retry",
+                       {"initial_interval", "coefficient", "maximum_interval", "maximum_attempts", "jitter"});
+  static const named<jitter_kind> jitters[] = {{"none", jitter_kind::none},
+                                               {"full", jitter_kind::full},
+                                               {"equal", jitter_kind::equal},
+                                               {"decorrelated", jitter_kind::decorrelated}};
+  retry_policy& p = s.world.runtime.retry;
+  const bool initial_given = r.get("initial_interval") != nullptr;
+  const bool cap_given = r.get("maximum_interval") != nullptr;
+  const bool initial_ok = !initial_given || r.duration("initial_interval", p.initial_interval, year_limits);
+  if (const doc_node* n = r.get("coefficient")) {
+    if (const auto v = read_milli(s.d, *n, r.path_of("coefficient"), 1000, 100'000)) p.coefficient_milli = *v;
+  }
+  const bool cap_ok = load_maximum_interval(r, p);
+  r.integer("maximum_attempts", p.maximum_attempts, {0, 10'000, " (0: unlimited)"});
+  r.choice("jitter", p.jitter, jitters);
+
+  // A cap below the base would clamp every delay to the cap: a typo, not a
+  // policy. Compared only when both values loaded, so a bad one is reported once.
+  if (initial_ok && cap_ok && p.maximum_interval && *p.maximum_interval < p.initial_interval) {
+    const std::string cap = sim::format_duration(*p.maximum_interval);
+    const std::string base = sim::format_duration(p.initial_interval);
+    if (cap_given) {
+      s.d.error(r.pos_of("maximum_interval"), "retry.maximum_interval",
+                "the cap " + cap + " is below retry.initial_interval " + base + "; it must be at least the initial "
+                "interval");
+    } else {
+      s.d.error(r.pos_of("initial_interval"), "retry.initial_interval",
+                base + " is above the default cap retry.maximum_interval = 100s; raise the cap or write "
+                "maximum_interval = \"none\"");
+    }
+  }
+}
+
+void load_discipline(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("discipline");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "discipline",
+                       {"key", "pass_key_to_vendor", "ledger_guard", "checkpoint", "retry", "retry_non_retryable",
+                        "reset_attempts_on_reenqueue", "hold_transaction_across_model", "email_dedupe",
+                        "stop_on_lost_lease", "fencing"});
+  static const named<key_mode> keys[] = {
+      {"none", key_mode::none}, {"per_attempt", key_mode::per_attempt}, {"stable", key_mode::stable}};
+  static const named<checkpoint_mode> checkpoints[] = {{"before_effect", checkpoint_mode::before_effect},
+                                                       {"after_success", checkpoint_mode::after_success},
+                                                       {"outbox", checkpoint_mode::outbox}};
+  static const named<retry_mode> retries[] = {{"nack", retry_mode::nack}, {"in_slice", retry_mode::in_slice}};
+  discipline& d = s.world.runtime.rules;
+  r.choice("key", d.key, keys);
+  r.boolean("pass_key_to_vendor", d.pass_key_to_vendor);
+  r.boolean("ledger_guard", d.ledger_guard);
+  r.choice("checkpoint", d.checkpoint, checkpoints);
+  r.choice("retry", d.retry, retries);
+  r.boolean("retry_non_retryable", d.retry_non_retryable);
+  r.boolean("reset_attempts_on_reenqueue", d.reset_attempts_on_reenqueue);
+  r.boolean("hold_transaction_across_model", d.hold_transaction_across_model);
+  r.boolean("email_dedupe", d.email_dedupe);
+  r.boolean("stop_on_lost_lease", d.stop_on_lost_lease);
+  r.boolean("fencing", d.fencing);
+}
+
+void load_store(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("store");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "store", {"pool_size", "statement_latency", "unique_ledger_key"});
+  r.integer("pool_size", s.world.store.pool_size, {1, pool_size_max});
+  r.duration("statement_latency", s.world.store.statement_latency, {duration::zero(), duration::from_s(3600)});
+  r.boolean("unique_ledger_key", s.world.store.unique_ledger_key);
+}
+
+}  // namespace
+
+void load_settings(const table_reader& root, load_state& s) {
+  load_seed(root, s);
+  load_budget(root, s);
+  load_trace(root, s);
+  load_queue(root, s);
+  load_dead_letter_queue(root, s);
+  load_workers(root, s);
+  load_runtime(root, s);
+  load_retry(root, s);
+  load_discipline(root, s);
+  load_store(root, s);
+}
+
+}  // namespace twice::scenario_detail

@@ -1,0 +1,102 @@
+#include "scenario/scenario.hpp"
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "scenario/document.hpp"
+#include "scenario/sections.hpp"
+
+namespace twice {
+
+std::string scenario_error::to_string() const {
+  std::string out = file;
+  if (line != 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+  out += ": ";
+  if (!key.empty()) out += key + ": ";
+  out += message;
+  return out;
+}
+
+namespace {
+
+using namespace scenario_detail;
+
+// Larger than any hand-written scenario by far; a bound so a wrong path
+// (a log file, a device) fails fast instead of filling memory.
+constexpr std::uintmax_t file_size_max = 16u << 20;
+
+std::string default_name(const std::string& path) {
+  const std::string stem = std::filesystem::path(path).stem().string();
+  return stem.empty() ? "scenario" : stem;
+}
+
+void load_name(const table_reader& root, scenario& out) {
+  const doc_node* n = root.get("name");
+  if (n == nullptr) return;
+  const std::optional<std::string> name = read_string(root.diag(), *n, "name");
+  if (!name) return;
+  if (name->empty() || name->size() > 200) {
+    root.diag().error(n->pos, "name", "expected a name of 1 to 200 characters, found " + quote(*name));
+    return;
+  }
+  out.name = *name;
+}
+
+load_result failed(diagnostics& d) { return {std::nullopt, d.take()}; }
+
+}  // namespace
+
+load_result load_scenario_text(std::string_view text, std::string path_for_messages) {
+  diagnostics d(path_for_messages);
+  const parsed_document doc = parse_document(text, path_for_messages);
+  if (!doc.ok) {
+    d.error(doc.error_pos, {}, doc.error);
+    return failed(d);
+  }
+  scenario out;
+  out.path = path_for_messages;
+  out.name = default_name(path_for_messages);
+  out.story = leading_comment(text);
+  const table_reader root(d, doc.root, "",
+                          {"name", "seed", "budget", "trace", "queue", "dead_letter_queue", "workers", "runtime",
+                           "retry", "discipline", "store", "vendor", "tools", "job", "workload", "fault", "crash",
+                           "deploy", "queue_fault", "expect"});
+  load_state state{d, out.world, out.expect, {}, {}, {}, true};
+  load_name(root, out);
+  // In dependency order: faults refer to workers and jobs.
+  load_settings(root, state);
+  load_tools(root, state);
+  load_jobs(root, state);
+  load_faults(root, state);
+  load_expect(root, state);
+  if (!d.empty()) return failed(d);
+  return {std::move(out), {}};
+}
+
+load_result load_scenario_file(const std::string& path) {
+  diagnostics d(path);
+  std::error_code ec;
+  const bool regular = std::filesystem::is_regular_file(path, ec);
+  if (!regular) {
+    d.error({}, {}, ec ? "cannot read the file: " + ec.message() : "cannot read the file: not a regular file");
+    return failed(d);
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > file_size_max) {
+    d.error({}, {}, ec ? "cannot read the file: " + ec.message() : "the file is larger than 16 MiB");
+    return failed(d);
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in || in.bad()) {
+    d.error({}, {}, "cannot read the file: " + std::generic_category().message(errno));
+    return failed(d);
+  }
+  return load_scenario_text(text.str(), path);
+}
+
+}  // namespace twice

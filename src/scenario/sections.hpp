@@ -1,0 +1,46 @@
+#pragma once
+// The section loaders behind load_scenario_text, one file per group of
+// sections. They run in a fixed order because later sections refer to what
+// earlier ones defined: faults name workers and jobs, so [workers] and the
+// jobs are loaded first.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenario/reader.hpp"
+#include "scenario/scenario.hpp"
+#include "sim/duration_text.hpp"
+
+namespace twice::scenario_detail {
+
+// What the loaders share. Where a definition was itself bad (a worker count
+// that did not load, a job without a valid id), references to it are not
+// checked: one mistake gives one error, not a cascade.
+struct load_state {
+  diagnostics& d;
+  world_config& world;
+  expectations& expect;
+  std::optional<std::uint32_t> worker_count;  // unset when [workers] count was bad
+  std::map<std::string, source_pos, std::less<>> job_ids;  // every job id -> where it was defined
+  std::vector<std::string> named_job_ids;                  // the [[job]] ids, for "did you mean"
+  bool job_ids_complete = true;                            // false when some job's id did not load
+};
+
+// The tools a step may name: the step names the world registers.
+inline constexpr std::string_view tool_names[] = {"read", "model", "refund", "email"};
+
+void load_settings(const table_reader& root, load_state& s);  // seed, name aside: [budget] .. [store]
+void load_tools(const table_reader& root, load_state& s);     // [vendor], [tools.*]
+void load_jobs(const table_reader& root, load_state& s);      // [[job]], [workload]
+void load_faults(const table_reader& root, load_state& s);    // [[fault]], [[crash]], [[deploy]], [[queue_fault]]
+void load_expect(const table_reader& root, load_state& s);    // [expect]
+
+// Checks a reference to a worker index / job id; reports a bad one.
+bool check_worker_ref(const load_state& s, const doc_node& n, const std::string& path, std::uint32_t index);
+bool check_job_ref(const load_state& s, const doc_node& n, const std::string& path, const std::string& id);
+
+}  // namespace twice::scenario_detail

@@ -1,0 +1,466 @@
+// `twice lint`: a clean configuration gives no warning at all; each rule
+// fires, alone, on the one setting that breaks it (naming that setting, why
+// and the fix), and stays quiet once the setting is fixed or the condition is
+// absent (a write-tool rule with no job calling that tool).
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "lint/lint.hpp"
+#include "runtime/job.hpp"
+
+using namespace twice;
+using sim::duration;
+
+namespace {
+
+// The defaults plus one agent job (read, model, refund), a heartbeat, and a
+// dead-letter threshold equal to the attempts: what a careful team ships.
+world_config clean_config() {
+  world_config c;
+  c.jobs.push_back(agent_job("job_1", "inv_1", 500));
+  c.runtime.heartbeat_interval = duration::from_s(5);
+  c.queue.max_receive_count = c.runtime.retry.maximum_attempts;
+  return c;
+}
+
+bool fires(const world_config& c, std::string_view rule) {
+  for (const lint_warning& w : lint(c)) {
+    if (w.rule == rule) return true;
+  }
+  return false;
+}
+
+// The one warning `c` produces; fails the test if there is not exactly one.
+lint_warning only_warning(const world_config& c) {
+  const std::vector<lint_warning> ws = lint(c);
+  std::string printed;
+  for (const lint_warning& w : ws) printed += format_warning(w);
+  INFO(printed);
+  REQUIRE(ws.size() == 1);
+  CHECK_FALSE(ws[0].fix.empty());
+  return ws[0];
+}
+
+using Catch::Matchers::Contains;
+
+}  // namespace
+
+TEST_CASE("a clean configuration gives no warning", "[lint]") {
+  const world_config c = clean_config();
+  // The defaults the baseline relies on: the model's p99 (20 s) fits the
+  // 30 s lease, the heartbeat is a sixth of it, jitter and a cap are on.
+  REQUIRE(c.model.latency.p99() == duration::from_s(20));
+  REQUIRE(c.queue.visibility_timeout == duration::from_s(30));
+  CHECK(lint(c).empty());
+
+  world_config with_email = c;
+  with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
+  CHECK(lint(with_email).empty());
+
+  CHECK(lint_rules.size() == 13);
+}
+
+// ---- 1. write_without_key ------------------------------------------------------
+
+TEST_CASE("write_without_key: a refund with no key", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.key = key_mode::none;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "write_without_key");
+  CHECK(w.setting == "discipline.key");
+  CHECK_THAT(w.why, Contains("job_1 step 3 refunds 500 cents") && Contains("refunds again"));
+  CHECK_THAT(w.fix, Contains("job_1:step_3:refund"));
+}
+
+TEST_CASE("write_without_key: a key the vendor never sees", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.pass_key_to_vendor = false;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "write_without_key");
+  CHECK(w.setting == "discipline.pass_key_to_vendor");
+  CHECK_THAT(w.why, Contains("never sent"));
+}
+
+TEST_CASE("write_without_key: quiet with a stable key passed on, or with no write", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.key = key_mode::stable;
+  c.runtime.rules.pass_key_to_vendor = true;
+  CHECK_FALSE(fires(c, "write_without_key"));
+
+  // No key, but nothing writes through the vendor.
+  c.runtime.rules.key = key_mode::none;
+  c.jobs[0].steps.pop_back();  // drop the refund: read, model
+  CHECK(lint(c).empty());
+}
+
+// ---- 2. visibility_below_tool_p99 --------------------------------------------------
+
+TEST_CASE("visibility_below_tool_p99: a 10 s lease over a 20 s model call with no heartbeat", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.runtime.visibility_timeout = duration::from_s(10);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "visibility_below_tool_p99");
+  CHECK(w.setting == "runtime.visibility_timeout");
+  CHECK_THAT(w.why, Contains("visibility timeout 10s is below the model tool's p99 latency 20s") &&
+                        Contains("job_1 step 2") && Contains("a second worker receives the message"));
+}
+
+TEST_CASE("visibility_below_tool_p99: the queue's lease when the runtime sets none", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.queue.visibility_timeout = duration::from_s(10);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "visibility_below_tool_p99");
+  CHECK(w.setting == "queue.visibility_timeout");
+  CHECK_THAT(w.why, Contains("visibility timeout 10s"));
+}
+
+TEST_CASE("visibility_below_tool_p99: a caller waits at most its client timeout", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.runtime.visibility_timeout = duration::from_s(40);
+  c.model.latency = latency_model::lognormal(duration::from_s(10), duration::from_s(60));
+  c.model.client_timeout = duration::from_s(45);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "visibility_below_tool_p99");
+  CHECK_THAT(w.why, Contains("client timeout 45s") && Contains("p99 1m"));
+
+  c.model.client_timeout = duration::from_s(30);  // the call ends inside the lease
+  CHECK(lint(c).empty());
+}
+
+TEST_CASE("visibility_below_tool_p99: quiet with a heartbeat, or a lease above the p99", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.visibility_timeout = duration::from_s(10);
+  c.runtime.heartbeat_interval = duration::from_s(3);
+  CHECK_FALSE(fires(c, "visibility_below_tool_p99"));
+
+  c.runtime.heartbeat_interval.reset();
+  c.runtime.visibility_timeout = duration::from_s(30);
+  CHECK(lint(c).empty());
+
+  // A short lease, but no job calls the slow tool.
+  c.runtime.visibility_timeout = duration::from_s(10);
+  c.jobs[0].steps.erase(c.jobs[0].steps.begin() + 1);  // read, refund
+  CHECK(lint(c).empty());
+}
+
+// ---- 3. heartbeat_too_slow -------------------------------------------------------
+
+TEST_CASE("heartbeat_too_slow: a 20 s heartbeat on a 30 s lease", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval = duration::from_s(20);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "heartbeat_too_slow");
+  CHECK(w.setting == "runtime.heartbeat_interval");
+  CHECK_THAT(w.why, Contains("heartbeat every 20s against a visibility timeout of 30s") &&
+                        Contains("one lost or late heartbeat loses the lease"));
+  CHECK_THAT(w.fix, Contains("10s"));
+}
+
+TEST_CASE("heartbeat_too_slow: a heartbeat slower than the lease", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval = duration::from_s(45);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "heartbeat_too_slow");
+  CHECK_THAT(w.why, Contains("expires before the first heartbeat"));
+}
+
+TEST_CASE("heartbeat_too_slow: quiet at half the lease or below", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval = duration::from_s(10);
+  CHECK(lint(c).empty());
+  c.runtime.heartbeat_interval = duration::from_s(15);
+  CHECK(lint(c).empty());
+}
+
+// ---- 4. no_backoff_cap -------------------------------------------------------------
+
+TEST_CASE("no_backoff_cap: no maximum interval", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.retry.maximum_interval.reset();
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "no_backoff_cap");
+  CHECK(w.setting == "retry.maximum_interval");
+  // 1 s doubling: retry #10 waits 2^9 s; 2^16 s is the first past 12 h.
+  CHECK_THAT(w.why, Contains("2.0x per retry from 1s") && Contains("retry #10 waits 8m32s") &&
+                        Contains("retry #17 passes 12h"));
+  CHECK_THAT(w.fix, Contains("1m40s"));
+}
+
+TEST_CASE("no_backoff_cap: quiet with a cap, or a flat backoff", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.retry.maximum_interval = duration::from_s(100);
+  CHECK(lint(c).empty());
+
+  c.runtime.retry.maximum_interval.reset();
+  c.runtime.retry.coefficient_milli = 1000;  // nothing grows, nothing to cap
+  CHECK(lint(c).empty());
+}
+
+// ---- 5. no_jitter ----------------------------------------------------------------------
+
+TEST_CASE("no_jitter: no jitter with two workers", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.retry.jitter = jitter_kind::none;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "no_jitter");
+  CHECK(w.setting == "retry.jitter");
+  CHECK_THAT(w.why, Contains("no jitter with 2 workers") && Contains("(1s, 2s, 4s ...)") && Contains("stampede"));
+}
+
+TEST_CASE("no_jitter: quiet with jitter, or with one worker", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.retry.jitter = jitter_kind::full;
+  CHECK(lint(c).empty());
+  c.runtime.retry.jitter = jitter_kind::none;
+  c.workers = 1;
+  CHECK(lint(c).empty());
+}
+
+// ---- 6. retries_non_retryable ---------------------------------------------------------
+
+TEST_CASE("retries_non_retryable: 400s retried like 503s", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.retry_non_retryable = true;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "retries_non_retryable");
+  CHECK(w.setting == "discipline.retry_non_retryable");
+  CHECK_THAT(w.why, Contains("burns all 5 attempts"));
+}
+
+TEST_CASE("retries_non_retryable: quiet when 400s fail at once", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.retry_non_retryable = false;
+  CHECK_FALSE(fires(c, "retries_non_retryable"));
+}
+
+// ---- 7. attempts_reset_on_reenqueue -----------------------------------------------------
+
+TEST_CASE("attempts_reset_on_reenqueue: the counter goes back to 0", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.reset_attempts_on_reenqueue = true;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "attempts_reset_on_reenqueue");
+  CHECK(w.setting == "discipline.reset_attempts_on_reenqueue");
+  CHECK_THAT(w.why, Contains("retry.maximum_attempts = 5 is never reached") &&
+                        Contains("queue.max_receive_count = 5 deliveries"));
+}
+
+TEST_CASE("attempts_reset_on_reenqueue: quiet when the counter only goes up", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.reset_attempts_on_reenqueue = false;
+  CHECK_FALSE(fires(c, "attempts_reset_on_reenqueue"));
+}
+
+// ---- 8. checkpoint_before_effect ---------------------------------------------------------
+
+TEST_CASE("checkpoint_before_effect: the step marked done before the refund", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "checkpoint_before_effect");
+  CHECK(w.setting == "discipline.checkpoint");
+  CHECK_THAT(w.why, Contains("the refund at job_1 step 3 is marked done before the tool runs") &&
+                        Contains("the refund never happens"));
+}
+
+TEST_CASE("checkpoint_before_effect: quiet after success, with an outbox, or with no side effect", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.checkpoint = checkpoint_mode::after_success;
+  CHECK(lint(c).empty());
+  c.runtime.rules.checkpoint = checkpoint_mode::outbox;
+  CHECK(lint(c).empty());
+
+  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
+  c.jobs[0].steps.pop_back();  // read, model: nothing to lose
+  CHECK(lint(c).empty());
+}
+
+// ---- 9. key_per_attempt --------------------------------------------------------------
+
+TEST_CASE("key_per_attempt: a new key every attempt", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.key = key_mode::per_attempt;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "key_per_attempt");
+  CHECK(w.setting == "discipline.key");
+  CHECK_THAT(w.why, Contains("job_1:step_3:refund:attempt_0") && Contains("as a new refund"));
+  CHECK_THAT(w.fix, Contains("\"job_1:step_3:refund\""));
+}
+
+TEST_CASE("key_per_attempt: quiet with a stable key", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.key = key_mode::stable;
+  CHECK_FALSE(fires(c, "key_per_attempt"));
+}
+
+// ---- 10. transaction_across_model ---------------------------------------------------------
+
+TEST_CASE("transaction_across_model: a connection held across the model call", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.hold_transaction_across_model = true;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "transaction_across_model");
+  CHECK(w.setting == "discipline.hold_transaction_across_model");
+  CHECK_THAT(w.why, Contains("one of the store's 10 connections (store.pool_size)") && Contains("(p99 20s)"));
+
+  c.workers = 12;
+  CHECK_THAT(only_warning(c).why, Contains("with 12 workers, that is ordinary load"));
+}
+
+TEST_CASE("transaction_across_model: quiet when committed first, or with no model call", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.hold_transaction_across_model = false;
+  CHECK(lint(c).empty());
+
+  c.runtime.rules.hold_transaction_across_model = true;
+  c.jobs[0].steps.erase(c.jobs[0].steps.begin() + 1);  // read, refund
+  CHECK(lint(c).empty());
+}
+
+// ---- 11. rolling_kill_without_drain -------------------------------------------------------
+
+TEST_CASE("rolling_kill_without_drain: a rolling kill deploy", "[lint]") {
+  world_config c = clean_config();
+  deploy_spec drain;
+  drain.at = sim::instant::epoch() + duration::from_s(30);
+  deploy_spec kill;
+  kill.at = sim::instant::epoch() + duration::from_s(60);
+  kill.strategy = deploy_strategy::rolling_kill;
+  c.deploys = {drain, kill};
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "rolling_kill_without_drain");
+  CHECK(w.setting == "deploy[1].strategy");
+  CHECK_THAT(w.why, Contains("the deploy to v2 at 1m kills 1 pod every 5s without draining") &&
+                        Contains("after the visibility timeout 30s"));
+  CHECK_THAT(w.fix, Contains("grace period (30s)"));
+}
+
+TEST_CASE("rolling_kill_without_drain: quiet with drains", "[lint]") {
+  world_config c = clean_config();
+  deploy_spec drain;
+  drain.strategy = deploy_strategy::drain;
+  c.deploys = {drain, drain};
+  CHECK(lint(c).empty());
+}
+
+// ---- 12. dead_letter_threshold ---------------------------------------------------------
+
+TEST_CASE("dead_letter_threshold: no redrive", "[lint]") {
+  world_config c = clean_config();
+  c.queue.max_receive_count = 0;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "dead_letter_threshold");
+  CHECK(w.setting == "queue.max_receive_count");
+  CHECK_THAT(w.why, Contains("queue.max_receive_count is not set") && Contains("cycles forever") &&
+                        Contains("comes back every 30s"));
+  CHECK_THAT(w.fix, Contains("5, the retry policy's attempts"));
+}
+
+TEST_CASE("dead_letter_threshold: no dead-letter queue", "[lint]") {
+  world_config c = clean_config();
+  c.dead_letter_queue = false;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "dead_letter_threshold");
+  CHECK(w.setting == "dead_letter_queue.enabled");
+  CHECK_THAT(w.why, Contains("the dead-letter queue is disabled") && Contains("cycles forever"));
+}
+
+TEST_CASE("dead_letter_threshold: redrive later than the attempts", "[lint]") {
+  world_config c = clean_config();
+  c.queue.max_receive_count = 20;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "dead_letter_threshold");
+  CHECK(w.setting == "queue.max_receive_count");
+  CHECK_THAT(w.why, Contains("queue.max_receive_count 20 is above retry.maximum_attempts 5") &&
+                        Contains("15 deliveries longer than the retry policy intends"));
+}
+
+TEST_CASE("dead_letter_threshold: quiet at or below the attempts, or with unlimited attempts", "[lint]") {
+  world_config c = clean_config();
+  c.queue.max_receive_count = 5;
+  CHECK(lint(c).empty());
+  c.queue.max_receive_count = 3;
+  CHECK(lint(c).empty());
+  c.runtime.retry.maximum_attempts = 0;
+  c.queue.max_receive_count = 20;
+  CHECK(lint(c).empty());
+}
+
+// ---- 13. email_without_dedupe -----------------------------------------------------------
+
+TEST_CASE("email_without_dedupe: an email with no local record", "[lint]") {
+  world_config c = clean_config();
+  c.jobs[0] = agent_job("job_1", "inv_1", 500, true);
+  c.runtime.rules.email_dedupe = false;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "email_without_dedupe");
+  CHECK(w.setting == "discipline.email_dedupe");
+  CHECK_THAT(w.why, Contains("job_1 step 4 sends email through a provider that takes no idempotency key") &&
+                        Contains("emails the customer again"));
+}
+
+TEST_CASE("email_without_dedupe: quiet with dedupe, or with no email", "[lint]") {
+  world_config c = clean_config();
+  c.jobs[0] = agent_job("job_1", "inv_1", 500, true);
+  c.runtime.rules.email_dedupe = true;
+  CHECK(lint(c).empty());
+
+  c.jobs[0] = agent_job("job_1", "inv_1", 500, false);
+  c.runtime.rules.email_dedupe = false;
+  CHECK(lint(c).empty());
+}
+
+// ---- together ----------------------------------------------------------------------
+
+TEST_CASE("warnings come in rule order and name the jobs that call a tool", "[lint]") {
+  world_config c;  // the defaults: no heartbeat, no redrive threshold
+  for (int i = 1; i <= 3; ++i) {
+    c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100 * i, true));
+  }
+  c.runtime.visibility_timeout = duration::from_s(10);
+  c.runtime.retry.maximum_interval.reset();
+  c.runtime.retry.jitter = jitter_kind::none;
+  c.runtime.rules.key = key_mode::none;
+  c.runtime.rules.retry_non_retryable = true;
+  c.runtime.rules.reset_attempts_on_reenqueue = true;
+  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
+  c.runtime.rules.hold_transaction_across_model = true;
+  c.runtime.rules.email_dedupe = false;
+  deploy_spec kill;
+  kill.strategy = deploy_strategy::rolling_kill;
+  c.deploys = {kill, kill};
+
+  std::vector<std::string> rules;
+  for (const lint_warning& w : lint(c)) rules.push_back(w.rule);
+  CHECK(rules == std::vector<std::string>{"write_without_key", "visibility_below_tool_p99", "no_backoff_cap",
+                                          "no_jitter", "retries_non_retryable", "attempts_reset_on_reenqueue",
+                                          "checkpoint_before_effect", "transaction_across_model",
+                                          "rolling_kill_without_drain", "rolling_kill_without_drain",
+                                          "dead_letter_threshold", "email_without_dedupe"});
+  const std::vector<lint_warning> ws = lint(c);
+  CHECK_THAT(ws[0].why, Contains("job_1 step 3 (and 2 other jobs)"));
+  CHECK(ws[8].setting == "deploy[0].strategy");
+  CHECK(ws[9].setting == "deploy[1].strategy");
+  CHECK_THAT(ws[5].why, Contains("retries forever, and nothing else stops it"));
+
+  // Every rule id reported is a known one, in the declared order.
+  std::size_t at = 0;
+  for (const std::string& r : rules) {
+    while (at < lint_rules.size() && lint_rules[at] != r) ++at;
+    CHECK(at < lint_rules.size());
+  }
+}
+
+TEST_CASE("format_warning prints the rule, the setting, why and the fix", "[lint]") {
+  const lint_warning w{"no_jitter", "retry.jitter", "a stampede.", "Set retry.jitter = \"full\"."};
+  CHECK(format_warning(w) ==
+        "warning[no_jitter] retry.jitter\n"
+        "  why: a stampede.\n"
+        "  fix: Set retry.jitter = \"full\".\n");
+}

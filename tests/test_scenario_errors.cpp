@@ -1,0 +1,381 @@
+// Bad scenario files: each class of mistake gives one located message that
+// names the key and what was expected, and every message is pinned here
+// word for word (people grep for them, and trust depends on them).
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+
+using namespace twice;
+
+namespace {
+
+std::string fixture(std::string_view name) {
+  return (std::filesystem::path(__FILE__).parent_path() / "scenarios" / name).string();
+}
+
+std::vector<std::string> errors_of(std::string_view text) {
+  const load_result r = load_scenario_text(text, "t.toml");
+  CHECK_FALSE(r.ok());
+  std::vector<std::string> out;
+  for (const scenario_error& e : r.errors) out.push_back(e.to_string());
+  return out;
+}
+
+// The single error a text gives, as printed.
+std::string error_of(std::string_view text) {
+  const std::vector<std::string> errors = errors_of(text);
+  INFO(text);
+  for (const std::string& e : errors) INFO(e);
+  REQUIRE(errors.size() == 1);
+  return errors[0];
+}
+
+}  // namespace
+
+TEST_CASE("an error prints as file:line:col: key: message", "[scenario]") {
+  const load_result r = load_scenario_text("[queue]\nvisibility_timeout = 30\n", "dir/a.toml");
+  REQUIRE(r.errors.size() == 1);
+  const scenario_error& e = r.errors[0];
+  CHECK(e.file == "dir/a.toml");
+  CHECK(e.line == 2);
+  CHECK(e.column == 22);
+  CHECK(e.key == "queue.visibility_timeout");
+  CHECK(e.message == "expected a duration string like \"30s\", found integer 30");
+  CHECK(e.to_string() ==
+        "dir/a.toml:2:22: queue.visibility_timeout: expected a duration string like \"30s\", found integer 30");
+  CHECK(scenario_error{"f.toml", 0, 0, "", "cannot read the file: x"}.to_string() == "f.toml: cannot read the file: x");
+  CHECK(scenario_error{"f.toml", 3, 7, "", "bad"}.to_string() == "f.toml:3:7: bad");
+}
+
+TEST_CASE("TOML syntax errors are located", "[scenario]") {
+  CHECK(error_of("seed =\n") == "t.toml:1:7: Error while parsing key-value pair: expected value, saw '\\n'");
+  CHECK(error_of("seed = 1\nseed = 2\n") ==
+        "t.toml:2:8: Error while parsing key-value pair: cannot redefine existing integer 'seed'");
+  CHECK(error_of("[workers]\ncount = 2\n[workers]\n") ==
+        "t.toml:3:1: Error while parsing table header: cannot redefine existing table 'workers'");
+}
+
+TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenario]") {
+  CHECK(error_of("nme = \"x\"\n") == "t.toml:1:1: nme: unknown key; did you mean `name`?");
+  CHECK(error_of("[retyr]\n") == "t.toml:1:2: retyr: unknown key; did you mean `retry`?");
+  CHECK(error_of("[queue]\nvisiblity_timeout = \"1s\"\n") ==
+        "t.toml:2:1: queue.visiblity_timeout: unknown key; did you mean `visibility_timeout`?");
+  CHECK(error_of("[retry]\ncap = \"none\"\n") == "t.toml:2:1: retry.cap: unknown key; did you mean `maximum_interval`?");
+  CHECK(error_of("[queue]\nmaxReceiveCount = 3\n") ==
+        "t.toml:2:1: queue.maxReceiveCount: unknown key; did you mean `max_receive_count`?");
+  CHECK(error_of("[runtime]\nheartbeat = \"3s\"\n") ==
+        "t.toml:2:1: runtime.heartbeat: unknown key; did you mean `heartbeat_interval`?");
+  CHECK(error_of("[[job]]\nid = \"j\"\ninvoice = \"i\"\namount_cents = 1\namount = 5\n") ==
+        "t.toml:5:1: job[0].amount: unknown key; did you mean `amount_cents`?");
+  CHECK(error_of("[vendor]\nlatency = { fix = \"1s\" }\n") ==
+        "t.toml:2:13: vendor.latency.fix: unknown key; did you mean `fixed`?");
+  CHECK(error_of("[tools]\nrefund = {}\n") == "t.toml:2:1: tools.refund: unknown key; expected one of email, model, read");
+  CHECK(error_of("\"weird key\" = 1\n") ==
+        "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, dead_letter_queue, "
+        "workers, runtime, retry, discipline, store, vendor, tools, job, workload, fault, crash, deploy, queue_fault, "
+        "expect");
+}
+
+TEST_CASE("wrong types say what was expected and what was found", "[scenario]") {
+  CHECK(error_of("[queue]\nvisibility_timeout = 30\n") ==
+        "t.toml:2:22: queue.visibility_timeout: expected a duration string like \"30s\", found integer 30");
+  CHECK(error_of("[workers]\ncount = \"2\"\n") == "t.toml:2:9: workers.count: expected an integer, found string \"2\"");
+  CHECK(error_of("[workers]\ncount = 2.0\n") == "t.toml:2:9: workers.count: expected an integer, found float 2");
+  CHECK(error_of("[store]\nunique_ledger_key = \"yes\"\n") ==
+        "t.toml:2:21: store.unique_ledger_key: expected true or false, found string \"yes\"");
+  CHECK(error_of("[discipline]\nkey = 1\n") ==
+        "t.toml:2:7: discipline.key: expected \"none\", \"per_attempt\" or \"stable\", found integer 1");
+  CHECK(error_of("retry = 5\n") == "t.toml:1:9: retry: expected a table ([retry] or { ... }), found integer 5");
+  CHECK(error_of("[job]\nid = \"x\"\n") ==
+        "t.toml:1:1: job: expected an array of tables ([[job]]), found a single table; write [[job]] for each one");
+  CHECK(error_of("seed = 1979-05-27\n") ==
+        "t.toml:1:8: seed: expected a seed from 0 to 18446744073709551615 (an integer, or a string of digits above "
+        "2^63 - 1), found a date-time");
+  CHECK(error_of("[vendor]\nlatency = \"200ms\"\n") ==
+        "t.toml:2:11: vendor.latency: expected a latency table, one of { fixed = \"200ms\" }, { uniform = [\"10ms\", "
+        "\"50ms\"] } or { p50 = \"300ms\", p99 = \"2s\" }, found string \"200ms\"");
+  CHECK(error_of("[retry]\nmaximum_interval = 30\n") ==
+        "t.toml:2:20: retry.maximum_interval: expected a duration string like \"30s\", or \"none\" for no cap, found "
+        "integer 30");
+  CHECK(error_of("[discipline]\ncheckpoint = \"after\"\n") ==
+        "t.toml:2:14: discipline.checkpoint: expected \"before_effect\", \"after_success\" or \"outbox\", found string "
+        "\"after\"; did you mean `after_success`?");
+}
+
+TEST_CASE("malformed and negative durations carry the duration parser's message", "[scenario]") {
+  constexpr std::string_view expected =
+      "; expected a duration such as \"250ms\", \"30s\", \"1m30s\" (units: h, m, s, ms, us)";
+  CHECK(error_of("[runtime]\nrestart_delay = \"-10s\"\n") ==
+        "t.toml:2:17: runtime.restart_delay: \"-10s\": durations cannot be negative" + std::string(expected));
+  CHECK(error_of("[queue]\nvisibility_timeout = \"30 s\"\n") ==
+        "t.toml:2:22: queue.visibility_timeout: \"30 s\": whitespace is not allowed" + std::string(expected));
+  CHECK(error_of("[queue]\nvisibility_timeout = \"1.5s\"\n") ==
+        "t.toml:2:22: queue.visibility_timeout: \"1.5s\": only whole numbers are allowed (write 1s500ms, not 1.5s)" +
+            std::string(expected));
+  CHECK(error_of("[queue]\nvisibility_timeout = \"30\"\n") ==
+        "t.toml:2:22: queue.visibility_timeout: \"30\": missing unit" + std::string(expected));
+}
+
+TEST_CASE("values out of range name the documented limits", "[scenario]") {
+  CHECK(error_of("[queue]\nvisibility_timeout = \"13h\"\n") ==
+        "t.toml:2:22: queue.visibility_timeout: must be at most 12h (SQS's limit), found 13h");
+  CHECK(error_of("[runtime]\nvisibility_timeout = \"12h1s\"\n") ==
+        "t.toml:2:22: runtime.visibility_timeout: must be at most 12h (SQS's limit), found 12h1s");
+  CHECK(error_of("[runtime]\nheartbeat_interval = \"13h\"\n") ==
+        "t.toml:2:22: runtime.heartbeat_interval: must be between 1us and 12h (leave it out for no heartbeat), found "
+        "13h");
+  CHECK(error_of("[runtime]\nheartbeat_interval = \"0s\"\n") ==
+        "t.toml:2:22: runtime.heartbeat_interval: must be between 1us and 12h (leave it out for no heartbeat), found 0s");
+  CHECK(error_of("[runtime]\nlong_poll = \"21s\"\n") ==
+        "t.toml:2:13: runtime.long_poll: must be at most 20s (SQS's limit), found 21s");
+  CHECK(error_of("[queue]\nmax_receive_count = 0\n") ==
+        "t.toml:2:21: queue.max_receive_count: must be between 1 and 1000 (SQS's limits), found 0");
+  CHECK(error_of("[queue]\nmax_receive_count = 1001\n") ==
+        "t.toml:2:21: queue.max_receive_count: must be between 1 and 1000 (SQS's limits), found 1001");
+  CHECK(error_of("[queue]\nretention = \"30s\"\n") ==
+        "t.toml:2:13: queue.retention: must be between 1m and 336h (SQS's limits), found 30s");
+  CHECK(error_of("[dead_letter_queue]\nretention = \"360h\"\n") ==
+        "t.toml:2:13: dead_letter_queue.retention: must be between 1m and 336h (SQS's limits), found 360h");
+  CHECK(error_of("[vendor.error_rates]\nunavailable = 1.5\n") ==
+        "t.toml:2:15: vendor.error_rates.unavailable: must be between 0 and 1, found 1.5");
+  CHECK(error_of("[vendor.error_rates]\nunavailable = -0.1\n") ==
+        "t.toml:2:15: vendor.error_rates.unavailable: must be between 0 and 1, found -0.1");
+  CHECK(error_of("[[fault]]\npoint = \"before_ack\"\nprobability = 2\n") ==
+        "t.toml:3:15: fault[0].probability: must be between 0 and 1, found 2");
+  CHECK(error_of("[[job]]\nid = \"j\"\ninvoice = \"i\"\namount_cents = -1999\n") ==
+        "t.toml:4:16: job[0].amount_cents: amounts cannot be negative, found -1999 cents");
+  CHECK(error_of("[store]\npool_size = 0\n") == "t.toml:2:13: store.pool_size: must be between 1 and 10000, found 0");
+  CHECK(error_of("[store]\npool_size = 10001\n") ==
+        "t.toml:2:13: store.pool_size: must be between 1 and 10000, found 10001");
+  CHECK(error_of("[workers]\ncount = 0\n") == "t.toml:2:9: workers.count: must be between 1 and 10000, found 0");
+  CHECK(error_of("[workers]\ncount = 10001\n") == "t.toml:2:9: workers.count: must be between 1 and 10000, found 10001");
+  CHECK(error_of("[workload]\ncount = 1000001\namount_cents = 5\n") ==
+        "t.toml:2:9: workload.count: must be between 0 and 1000000, found 1000001");
+  CHECK(error_of("[retry]\nmaximum_attempts = 10001\n") ==
+        "t.toml:2:20: retry.maximum_attempts: must be between 0 and 10000 (0: unlimited), found 10001");
+  CHECK(error_of("[[fault]]\npoint = \"before_ack\"\nattempt = 10001\n") ==
+        "t.toml:3:11: fault[0].attempt: must be between 0 and 10000 (attempts are numbered from 0), found 10001");
+  CHECK(error_of("[retry]\ncoefficient = 0.5\n") ==
+        "t.toml:2:15: retry.coefficient: must be between 1 and 100 (below 1 the backoff would shrink), found 0.5");
+  CHECK(error_of("[budget]\ntime_limit = \"100000h\"\n") ==
+        "t.toml:2:14: budget.time_limit: must be between 1us and 87600h (ten years), found 100000h");
+}
+
+TEST_CASE("exact ratios refuse more precision than they keep", "[scenario]") {
+  CHECK(error_of("[vendor.error_rates]\nunavailable = 0.0000005\n") ==
+        "t.toml:2:15: vendor.error_rates.unavailable: 0.0000005 is more precise than the simulator keeps: "
+        "probabilities are exact to 6 decimals (steps of 0.000001)");
+  CHECK(error_of("[vendor.error_rates]\nunavailable = \"0.0000005\"\n") ==
+        "t.toml:2:15: vendor.error_rates.unavailable: 0.0000005 is more precise than the simulator keeps: "
+        "probabilities are exact to 6 decimals (steps of 0.000001)");
+  CHECK(error_of("[retry]\ncoefficient = 1.0005\n") ==
+        "t.toml:2:15: retry.coefficient: 1.0005 is more precise than the simulator keeps: coefficients are exact to "
+        "3 decimals (steps of 0.001)");
+  CHECK(error_of("[retry]\ncoefficient = \"1,5\"\n") ==
+        "t.toml:2:15: retry.coefficient: expected a decimal number like 2.0 or \"1.5\", found string \"1,5\"");
+}
+
+TEST_CASE("a cap below the initial interval is an error", "[scenario]") {
+  CHECK(error_of("[retry]\ninitial_interval = \"10s\"\nmaximum_interval = \"5s\"\n") ==
+        "t.toml:3:20: retry.maximum_interval: the cap 5s is below retry.initial_interval 10s; it must be at least the "
+        "initial interval");
+  CHECK(error_of("[retry]\ninitial_interval = \"3m\"\n") ==
+        "t.toml:2:20: retry.initial_interval: 3m is above the default cap retry.maximum_interval = 100s; raise the cap "
+        "or write maximum_interval = \"none\"");
+  // One mistake, one message: a bad initial interval is not also compared with the cap.
+  CHECK(errors_of("[retry]\ninitial_interval = 10\nmaximum_interval = \"5s\"\n").size() == 1);
+}
+
+TEST_CASE("a heartbeat no shorter than the lease is the linter's business, not an error", "[scenario]") {
+  const load_result r =
+      load_scenario_text("[queue]\nvisibility_timeout = \"10s\"\n[runtime]\nheartbeat_interval = \"30s\"\n", "t.toml");
+  CHECK(r.ok());
+}
+
+TEST_CASE("references must name a worker or a job that exists", "[scenario]") {
+  constexpr std::string_view job = "[[job]]\nid = \"job_17\"\ninvoice = \"inv_17\"\namount_cents = 1999\n";
+  CHECK(error_of("[workers]\ncount = 2\n[[crash]]\nat = \"30s\"\nworker = 2\n") ==
+        "t.toml:5:10: crash[0].worker: worker 2 does not exist: workers.count is 2, so workers are numbered 0 to 1");
+  CHECK(error_of("[[fault]]\npoint = \"before_ack\"\nworker = 5\n") ==
+        "t.toml:3:10: fault[0].worker: worker 5 does not exist: workers.count is 2, so workers are numbered 0 to 1");
+  CHECK(error_of(std::string(job) + "[[fault]]\npoint = \"after_tool\"\njob = \"job_71\"\n") ==
+        "t.toml:7:7: fault[0].job: no job has the id \"job_71\"; did you mean `job_17`?");
+  CHECK(error_of(std::string(job) + "[[queue_fault]]\nkind = \"lose_delete\"\njob = \"refund_job\"\n") ==
+        "t.toml:7:7: queue_fault[0].job: no job has the id \"refund_job\"");
+  // A worker count that did not load is reported once, not once per reference.
+  CHECK(errors_of("[workers]\ncount = 0\n[[crash]]\nat = \"1s\"\nworker = 5\n").size() == 1);
+}
+
+TEST_CASE("job ids are unique, whether written or generated", "[scenario]") {
+  CHECK(error_of("[[job]]\nid = \"job_17\"\ninvoice = \"inv_17\"\namount_cents = 1999\n"
+                 "[[job]]\nid = \"job_17\"\ninvoice = \"inv_18\"\namount_cents = 5\n") ==
+        "t.toml:6:6: job[1].id: duplicate job id \"job_17\"; first defined at line 2, column 6");
+  CHECK(error_of("[[job]]\nid = \"gen_2\"\ninvoice = \"i\"\namount_cents = 1\n"
+                 "[workload]\ncount = 3\namount_cents = 1\n") ==
+        "t.toml:5:1: workload.id_prefix: generates the job id \"gen_2\", already defined at line 2, column 6; choose "
+        "another id_prefix");
+  CHECK(error_of("[[job]]\nid = \"job 17\"\ninvoice = \"i\"\namount_cents = 1\n") ==
+        "t.toml:2:6: job[0].id: expected 1 to 128 letters, digits, '_', '-' or '.', found \"job 17\"");
+}
+
+TEST_CASE("a redrive needs the dead-letter queue", "[scenario]") {
+  CHECK(error_of("[queue]\nmax_receive_count = 5\n[dead_letter_queue]\nenabled = false\n") ==
+        "t.toml:2:21: queue.max_receive_count: a redrive needs a dead-letter queue, but dead_letter_queue.enabled is "
+        "false; enable it or remove max_receive_count");
+  CHECK(error_of("[dead_letter_queue]\nname = \"jobs\"\n") ==
+        "t.toml:2:8: dead_letter_queue.name: the queue and the dead-letter queue need different names; both are "
+        "\"jobs\"");
+}
+
+TEST_CASE("[expect] names only known invariants, each once", "[scenario]") {
+  CHECK(error_of("[expect]\nhold = [\"no_double_paymnt\"]\n") ==
+        "t.toml:2:9: expect.hold[0]: unknown invariant \"no_double_paymnt\"; did you mean `no_double_payment`?");
+  CHECK(error_of("[expect]\nviolated = [\"drain\"]\n") ==
+        "t.toml:2:13: expect.violated[0]: unknown invariant \"drain\"; did you mean `drain_kills_nothing`?");
+  CHECK(error_of("[expect]\nhold = [\"ledgers_agree\"]\nviolated = [\"ledgers_agree\"]\n") ==
+        "t.toml:3:13: expect.violated[0]: invariant \"ledgers_agree\" is also in expect.hold; it cannot both hold and "
+        "be violated");
+  CHECK(error_of("[expect]\nhold = [\"every_job_ends\", \"every_job_ends\"]\n") ==
+        "t.toml:2:27: expect.hold[1]: invariant \"every_job_ends\" is listed twice");
+  CHECK(error_of("[expect]\nledger_rows = -1\n") == "t.toml:2:15: expect.ledger_rows: must be at least 0, found -1");
+}
+
+TEST_CASE("shapes and rules that could never take effect are errors", "[scenario]") {
+  CHECK(error_of("[vendor]\nlatency = { fixed = \"1s\", p50 = \"1s\" }\n") ==
+        "t.toml:2:11: vendor.latency: more than one latency shape given; expected one of { fixed = \"200ms\" }, "
+        "{ uniform = [\"10ms\", \"50ms\"] } or { p50 = \"300ms\", p99 = \"2s\" }");
+  CHECK(error_of("[tools.model]\nlatency = { p50 = \"2s\" }\n") ==
+        "t.toml:2:11: tools.model.latency.p99: required key is missing; expected p50 and p99 together, like "
+        "{ p50 = \"300ms\", p99 = \"2s\" }");
+  CHECK(error_of("[tools.email]\nlatency = { uniform = [\"50ms\", \"10ms\"] }\n") ==
+        "t.toml:2:23: tools.email.latency.uniform: the upper bound 10ms is below the lower bound 50ms");
+  CHECK(error_of("[[vendor.outage]]\nstart = \"10s\"\nend = \"5s\"\n") ==
+        "t.toml:3:7: vendor.outage[0].end: the window ends at 5s, not after its start 10s");
+  CHECK(error_of("[[fault]]\npoint = \"before_ack\"\ntool = \"refund\"\n") ==
+        "t.toml:3:8: fault[0].tool: only before_tool and after_tool are about a tool or a step; at before_ack this "
+        "rule never fires");
+  CHECK(error_of("[[fault]]\naction = \"crash\"\n") ==
+        "t.toml:1:1: fault[0].point: required key is missing; expected \"before_tool\", \"after_tool\", "
+        "\"before_checkpoint\", \"after_checkpoint\", \"before_ack\" or \"after_ack\"");
+  CHECK(error_of("[[queue_fault]]\nkind = \"lose_delete\"\n") ==
+        "t.toml:1:1: queue_fault[0]: a rule without `job` needs a `probability` above 0 (or give a `job` and `nth`)");
+  CHECK(error_of("[[job]]\nid = \"j1\"\ninvoice = \"i\"\namount_cents = 1\n"
+                 "[[queue_fault]]\nkind = \"duplicate_delivery\"\njob = \"j1\"\nprobability = 0.5\n") ==
+        "t.toml:8:15: queue_fault[0].probability: a rule with `job` fires on its nth receive or delete; `probability` "
+        "is for rules without `job`");
+  CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"refnd\" }]\n") ==
+        "t.toml:3:19: job[0].steps[0].tool: expected \"read\", \"model\", \"refund\" or \"email\", found string "
+        "\"refnd\"; did you mean `refund`?");
+  CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"read\" }]\ninvoice = \"i\"\n") ==
+        "t.toml:4:11: job[0].invoice: not used when `steps` is given; put it in the steps instead");
+  CHECK(error_of("[workload]\ncount = 3\nrate = 2\ninterval = \"1s\"\namount_cents = 1\n") ==
+        "t.toml:3:8: workload.rate: give either `interval` or `rate`, not both");
+  CHECK(error_of("[workload]\ncount = 1000000\ninterval = \"1h\"\namount_cents = 1\n") ==
+        "t.toml:2:9: workload.count: 1000000 jobs every 1h would arrive past the ten-year limit");
+}
+
+TEST_CASE("every problem is collected, in file order", "[scenario]") {
+  const load_result r = load_scenario_file(fixture("bad/many_errors.toml"));
+  REQUIRE_FALSE(r.ok());
+  std::vector<std::string> lines;
+  for (const scenario_error& e : r.errors) lines.push_back(e.to_string());
+  const std::string f = fixture("bad/many_errors.toml");
+  CHECK(lines == std::vector<std::string>{
+                     f + ":2:8: seed: expected a seed from 0 to 18446744073709551615 (an integer, or a string of digits "
+                         "above 2^63 - 1), found integer -1",
+                     f + ":5:10: retry.jitter: expected \"none\", \"full\", \"equal\" or \"decorrelated\", found string "
+                         "\"fulll\"; did you mean `full`?",
+                     f + ":6:15: retry.coefficient: must be between 1 and 100 (below 1 the backoff would shrink), found "
+                         "0.5",
+                     f + ":9:31: vendor.error_rates.unavailable: must be between 0 and 1, found 1.5",
+                     f + ":14:16: job[0].amount_cents: amounts cannot be negative, found -100 cents",
+                 });
+}
+
+TEST_CASE("a flood of errors is cut at a bound", "[scenario]") {
+  std::string text;
+  for (int i = 0; i < 150; ++i) text += "[[crash]]\nat = 1\nworker = 0\n";
+  const load_result r = load_scenario_text(text, "t.toml");
+  REQUIRE(r.errors.size() == 101);
+  CHECK(r.errors.back().to_string() == "t.toml: 50 more errors not shown");
+}
+
+TEST_CASE("files that cannot be read are one error", "[scenario]") {
+  const std::string missing = fixture("no_such_file.toml");
+  const load_result r = load_scenario_file(missing);
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].to_string() == missing + ": cannot read the file: No such file or directory");
+  const load_result dir = load_scenario_file(fixture("bad"));
+  REQUIRE(dir.errors.size() == 1);
+  CHECK(dir.errors[0].to_string() == fixture("bad") + ": cannot read the file: not a regular file");
+}
+
+TEST_CASE("every bad fixture fails with its one located message", "[scenario]") {
+  const std::map<std::string, std::string> expected{
+      {"syntax_error.toml", "3:7: Error while parsing key-value pair: expected value, saw '\\n'"},
+      {"unknown_key.toml", "3:1: queue.visiblity_timeout: unknown key; did you mean `visibility_timeout`?"},
+      {"wrong_type.toml", "3:22: queue.visibility_timeout: expected a duration string like \"30s\", found integer 30"},
+      {"negative_duration.toml",
+       "3:17: runtime.restart_delay: \"-10s\": durations cannot be negative; expected a duration such as \"250ms\", "
+       "\"30s\", \"1m30s\" (units: h, m, s, ms, us)"},
+      {"out_of_range.toml", "3:22: queue.visibility_timeout: must be at most 12h (SQS's limit), found 13h"},
+      {"cap_below_base.toml",
+       "4:20: retry.maximum_interval: the cap 5s is below retry.initial_interval 10s; it must be at least the initial "
+       "interval"},
+      {"undefined_worker.toml",
+       "7:10: crash[0].worker: worker 2 does not exist: workers.count is 2, so workers are numbered 0 to 1"},
+      {"undefined_job.toml", "9:7: fault[0].job: no job has the id \"job_71\"; did you mean `job_17`?"},
+      {"duplicate_job.toml", "8:6: job[1].id: duplicate job id \"job_17\"; first defined at line 3, column 6"},
+      {"redrive_without_dlq.toml",
+       "3:21: queue.max_receive_count: a redrive needs a dead-letter queue, but dead_letter_queue.enabled is false; "
+       "enable it or remove max_receive_count"},
+      {"unknown_invariant.toml",
+       "3:9: expect.hold[0]: unknown invariant \"no_double_paymnt\"; did you mean `no_double_payment`?"},
+  };
+  std::size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(fixture("bad"))) {
+    const std::string name = entry.path().filename().string();
+    if (name == "many_errors.toml") continue;  // its own test above
+    INFO(name);
+    const load_result r = load_scenario_file(entry.path().string());
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(expected.contains(name));
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].to_string() == entry.path().string() + ":" + expected.at(name));
+    ++seen;
+  }
+  CHECK(seen == expected.size());
+}
+
+TEST_CASE("odd input never throws and never loads half a scenario", "[scenario]") {
+  const std::vector<std::string> inputs{
+      std::string("\x00\xff\xfe", 3),
+      std::string(300, '['),
+      "a = " + std::string(200, '{'),
+      "seed = 99999999999999999999999\n",
+      "[retry]\ncoefficient = 1e308\n",
+      "[retry]\ncoefficient = nan\n",
+      "[vendor.error_rates]\nunavailable = inf\n",
+      "[retry]\ncoefficient = \"99999999999999999999999.5\"\n",
+      "[[job]]\n[[job]]\n[[job]]\n",
+      "job = [1, 2]\n[[fault]]\npoint = \"before_ack\"\njob = \"x\"\n",
+      "[workload]\ncount = 5\namount_cents = [1]\n",
+      "[workload]\ncount = 5\namount_cents = 1\narrival = \"poisson\"\ninterval = \"24h\"\nstart = \"87599h\"\n",
+      "tools = 3\nvendor = []\n",
+  };
+  for (const std::string& text : inputs) {
+    INFO(text);
+    load_result r;
+    CHECK_NOTHROW(r = load_scenario_text(text, "t.toml"));
+    if (!r.ok()) {
+      CHECK_FALSE(r.errors.empty());
+      for (const scenario_error& e : r.errors) CHECK_FALSE(e.message.empty());
+    }
+  }
+}

@@ -1,0 +1,741 @@
+// Scenario files that load: every key lands in the exact world_config field,
+// defaults are the headers' defaults, the incident files are the C++
+// incident setting for setting, and generated workloads depend on the seed
+// alone.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "checks/invariants.hpp"
+#include "scenario/invariant_names.hpp"
+#include "scenario/scenario.hpp"
+#include "world/incidents.hpp"
+
+using namespace twice;
+using sim::duration;
+using sim::instant;
+
+namespace {
+
+std::string fixture(std::string_view name) {
+  return (std::filesystem::path(__FILE__).parent_path() / "scenarios" / name).string();
+}
+
+scenario load_ok(std::string_view text) {
+  load_result r = load_scenario_text(text, "tests/ok.toml");
+  for (const scenario_error& e : r.errors) INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.ok());
+  return std::move(*r.value);
+}
+
+instant at(duration d) { return instant::epoch() + d; }
+
+void check_same(const queue_config& a, const queue_config& b) {
+  CHECK(a.name == b.name);
+  CHECK(a.visibility_timeout == b.visibility_timeout);
+  CHECK(a.retention == b.retention);
+  CHECK(a.max_receive_count == b.max_receive_count);
+  CHECK(a.semantics == b.semantics);
+}
+
+void check_same(const latency_model& a, const latency_model& b) {
+  CHECK(a.kind() == b.kind());
+  CHECK(a.describe() == b.describe());
+}
+
+void check_same(const std::vector<time_window>& a, const std::vector<time_window>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].begin == b[i].begin);
+    CHECK(a[i].end == b[i].end);
+  }
+}
+
+void check_same(const std::vector<latency_spike>& a, const std::vector<latency_spike>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].window.begin == b[i].window.begin);
+    CHECK(a[i].window.end == b[i].window.end);
+    CHECK(a[i].extra == b[i].extra);
+  }
+}
+
+void check_same(const simple_tool_config& a, const simple_tool_config& b) {
+  CHECK(a.name == b.name);
+  check_same(a.latency, b.latency);
+  CHECK(a.unavailable_ppm == b.unavailable_ppm);
+  CHECK(a.client_timeout == b.client_timeout);
+  CHECK(a.round_trip == b.round_trip);
+  check_same(a.outages, b.outages);
+  check_same(a.latency_spikes, b.latency_spikes);
+}
+
+void check_same(const payment_vendor_config& a, const payment_vendor_config& b) {
+  CHECK(a.name == b.name);
+  check_same(a.latency, b.latency);
+  CHECK(a.unavailable_ppm == b.unavailable_ppm);
+  CHECK(a.rate_limited_ppm == b.rate_limited_ppm);
+  CHECK(a.internal_error_ppm == b.internal_error_ppm);
+  CHECK(a.lost_request_ppm == b.lost_request_ppm);
+  CHECK(a.lost_response_ppm == b.lost_response_ppm);
+  CHECK(a.retry_after == b.retry_after);
+  CHECK(a.client_timeout == b.client_timeout);
+  CHECK(a.round_trip == b.round_trip);
+  CHECK(a.bad_invoices == b.bad_invoices);
+  CHECK(a.key_retention == b.key_retention);
+  CHECK(a.capacity == b.capacity);
+  check_same(a.outages, b.outages);
+  check_same(a.latency_spikes, b.latency_spikes);
+}
+
+void check_same(const runtime_config& a, const runtime_config& b) {
+  CHECK(a.visibility_timeout == b.visibility_timeout);
+  CHECK(a.heartbeat_interval == b.heartbeat_interval);
+  CHECK(a.long_poll == b.long_poll);
+  CHECK(a.restart_delay == b.restart_delay);
+  CHECK(a.retry.initial_interval == b.retry.initial_interval);
+  CHECK(a.retry.coefficient_milli == b.retry.coefficient_milli);
+  CHECK(a.retry.maximum_interval == b.retry.maximum_interval);
+  CHECK(a.retry.maximum_attempts == b.retry.maximum_attempts);
+  CHECK(a.retry.jitter == b.retry.jitter);
+  CHECK(a.rules.key == b.rules.key);
+  CHECK(a.rules.pass_key_to_vendor == b.rules.pass_key_to_vendor);
+  CHECK(a.rules.ledger_guard == b.rules.ledger_guard);
+  CHECK(a.rules.checkpoint == b.rules.checkpoint);
+  CHECK(a.rules.retry == b.rules.retry);
+  CHECK(a.rules.retry_non_retryable == b.rules.retry_non_retryable);
+  CHECK(a.rules.reset_attempts_on_reenqueue == b.rules.reset_attempts_on_reenqueue);
+  CHECK(a.rules.hold_transaction_across_model == b.rules.hold_transaction_across_model);
+  CHECK(a.rules.email_dedupe == b.rules.email_dedupe);
+  CHECK(a.rules.stop_on_lost_lease == b.rules.stop_on_lost_lease);
+  CHECK(a.rules.fencing == b.rules.fencing);
+}
+
+void check_same(const std::vector<job_spec>& a, const std::vector<job_spec>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("job " << i);
+    CHECK(a[i].id == b[i].id);
+    CHECK(a[i].enqueue_at == b[i].enqueue_at);
+    REQUIRE(a[i].steps.size() == b[i].steps.size());
+    for (std::size_t s = 0; s < a[i].steps.size(); ++s) {
+      CHECK(a[i].steps[s].tool == b[i].steps[s].tool);
+      CHECK(a[i].steps[s].target == b[i].steps[s].target);
+      CHECK(a[i].steps[s].amount_cents == b[i].steps[s].amount_cents);
+    }
+  }
+}
+
+void check_same_faults(const world_config& a, const world_config& b) {
+  REQUIRE(a.point_faults.size() == b.point_faults.size());
+  for (std::size_t i = 0; i < a.point_faults.size(); ++i) {
+    const point_fault& x = a.point_faults[i];
+    const point_fault& y = b.point_faults[i];
+    CHECK(x.point == y.point);
+    CHECK(x.tool == y.tool);
+    CHECK(x.step == y.step);
+    CHECK(x.job == y.job);
+    CHECK(x.attempt == y.attempt);
+    CHECK(x.worker == y.worker);
+    CHECK(x.action == y.action);
+    CHECK(x.probability_ppm == y.probability_ppm);
+    CHECK(x.max_times == y.max_times);
+  }
+  REQUIRE(a.queue_faults.size() == b.queue_faults.size());
+  for (std::size_t i = 0; i < a.queue_faults.size(); ++i) {
+    CHECK(a.queue_faults[i].what == b.queue_faults[i].what);
+    CHECK(a.queue_faults[i].job == b.queue_faults[i].job);
+    CHECK(a.queue_faults[i].nth == b.queue_faults[i].nth);
+    CHECK(a.queue_faults[i].probability_ppm == b.queue_faults[i].probability_ppm);
+  }
+  REQUIRE(a.crashes.size() == b.crashes.size());
+  for (std::size_t i = 0; i < a.crashes.size(); ++i) {
+    CHECK(a.crashes[i].at == b.crashes[i].at);
+    CHECK(a.crashes[i].worker == b.crashes[i].worker);
+    CHECK(a.crashes[i].restart == b.crashes[i].restart);
+  }
+  REQUIRE(a.deploys.size() == b.deploys.size());
+  for (std::size_t i = 0; i < a.deploys.size(); ++i) {
+    const deploy_spec& x = a.deploys[i];
+    const deploy_spec& y = b.deploys[i];
+    CHECK(x.at == y.at);
+    CHECK(x.sha == y.sha);
+    CHECK(x.strategy == y.strategy);
+    CHECK(x.batch_size == y.batch_size);
+    CHECK(x.batch_interval == y.batch_interval);
+    CHECK(x.grace_period == y.grace_period);
+    CHECK(x.startup == y.startup);
+  }
+}
+
+// Every field of world_config. A field added to world_config needs a key
+// in the format, a line in docs/scenario-format.md, and a line here.
+void check_same(const world_config& a, const world_config& b) {
+  CHECK(a.seed == b.seed);
+  CHECK(a.time_limit == b.time_limit);
+  CHECK(a.relay_poll_interval == b.relay_poll_interval);
+  CHECK(a.sample_interval == b.sample_interval);
+  CHECK(a.event_budget == b.event_budget);
+  CHECK(a.trace_retention == b.trace_retention);
+  check_same(a.queue, b.queue);
+  CHECK(a.dead_letter_queue == b.dead_letter_queue);
+  check_same(a.dead_letter, b.dead_letter);
+  CHECK(a.workers == b.workers);
+  CHECK(a.sha == b.sha);
+  check_same(a.runtime, b.runtime);
+  CHECK(a.store.pool_size == b.store.pool_size);
+  CHECK(a.store.statement_latency == b.store.statement_latency);
+  CHECK(a.store.unique_ledger_key == b.store.unique_ledger_key);
+  check_same(a.payments, b.payments);
+  check_same(a.email, b.email);
+  check_same(a.model, b.model);
+  check_same(a.read, b.read);
+  check_same(a.jobs, b.jobs);
+  check_same_faults(a, b);
+}
+
+constexpr std::string_view everything = R"(# A scenario that sets every key
+# to something other than its default.
+
+name = "everything"
+seed = 99
+
+[budget]
+time_limit = "2h"
+events = 1000
+
+[trace]
+sample_interval = "250ms"
+
+[queue]
+name = "refunds"
+visibility_timeout = "45s"
+retention = "1h"
+max_receive_count = 7
+semantics = "strict"
+
+[dead_letter_queue]
+enabled = true
+name = "refunds-dlq"
+retention = "336h"
+
+[workers]
+count = 3
+sha = "abc123"
+
+[runtime]
+visibility_timeout = "1m"
+heartbeat_interval = "10s"
+long_poll = "5s"
+restart_delay = "15s"
+relay_poll_interval = "250ms"
+
+[retry]
+initial_interval = "200ms"
+coefficient = "1.5"
+maximum_interval = "20s"
+maximum_attempts = 8
+jitter = "decorrelated"
+
+[discipline]
+key = "per_attempt"
+pass_key_to_vendor = false
+ledger_guard = true
+checkpoint = "outbox"
+retry = "in_slice"
+retry_non_retryable = true
+reset_attempts_on_reenqueue = true
+hold_transaction_across_model = true
+email_dedupe = false
+stop_on_lost_lease = false
+fencing = true
+
+[store]
+pool_size = 4
+statement_latency = "5ms"
+unique_ledger_key = false
+
+[vendor]
+latency = { uniform = ["100ms", "300ms"] }
+error_rates = { unavailable = 0.01, rate_limited = "0.002", internal_error = 0.000001, lost_request = 0, lost_response = 1 }
+retry_after = "2s"
+client_timeout = "10s"
+round_trip = "20ms"
+bad_invoices = ["inv_9", "inv_10"]
+key_retention = "48h"
+capacity = 5
+
+[[vendor.outage]]
+start = "10s"
+end = "40s"
+
+[[vendor.latency_spike]]
+start = "1m"
+end = "2m"
+extra = "3s"
+
+[tools.email]
+latency = { p50 = "100ms", p99 = "800ms" }
+error_rates = { unavailable = 0.5 }
+client_timeout = "5s"
+round_trip = "15ms"
+
+[[tools.email.outage]]
+start = "0s"
+end = "1s"
+
+[tools.model]
+latency = { fixed = "3s" }
+
+[[tools.model.latency_spike]]
+start = "5s"
+end = "6s"
+extra = "10s"
+
+[tools.read]
+latency = { fixed = "1ms" }
+client_timeout = "1s"
+
+[[job]]
+id = "job_17"
+invoice = "inv_17"
+amount_cents = 1999
+email = true
+enqueue_at = "5s"
+
+[[job]]
+id = "job_18"
+steps = [
+  { tool = "read", target = "doc_1" },
+  { tool = "refund", target = "inv_18", amount_cents = 250 },
+]
+
+[[fault]]
+point = "after_tool"
+tool = "refund"
+step = 3
+job = "job_17"
+attempt = 1
+worker = 2
+action = "error"
+probability = 0.5
+max_times = 2
+
+[[crash]]
+at = "30s"
+worker = 1
+restart = false
+
+[[deploy]]
+at = "1m"
+sha = "v3"
+strategy = "rolling_kill"
+batch_size = 2
+batch_interval = "10s"
+grace_period = "45s"
+startup = "5s"
+
+[[queue_fault]]
+kind = "lose_delete"
+job = "job_18"
+nth = 2
+
+[[queue_fault]]
+kind = "duplicate_delivery"
+probability = 0.001
+
+[expect]
+hold = ["one_ledger_row_per_key", "every_job_ends"]
+violated = ["no_double_payment"]
+ledger_rows = 2
+vendor_refunds = 3
+dead_letters = 0
+attempts = 4
+all_jobs_end = false
+)";
+
+world_config everything_config() {
+  world_config c;
+  c.seed = 99;
+  c.time_limit = duration::from_s(2 * 3600);
+  c.event_budget = 1000;
+  c.sample_interval = duration::from_ms(250);
+  c.queue = {.name = "refunds",
+             .visibility_timeout = duration::from_s(45),
+             .retention = duration::from_s(3600),
+             .max_receive_count = 7,
+             .semantics = handle_semantics::strict};
+  c.dead_letter_queue = true;
+  c.dead_letter.name = "refunds-dlq";
+  c.dead_letter.retention = duration::from_s(14 * 24 * 3600);
+  c.workers = 3;
+  c.sha = "abc123";
+  c.runtime.visibility_timeout = duration::from_s(60);
+  c.runtime.heartbeat_interval = duration::from_s(10);
+  c.runtime.long_poll = duration::from_s(5);
+  c.runtime.restart_delay = duration::from_s(15);
+  c.relay_poll_interval = duration::from_ms(250);
+  c.runtime.retry = {.initial_interval = duration::from_ms(200),
+                     .coefficient_milli = 1500,
+                     .maximum_interval = duration::from_s(20),
+                     .maximum_attempts = 8,
+                     .jitter = jitter_kind::decorrelated};
+  c.runtime.rules = {.key = key_mode::per_attempt,
+                     .pass_key_to_vendor = false,
+                     .ledger_guard = true,
+                     .checkpoint = checkpoint_mode::outbox,
+                     .retry = retry_mode::in_slice,
+                     .retry_non_retryable = true,
+                     .reset_attempts_on_reenqueue = true,
+                     .hold_transaction_across_model = true,
+                     .email_dedupe = false,
+                     .stop_on_lost_lease = false,
+                     .fencing = true};
+  c.store = {.pool_size = 4, .statement_latency = duration::from_ms(5), .unique_ledger_key = false};
+  payment_vendor_config& v = c.payments;
+  v.latency = latency_model::uniform(duration::from_ms(100), duration::from_ms(300));
+  v.unavailable_ppm = 10'000;
+  v.rate_limited_ppm = 2'000;
+  v.internal_error_ppm = 1;
+  v.lost_request_ppm = 0;
+  v.lost_response_ppm = 1'000'000;
+  v.retry_after = duration::from_s(2);
+  v.client_timeout = duration::from_s(10);
+  v.round_trip = duration::from_ms(20);
+  v.bad_invoices = {"inv_9", "inv_10"};
+  v.key_retention = duration::from_s(48 * 3600);
+  v.capacity = 5;
+  v.outages.push_back({at(duration::from_s(10)), at(duration::from_s(40))});
+  v.latency_spikes.push_back({{at(duration::from_s(60)), at(duration::from_s(120))}, duration::from_s(3)});
+  c.email.latency = latency_model::lognormal(duration::from_ms(100), duration::from_ms(800));
+  c.email.unavailable_ppm = 500'000;
+  c.email.client_timeout = duration::from_s(5);
+  c.email.round_trip = duration::from_ms(15);
+  c.email.outages.push_back({at(duration::zero()), at(duration::from_s(1))});
+  c.model.latency = latency_model::fixed(duration::from_s(3));
+  c.model.latency_spikes.push_back({{at(duration::from_s(5)), at(duration::from_s(6))}, duration::from_s(10)});
+  c.read.latency = latency_model::fixed(duration::from_ms(1));
+  c.read.client_timeout = duration::from_s(1);
+  job_spec j17 = agent_job("job_17", "inv_17", 1999, true);
+  j17.enqueue_at = at(duration::from_s(5));
+  c.jobs.push_back(j17);
+  c.jobs.push_back({.id = "job_18", .steps = {{"read", "doc_1", 0}, {"refund", "inv_18", 250}}, .enqueue_at = {}});
+  c.point_faults.push_back({.point = "after_tool",
+                            .tool = "refund",
+                            .step = 3,
+                            .job = "job_17",
+                            .attempt = 1u,
+                            .worker = "worker/2",
+                            .action = point_action::error,
+                            .probability_ppm = 500'000,
+                            .max_times = 2});
+  c.crashes.push_back({at(duration::from_s(30)), 1, false});
+  c.deploys.push_back({.at = at(duration::from_s(60)),
+                       .sha = "v3",
+                       .strategy = deploy_strategy::rolling_kill,
+                       .batch_size = 2,
+                       .batch_interval = duration::from_s(10),
+                       .grace_period = duration::from_s(45),
+                       .startup = duration::from_s(5)});
+  c.queue_faults.push_back({.what = queue_fault::kind::lose_delete, .job = "job_18", .nth = 2, .probability_ppm = 0});
+  c.queue_faults.push_back(
+      {.what = queue_fault::kind::duplicate_delivery, .job = "", .nth = 1, .probability_ppm = 1'000});
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a scenario that sets every key loads into the exact world_config", "[scenario]") {
+  const scenario s = load_ok(everything);
+  CHECK(s.path == "tests/ok.toml");
+  CHECK(s.name == "everything");
+  CHECK(s.story == "A scenario that sets every key\nto something other than its default.");
+  check_same(s.world, everything_config());
+  CHECK(s.expect.hold == std::vector<std::string>{"one_ledger_row_per_key", "every_job_ends"});
+  CHECK(s.expect.violated == std::vector<std::string>{"no_double_payment"});
+  CHECK(s.expect.ledger_rows == 2u);
+  CHECK(s.expect.vendor_refunds == 3u);
+  CHECK(s.expect.dead_letters == 0u);
+  CHECK(s.expect.attempts == 4u);
+  CHECK(s.expect.all_jobs_end == false);
+}
+
+TEST_CASE("an empty scenario is the default world_config, named after its file", "[scenario]") {
+  const scenario s = load_ok("");
+  CHECK(s.name == "ok");
+  CHECK(s.story.empty());
+  check_same(s.world, world_config{});
+  CHECK(s.expect.hold.empty());
+  CHECK(s.expect.violated.empty());
+  CHECK_FALSE(s.expect.ledger_rows.has_value());
+  CHECK_FALSE(s.expect.vendor_refunds.has_value());
+  CHECK_FALSE(s.expect.dead_letters.has_value());
+  CHECK_FALSE(s.expect.attempts.has_value());
+  CHECK_FALSE(s.expect.all_jobs_end.has_value());
+}
+
+TEST_CASE("empty sections keep the defaults the headers document", "[scenario]") {
+  const scenario s = load_ok(R"(
+[budget]
+[trace]
+[queue]
+[dead_letter_queue]
+[workers]
+[runtime]
+[retry]
+[discipline]
+[store]
+[vendor]
+[tools.email]
+[tools.model]
+[tools.read]
+[expect]
+)");
+  check_same(s.world, world_config{});
+  // The real systems' numbers, spelled out: a change to a header default
+  // is a change to the documented format.
+  const world_config& c = s.world;
+  CHECK(c.seed == 1);
+  CHECK(c.time_limit == duration::from_s(24 * 3600));
+  CHECK(c.event_budget == 50'000'000);
+  CHECK(c.queue.visibility_timeout == duration::from_s(30));       // SQS
+  CHECK(c.queue.retention == duration::from_s(4 * 24 * 3600));     // SQS
+  CHECK(c.queue.max_receive_count == 0);
+  CHECK(c.dead_letter_queue);
+  CHECK(c.dead_letter.name == "jobs-dlq");
+  CHECK(c.workers == 2);
+  CHECK(c.runtime.long_poll == duration::from_s(20));              // SQS's maximum wait
+  CHECK(c.runtime.restart_delay == duration::from_s(10));          // Kubernetes' first back-off
+  CHECK_FALSE(c.runtime.heartbeat_interval.has_value());
+  CHECK(c.runtime.retry.initial_interval == duration::from_s(1));  // Temporal
+  CHECK(c.runtime.retry.coefficient_milli == 2000);                // Temporal
+  CHECK(c.runtime.retry.maximum_interval == duration::from_s(100));  // Temporal: 100 x initial
+  CHECK(c.runtime.retry.maximum_attempts == 5);
+  CHECK(c.runtime.retry.jitter == jitter_kind::full);
+  CHECK(c.runtime.rules.key == key_mode::stable);
+  CHECK(c.store.pool_size == 10);
+  CHECK(c.payments.key_retention == duration::from_s(24 * 3600));  // Stripe
+  CHECK(c.payments.client_timeout == duration::from_s(30));
+  CHECK(c.payments.latency.describe() == "lognormal(p50=300ms, p99=2s)");
+  CHECK(c.email.latency.describe() == "lognormal(p50=150ms, p99=1s)");
+  CHECK(c.model.latency.describe() == "lognormal(p50=4s, p99=20s)");
+  CHECK(c.read.latency.describe() == "lognormal(p50=5ms, p99=50ms)");
+}
+
+TEST_CASE("a deploy, a job and a crash take their documented defaults", "[scenario]") {
+  const scenario s = load_ok(R"(
+[[job]]
+id = "j"
+invoice = "inv"
+amount_cents = 0
+
+[[deploy]]
+at = "1m"
+
+[[crash]]
+at = "5s"
+worker = 0
+
+[[fault]]
+point = "before_ack"
+)");
+  const world_config& c = s.world;
+  REQUIRE(c.jobs.size() == 1);
+  CHECK(c.jobs[0].enqueue_at == instant::epoch());
+  CHECK(c.jobs[0].steps.size() == 3);  // read, model, refund: no email
+  REQUIRE(c.deploys.size() == 1);
+  CHECK(c.deploys[0].sha == "v2");
+  CHECK(c.deploys[0].strategy == deploy_strategy::drain);
+  CHECK(c.deploys[0].batch_size == 1);
+  CHECK(c.deploys[0].batch_interval == duration::from_s(5));
+  CHECK(c.deploys[0].grace_period == duration::from_s(30));  // terminationGracePeriodSeconds
+  CHECK(c.deploys[0].startup == duration::from_s(2));
+  REQUIRE(c.crashes.size() == 1);
+  CHECK(c.crashes[0].restart);
+  REQUIRE(c.point_faults.size() == 1);
+  const point_fault& f = c.point_faults[0];
+  CHECK(f.tool.empty());
+  CHECK(f.step == 0);
+  CHECK(f.job.empty());
+  CHECK_FALSE(f.attempt.has_value());
+  CHECK(f.worker.empty());
+  CHECK(f.action == point_action::crash);
+  CHECK(f.probability_ppm == 1'000'000);
+  CHECK(f.max_times == 0);
+}
+
+TEST_CASE("exact ratios: probabilities in millionths, coefficients in thousandths", "[scenario]") {
+  SECTION("probabilities as floats, integers and decimal strings") {
+    const scenario s = load_ok(R"(
+[vendor.error_rates]
+unavailable = 0.000001
+rate_limited = 1
+internal_error = "0.25"
+lost_request = 0.1
+lost_response = "0.0000010"
+)");
+    CHECK(s.world.payments.unavailable_ppm == 1);
+    CHECK(s.world.payments.rate_limited_ppm == 1'000'000);
+    CHECK(s.world.payments.internal_error_ppm == 250'000);
+    CHECK(s.world.payments.lost_request_ppm == 100'000);
+    CHECK(s.world.payments.lost_response_ppm == 1);
+  }
+  SECTION("coefficients") {
+    CHECK(load_ok("[retry]\ncoefficient = 1.1\n").world.runtime.retry.coefficient_milli == 1100);
+    CHECK(load_ok("[retry]\ncoefficient = 3\n").world.runtime.retry.coefficient_milli == 3000);
+    CHECK(load_ok("[retry]\ncoefficient = \"2.125\"\n").world.runtime.retry.coefficient_milli == 2125);
+    CHECK(load_ok("[retry]\ncoefficient = 1.0\n").world.runtime.retry.coefficient_milli == 1000);
+  }
+}
+
+TEST_CASE("maximum_interval = \"none\" is a policy without a cap", "[scenario]") {
+  const scenario s = load_ok("[retry]\nmaximum_interval = \"none\"\ninitial_interval = \"5m\"\n");
+  CHECK_FALSE(s.world.runtime.retry.maximum_interval.has_value());
+  CHECK(s.world.runtime.retry.initial_interval == duration::from_s(300));
+}
+
+TEST_CASE("a seed may be any 64-bit value", "[scenario]") {
+  CHECK(load_ok("seed = 0\n").world.seed == 0);
+  CHECK(load_ok("seed = 9223372036854775807\n").world.seed == 9223372036854775807ULL);
+  CHECK(load_ok("seed = \"18446744073709551615\"\n").world.seed == 18446744073709551615ULL);
+}
+
+TEST_CASE("the story is the leading comment block", "[scenario]") {
+  CHECK(load_ok("\n\n#  Two spaces kept after the first.\n#\n# Second paragraph.\n\n# Not the story.\nseed = 3\n")
+            .story == " Two spaces kept after the first.\n\nSecond paragraph.");
+  CHECK(load_ok("seed = 3\n# A comment after a key is no story.\n").story.empty());
+}
+
+TEST_CASE("a generated workload depends on the seed alone", "[scenario]") {
+  constexpr std::string_view workload = R"(
+[workload]
+count = 50
+arrival = "poisson"
+interval = "200ms"
+amount_cents = [100, 5000]
+email_probability = 0.5
+)";
+  const std::string with_seed_7 = "seed = 7\n" + std::string(workload);
+  const world_config a = load_ok(with_seed_7).world;
+  const world_config b = load_ok(with_seed_7).world;
+  check_same(a.jobs, b.jobs);
+
+  // Its own stream: more workers, another vendor latency, the same jobs.
+  const world_config c = load_ok(with_seed_7 + "[workers]\ncount = 9\n[vendor]\nlatency = { fixed = \"1s\" }\n").world;
+  check_same(a.jobs, c.jobs);
+
+  const world_config d = load_ok("seed = 8\n" + std::string(workload)).world;
+  REQUIRE(d.jobs.size() == 50);
+  bool differs = false;
+  for (std::size_t i = 0; i < 50; ++i)
+    differs = differs || d.jobs[i].enqueue_at != a.jobs[i].enqueue_at ||
+              d.jobs[i].steps.size() != a.jobs[i].steps.size() ||
+              d.jobs[i].steps[2].amount_cents != a.jobs[i].steps[2].amount_cents;
+  CHECK(differs);
+
+  REQUIRE(a.jobs.size() == 50);
+  bool some_email = false, some_without = false;
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    const job_spec& j = a.jobs[i];
+    CHECK(j.id == "gen_" + std::to_string(i + 1));
+    REQUIRE(j.steps.size() >= 3);
+    CHECK(j.steps[2].target == "inv_" + j.id);
+    CHECK(j.steps[2].amount_cents >= 100);
+    CHECK(j.steps[2].amount_cents <= 5000);
+    if (i > 0) CHECK(j.enqueue_at >= a.jobs[i - 1].enqueue_at);
+    (j.steps.size() == 4 ? some_email : some_without) = true;
+  }
+  CHECK(some_email);
+  CHECK(some_without);
+}
+
+TEST_CASE("even arrivals are exact; generated jobs follow the [[job]] tables", "[scenario]") {
+  const scenario s = load_ok(R"(
+[[job]]
+id = "job_17"
+invoice = "inv_17"
+amount_cents = 1999
+
+[workload]
+count = 3
+start = "10s"
+rate = 4
+amount_cents = 700
+id_prefix = "w"
+)");
+  const std::vector<job_spec>& jobs = s.world.jobs;
+  REQUIRE(jobs.size() == 4);
+  CHECK(jobs[0].id == "job_17");
+  CHECK(jobs[1].id == "w1");
+  CHECK(jobs[3].id == "w3");
+  CHECK(jobs[1].enqueue_at == at(duration::from_s(10)));
+  CHECK(jobs[2].enqueue_at == at(duration::from_ms(10'250)));
+  CHECK(jobs[3].enqueue_at == at(duration::from_ms(10'500)));
+  CHECK(jobs[2].steps[2].amount_cents == 700);
+  CHECK(jobs[2].steps.size() == 3);
+}
+
+TEST_CASE("faults may refer to generated jobs", "[scenario]") {
+  const scenario s = load_ok("[workload]\ncount = 2\namount_cents = 5\n[[fault]]\npoint = \"before_ack\"\njob = \"gen_2\"\n");
+  REQUIRE(s.world.point_faults.size() == 1);
+  CHECK(s.world.point_faults[0].job == "gen_2");
+}
+
+TEST_CASE("the incident files are the C++ incident, setting for setting", "[scenario]") {
+  for (const bool fixed : {false, true}) {
+    const std::string path = fixture(fixed ? "double_refund_fixed.toml" : "double_refund.toml");
+    INFO(path);
+    load_result r = load_scenario_file(path);
+    for (const scenario_error& e : r.errors) INFO(e.to_string());
+    REQUIRE(r.ok());
+    const scenario& s = *r.value;
+    CHECK(s.name == (fixed ? "double_refund_fixed" : "double_refund"));
+    CHECK(s.story.starts_with(fixed ? "The double refund, fixed." : "The double refund, as it happened."));
+    check_same(s.world, double_refund_config(fixed));
+
+    world from_file(s.world);
+    world from_code(double_refund_config(fixed));
+    const world_result a = from_file.run();
+    const world_result b = from_code.run();
+    CHECK(a.trace_digest == b.trace_digest);
+    CHECK(a.events == b.events);
+  }
+}
+
+TEST_CASE("the incident files' expectations are what a run shows", "[scenario]") {
+  for (const char* name : {"double_refund.toml", "double_refund_fixed.toml"}) {
+    INFO(name);
+    load_result r = load_scenario_file(fixture(name));
+    REQUIRE(r.ok());
+    const expectations& e = r.value->expect;
+    world w(r.value->world);
+    invariant_checker checker;
+    w.trace().add_observer(&checker);
+    const world_result result = w.run();
+    for (const verdict& v : checker.finish(w, result)) {
+      INFO(v.name << ": " << v.detail);
+      if (std::find(e.hold.begin(), e.hold.end(), v.name) != e.hold.end()) CHECK(v.held);
+      if (std::find(e.violated.begin(), e.violated.end(), v.name) != e.violated.end()) CHECK_FALSE(v.held);
+    }
+    CHECK(e.hold.size() + e.violated.size() >= 2);
+    if (e.vendor_refunds) CHECK(w.payments().ledger().size() == *e.vendor_refunds);
+    if (e.ledger_rows) CHECK(w.db().ledger().size() == *e.ledger_rows);
+    if (e.all_jobs_end) CHECK(result.all_jobs_ended == *e.all_jobs_end);
+    if (e.attempts) {
+      std::uint64_t attempts = 0;
+      for (const sim::trace_record& rec : w.trace().records()) attempts += rec.kind == "attempt_start";
+      CHECK(attempts == *e.attempts);
+    }
+  }
+}
+
+TEST_CASE("the scenario's invariant names are the checkers' names, in report order", "[scenario]") {
+  const std::vector<std::string_view>& checked = invariant_names();
+  REQUIRE(checked.size() == invariant_name::all.size());
+  for (std::size_t i = 0; i < checked.size(); ++i) CHECK(checked[i] == invariant_name::all[i]);
+}
