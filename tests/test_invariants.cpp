@@ -51,7 +51,7 @@ world_config one_job() {
 }  // namespace
 
 TEST_CASE("every invariant has a stable name, checked in report order", "[invariants]") {
-  CHECK(invariant_names().size() == 10);
+  CHECK(invariant_names().size() == 11);
   CHECK(invariant_names().front() == "one_ledger_row_per_key");
   CHECK(is_invariant_name("no_double_payment"));
   CHECK_FALSE(is_invariant_name("no_double_payments"));
@@ -145,4 +145,16 @@ TEST_CASE("a transaction held across the model call violates database_not_stalle
   CHECK(run_checked(c).verdicts.at("database_not_stalled").held);
   c.runtime.rules.hold_transaction_across_model = true;
   CHECK_FALSE(run_checked(c).verdicts.at("database_not_stalled").held);
+}
+
+TEST_CASE("checkpointing before the side effect violates done_jobs_paid_in_full", "[invariants]") {
+  world_config c = one_job();
+  c.point_faults.push_back({.point = "before_tool", .tool = "refund", .attempt = 0u, .action = point_action::crash});
+  CHECK(all_hold(run_checked(c)));
+  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
+  const checked_run r = run_checked(c);
+  const verdict& v = r.verdicts.at("done_jobs_paid_in_full");
+  CHECK_FALSE(v.held);
+  CHECK(v.detail == "job_1 ended done but invoice inv_1 was refunded 0 cents of 500 cents");
+  CHECK(r.verdicts.at("ledgers_agree").held);  // both ledgers are empty: only this invariant sees it
 }

@@ -4,21 +4,15 @@
 #include <fmt/core.h>
 
 #include "runtime/retry_policy.hpp"
+#include "scenario/invariant_names.hpp"
 #include "world/world.hpp"
 
 namespace twice {
 
 namespace {
-constexpr std::string_view one_row_per_key = "one_ledger_row_per_key";
-constexpr std::string_view no_double_payment = "no_double_payment";
-constexpr std::string_view ledgers_agree = "ledgers_agree";
-constexpr std::string_view every_job_ends = "every_job_ends";
-constexpr std::string_view backoff_within_cap = "backoff_within_cap";
-constexpr std::string_view no_retry_of_non_retryable = "no_retry_of_non_retryable";
-constexpr std::string_view attempts_monotonic = "attempts_monotonic";
-constexpr std::string_view leases_exclusive = "leases_exclusive_or_absorbed";
-constexpr std::string_view drain_kills_nothing = "drain_kills_nothing";
-constexpr std::string_view database_not_stalled = "database_not_stalled";
+using namespace invariant_name;
+constexpr std::string_view one_row_per_key = one_ledger_row_per_key;
+constexpr std::string_view leases_exclusive = leases_exclusive_or_absorbed;
 
 std::string clock(sim::instant t) { return fmt::format("{}.{:06}s", t.us() / 1'000'000, t.us() % 1'000'000); }
 
@@ -31,10 +25,7 @@ std::string money(std::int64_t cents) { return fmt::format("{} cents", cents); }
 }  // namespace
 
 const std::vector<std::string_view>& invariant_names() {
-  static const std::vector<std::string_view> names{one_row_per_key,    no_double_payment,    ledgers_agree,
-                                                   every_job_ends,     backoff_within_cap,   no_retry_of_non_retryable,
-                                                   attempts_monotonic, leases_exclusive,     drain_kills_nothing,
-                                                   database_not_stalled};
+  static const std::vector<std::string_view> names(invariant_name::all.begin(), invariant_name::all.end());
   return names;
 }
 
@@ -246,6 +237,26 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
                           "no transaction waited longer than " + clock(sim::instant::epoch() + options_.stall_bound) +
                               " for a connection",
                           "a transaction waited too long for a connection: the pool was exhausted"));
+  {
+    // The other half of exactly once: a job reported done must have had its
+    // effect. Catches the refund lost by checkpointing before the call.
+    verdict v{std::string(done_jobs_paid_in_full), true, "every job that ended done was refunded in full", {}, {}};
+    for (const job_spec& job : w.config().jobs) {
+      if (w.job_ends().at(job.id) != job_end::done) continue;
+      for (const step_spec& step : job.steps) {
+        if (step.tool != "refund") continue;
+        const std::int64_t paid = vendor_by_invoice.contains(step.target) ? vendor_by_invoice.at(step.target) : 0;
+        if (paid >= asked_by_invoice.at(step.target)) continue;
+        if (v.held)
+          v.detail = fmt::format("{} ended done but invoice {} was refunded {} of {}", job.id, step.target, money(paid),
+                                 money(asked_by_invoice.at(step.target)));
+        v.held = false;
+        if (v.evidence.size() < options_.evidence_max)
+          v.evidence.push_back(fmt::format("{}: done; vendor refunds for {}: {}", job.id, step.target, money(paid)));
+      }
+    }
+    out.push_back(std::move(v));
+  }
   return out;
 }
 
