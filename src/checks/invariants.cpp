@@ -98,6 +98,7 @@ void invariant_checker::on_attempt_start(const sim::trace_record& r) {
   if (last != last_attempt_.end() && attempt <= last->second)
     note(attempts_monotonic, r, fmt::format("attempt {} after attempt {}", attempt, last->second));
   last_attempt_[job] = attempt;
+  start_index_[job][attempt] = starts_++;
   if (auto bad = non_retryable_error_.find(job); bad != non_retryable_error_.end())
     note(no_retry_of_non_retryable, r, "a new attempt after a non-retryable answer: " + bad->second);
   slices_[job].push_back(slice_span{r.actor, attempt, r.time, std::nullopt, {}});
@@ -123,13 +124,32 @@ void invariant_checker::on_backoff(const sim::trace_record& r) {
     note(backoff_within_cap, r, "no maximum interval is configured: the delay grows without bound");
   else if (delay > std::max(cap, floor))
     note(backoff_within_cap, r, "the delay is above the cap");
-  auto last = last_envelope_us_.find(job);
-  if (last != last_envelope_us_.end() && envelope < last->second)
-    note(backoff_within_cap, r, fmt::format("the envelope fell from {}us to {}us", last->second, envelope));
-  last_envelope_us_[job] = envelope;
+  const auto& starts = start_index_[job];
+  const auto start = starts.find(r.get_int("attempt").value_or(0));
+  if (start != starts.end()) envelopes_[job].push_back({start->second, envelope, r.time, describe(r)});
+}
+
+// The envelope must not fall from one attempt to the next, in the order the
+// attempts started (overlapping slices may record their backoffs out of
+// order; a counter reset starts a later attempt from the bottom again).
+void invariant_checker::check_envelopes() {
+  for (auto& [job, points] : envelopes_) {
+    std::stable_sort(points.begin(), points.end(),
+                     [](const envelope_point& a, const envelope_point& b) { return a.start_index < b.start_index; });
+    for (std::size_t i = 1; i < points.size(); ++i) {
+      if (points[i].envelope_us >= points[i - 1].envelope_us) continue;
+      violation_log& log = logs_.at(std::string(backoff_within_cap));
+      if (!log.violated || points[i].at < *log.first) log.first = points[i].at;
+      log.violated = true;
+      if (log.evidence.size() < options_.evidence_max)
+        log.evidence.push_back(points[i].record + fmt::format("  <- the envelope fell from {}us to {}us",
+                                                              points[i - 1].envelope_us, points[i].envelope_us));
+    }
+  }
 }
 
 std::vector<verdict> invariant_checker::finish(world& w, const world_result& result) {
+  check_envelopes();
   // Final state: the two ledgers and the jobs.
   std::map<std::string, std::string, std::less<>> job_of_invoice;
   std::map<std::string, std::int64_t, std::less<>> asked_by_invoice;

@@ -76,7 +76,16 @@ class invariant_checker final : public sim::trace_observer {
   std::map<std::string, violation_log, std::less<>> logs_;
   // per job
   std::map<std::string, std::int64_t, std::less<>> last_attempt_;
-  std::map<std::string, std::int64_t, std::less<>> last_envelope_us_;
+  struct envelope_point {
+    std::uint64_t start_index;  // the attempt's place in the job's start order
+    std::int64_t envelope_us;
+    sim::instant at;
+    std::string record;
+  };
+  void check_envelopes();
+  std::uint64_t starts_ = 0;
+  std::map<std::string, std::map<std::int64_t, std::uint64_t>, std::less<>> start_index_;  // job -> attempt -> start
+  std::map<std::string, std::vector<envelope_point>, std::less<>> envelopes_;
   std::map<std::string, std::string, std::less<>> non_retryable_error_;  // job -> the error that should have ended it
   std::map<std::string, std::vector<slice_span>, std::less<>> slices_;
   std::map<std::string, std::map<std::int64_t, std::uint32_t>, std::less<>> new_writes_;  // job -> step -> count

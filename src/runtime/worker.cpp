@@ -191,6 +191,12 @@ void worker::crash(std::string_view why, bool restart) {
                           {"job", in_flight ? slice_->spec_.id : std::string()}});
   end_slice("crashed");
   kill_processes();
+  if (draining_) {
+    // A pod being terminated is not restarted: nothing is in flight any more.
+    ++incarnation_;
+    drained_->trigger();
+    return;
+  }
   if (restart)
     services_.kernel.schedule_after(services_.config.restart_delay, restart_callback, this, ++incarnation_);
 }
@@ -204,7 +210,10 @@ void worker::restart_callback(sim::kernel&, void* ctx, std::uint64_t incarnation
 void worker::begin_drain() {
   draining_ = true;
   services_.trace.record(services_.kernel.now(), name_, "drain", {{"in_flight", slice_ != nullptr}});
-  if (!running()) drained_->trigger();
+  if (!running()) {
+    ++incarnation_;  // a crashed pod waiting for its restart is simply gone
+    drained_->trigger();
+  }
 }
 
 void worker::stop(std::string_view why) {
