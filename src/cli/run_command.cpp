@@ -72,8 +72,10 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
              clock(s.result.story_end), s.result.events, s.result.trace_digest);
   fmt::print("jobs       {} total: {} done, {} failed, {} dead-lettered\n", s.jobs_total, s.jobs_succeeded,
              s.jobs_failed, s.jobs_dead_lettered);
-  fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents ({} calls)\n", s.ledger_rows,
-             s.ledger_total_cents, s.vendor_refunds, s.vendor_total_cents, s.vendor_calls);
+  fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents\n", s.ledger_rows,
+             s.ledger_total_cents, s.vendor_refunds, s.vendor_total_cents);
+  fmt::print("vendor     {} calls, {} answered 503, at most {} in one 100 ms\n", s.vendor_calls, s.vendor_rejected_503,
+             s.vendor_peak_per_100ms);
   print_verdicts(s);
   if (s.expectations.met) {
     fmt::print("\nexpectations met\n");

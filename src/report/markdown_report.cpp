@@ -43,8 +43,10 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
   line(fmt::format("- jobs: {} total, {} done, {} failed, {} dead-lettered", s.jobs_total, s.jobs_succeeded,
                    s.jobs_failed, s.jobs_dead_lettered));
   line(fmt::format("- our ledger: {} rows, {} cents", s.ledger_rows, s.ledger_total_cents));
-  line(fmt::format("- the vendor's ledger: {} refunds, {} cents, from {} calls", s.vendor_refunds,
-                   s.vendor_total_cents, s.vendor_calls));
+  line(fmt::format("- the vendor's ledger: {} refunds, {} cents, from {} calls ({} answered 503; at most {} in one "
+                   "100 ms)",
+                   s.vendor_refunds, s.vendor_total_cents, s.vendor_calls, s.vendor_rejected_503,
+                   s.vendor_peak_per_100ms));
   line(fmt::format("- expectations: {}", s.expectations.met ? "met" : "NOT met"));
   for (const std::string& f : s.expectations.failures) line("  - " + f);
   line("");

@@ -1,5 +1,7 @@
 #include "report/run_summary.hpp"
 
+#include <algorithm>
+
 namespace twice {
 
 run_summary summarize(world& w, const world_result& result, std::vector<attempt_summary> attempts,
@@ -18,6 +20,9 @@ run_summary summarize(world& w, const world_result& result, std::vector<attempt_
   s.vendor_calls = w.payments().stats().calls;
   s.vendor_refunds = w.payments().ledger().size();
   for (const vendor_refund& r : w.payments().ledger()) s.vendor_total_cents += r.amount_cents;
+  const payment_vendor_stats& vs = w.payments().stats();
+  for (const auto& [bucket, n] : vs.requests_per_100ms) s.vendor_peak_per_100ms = std::max(s.vendor_peak_per_100ms, n);
+  if (auto it = vs.rejections_by_status.find(503); it != vs.rejections_by_status.end()) s.vendor_rejected_503 = it->second;
   s.attempts = std::move(attempts);
   s.verdicts = std::move(verdicts);
   return s;

@@ -28,6 +28,8 @@ struct run_summary {
   std::int64_t ledger_total_cents = 0;
   std::uint64_t vendor_calls = 0, vendor_refunds = 0;
   std::int64_t vendor_total_cents = 0;
+  std::uint64_t vendor_peak_per_100ms = 0;  // the tallest 100 ms bucket of requests: a stampede shows here
+  std::uint64_t vendor_rejected_503 = 0;    // outages, shedding above capacity, random 503s
   std::vector<attempt_summary> attempts;
   std::vector<verdict> verdicts;
   expectation_result expectations;

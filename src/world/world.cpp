@@ -139,7 +139,7 @@ void world::mark_end(std::string_view job, job_end how) {
   if (it == ends_.end() || it->second != job_end::open) return;
   it->second = how;
   TWICE_CHECK(open_jobs_ > 0);
-  if (--open_jobs_ == 0) story_end_ = kernel_.now();
+  --open_jobs_;
 }
 
 // The world learns how jobs end from the same trace the checkers read, so
@@ -181,6 +181,7 @@ void world::shutdown_callback(sim::kernel&, void* ctx, std::uint64_t) { static_c
 void world::shut_down() {
   if (shutting_down_) return;
   shutting_down_ = true;
+  story_end_ = kernel_.now();
   trace_.record(kernel_.now(), "world", "all_jobs_ended", {{"jobs", static_cast<std::int64_t>(specs_.size())}});
   kernel_.request_stop();  // run() reports the story's end, then lets the models settle
   for (sim::process_id d : deploys_) kernel_.kill(d);

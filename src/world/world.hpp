@@ -83,7 +83,7 @@ struct world_result {
   // After the story, how the settling run ended (quiescent, or a budget).
   sim::stop_reason settle_reason = sim::stop_reason::quiescent;
   bool all_jobs_ended = false;
-  sim::instant story_end;  // when the last job ended (or the run stopped)
+  sim::instant story_end;  // when the story ended: every job ended and nothing ran on (or the run stopped)
   sim::instant now;        // the clock when the run returned
   std::uint64_t events = 0;
   std::uint64_t trace_digest = 0;
