@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Regenerates reports/ from scenarios/ with the built CLI: one Markdown
+# incident write-up per scenario. Commit the result; CI regenerates it and
+# fails on any byte of difference (tests/check_reports.sh).
+# Usage: scripts/reports.sh [path/to/twice] [out-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+twice=${1:-build/twice}
+out=${2:-reports}
+mkdir -p "$out"
+for scenario in scenarios/*.toml; do
+  name=$(basename "$scenario" .toml)
+  "$twice" run "$scenario" --quiet --markdown "$out/$name.md" >/dev/null
+done
