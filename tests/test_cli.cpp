@@ -1,0 +1,156 @@
+// The command line as a user meets it: exit codes, the JSON fields other
+// tools rely on, located errors for bad input, nothing written on failure.
+// Runs the built binary (its path comes from CMake).
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+struct run_result {
+  int exit_code = -1;
+  std::string out;
+};
+
+run_result run(const std::string& args) {
+  const std::string command = std::string(TWICE_BINARY) + " " + args + " 2>&1";
+  run_result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) r.out += buffer.data();
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string scenario(const std::string& name) { return std::string(TWICE_SOURCE_DIR) + "/scenarios/" + name; }
+
+std::filesystem::path temp_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-test";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+}  // namespace
+
+TEST_CASE("twice run exits 0 when expectations are met, and prints the story", "[cli]") {
+  const run_result r = run("run " + scenario("double_refund.toml"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("seed 17") != std::string::npos);
+  CHECK(r.out.find("refund job_17 step 3 key=(none) -> 200 re_2  new_write") != std::string::npos);
+  CHECK(r.out.find("VIOLATED no_double_payment") != std::string::npos);
+  CHECK(r.out.find("expectations met") != std::string::npos);
+}
+
+TEST_CASE("twice run --json carries the documented fields", "[cli]") {
+  const run_result r = run("run --json " + scenario("double_refund_fixed.toml"));
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("scenario") == "double_refund_fixed");
+  CHECK(j.at("seed") == 17);
+  CHECK(j.at("trace_digest").get<std::string>().size() == 16);
+  CHECK(j.at("events").get<std::uint64_t>() > 0);
+  CHECK(j.at("sim_time_us").get<std::int64_t>() > 0);
+  CHECK(j.at("jobs").at("total") == 1);
+  CHECK(j.at("jobs").at("succeeded") == 1);
+  CHECK(j.at("jobs").at("failed") == 0);
+  CHECK(j.at("jobs").at("dead_lettered") == 0);
+  CHECK(j.at("ledger").at("rows") == 1);
+  CHECK(j.at("ledger").at("total_cents") == 1999);
+  CHECK(j.at("vendor").at("refunds") == 1);
+  CHECK(j.at("vendor").at("calls") == 3);
+  CHECK(j.at("vendor").at("total_cents") == 1999);
+  const auto& attempts = j.at("attempts");
+  REQUIRE(attempts.size() == 3);
+  for (int a = 0; a < 3; ++a) {
+    CHECK(attempts[a].at("job_id") == "job_17");
+    CHECK(attempts[a].at("attempt") == a);
+    CHECK(attempts[a].at("key") == "job_17:step_3:refund");
+    CHECK(attempts[a].at("new_write") == (a == 0));
+  }
+  CHECK(attempts[0].at("outcome") == "retry");
+  CHECK(attempts[2].at("outcome") == "done");
+  CHECK(attempts[0].at("backoff_us") != attempts[1].at("backoff_us"));
+  REQUIRE(j.at("invariants").size() == 11);
+  for (const auto& v : j.at("invariants")) CHECK(v.at("held") == true);
+  CHECK(j.at("expectations").at("met") == true);
+  CHECK(j.at("expectations").at("failures").empty());
+}
+
+TEST_CASE("unmet expectations exit 1 and print the command that reproduces the run", "[cli]") {
+  const auto file = temp_dir() / "unmet.toml";
+  std::ofstream(file) << "seed = 3\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n"
+                         "[expect]\nvendor_refunds = 2\n";
+  const run_result r = run("run --quiet " + file.string());
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("expected vendor refunds 2, got 1") != std::string::npos);
+  CHECK(r.out.find("reproduce: twice run " + file.string() + " --seed 3") != std::string::npos);
+}
+
+TEST_CASE("bad input exits 2 with a located message and writes nothing", "[cli]") {
+  const auto dir = temp_dir();
+  const auto bad = dir / "bad.toml";
+  std::ofstream(bad) << "seed = 1\n[queue]\nvisiblity_timeout = \"10s\"\n";
+  const auto trace = dir / "never.jsonl";
+  std::filesystem::remove(trace);
+  const run_result r = run("run " + bad.string() + " --trace " + trace.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find(bad.string() + ":3:1: queue.visiblity_timeout:") != std::string::npos);
+  CHECK(r.out.find("did you mean `visibility_timeout`?") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(trace));
+
+  CHECK(run("run " + (dir / "missing.toml").string()).exit_code == 2);
+  CHECK(run("run").exit_code == 2);
+  CHECK(run("frobnicate").exit_code == 2);
+}
+
+TEST_CASE("--trace writes JSON lines and refuses to overwrite the scenario", "[cli]") {
+  const auto trace = temp_dir() / "trace.jsonl";
+  const run_result r = run("run --quiet " + scenario("double_refund.toml") + " --trace " + trace.string());
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(trace);
+  std::string line;
+  std::size_t spans = 0;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.at("kind") == "tool_call" && j.at("tool") == "refund") {
+      ++spans;
+      CHECK(j.contains("job"));
+      CHECK(j.contains("attempt"));
+      CHECK(j.contains("key"));
+      CHECK(j.contains("sha"));
+      CHECK(j.contains("status"));
+    }
+  }
+  CHECK(spans == 2);
+  const std::string same = scenario("double_refund.toml");
+  CHECK(run("run " + same + " --trace " + same).exit_code == 2);
+}
+
+TEST_CASE("twice lint exits 1 with warnings and 0 without", "[cli]") {
+  const run_result broken = run("lint " + scenario("double_refund.toml"));
+  CHECK(broken.exit_code == 1);
+  CHECK(broken.out.find("warning[write_without_key] discipline.key") != std::string::npos);
+  CHECK(broken.out.find("warning[rolling_kill_without_drain]") != std::string::npos);
+  const auto clean = temp_dir() / "clean.toml";
+  std::ofstream(clean) << "[queue]\nmax_receive_count = 5\n[runtime]\nheartbeat_interval = \"5s\"\n"
+                          "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n";
+  const run_result ok = run("lint " + clean.string());
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("no warnings") != std::string::npos);
+}
+
+TEST_CASE("--version and --help", "[cli]") {
+  CHECK(run("--version").out.find("twice 0.1.0") != std::string::npos);
+  const run_result help = run("run --help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("--json") != std::string::npos);
+  CHECK(help.out.find("Exit status") != std::string::npos);
+}
