@@ -5,6 +5,7 @@
 
 #include "runtime/retry_policy.hpp"
 #include "scenario/invariant_names.hpp"
+#include "sim/duration_text.hpp"
 #include "world/world.hpp"
 
 namespace twice {
@@ -61,7 +62,7 @@ void invariant_checker::on_record(const sim::trace_record& r) {
   if (r.kind == "stop" && r.get_bool("in_flight") == true && r.get_string("why") == "grace period expired")
     return note(drain_kills_nothing, r, "the grace period ended with a slice in flight");
   if (r.kind == "pool_wait" && r.get_int("waited_us").value_or(0) > options_.stall_bound.us())
-    return note(database_not_stalled, r, "waited for a connection longer than " + clock(sim::instant::epoch() + options_.stall_bound));
+    return note(database_not_stalled, r, "waited for a connection longer than " + sim::format_duration(options_.stall_bound));
 }
 
 void invariant_checker::on_tool_call(const sim::trace_record& r) {
@@ -254,7 +255,7 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
   out.push_back(streaming(drain_kills_nothing, "no drain ended with a slice in flight",
                           "a drain's grace period killed a slice in flight"));
   out.push_back(streaming(database_not_stalled,
-                          "no transaction waited longer than " + clock(sim::instant::epoch() + options_.stall_bound) +
+                          "no transaction waited longer than " + sim::format_duration(options_.stall_bound) +
                               " for a connection",
                           "a transaction waited too long for a connection: the pool was exhausted"));
   {
