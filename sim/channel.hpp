@@ -50,15 +50,7 @@ class channel {
     }
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) {
-      detail::promise_base& p = detail::base_of(h);
-      kernel& k = *channel_->kernel_;
-      TWICE_CHECK(p.owner == &k);
-      const std::uint64_t token = k.begin_wait(p.pid, h);
-      channel_->receivers_.add(k, {p.pid, token, &mailbox_});
-      if (deadline_ != instant::max()) {
-        TWICE_CHECK(deadline_ >= k.now());
-        k.wake_at(deadline_, p.pid, token, wake_reason::timer);
-      }
+      channel_->receivers_.suspend(*channel_->kernel_, h, deadline_, &mailbox_);
     }
     std::optional<T> await_resume() { return std::move(mailbox_); }
 

@@ -28,15 +28,7 @@ class condition {
     bool await_ready() const noexcept { return false; }
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) {
-      detail::promise_base& p = detail::base_of(h);
-      TWICE_CHECK(p.owner == kernel_);
-      pid_ = p.pid;
-      const std::uint64_t token = kernel_->begin_wait(pid_, h);
-      condition_->waiters_.add(*kernel_, {pid_, token, nullptr});
-      if (deadline_ != instant::max()) {
-        TWICE_CHECK(deadline_ >= kernel_->now());
-        kernel_->wake_at(deadline_, pid_, token, wake_reason::timer);
-      }
+      pid_ = condition_->waiters_.suspend(*kernel_, h, deadline_);
     }
     // True when notified, false when the deadline passed first.
     bool await_resume() const { return kernel_->last_wake(pid_) == wake_reason::signal; }

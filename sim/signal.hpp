@@ -35,16 +35,7 @@ class signal {
     bool await_ready() const noexcept { return signal_->set_; }
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) {
-      detail::promise_base& p = detail::base_of(h);
-      kernel& k = *signal_->kernel_;
-      TWICE_CHECK(p.owner == &k);
-      pid_ = p.pid;
-      const std::uint64_t token = k.begin_wait(pid_, h);
-      signal_->waiters_.add(k, {pid_, token, nullptr});
-      if (deadline_ != instant::max()) {
-        TWICE_CHECK(deadline_ >= k.now());
-        k.wake_at(deadline_, pid_, token, wake_reason::timer);
-      }
+      pid_ = signal_->waiters_.suspend(*kernel_, h, deadline_);
       suspended_ = true;
     }
     // True when the signal fired, false when the deadline passed first.

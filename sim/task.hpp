@@ -46,6 +46,35 @@ struct task_awaiter {
   }
   decltype(auto) await_resume() { return child.promise().take_result(); }
 };
+// Owns a coroutine frame: move-only, destroys the frame it still owns.
+template <class Promise>
+class owned_frame {
+ public:
+  owned_frame() = default;
+  explicit owned_frame(std::coroutine_handle<Promise> h) : h_(h) {}
+  owned_frame(owned_frame&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  owned_frame& operator=(owned_frame&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  owned_frame(const owned_frame&) = delete;
+  owned_frame& operator=(const owned_frame&) = delete;
+  ~owned_frame() { reset(); }
+
+  std::coroutine_handle<Promise> get() const { return h_; }
+  std::coroutine_handle<Promise> release() { return std::exchange(h_, {}); }
+
+ private:
+  void reset() {
+    if (h_) h_.destroy();
+    h_ = {};
+  }
+  std::coroutine_handle<Promise> h_;
+};
+
 }  // namespace detail
 
 template <class T = void>
@@ -68,27 +97,11 @@ class [[nodiscard]] task {
     }
   };
 
-  task(task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
-  task& operator=(task&& o) noexcept {
-    if (this != &o) {
-      reset();
-      h_ = std::exchange(o.h_, {});
-    }
-    return *this;
-  }
-  task(const task&) = delete;
-  task& operator=(const task&) = delete;
-  ~task() { reset(); }
-
-  detail::task_awaiter<promise_type> operator co_await() && noexcept { return {h_}; }
+  detail::task_awaiter<promise_type> operator co_await() && noexcept { return {frame_.get()}; }
 
  private:
-  explicit task(std::coroutine_handle<promise_type> h) : h_(h) {}
-  void reset() {
-    if (h_) h_.destroy();
-    h_ = {};
-  }
-  std::coroutine_handle<promise_type> h_;
+  explicit task(std::coroutine_handle<promise_type> h) : frame_(h) {}
+  detail::owned_frame<promise_type> frame_;
 };
 
 template <>
@@ -105,30 +118,14 @@ class [[nodiscard]] task<void> {
     }
   };
 
-  task(task&& o) noexcept : h_(std::exchange(o.h_, {})) {}
-  task& operator=(task&& o) noexcept {
-    if (this != &o) {
-      reset();
-      h_ = std::exchange(o.h_, {});
-    }
-    return *this;
-  }
-  task(const task&) = delete;
-  task& operator=(const task&) = delete;
-  ~task() { reset(); }
-
-  detail::task_awaiter<promise_type> operator co_await() && noexcept { return {h_}; }
+  detail::task_awaiter<promise_type> operator co_await() && noexcept { return {frame_.get()}; }
 
   // For kernel::spawn: the kernel takes the frame over.
-  std::coroutine_handle<promise_type> release() { return std::exchange(h_, {}); }
+  std::coroutine_handle<promise_type> release() { return frame_.release(); }
 
  private:
-  explicit task(std::coroutine_handle<promise_type> h) : h_(h) {}
-  void reset() {
-    if (h_) h_.destroy();
-    h_ = {};
-  }
-  std::coroutine_handle<promise_type> h_;
+  explicit task(std::coroutine_handle<promise_type> h) : frame_(h) {}
+  detail::owned_frame<promise_type> frame_;
 };
 
 }  // namespace twice::sim

@@ -4,6 +4,7 @@
 // leaves a stale entry behind, which claim() skips and compaction drops, so
 // the list stays bounded by the number of live waits.
 
+#include <coroutine>
 #include <cstdint>
 #include <deque>
 
@@ -48,6 +49,22 @@ class wait_list {
   }
 
   std::size_t size() const { return waiters_.size(); }
+
+  // Suspends the process of `h` on this list: a new wait, registered here,
+  // with a timer at `deadline` unless it is instant::max(). Returns the
+  // process, whose last_wake() then tells a signal from a timeout.
+  template <class P>
+  process_id suspend(kernel& k, std::coroutine_handle<P> h, instant deadline, Extra extra = {}) {
+    detail::promise_base& p = detail::base_of(h);
+    TWICE_CHECK(p.owner == &k);
+    const std::uint64_t token = k.begin_wait(p.pid, h);
+    add(k, {p.pid, token, extra});
+    if (deadline != instant::max()) {
+      TWICE_CHECK(deadline >= k.now());
+      k.wake_at(deadline, p.pid, token, wake_reason::timer);
+    }
+    return p.pid;
+  }
 
  private:
   void compact(kernel& k) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "scenario/document.hpp"
+#include "scenario/words.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/time.hpp"
 
@@ -36,27 +37,6 @@ class diagnostics {
   std::vector<scenario_error> errors_;
   std::size_t dropped_ = 0;
 };
-
-// ---- words for messages ------------------------------------------------------
-
-// `"text"` with quotes and backslashes escaped, control bytes as \xNN, and
-// long text cut short so one bad value cannot swamp the message.
-std::string quote(std::string_view text);
-// What a node is, for "found ...": "integer 30", "string \"30\"", "a table".
-std::string describe_found(const doc_node& node);
-// The closest candidate to a mistyped word (edit distance, a prefix, a
-// different spelling of the same words, or a known synonym), if any is close.
-std::optional<std::string_view> closest(std::string_view word, std::span<const std::string_view> candidates);
-// "; did you mean `x`?" or "".
-std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates);
-// "a, b, c"
-std::string join(std::span<const std::string_view> words);
-// "\"a\", \"b\" or \"c\"": the values a string key accepts.
-std::string quoted_choices(std::span<const std::string_view> names);
-
-// "retry" + "initial_interval" -> "retry.initial_interval"; root "" -> key.
-std::string child_path(std::string_view path, std::string_view key);
-std::string index_path(std::string_view path, std::size_t index);  // "job[2]"
 
 // ---- limits ------------------------------------------------------------------
 
