@@ -154,3 +154,12 @@ TEST_CASE("--version and --help", "[cli]") {
   CHECK(help.out.find("--json") != std::string::npos);
   CHECK(help.out.find("Exit status") != std::string::npos);
 }
+
+TEST_CASE("--check-determinism runs every catalogue scenario twice and finds the same trace", "[cli]") {
+  std::string files;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(TWICE_SOURCE_DIR) + "/scenarios"))
+    if (entry.path().extension() == ".toml") files += " " + entry.path().string();
+  const run_result r = run("run --quiet --check-determinism" + files);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("not deterministic") == std::string::npos);
+}

@@ -210,6 +210,8 @@ TEST_CASE("references must name a worker or a job that exists", "[scenario]") {
         "t.toml:7:7: queue_fault[0].job: no job has the id \"refund_job\"");
   // A worker count that did not load is reported once, not once per reference.
   CHECK(errors_of("[workers]\ncount = 0\n[[crash]]\nat = \"1s\"\nworker = 5\n").size() == 1);
+  CHECK(errors_of("workers = 3\n[[crash]]\nat = \"1s\"\nworker = 2\n") ==
+        std::vector<std::string>{"t.toml:1:11: workers: expected a table ([workers] or { ... }), found integer 3"});
 }
 
 TEST_CASE("job ids are unique, whether written or generated", "[scenario]") {

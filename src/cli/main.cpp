@@ -24,8 +24,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--trace", run.trace_path, "Write the trace as JSON lines to this file");
   run_cmd->add_option("--markdown", run.markdown_path, "Write the incident write-up (Markdown) to this file");
   run_cmd->add_flag("--quiet", run.quiet, "Leave out the timeline");
+  run_cmd->add_flag("--check-determinism", run.check_determinism,
+                    "Run each scenario twice in fresh worlds; exit 3 at the first record where the traces differ");
   run_cmd->footer(
-      "Exit status: 0 when every scenario met its expectations, 1 when one did not, 2 for bad input or usage.");
+      "Exit status: 0 when every scenario met its expectations, 1 when one did not, 2 for bad input or usage,\n"
+      "3 when --check-determinism found two runs that differ.");
 
   std::vector<std::string> lint_files;
   CLI::App* lint_cmd = app.add_subcommand("lint", "Warn about the classic mistakes in scenario files, before anything runs");

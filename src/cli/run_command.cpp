@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "cli/exit_codes.hpp"
 #include "cli/output_file.hpp"
 #include "report/expectations.hpp"
 #include "report/json_report.hpp"
 #include "report/markdown_report.hpp"
+#include "checks/invariants.hpp"
 #include "report/timeline.hpp"
 #include "report/trace_jsonl.hpp"
 #include "scenario/scenario.hpp"
@@ -85,6 +87,21 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
     fmt::print("reproduce: twice run {} --seed {}\n", sc.path, s.seed);
   }
 }
+struct divergence {
+  std::size_t index = 0;
+  std::string first, second;
+};
+
+std::optional<divergence> first_divergence(const std::vector<sim::trace_record>& a,
+                                           const std::vector<sim::trace_record>& b) {
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string left = i < a.size() ? describe(a[i]) : "(end of trace)";
+    const std::string right = i < b.size() ? describe(b[i]) : "(end of trace)";
+    if (left != right) return divergence{i, left, right};
+  }
+  return std::nullopt;
+}
 }  // namespace
 
 run_outcome run_one(const scenario& sc, bool keep_records) {
@@ -140,6 +157,15 @@ int run_command(const run_options& options) {
   for (scenario& sc : scenarios) {
     if (options.seed) sc.world.seed = *options.seed;
     const run_outcome out = run_one(sc, true);
+    if (options.check_determinism) {
+      // A second run in a fresh world must tell the same story, record by record.
+      const run_outcome again = run_one(sc, true);
+      if (const auto diverged = first_divergence(out.records, again.records)) {
+        fmt::print(stderr, "twice run: {} is not deterministic: the traces diverge at record {}:\n  first:  {}\n  second: {}\n",
+                   sc.path, diverged->index, diverged->first, diverged->second);
+        return to_int(exit_code::nondeterminism);
+      }
+    }
     all_met = all_met && out.summary.expectations.met;
     if (options.json) {
       fmt::print("{}\n", to_json_line(out.summary));

@@ -22,6 +22,7 @@ struct run_options {
   std::string trace_path;
   std::string markdown_path;
   bool quiet = false;
+  bool check_determinism = false;  // run each scenario twice; exit 3 naming the first differing record
 };
 
 struct run_outcome {

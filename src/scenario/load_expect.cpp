@@ -46,8 +46,9 @@ void load_figure(const table_reader& r, std::string_view key, std::optional<std:
 void load_expect(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("expect");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "expect",
-                       {"hold", "violated", "ledger_rows", "vendor_refunds", "dead_letters", "attempts", "all_jobs_end"});
+  const table_reader r(
+      s.d, *t, "expect",
+      {"hold", "violated", "ledger_rows", "vendor_refunds", "dead_letters", "attempts", "all_jobs_end"});
   load_names(r, "hold", s.expect.hold);
   load_names(r, "violated", s.expect.violated, &s.expect.hold);
   load_figure(r, "ledger_rows", s.expect.ledger_rows);

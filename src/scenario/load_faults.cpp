@@ -167,7 +167,8 @@ bool check_job_ref(const load_state& s, const doc_node& n, const std::string& pa
   // of them: generated ids follow a pattern the user can see.
   constexpr std::size_t candidates_max = 1000;
   std::vector<std::string_view> candidates;
-  for (std::size_t i = 0; i < s.named_job_ids.size() && i < candidates_max; ++i) candidates.push_back(s.named_job_ids[i]);
+  for (std::size_t i = 0; i < s.named_job_ids.size() && i < candidates_max; ++i)
+    candidates.push_back(s.named_job_ids[i]);
   s.d.error(n.pos, path, "no job has the id " + quote(id) + did_you_mean(id, candidates));
   return false;
 }

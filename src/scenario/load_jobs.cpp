@@ -32,8 +32,9 @@ bool register_job_id(load_state& s, const std::string& id, source_pos at, const 
 
 std::optional<step_spec> load_step(const load_state& s, const doc_node& n, const std::string& path) {
   if (!n.is_table()) {
-    s.d.error(n.pos, path, "expected a step like { tool = \"refund\", target = \"inv_17\", amount_cents = 1999 }, found " +
-                               describe_found(n));
+    s.d.error(n.pos, path,
+              "expected a step like { tool = \"refund\", target = \"inv_17\", amount_cents = 1999 }, found " +
+                  describe_found(n));
     return std::nullopt;
   }
   const table_reader r(s.d, n, path, {"tool", "target", "amount_cents"});
@@ -150,7 +151,8 @@ bool load_amounts(const table_reader& r, workload_spec& w) {
     return v.has_value();
   }
   if (n->items.size() != 2) {
-    r.diag().error(n->pos, path, "expected a range of two amounts like [100, 5000], found " + count_of(n->items.size()));
+    r.diag().error(n->pos, path,
+                   "expected a range of two amounts like [100, 5000], found " + count_of(n->items.size()));
     return false;
   }
   const auto lo = read_cents(r.diag(), n->items[0], index_path(path, 0));
@@ -224,7 +226,8 @@ void generate(load_state& s, const table_reader& r, const workload_spec& w) {
     } else {
       t = w.start + w.interval * i;
     }
-    const std::int64_t amount = w.amount_lo == w.amount_hi ? w.amount_lo : sim::uniform_int(rng, w.amount_lo, w.amount_hi);
+    const std::int64_t amount =
+        w.amount_lo == w.amount_hi ? w.amount_lo : sim::uniform_int(rng, w.amount_lo, w.amount_hi);
     const bool email = w.email_ppm == ppm_denominator ||
                        (w.email_ppm > 0 && sim::bernoulli(rng, w.email_ppm, ppm_denominator));
     std::string id = w.id_prefix + std::to_string(i + 1);
@@ -244,8 +247,9 @@ void generate(load_state& s, const table_reader& r, const workload_spec& w) {
 void load_workload(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("workload");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "workload",
-                       {"count", "start", "interval", "rate", "arrival", "amount_cents", "email_probability", "id_prefix"});
+  const table_reader r(
+      s.d, *t, "workload",
+      {"count", "start", "interval", "rate", "arrival", "amount_cents", "email_probability", "id_prefix"});
   const std::optional<workload_spec> w = read_workload(r);
   if (!w) {
     s.job_ids_complete = false;  // its ids are unknown: references to them are not checked

@@ -107,7 +107,10 @@ void load_dead_letter_queue(const table_reader& root, load_state& s) {
 void load_workers(const table_reader& root, load_state& s) {
   s.worker_count = s.world.workers;
   const doc_node* t = root.table("workers");
-  if (t == nullptr) return;
+  if (t == nullptr) {
+    if (root.get("workers") != nullptr) s.worker_count.reset();  // not a table: the count is unknown
+    return;
+  }
   const table_reader r(s.d, *t, "workers", {"count", "sha"});
   if (r.get("count") != nullptr && !r.integer("count", s.world.workers, {1, 10'000})) s.worker_count.reset();
   else s.worker_count = s.world.workers;
@@ -117,8 +120,9 @@ void load_workers(const table_reader& root, load_state& s) {
 void load_runtime(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("runtime");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "runtime",
-                       {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval"});
+  const table_reader r(
+      s.d, *t, "runtime",
+      {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval"});
   runtime_config& rt = s.world.runtime;
   r.duration("visibility_timeout", rt.visibility_timeout, visibility_limits);
   // Zero would heartbeat forever at one instant: leave the key out instead.

@@ -63,13 +63,13 @@ std::string integer_range_problem(std::int64_t v, integer_limits limits) {
 // A decimal in exact units of 10^-decimals: the kernel holds probabilities
 // and coefficients as integer ratios, so the file's value must be one.
 struct fixed_point {
-  unsigned decimals = 0;         // 6: millionths, 3: thousandths
-  std::uint64_t lo_scaled = 0;   // inclusive range, in units
+  unsigned decimals = 0;        // 6: millionths, 3: thousandths
+  std::uint64_t lo_scaled = 0;  // inclusive range, in units
   std::uint64_t hi_scaled = 0;
-  std::string_view expected;     // "a probability between 0 and 1 like 0.01"
-  std::string_view plural;       // "probabilities"
-  std::string_view range;        // "between 0 and 1"
-  std::string_view why;          // appended to the range problem
+  std::string_view expected;  // "a probability between 0 and 1 like 0.01"
+  std::string_view plural;    // "probabilities"
+  std::string_view range;     // "between 0 and 1"
+  std::string_view why;       // appended to the range problem
 };
 
 std::uint64_t scale_of(unsigned decimals) {
@@ -112,7 +112,8 @@ decimal_text parse_decimal(std::string_view text, unsigned decimals) {
   if (whole.empty() || !digits(whole) || !digits(frac) || (dot != std::string_view::npos && frac.empty())) return out;
   std::uint64_t value = 0;
   const auto push = [&](char c) {
-    if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, static_cast<std::uint64_t>(c - '0'), &value))
+    if (__builtin_mul_overflow(value, 10, &value) ||
+        __builtin_add_overflow(value, static_cast<std::uint64_t>(c - '0'), &value))
       out.too_large = true;
   };
   for (const char c : whole) push(c);
@@ -242,8 +243,7 @@ std::optional<std::string> read_identifier(diagnostics& d, const doc_node& n, co
   const std::optional<std::string> s = read_string(d, n, path);
   if (!s) return std::nullopt;
   if (s->empty() || s->size() > length_max || !std::all_of(s->begin(), s->end(), is_name_char)) {
-    d.error(n.pos, path,
-            "expected 1 to 128 letters, digits, '_', '-' or '.', found " + quote(*s));
+    d.error(n.pos, path, "expected 1 to 128 letters, digits, '_', '-' or '.', found " + quote(*s));
     return std::nullopt;
   }
   return s;
@@ -403,7 +403,8 @@ std::vector<table_reader::item> table_reader::tables(std::string_view key) const
     if (n->items[i].is_table()) {
       out.push_back({&n->items[i], index_path(path, i)});
     } else {
-      d_->error(n->items[i].pos, index_path(path, i), expected_found("a table (" + header + " or { ... })", n->items[i]));
+      d_->error(n->items[i].pos, index_path(path, i),
+                expected_found("a table (" + header + " or { ... })", n->items[i]));
     }
   }
   return out;

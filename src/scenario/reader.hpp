@@ -104,7 +104,8 @@ inline constexpr sim::duration instant_offset_max = sim::duration::from_s(87'600
 // (with a suggestion), so unknown keys are errors at every level.
 class table_reader {
  public:
-  table_reader(diagnostics& d, const doc_node& table, std::string path, std::initializer_list<std::string_view> allowed);
+  table_reader(diagnostics& d, const doc_node& table, std::string path,
+               std::initializer_list<std::string_view> allowed);
 
   diagnostics& diag() const { return *d_; }
   const std::string& path() const { return path_; }

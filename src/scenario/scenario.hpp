@@ -31,7 +31,7 @@ struct expectations {
   std::optional<std::uint64_t> vendor_refunds;  // refunds in the payment vendor's own ledger
   std::optional<std::uint64_t> dead_letters;    // jobs that ended dead-lettered
   std::optional<std::uint64_t> attempts;        // attempts started, over every job
-  std::optional<bool> all_jobs_end;             // every job ended (done, failed, dead letter) before the budgets ran out
+  std::optional<bool> all_jobs_end;             // every job ended (done, failed, dead letter) within the budgets
 };
 
 struct scenario {
