@@ -6,9 +6,9 @@
 //
 //   expo(n)       = min(cap, base * coefficient^n)       n = retries so far
 //   none          = expo(n)
-//   full          = rand(0, expo(n))
-//   equal         = expo(n)/2 + rand(0, expo(n)/2)
-//   decorrelated  = min(cap, rand(base, prev * 3))       prev starts at base
+//   full          = uniform(0, expo(n))
+//   equal         = expo(n)/2 + uniform(0, expo(n)/2)
+//   decorrelated  = min(cap, uniform(base, prev * 3))    prev starts at base
 //
 // Temporal's defaults: initial interval 1 s, coefficient 2.0, maximum
 // interval 100 x the initial interval, unlimited attempts. Ours differ only
