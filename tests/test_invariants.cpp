@@ -8,6 +8,7 @@
 
 #include "checks/invariants.hpp"
 #include "world/incidents.hpp"
+#include "test_worlds.hpp"
 
 using namespace twice;
 using sim::duration;
@@ -136,12 +137,7 @@ TEST_CASE("a drain whose grace period is shorter than the slice violates drain_k
 }
 
 TEST_CASE("a transaction held across the model call violates database_not_stalled", "[invariants]") {
-  world_config c;
-  c.seed = 9;
-  c.workers = 4;
-  c.store.pool_size = 1;
-  c.model.latency = latency_model::fixed(duration::from_s(5));
-  for (int i = 0; i < 4; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100));
+  world_config c = test_worlds::pool_of_one_slow_model();
   CHECK(run_checked(c).verdicts.at("database_not_stalled").held);
   c.runtime.rules.hold_transaction_across_model = true;
   CHECK_FALSE(run_checked(c).verdicts.at("database_not_stalled").held);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "world/world.hpp"
+#include "test_worlds.hpp"
 
 using namespace twice;
 using sim::duration;
@@ -276,12 +277,7 @@ TEST_CASE("an email provider takes no key: only a local dedupe record stops a se
 }
 
 TEST_CASE("a transaction held across the model call starves the pool", "[runtime]") {
-  world_config c;
-  c.seed = 9;
-  c.workers = 4;
-  c.store.pool_size = 1;
-  c.model.latency = latency_model::fixed(duration::from_s(5));
-  for (int i = 0; i < 4; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100));
+  world_config c = test_worlds::pool_of_one_slow_model();
   world_config fixed = c;
   c.runtime.rules.hold_transaction_across_model = true;
   world held(c);

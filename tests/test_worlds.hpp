@@ -1,0 +1,22 @@
+#pragma once
+// Small worlds several test files share, so a story is told once.
+
+#include <string>
+
+#include "world/world.hpp"
+
+namespace twice::test_worlds {
+
+// Four workers, a pool of one connection, four jobs whose model call takes
+// 5 s: holding a transaction across that call starves everyone else.
+inline world_config pool_of_one_slow_model() {
+  world_config c;
+  c.seed = 9;
+  c.workers = 4;
+  c.store.pool_size = 1;
+  c.model.latency = latency_model::fixed(sim::duration::from_s(5));
+  for (int i = 0; i < 4; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100));
+  return c;
+}
+
+}  // namespace twice::test_worlds
