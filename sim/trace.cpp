@@ -171,6 +171,11 @@ void trace_recorder::add_observer(trace_observer* observer) {
   observers_.push_back(observer);
 }
 
+void trace_recorder::detach_observers() {
+  TWICE_CHECK(!notifying_);
+  observers_.clear();
+}
+
 const std::vector<trace_record>& trace_recorder::records() const {
   TWICE_CHECK(retention_ == retention::keep_records);
   return records_;

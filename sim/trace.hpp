@@ -105,6 +105,9 @@ class trace_recorder {
   // synchronously, in the order added, once per record, in record order.
   // Must not be called from inside an observer.
   void add_observer(trace_observer* observer);
+  // Nobody sees later records (a world tearing down after its run: the
+  // observers that watched the run may already be gone).
+  void detach_observers();
 
   std::uint64_t digest() const { return digest_; }
   std::size_t size() const { return size_; }

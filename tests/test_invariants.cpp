@@ -52,7 +52,7 @@ world_config one_job() {
 }  // namespace
 
 TEST_CASE("every invariant has a stable name, checked in report order", "[invariants]") {
-  CHECK(invariant_names().size() == 11);
+  CHECK(invariant_names().size() == 12);
   CHECK(invariant_names().front() == "one_ledger_row_per_key");
   CHECK(is_invariant_name("no_double_payment"));
   CHECK_FALSE(is_invariant_name("no_double_payments"));
@@ -95,7 +95,8 @@ TEST_CASE("retrying a 400 violates no_retry_of_non_retryable", "[invariants]") {
   const verdict& v = r.verdicts.at("no_retry_of_non_retryable");
   CHECK_FALSE(v.held);
   REQUIRE_FALSE(v.evidence.empty());
-  CHECK(v.evidence[0].find("attempt_start") != std::string::npos);
+  CHECK(v.evidence[0].find("backoff") != std::string::npos);
+  CHECK(v.evidence[0].find("a retry scheduled after a non-retryable answer") != std::string::npos);
   CHECK(v.evidence[0].find("status=400") != std::string::npos);
 }
 
@@ -153,4 +154,23 @@ TEST_CASE("checkpointing before the side effect violates done_jobs_paid_in_full"
   CHECK_FALSE(v.held);
   CHECK(v.detail == "job_1 ended done but invoice inv_1 was refunded 0 cents of 500 cents");
   CHECK(r.verdicts.at("ledgers_agree").held);  // both ledgers are empty: only this invariant sees it
+}
+
+TEST_CASE("an email sent twice for one step violates one_email_per_step, whoever sent it", "[invariants]") {
+  world_config c = one_job();
+  c.jobs[0] = agent_job("job_1", "inv_1", 500, /*email=*/true);
+  c.point_faults.push_back({.point = "after_tool", .tool = "email", .attempt = 0u, .action = point_action::crash});
+  CHECK(all_hold(run_checked(c)));  // the claimed dedupe row stops the replay's send
+  c.runtime.rules.email_dedupe = false;
+  const checked_run r = run_checked(c);
+  const verdict& v = r.verdicts.at("one_email_per_step");
+  CHECK_FALSE(v.held);
+  REQUIRE(v.evidence.size() == 1);
+  CHECK_THAT(v.evidence[0], Catch::Matchers::Contains("vendor/email sent") &&
+                                Catch::Matchers::Contains("reference=\"job_1:step_4:email\" count=2") &&
+                                Catch::Matchers::Contains("<- email number 2 for job_1:step_4:email"));
+  REQUIRE(v.first_violation.has_value());
+  // The other invariants cannot see it: the refund was keyed.
+  CHECK(r.verdicts.at("no_double_payment").held);
+  CHECK(r.verdicts.at("leases_exclusive_or_absorbed").held);
 }

@@ -133,6 +133,35 @@ TEST_CASE("visibility_below_tool_p99: a caller waits at most its client timeout"
   CHECK(lint(c).empty());
 }
 
+TEST_CASE("visibility_below_tool_p99: a split tool is measured against the split queue's lease", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.model.latency = latency_model::fixed(duration::from_s(100));
+  c.model.client_timeout = duration::from_s(300);
+  const lint_warning unsplit = only_warning(c);
+  CHECK(unsplit.setting == "queue.visibility_timeout");
+  CHECK_THAT(unsplit.fix, Contains("[split] tool = \"model\""));
+
+  c.runtime.rules.split_tool = "model";  // the split queue's 15 min lease fits the call
+  CHECK(lint(c).empty());
+
+  c.split.queue.visibility_timeout = duration::from_s(60);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "visibility_below_tool_p99");
+  CHECK(w.setting == "split.visibility_timeout");
+  CHECK_THAT(w.why, Contains("visibility timeout 1m is below the model tool's p99 latency 1m40s"));
+}
+
+TEST_CASE("visibility_below_tool_p99: a slow write is never offered the split", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.payments.latency = latency_model::fixed(duration::from_s(40));
+  c.payments.client_timeout = duration::from_s(60);
+  const lint_warning w = only_warning(c);
+  CHECK_THAT(w.why, Contains("refund tool"));
+  CHECK_FALSE(w.fix.find("[split]") != std::string::npos);
+}
+
 TEST_CASE("visibility_below_tool_p99: quiet with a heartbeat, or a lease above the p99", "[lint]") {
   world_config c = clean_config();
   c.runtime.visibility_timeout = duration::from_s(10);

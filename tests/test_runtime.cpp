@@ -259,20 +259,115 @@ TEST_CASE("with fencing, the slice whose lease was taken over cannot checkpoint"
   CHECK(w.db().ledger().size() == 1);
 }
 
-TEST_CASE("an email provider takes no key: only a local dedupe record stops a second email", "[runtime]") {
+TEST_CASE("an email provider takes no key: a dedupe row claimed before the send makes each email at most once",
+          "[runtime]") {
   world_config c = one_job();
   c.jobs[0] = agent_job("job_1", "inv_1", 500, /*email=*/true);
-  c.point_faults.push_back(at("after_tool", "email", 0, point_action::crash));
-  SECTION("with the dedupe record: the crash came before it was written, so twice") {
+  c.email.latency = latency_model::fixed(duration::from_ms(200));
+  auto emails = [](world& w) { return w.email().sent().size(); };
+  SECTION("without the claim, a crash after the send emails twice") {
+    c.runtime.rules.email_dedupe = false;
+    c.point_faults.push_back(at("after_tool", "email", 0, point_action::crash));
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
-    CHECK(w.email().sent().size() == 2);
+    REQUIRE(emails(w) == 2);
+    CHECK(w.email().sent()[0].reference == "job_1:step_4:email");
+    CHECK(w.email().sent()[1].reference == "job_1:step_4:email");
   }
-  SECTION("a crash after the dedupe record is durable: once") {
-    c.point_faults[0] = at("before_ack", "", 0, point_action::crash);
+  SECTION("with the claim, the replay after that crash finds it and skips the send") {
+    c.point_faults.push_back(at("after_tool", "email", 0, point_action::crash));
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
-    CHECK(w.email().sent().size() == 1);
+    CHECK(emails(w) == 1);
+    CHECK(w.db().dedupes().contains("job_1:step_4:email"));
+    CHECK(w.job_ends().at("job_1") == job_end::done);
+  }
+  SECTION("a send that timed out after the provider sent it is not repeated") {
+    c.email.client_timeout = duration::from_ms(100);  // every send outlives the client
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(emails(w) == 1);
+    CHECK(records(w, "backoff").size() == 1);  // the timeout was retried; the retry skipped the send
+    CHECK(w.job_ends().at("job_1") == job_end::done);
+  }
+  SECTION("a 503 means nothing was sent: the claim is given back and the retry sends") {
+    c.email.outages.push_back({instant::epoch(), instant::epoch() + duration::from_s(2)});
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(emails(w) == 1);
+    CHECK(records(w, "backoff").size() >= 1);
+    CHECK(w.email().sent()[0].sent_at >= instant::epoch() + duration::from_s(2));
+  }
+  SECTION("the price of at most once: a crash between the claim and the send loses the email") {
+    c.point_faults.push_back(at("before_tool", "email", 0, point_action::crash));
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(emails(w) == 0);
+    CHECK(w.job_ends().at("job_1") == job_end::done);
+  }
+}
+
+TEST_CASE("a slow step split into a job of its own: no lease outlived, the job resumes after it", "[runtime][split]") {
+  // A 100 s model call, a 30 s lease and no heartbeat (the slice cannot
+  // send one through the blocking call), no key.
+  world_config c = one_job(4);
+  c.model.latency = latency_model::fixed(duration::from_s(100));
+  c.model.client_timeout = duration::from_s(300);
+  c.runtime.rules.key = key_mode::none;
+  auto model_calls = [](world& w) {
+    std::size_t n = 0;
+    for (const auto* r : records(w, "tool_call"))
+      if (r->get_string("tool") == "model") ++n;
+    return n;
+  };
+  SECTION("without the split, every expiry hands the slice to another worker, which pays again") {
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(records(w, "attempt_start").size() >= 3);
+    CHECK(model_calls(w) >= 3);
+    CHECK(w.payments().ledger().size() >= 2);
+  }
+  c.runtime.rules.split_tool = "model";
+  SECTION("with the split, one model call on the split queue, then the job resumes and refunds once") {
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(model_calls(w) == 1);
+    CHECK(w.payments().ledger().size() == 1);
+    REQUIRE(records(w, "hand_off").size() == 1);
+    CHECK(records(w, "hand_off")[0]->get_string("to") == "job_1:step_2:model");
+    REQUIRE(records(w, "resume").size() == 1);
+    const auto starts = records(w, "attempt_start");
+    REQUIRE(starts.size() == 3);  // the job's hand-off, the split-out job, the job's resume
+    CHECK(starts[1]->get_string("job") == "job_1:step_2:model");
+    CHECK(starts[1]->actor == "worker/4");  // the split queue's own pod, after the four
+    CHECK(starts[2]->get_string("job") == "job_1");
+    CHECK(starts[2]->get_int("checkpoint") == 2);
+    CHECK(records(w, "lease_expired").empty());
+    CHECK(w.job_ends().at("job_1") == job_end::done);
+    CHECK(w.job_ends().size() == 1);  // the split-out job is not one of the story's jobs
+  }
+  SECTION("a crash after the split-out job ended: its redelivery resumes again, and the job is already done") {
+    point_fault f = at("after_checkpoint", "", 0, point_action::crash);
+    f.job = "job_1:step_2:model";
+    c.point_faults.push_back(f);
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    const auto resumes = records(w, "resume");
+    REQUIRE(resumes.size() == 2);
+    CHECK(resumes[1]->get_string("why") == "redelivered");
+    CHECK(w.payments().ledger().size() == 1);
+    CHECK(model_calls(w) == 1);
+  }
+  SECTION("the split-out job runs out of attempts, and the job fails with it") {
+    c.model.outages.push_back({instant::epoch(), instant::epoch() + duration::from_s(24 * 3600)});
+    c.runtime.retry.maximum_attempts = 3;
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    CHECK(w.job_ends().at("job_1") == job_end::failed);
+    CHECK(w.payments().ledger().empty());
+    const auto row = w.db().find_job("job_1");
+    REQUIRE(row.has_value());
+    CHECK(row->last_error.starts_with("step 2 dead_lettered"));
   }
 }
 

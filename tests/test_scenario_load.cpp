@@ -599,6 +599,19 @@ TEST_CASE("maximum_interval = \"none\" is a policy without a cap", "[scenario]")
   CHECK(s.world.runtime.retry.initial_interval == duration::from_s(300));
 }
 
+TEST_CASE("[split] names the tool and the split queue's lease and pods", "[scenario]") {
+  const scenario plain = load_ok("");
+  CHECK(plain.world.runtime.rules.split_tool.empty());
+  CHECK(plain.world.split.queue.visibility_timeout == duration::from_s(15 * 60));
+  CHECK(plain.world.split.workers == 1);
+  const scenario s = load_ok("[split]\ntool = \"model\"\nvisibility_timeout = \"20m\"\nworkers = 3\n"
+                             "max_receive_count = 4\n");
+  CHECK(s.world.runtime.rules.split_tool == "model");
+  CHECK(s.world.split.queue.visibility_timeout == duration::from_s(20 * 60));
+  CHECK(s.world.split.queue.max_receive_count == 4);
+  CHECK(s.world.split.workers == 3);
+}
+
 TEST_CASE("a seed may be any 64-bit value", "[scenario]") {
   CHECK(load_ok("seed = 0\n").world.seed == 0);
   CHECK(load_ok("seed = 9223372036854775807\n").world.seed == 9223372036854775807ULL);

@@ -711,6 +711,51 @@ TEST_CASE("dedupe keys are unique, at the statement and at commit", "[store]") {
   CHECK(w.db.stats().constraint_violations == 3);
 }
 
+TEST_CASE("a dedupe row can be given back: deleted at commit, seen deleted by its own transaction", "[store]") {
+  world w;
+  struct seen_t {
+    bool own_after_delete = true, other_before_commit = false, after_commit = true, reinserted_seen = false;
+    store_status reinsert = store_status::not_found, missing_then_insert = store_status::not_found;
+  } seen;
+  auto story = [](world& w, seen_t& seen) -> task<void> {
+    transaction claim = co_await w.db.begin();
+    co_await claim.insert_dedupe("email:j1");
+    co_await claim.commit();
+
+    transaction give_back = co_await w.db.begin();
+    co_await give_back.delete_dedupe("email:j1");
+    seen.own_after_delete = co_await give_back.has_dedupe("email:j1");
+    transaction other = co_await w.db.begin();
+    seen.other_before_commit = co_await other.has_dedupe("email:j1");  // not committed yet
+    other.rollback();
+    co_await give_back.commit();
+
+    transaction after = co_await w.db.begin();
+    seen.after_commit = co_await after.has_dedupe("email:j1");
+    // Deleting a row that is not there is no error; a delete then an insert
+    // of the same key in one transaction leaves the row.
+    co_await after.delete_dedupe("email:nothing");
+    co_await after.delete_dedupe("email:j2");
+    seen.missing_then_insert = co_await after.insert_dedupe("email:j2");
+    seen.reinserted_seen = co_await after.has_dedupe("email:j2");
+    seen.reinsert = co_await after.insert_dedupe("email:j1");
+    co_await after.commit();
+  };
+  w.k.spawn(story(w, seen));
+  w.k.run();
+
+  CHECK_FALSE(seen.own_after_delete);
+  CHECK(seen.other_before_commit);
+  CHECK_FALSE(seen.after_commit);
+  CHECK(seen.missing_then_insert == store_status::ok);
+  CHECK(seen.reinserted_seen);
+  CHECK(seen.reinsert == store_status::ok);
+  CHECK(w.db.dedupes().size() == 2);
+  CHECK(w.db.dedupes().contains("email:j1"));
+  CHECK(w.db.dedupes().contains("email:j2"));
+  CHECK(w.db.stats().constraint_violations == 0);
+}
+
 TEST_CASE("a fenced job write loses to the slice that took the lease over", "[store]") {
   world w;
   w.db.seed_job(job("j1", 7));

@@ -61,6 +61,7 @@ void invariant_checker::on_record(const sim::trace_record& r) {
   if (r.kind == "backoff") return on_backoff(r);
   if (r.kind == "stop" && r.get_bool("in_flight") == true && r.get_string("why") == "grace period expired")
     return note(drain_kills_nothing, r, "the grace period ended with a slice in flight");
+  if (r.kind == "sent" && r.actor == "vendor/email") return on_email_sent(r);
   if (r.kind == "pool_wait" && r.get_int("waited_us").value_or(0) > options_.stall_bound.us())
     return note(database_not_stalled, r, "waited for a connection longer than " + sim::format_duration(options_.stall_bound));
 }
@@ -68,10 +69,10 @@ void invariant_checker::on_record(const sim::trace_record& r) {
 void invariant_checker::on_tool_call(const sim::trace_record& r) {
   const std::string job(r.get_string("job").value_or(""));
   const std::int64_t step = r.get_int("step").value_or(0);
-  if (non_retryable_status(r.get_int("status").value_or(0)) && !non_retryable_error_.contains(job))
-    non_retryable_error_[job] = describe(r);
+  if (const std::int64_t status = r.get_int("status").value_or(0); non_retryable_status(status))
+    non_retryable_answer_[r.actor + " " + job] = {fmt::format("{} {}", status, r.get_string("error").value_or("")),
+                                                  describe(r)};
   if (r.get_bool("new_write") != true) return;
-  ++new_writes_[job][step];
   // The slice this write belongs to: the open one of this actor for this job.
   auto& spans = slices_[job];
   slice_span* mine = nullptr;
@@ -85,11 +86,22 @@ void invariant_checker::on_tool_call(const sim::trace_record& r) {
   for (const slice_span& other : spans) {
     if (&other == mine || !other.new_write_steps.contains(step)) continue;
     const bool overlapped = !other.end || *other.end > mine->start;
-    if (overlapped)
-      note(leases_exclusive, r,
-           fmt::format("a second new write for step {} while {} (attempt {}) held the same job", step, other.actor,
-                       other.attempt));
+    if (!overlapped) continue;
+    note(leases_exclusive, r,
+         fmt::format("a second new write for step {} while {} (attempt {}) held the same job", step, other.actor,
+                     other.attempt));
+    break;  // one line per write, however many slices it overlapped
   }
+}
+
+// Email providers take no key, so the provider's own log is the truth: a
+// second email for one step is a duplicate the customer sees, whoever sent
+// it (a replayed slice, an overlapping worker, the outbox relay).
+void invariant_checker::on_email_sent(const sim::trace_record& r) {
+  const std::string reference(r.get_string("reference").value_or(""));
+  if (reference.empty()) return;  // not sent on a job's behalf
+  const std::uint32_t count = ++emails_sent_[reference];
+  if (count > 1) note(one_email_per_step, r, fmt::format("email number {} for {}", count, reference));
 }
 
 void invariant_checker::on_attempt_start(const sim::trace_record& r) {
@@ -100,8 +112,7 @@ void invariant_checker::on_attempt_start(const sim::trace_record& r) {
     note(attempts_monotonic, r, fmt::format("attempt {} after attempt {}", attempt, last->second));
   last_attempt_[job] = attempt;
   start_index_[job][attempt] = starts_++;
-  if (auto bad = non_retryable_error_.find(job); bad != non_retryable_error_.end())
-    note(no_retry_of_non_retryable, r, "a new attempt after a non-retryable answer: " + bad->second);
+  non_retryable_answer_.erase(r.actor + " " + job);  // this slice has heard nothing yet
   slices_[job].push_back(slice_span{r.actor, attempt, r.time, std::nullopt, {}});
 }
 
@@ -117,6 +128,13 @@ void invariant_checker::on_slice_end(const sim::trace_record& r) {
 
 void invariant_checker::on_backoff(const sim::trace_record& r) {
   const std::string job(r.get_string("job").value_or(""));
+  // A retry is a decision: the slice that heard the 4xx schedules another
+  // attempt because of it. (A slice that crashed, or raised an error of its
+  // own, before the failure was recorded is redelivered or retried for that
+  // reason and asks again: that is at-least-once, not a retry of the 4xx.)
+  const auto heard = non_retryable_answer_.find(r.actor + " " + job);
+  if (heard != non_retryable_answer_.end() && r.get_string("error") == heard->second.error)
+    note(no_retry_of_non_retryable, r, "a retry scheduled after a non-retryable answer: " + heard->second.record);
   const std::int64_t delay = r.get_int("delay_us").value_or(0);
   const std::int64_t cap = r.get_int("cap_us").value_or(0);
   const std::int64_t floor = r.get_int("retry_after_us").value_or(0);
@@ -278,6 +296,8 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
     }
     out.push_back(std::move(v));
   }
+  out.push_back(streaming(one_email_per_step, "no job step emailed its recipient more than once",
+                          "a job step sent the same email twice"));
   return out;
 }
 

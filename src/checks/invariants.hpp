@@ -71,6 +71,7 @@ class invariant_checker final : public sim::trace_observer {
   void on_attempt_start(const sim::trace_record& r);
   void on_slice_end(const sim::trace_record& r);
   void on_backoff(const sim::trace_record& r);
+  void on_email_sent(const sim::trace_record& r);
 
   check_options options_;
   std::map<std::string, violation_log, std::less<>> logs_;
@@ -86,9 +87,14 @@ class invariant_checker final : public sim::trace_observer {
   std::uint64_t starts_ = 0;
   std::map<std::string, std::map<std::int64_t, std::uint64_t>, std::less<>> start_index_;  // job -> attempt -> start
   std::map<std::string, std::vector<envelope_point>, std::less<>> envelopes_;
-  std::map<std::string, std::string, std::less<>> non_retryable_error_;  // job -> the error that should have ended it
+  // "actor job" -> the non-retryable answer that slice heard (cleared when the actor starts an attempt)
+  struct heard_answer {
+    std::string error;   // as a retry would name it: "400 invoice_not_found"
+    std::string record;  // the tool call, described
+  };
+  std::map<std::string, heard_answer, std::less<>> non_retryable_answer_;
   std::map<std::string, std::vector<slice_span>, std::less<>> slices_;
-  std::map<std::string, std::map<std::int64_t, std::uint32_t>, std::less<>> new_writes_;  // job -> step -> count
+  std::map<std::string, std::uint32_t, std::less<>> emails_sent_;  // reference (job:step:email) -> sends
 };
 
 // A record as one readable line: "12.000250s worker/0 tool_call job=... key=...".

@@ -9,6 +9,8 @@ sim::task<slice_outcome> agent_handler::run(slice_context& ctx) {
   for (std::size_t step = 1; step <= job.steps.size(); ++step) {
     if (static_cast<std::int32_t>(step) <= ctx.checkpoint_step()) continue;  // durable already
     const step_spec& spec = job.steps[step - 1];
+    // A slow step goes to a job of its own, unless this is that job.
+    if (spec.tool == ctx.rules().split_tool && !job.then) co_return slice_outcome::hand_off(step);
     tool& t = ctx.tool_named(spec.tool);
     // (Not a ?: with a co_await in each arm: gcc 12 miscompiles that.)
     slice_outcome out;
@@ -29,6 +31,17 @@ std::string intent_marker(const std::string& job, std::size_t step) {
   return "outbox:" + job + ":step_" + std::to_string(step);
 }
 }  // namespace
+
+sim::task<bool> agent_handler::claim_step(slice_context& ctx, const std::string& claim) {
+  transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
+  const store_status inserted = co_await tx.insert_dedupe(claim);
+  if (inserted != store_status::ok) {
+    tx.rollback();
+    co_return false;  // an earlier attempt, or an overlapping worker, claimed it
+  }
+  const commit_result committed = co_await tx.commit();
+  co_return committed.ok();
+}
 
 sim::task<void> agent_handler::on_slice_start(slice_context& ctx, transaction& tx) {
   if (ctx.rules().checkpoint != checkpoint_mode::outbox) co_return;
@@ -81,11 +94,11 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
     co_return slice_outcome::success();
   }
   const std::string key = ctx.key_for(step, spec.tool);
-  // Emails go out through a provider that ignores keys; the local dedupe
-  // record is the only defence, and it is recorded under the step's stable
-  // name whatever the key discipline.
-  const bool is_email = !t.accepts_key();
-  const std::string dedupe_key = ctx.job().id + ":step_" + std::to_string(step) + ":" + spec.tool;
+  // Emails go out through a provider that takes no key; the local claim is
+  // the only defence, recorded under the step's stable name whatever the
+  // key discipline.
+  const bool claim_email = !t.accepts_key() && rules.email_dedupe;
+  const std::string claim = ctx.job().id + ":step_" + std::to_string(step) + ":" + spec.tool;
 
   if (rules.ledger_guard && !key.empty()) {
     transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
@@ -96,19 +109,21 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
       co_return slice_outcome::success();
     }
   }
-  if (is_email && rules.email_dedupe) {
-    transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
-    const bool sent = co_await tx.has_dedupe(dedupe_key);
-    co_await tx.commit();
-    if (sent) {
-      co_await ctx.checkpoint(step);
-      co_return slice_outcome::success();
-    }
-  }
   if (rules.checkpoint == checkpoint_mode::before_effect) {
     // The bug: the step is durable before its effect. A crash between here
     // and the call loses the refund for good; replay skips the step.
     co_await ctx.checkpoint(step);
+  }
+  if (claim_email) {
+    // Claimed and committed before the send, so no later attempt, and no
+    // worker overlapping this one, sends it again. The price is at most
+    // once: a crash between this commit and the send loses the email, and
+    // a send that timed out is never repeated (it may have gone out).
+    const bool won = co_await claim_step(ctx, claim);
+    if (!won) {
+      co_await ctx.checkpoint(step);
+      co_return slice_outcome::success();
+    }
   }
 
   co_await ctx.point("before_tool", step, spec.tool);
@@ -116,13 +131,20 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
   if (rules.pass_key_to_vendor && !key.empty()) request.idempotency_key = key;
   const tool_result r = co_await ctx.call(t, std::move(request), step);
   co_await ctx.point("after_tool", step, spec.tool);
-  if (!r.ok()) co_return slice_outcome::from(r);
+  if (!r.ok()) {
+    if (claim_email && !r.timed_out()) {
+      // The provider answered that it sent nothing (503, 4xx): give the
+      // claim back so a retry sends. A timeout keeps it: maybe sent.
+      transaction release = co_await ctx.db().begin(std::string(ctx.worker()));
+      co_await release.delete_dedupe(claim);
+      co_await release.commit();
+    }
+    co_return slice_outcome::from(r);
+  }
 
   // Record the effect locally, with the checkpoint, in one transaction.
   transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
-  if (is_email) {
-    if (rules.email_dedupe) co_await tx.insert_dedupe(dedupe_key);
-  } else {
+  if (t.accepts_key()) {
     ledger_row row;
     row.key = key;
     row.amount_cents = spec.amount_cents;

@@ -10,6 +10,8 @@
 // skipped on replay; everything else runs again — which is the whole
 // question: what happens if this slice runs twice?
 
+#include <string>
+
 #include "runtime/handler.hpp"
 
 namespace twice {
@@ -24,6 +26,8 @@ class agent_handler final : public handler {
  private:
   sim::task<slice_outcome> read_step(slice_context& ctx, std::size_t step, const step_spec& spec, tool& t);
   sim::task<slice_outcome> write_step(slice_context& ctx, std::size_t step, const step_spec& spec, tool& t);
+  // Inserts and commits the dedupe row `claim`; false when it was there.
+  static sim::task<bool> claim_step(slice_context& ctx, const std::string& claim);
 };
 
 }  // namespace twice

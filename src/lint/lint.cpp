@@ -169,7 +169,10 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
       {tool_name::model, &config.model.latency, config.model.client_timeout},
       {tool_name::read, &config.read.latency, config.read.client_timeout},
   }};
-  const sim::duration lease = visibility(config);
+  // A split tool's steps run on the split queue, under its own lease.
+  auto lease_of = [&](std::string_view step_name) {
+    return step_name == config.runtime.rules.split_tool ? config.split.queue.visibility_timeout : visibility(config);
+  };
   // The slowest called tool the lease does not cover. A caller waits at most
   // its client timeout, so that bounds how long the call holds the slice.
   const called_tool* worst = nullptr;
@@ -179,7 +182,7 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
     const std::optional<tool_use> use = find_use(config, {t.step_name});
     if (!use) continue;
     const sim::duration hold = std::min(t.latency->p99(), t.client_timeout);
-    if (!(lease < hold)) continue;
+    if (!(lease_of(t.step_name) < hold)) continue;
     if (worst != nullptr && !(worst_hold < hold)) continue;
     worst = &t;
     worst_hold = hold;
@@ -192,16 +195,27 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
           ? fmt::format("p99 latency {} ({})", text(p99), worst->latency->describe())
           : fmt::format("client timeout {} (its latency {} has p99 {})", text(worst->client_timeout),
                         worst->latency->describe(), text(p99));
-  const std::string_view setting = visibility_setting(config);
+  const bool split = worst->step_name == config.runtime.rules.split_tool;
+  const bool read_only = worst->step_name == tool_name::model || worst->step_name == tool_name::read;
+  const sim::duration lease = lease_of(worst->step_name);
+  const std::string_view setting = split ? std::string_view("split.visibility_timeout") : visibility_setting(config);
   out.push_back(
       {"visibility_below_tool_p99", std::string(setting),
        fmt::format("visibility timeout {} is below the {} tool's {}, which {} waits on, and no heartbeat extends it: "
                    "a second worker receives the message while the first still runs, and both run the slice.",
                    text(lease), worst->step_name, latency, where(*worst_use)),
-       fmt::format("Set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker extends its "
-                   "lease while the call runs, or raise {} well above {} (e.g. {}); a call this slow can also "
-                   "become a job of its own.",
-                   text(third_of(lease)), setting, text(worst_hold), text(worst_hold * 2))});
+       split ? fmt::format("Raise {} well above {} (e.g. {}): the split queue exists to give this call a lease "
+                           "that fits it.",
+                           setting, text(worst_hold), text(worst_hold * 2))
+             : fmt::format("Set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker "
+                           "extends its lease while the call runs, or raise {} well above {} (e.g. {}){}.",
+                           text(third_of(lease)), setting, text(worst_hold), text(worst_hold * 2),
+                           read_only
+                               ? fmt::format("; if the worker cannot heartbeat through the call, make the step a job "
+                                             "of its own ([split] tool = \"{}\", with a visibility timeout that "
+                                             "fits it)",
+                                             worst->step_name)
+                               : std::string())});
 }
 
 void heartbeat_too_slow(const world_config& config, std::vector<lint_warning>& out) {
@@ -407,8 +421,9 @@ void email_without_dedupe(const world_config& config, std::vector<lint_warning>&
                              "record of the send: every redelivery or retry after a send (a crash before the ack, an "
                              "expired lease) emails the customer again.",
                              where(*use)),
-                 "Set discipline.email_dedupe = true: record each send in the store (keyed by job and step) and skip "
-                 "a send already recorded; or send it through the outbox."});
+                 "Set discipline.email_dedupe = true: claim a row keyed by job and step in its own committed "
+                 "transaction before the send, and skip a send already claimed. That makes each email at most once; "
+                 "an outbox alone does not help, since its relay may send twice."});
 }
 
 }  // namespace

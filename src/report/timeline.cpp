@@ -99,6 +99,20 @@ const std::map<std::string_view, formatter>& formatters() {
                             key.empty() ? "(none)" : key);
        }},
       {"response_lost", [](const sim::trace_record& r) { return "the answer to " + str(r, "ref") + " is lost"; }},
+      {"sent",
+       [](const sim::trace_record& r) {
+         return fmt::format("email {} sent to {} for {} (email number {} to them)", str(r, "ref"), str(r, "recipient"),
+                            str(r, "reference"), num(r, "count"));
+       }},
+      {"hand_off",
+       [](const sim::trace_record& r) {
+         return fmt::format("hands step {} of {} off to its own job {}", num(r, "step"), str(r, "job"), str(r, "to"));
+       }},
+      {"resume",
+       [](const sim::trace_record& r) {
+         return fmt::format("{} resumes after step {} ({} {})", str(r, "job"), num(r, "step"), str(r, "from"),
+                            str(r, "why"));
+       }},
       {"relayed", [](const sim::trace_record& r) { return "relayed " + str(r, "key") + ", outbox row marked sent"; }},
       {"all_jobs_ended", [](const sim::trace_record&) { return std::string("every job has ended"); }},
   };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace twice {
@@ -38,6 +39,10 @@ struct discipline {
   bool email_dedupe = true;                  // a local record written with each email send
   bool stop_on_lost_lease = true;            // abandon the slice when the runtime learns it lost the lease
   bool fencing = false;                      // a lease token on the job row, checked at checkpoint
+  // The fix when a slice cannot heartbeat through a slow call: steps calling
+  // this tool are handed off as jobs of their own to a queue whose
+  // visibility timeout fits the call (world_config::split). Empty: none.
+  std::string split_tool = {};
 };
 
 std::string_view to_string(key_mode);

@@ -23,12 +23,17 @@ class transaction;
 
 // How a slice ended, as the handler reports it.
 struct slice_outcome {
-  enum class kind : std::uint8_t { success, retryable, fatal };
+  // handed_off: the slice gave `step` to a job of its own (the split
+  // discipline); the runtime sends that job and acks, and the job resumes
+  // after the step once the split-out job is done.
+  enum class kind : std::uint8_t { success, retryable, fatal, handed_off };
   kind result = kind::success;
   std::string error;                                  // "503 unavailable", "400 invoice_not_found" ...
   sim::duration retry_after = sim::duration::zero();  // a server's floor on the next attempt
+  std::size_t step = 0;                               // the step handed off
 
   static slice_outcome success() { return {}; }
+  static slice_outcome hand_off(std::size_t step) { return {kind::handed_off, {}, sim::duration::zero(), step}; }
   // Classifies a failed tool result: retryable (503, 429, 409, 5xx,
   // timeouts) or fatal (400 and other 4xx).
   static slice_outcome from(const tool_result& r);

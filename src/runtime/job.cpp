@@ -12,4 +12,13 @@ job_spec agent_job(std::string id, std::string invoice, std::int64_t amount_cent
   return job;
 }
 
+job_spec split_job(const job_spec& parent, std::size_t step) {
+  const step_spec& slow = parent.steps.at(step - 1);
+  job_spec child;
+  child.id = parent.id + ":step_" + std::to_string(step) + ":" + slow.tool;
+  child.steps.push_back(slow);
+  child.then = continuation{parent.id, static_cast<std::int32_t>(step)};
+  return child;
+}
+
 }  // namespace twice

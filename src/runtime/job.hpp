@@ -5,6 +5,7 @@
 // as people write them: "job_17:step_3:refund".
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,24 @@ struct step_spec {
   std::int64_t amount_cents = 0;  // for money-moving tools
 };
 
+// A job split out of another's step (the slow call handed off to a queue
+// of its own): when it ends done, `job` resumes after `step`; when it ends
+// failed or dead-lettered, so does `job`.
+struct continuation {
+  std::string job;
+  std::int32_t step = 0;
+};
+
 struct job_spec {
   std::string id;  // "job_17"
   std::vector<step_spec> steps;
   sim::instant enqueue_at;  // when the job's message is sent
+  std::optional<continuation> then = {};  // set on split-out jobs only
 };
+
+// The job a split hands `step` of `parent` to: one step, named as the
+// stable key names it ("job_17:step_2:model"), resuming `parent` after.
+job_spec split_job(const job_spec& parent, std::size_t step);
 
 // The classic agent job: read the invoice, ask the model, refund, and (when
 // `email` is set) tell the customer.

@@ -64,6 +64,7 @@ sim::task<bool> outbox_relay::relay_one(const outbox_row& row) {
   tool& t = *tool_it->second;
   const discipline& rules = services_.config.rules;
   tool_call request{row.target, row.amount_cents, std::nullopt};
+  request.reference = row.job_id + ":step_" + std::to_string(row.step) + ":" + row.tool;
   if (rules.pass_key_to_vendor && !row.key.empty()) request.idempotency_key = row.key;
 
   const sim::instant started = services_.kernel.now();

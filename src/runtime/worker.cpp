@@ -1,5 +1,7 @@
 #include "runtime/worker.hpp"
 
+#include <fmt/core.h>
+
 #include <string>
 
 #include "sim/condition.hpp"
@@ -59,6 +61,7 @@ class worker::slice final : public slice_context {
     // Spans name the tool as the job's step does ("refund"), which is also
     // the name inside keys; a call outside the steps uses the tool's own.
     const std::string tool_name = step >= 1 && step <= spec_.steps.size() ? spec_.steps[step - 1].tool : std::string(t.name());
+    if (request.reference.empty()) request.reference = spec_.id + ":step_" + std::to_string(step) + ":" + tool_name;
     const sim::instant started = rs.kernel.now();
     rs.trace.record(started, worker_.name_, "tool_start",
                     {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"step", as_int(step)},
@@ -312,6 +315,10 @@ sim::task<void> worker::run_slice(received_message message) {
         s.attempt_ = row->attempts;
         services_.trace.record(services_.kernel.now(), name_, "already_ended",
                                {{"job", s.spec_.id}, {"status", std::string(to_string(row->status))}});
+        // A split-out job done before a crash may not have resumed its
+        // parent yet: resume it again (a parent that has moved on ignores it).
+        if (s.spec_.then && row->status == job_status::done)
+          after_parent_update(s, job_status::done, "redelivered");
         co_await ack(s);
         co_return;
       }
@@ -345,7 +352,7 @@ sim::task<void> worker::run_slice(received_message message) {
     try {
       outcome = co_await services_.job_handler.run(s);
     } catch (const slice_error& e) {
-      outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero()};
+      outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero(), 0};
     } catch (const lease_lost& e) {
       // The lease belongs to someone else now: no checkpoint, no ack, no nack.
       services_.trace.record(services_.kernel.now(), name_, "abandoned",
@@ -356,6 +363,11 @@ sim::task<void> worker::run_slice(received_message message) {
     if (outcome.result == slice_outcome::kind::success) {
       stop_heartbeat();
       co_await finish(s, job_status::done, "");
+      co_return;
+    }
+    if (outcome.result == slice_outcome::kind::handed_off) {
+      stop_heartbeat();
+      co_await hand_off(s, outcome.step);
       co_return;
     }
     const bool fatal = outcome.result == slice_outcome::kind::fatal;
@@ -418,9 +430,16 @@ void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::du
 sim::task<void> worker::finish(slice& s, job_status status, std::string_view error) {
   co_await s.point("before_checkpoint", 0, {});
   transaction tx = co_await services_.db.begin(name_);
+  if (s.spec_.then) co_await update_parent(tx, *s.spec_.then, status, error);
   job_update change;
   change.status = status;
   change.last_error = std::string(error);
+  // Like `UPDATE ... SET status = $1, lease_token = nextval() WHERE status
+  // NOT IN (ended)`: an overlapping slice that ended the job first keeps
+  // its end, and a slice still claiming the row on what it read before this
+  // commit is fenced off instead of bringing the job back to life.
+  change.unless_ended = true;
+  change.lease_token = services_.next_lease_token++;
   try {
     co_await s.update_and_commit(tx, std::move(change));
   } catch (const lease_lost& e) {
@@ -430,6 +449,7 @@ sim::task<void> worker::finish(slice& s, job_status status, std::string_view err
   }
   services_.trace.record(services_.kernel.now(), name_, status == job_status::done ? "job_done" : "job_failed",
                          {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"error", std::string(error)}});
+  if (s.spec_.then) after_parent_update(s, status, "ended");
   co_await s.point("after_checkpoint", 0, {});
   co_await ack(s);
 }
@@ -449,6 +469,8 @@ sim::task<void> worker::dead_letter(slice& s, std::string_view reason) {
   change.status = job_status::dead_lettered;
   change.last_error = std::string(reason);
   change.unless_ended = true;
+  change.lease_token = services_.next_lease_token++;  // as in finish()
+  if (s.spec_.then) co_await update_parent(tx, *s.spec_.then, job_status::dead_lettered, reason);
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
   const std::optional<job_row> row = services_.db.find_job(s.spec_.id);
@@ -456,7 +478,59 @@ sim::task<void> worker::dead_letter(slice& s, std::string_view reason) {
   if (services_.dead_letters != nullptr) services_.dead_letters->send(s.spec_.id);
   services_.trace.record(services_.kernel.now(), name_, "dead_letter",
                          {{"job", s.spec_.id}, {"attempts", std::int64_t{row->attempts}}, {"reason", std::string(reason)}});
+  if (s.spec_.then) after_parent_update(s, job_status::dead_lettered, "ended");
   co_await ack(s);
+}
+
+// The slow step leaves this slice: its own job goes to the split queue,
+// whose visibility timeout fits the call, and this message is acked. The
+// parent's row keeps its checkpoint; the split-out job moves it on. A crash
+// before the ack sends the step again on the redelivery: two split-out
+// jobs' messages, whose slices are absorbed like any duplicate delivery.
+sim::task<void> worker::hand_off(slice& s, std::size_t step) {
+  TWICE_CHECK(services_.split_queue != nullptr);
+  const std::string child = split_job(s.spec_, step).id;
+  services_.split_queue->send(child);
+  services_.trace.record(services_.kernel.now(), name_, "hand_off",
+                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"step", as_int(step)},
+                          {"to", child}});
+  co_await ack(s);
+}
+
+sim::task<void> worker::update_parent(transaction& tx, const continuation& then, job_status status,
+                                      std::string_view error) {
+  job_update change;
+  change.unless_ended = true;
+  if (status == job_status::done) {
+    change.raise_checkpoint_to = then.step;
+  } else {
+    // The parent cannot go on without the step: it fails with it.
+    change.status = job_status::failed;
+    change.last_error = fmt::format("step {} {}: {}", then.step, to_string(status), error);
+  }
+  co_await tx.update_job(then.job, std::move(change));
+}
+
+// After the transaction that wrote update_parent committed: a done step
+// resumes the parent (a new message on its queue, which counts as the
+// parent's next attempt); a failed one has ended it, which is traced so the
+// world and the checkers see the parent's end.
+void worker::after_parent_update(const slice& s, job_status status, std::string_view why) {
+  const continuation& then = *s.spec_.then;
+  if (status == job_status::done) {
+    TWICE_CHECK(services_.parent_queue != nullptr);
+    services_.parent_queue->send(then.job);
+    services_.trace.record(services_.kernel.now(), name_, "resume",
+                           {{"job", then.job}, {"step", std::int64_t{then.step}}, {"from", s.spec_.id},
+                            {"why", std::string(why)}});
+    return;
+  }
+  const std::optional<job_row> parent = services_.db.find_job(then.job);
+  TWICE_CHECK(parent.has_value());
+  if (parent->status != job_status::failed) return;  // it had ended before
+  services_.trace.record(services_.kernel.now(), name_, "job_failed",
+                         {{"job", then.job}, {"attempt", std::int64_t{parent->attempts} - 1},
+                          {"error", parent->last_error}});
 }
 
 sim::task<void> worker::heartbeat(receipt_handle handle, slice* s) {

@@ -45,6 +45,10 @@ struct runtime_services {
   const runtime_config& config;
   const std::map<std::string, job_spec, std::less<>>& job_specs;
   const std::map<std::string, tool*, std::less<>>& tools;
+  // The split discipline: where a handed-off step's job is sent, and (on
+  // the split-out jobs' own services) where their parents resume.
+  queue* split_queue = nullptr;
+  queue* parent_queue = nullptr;
   std::uint64_t next_lease_token = 1;  // fencing tokens, unique per world
   std::uint32_t slices_in_flight = 0;  // across all workers
 };
@@ -87,6 +91,10 @@ class worker {
   sim::task<void> finish(slice& s, job_status status, std::string_view error);
   sim::task<void> retry_later(slice& s, const slice_outcome& outcome);
   sim::task<void> dead_letter(slice& s, std::string_view reason);
+  sim::task<void> hand_off(slice& s, std::size_t step);
+  // A split-out job's end, written to its parent in the same transaction.
+  sim::task<void> update_parent(transaction& tx, const continuation& then, job_status status, std::string_view error);
+  void after_parent_update(const slice& s, job_status status, std::string_view why);
   void trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, std::string_view mode);
   void stop_heartbeat();
   void begin_slice(slice* s);

@@ -213,6 +213,29 @@ void load_discipline(const table_reader& root, load_state& s) {
   r.boolean("fencing", d.fencing);
 }
 
+// [split]: the fix for a slice that cannot heartbeat through a slow call.
+// Only a read-only tool moves: a write keeps its key and checkpoint in the
+// job that owns them.
+void load_split(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("split");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "split", {"tool", "visibility_timeout", "max_receive_count", "workers"});
+  static constexpr std::string_view splittable[] = {"model", "read"};
+  if (const doc_node* n = r.get("tool")) {
+    if (const auto i = read_choice_index(s.d, *n, r.path_of("tool"), splittable))
+      s.world.runtime.rules.split_tool = std::string(splittable[*i]);
+  } else {
+    r.missing("tool", "the slow read-only tool whose steps become jobs of their own, " + quoted_choices(splittable));
+  }
+  split_config& c = s.world.split;
+  r.duration("visibility_timeout", c.queue.visibility_timeout, visibility_limits);
+  r.integer("max_receive_count", c.queue.max_receive_count, max_receive_limits);
+  r.integer("workers", c.workers, {1, 10'000});
+  if (r.get("max_receive_count") != nullptr && !s.world.dead_letter_queue)
+    s.d.error(r.pos_of("max_receive_count"), "split.max_receive_count",
+              "a redrive needs a dead-letter queue, but dead_letter_queue.enabled is false");
+}
+
 void load_store(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("store");
   if (t == nullptr) return;
@@ -234,6 +257,7 @@ void load_settings(const table_reader& root, load_state& s) {
   load_runtime(root, s);
   load_retry(root, s);
   load_discipline(root, s);
+  load_split(root, s);
   load_store(root, s);
 }
 

@@ -3,6 +3,7 @@
 // ledger, the outbox and the dedupe table. Plain values; the store (see
 // store/store.hpp) decides when they become durable.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,9 +52,15 @@ struct job_update {
   std::optional<std::int32_t> checkpoint_step;
   std::optional<std::string> last_error;
   std::optional<std::uint32_t> attempts;  // only the reset-on-re-enqueue bug writes this
+  // checkpoint_step = max(checkpoint_step, this): a split-out job resuming
+  // its parent, where a late duplicate must not move the parent back.
+  std::optional<std::int32_t> raise_checkpoint_to;
   // Fencing: apply only if the row still carries this lease token, checked
   // again at commit (the commit fails with store_status::fenced).
   std::optional<std::uint64_t> expect_lease_token;
+  // A new fencing token. Ending a job revokes every lease on it, so a slice
+  // that read the row before the end cannot claim it afterwards.
+  std::optional<std::uint64_t> lease_token;
   // Leave a row that has already ended (done, failed, dead-lettered) as it
   // is: `... WHERE status NOT IN ('done', 'failed', 'dead_lettered')`.
   bool unless_ended = false;
@@ -62,8 +69,10 @@ struct job_update {
     if (unless_ended && is_terminal(row.status)) return;
     if (status) row.status = *status;
     if (checkpoint_step) row.checkpoint_step = *checkpoint_step;
+    if (raise_checkpoint_to) row.checkpoint_step = std::max(row.checkpoint_step, *raise_checkpoint_to);
     if (last_error) row.last_error = *last_error;
     if (attempts) row.attempts = *attempts;
+    if (lease_token) row.lease_token = *lease_token;
   }
 };
 

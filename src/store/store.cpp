@@ -280,7 +280,8 @@ bool transaction::visible_ledger_key(std::string_view key) const {
 
 bool transaction::visible_dedupe(std::string_view key) const {
   TWICE_CHECK(!key.empty());
-  return writes_.dedupes.contains(key) || lock_core()->dedupes.contains(key);
+  if (writes_.dedupes.contains(key)) return true;
+  return !writes_.dedupe_deletes.contains(key) && lock_core()->dedupes.contains(key);
 }
 
 void transaction::note_duplicate(detail::store_core& core, std::string_view table, std::string_view key,
@@ -438,6 +439,14 @@ sim::task<store_status> transaction::insert_dedupe(std::string key) {
   co_return store_status::ok;
 }
 
+sim::task<void> transaction::delete_dedupe(std::string key) {
+  TWICE_CHECK(!key.empty());
+  co_await round_trip();
+  writes_.dedupes.erase(key);
+  writes_.dedupe_deletes.insert(std::move(key));
+  ++writes_.statements;
+}
+
 sim::task<bool> transaction::has_dedupe(std::string key) {
   TWICE_CHECK(!key.empty());
   co_await round_trip();
@@ -468,7 +477,7 @@ commit_result transaction::check_against_committed(detail::store_core& core) con
     }
   }
   for (const std::string& key : writes_.dedupes) {
-    if (!core.dedupes.contains(key)) continue;
+    if (!core.dedupes.contains(key) || writes_.dedupe_deletes.contains(key)) continue;
     note_duplicate(core, "dedupe", key, "commit");
     return {store_status::duplicate_key, key, 0};
   }
@@ -491,6 +500,7 @@ void transaction::apply(detail::store_core& core) {
     core.outbox.at(id).sent = true;
     core.unsent_outbox_ids.erase(id);
   }
+  for (const std::string& key : writes_.dedupe_deletes) core.dedupes.erase(key);
   for (const std::string& key : writes_.dedupes) {
     const bool inserted = core.dedupes.emplace(key, dedupe_row{key, core.kernel.now()}).second;
     TWICE_CHECK(inserted);

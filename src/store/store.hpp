@@ -177,6 +177,10 @@ class transaction {
 
   sim::task<store_status> insert_dedupe(std::string key);
   sim::task<bool> has_dedupe(std::string key);
+  // Removes the row if there is one (DELETE ... WHERE key = $1: no row is
+  // not an error). How a claim taken before a send is given back when the
+  // far side answered that it did nothing.
+  sim::task<void> delete_dedupe(std::string key);
 
   // Ends the transaction either way and returns the connection.
   sim::task<commit_result> commit();
@@ -214,6 +218,7 @@ class transaction {
     outbox_table outbox;
     std::set<std::uint64_t> outbox_marks;  // committed outbox rows to mark sent
     std::set<std::string, std::less<>> dedupes;
+    std::set<std::string, std::less<>> dedupe_deletes;  // applied before `dedupes`
   };
 
   std::weak_ptr<detail::store_core> core_;

@@ -18,6 +18,12 @@ struct tool_call {
   std::string target;             // invoice id, recipient, document id ...
   std::int64_t amount_cents = 0;  // for tools that move money
   std::optional<std::string> idempotency_key;
+  // What the caller calls this request in its own logs ("job_17:step_4:email"),
+  // sent along as the metadata most providers accept (a tag, a custom
+  // header). The runtime fills it in. A provider without idempotency keys
+  // stores it but never dedupes on it: it only lets a reader (and the
+  // checkers) tell which step an effect belongs to.
+  std::string reference = {};  // (a default, so callers may leave it out of a braced init)
 };
 
 // What came back, as an HTTP client sees it. status 0 means no response

@@ -98,12 +98,13 @@ std::uint64_t email_provider::sent_count(std::string_view recipient) const {
 }
 
 tool_result email_provider::complete(std::uint64_t request_id, const tool_call& request) {
-  sent_.push_back(sent_email{request.target, endpoint().now(), request_id});
+  sent_.push_back(sent_email{request.target, endpoint().now(), request_id, request.reference});
   const std::uint64_t count = ++per_recipient_[request.target];
   const std::string ref = "em_" + std::to_string(sent_.size());
   endpoint().record("sent", {{"req", as_field(request_id)},
                              {"ref", ref},
                              {"recipient", request.target},
+                             {"reference", request.reference},
                              {"count", as_field(count)}});
   return ok_result(ref);
 }

@@ -88,12 +88,14 @@ struct sent_email {
   std::string recipient;
   sim::instant sent_at;
   std::uint64_t request_id = 0;
+  std::string reference;  // the caller's name for the request (job:step:tool)
 };
 
 // Sends every time it is asked: like most email providers it takes no
 // idempotency key (accepts_key() == false) and ignores one if given. The
-// defence against a duplicate email is a local dedupe record written before
-// sending, never the provider.
+// defence against a duplicate email is a local dedupe record claimed before
+// sending (see agent_handler), never the provider. The caller's reference
+// travels with the email as metadata and is recorded, not deduplicated on.
 class email_provider final : public simple_tool {
  public:
   static simple_tool_config default_config();  // "email", lognormal(p50=150ms, p99=1s)

@@ -55,6 +55,7 @@ world::world(world_config config, handler* custom_handler)
   faults_ = std::make_unique<scripted_faults>(config_.point_faults, config_.queue_faults, random_.stream("faults"));
   queue_->set_faults(faults_.get());
 
+  const std::string& split_tool = config_.runtime.rules.split_tool;
   for (const job_spec& spec : config_.jobs) {
     TWICE_CHECK(!spec.id.empty());
     const bool fresh = specs_.emplace(spec.id, spec).second;
@@ -65,6 +66,18 @@ world::world(world_config config, handler* custom_handler)
     store_->seed_job(row);
   }
   open_jobs_ = specs_.size();
+  // The split-out jobs exist from the start (rows and specs), so a handed-off
+  // step finds them; they are not jobs of the story: their parents are.
+  for (const job_spec& spec : config_.jobs)
+    for (std::size_t step = 1; step <= spec.steps.size(); ++step) {
+      if (split_tool.empty() || spec.steps[step - 1].tool != split_tool) continue;
+      job_spec child = split_job(spec, step);
+      job_row row;
+      row.job_id = child.id;
+      const bool fresh = specs_.emplace(child.id, std::move(child)).second;
+      TWICE_CHECK(fresh);  // the loader keeps ':' out of job ids
+      store_->seed_job(row);
+    }
 
   services_ = std::unique_ptr<runtime_services>(new runtime_services{
       kernel_, trace_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, specs_, tools_});
@@ -73,9 +86,27 @@ world::world(world_config config, handler* custom_handler)
   for (std::uint32_t i = 0; i < config_.workers; ++i)
     workers_.push_back(std::make_unique<worker>(*services_, i, config_.sha,
                                                 random_.stream("worker/" + std::to_string(i) + "/backoff")));
+  if (!split_tool.empty()) {
+    split_queue_ = std::make_unique<queue>(kernel_, trace_, ids_, config_.split.queue);
+    if (dlq_ && config_.split.queue.max_receive_count > 0) split_queue_->set_dead_letter(dlq_.get());
+    split_queue_->set_faults(faults_.get());
+    split_runtime_ = config_.runtime;
+    split_runtime_.visibility_timeout.reset();  // the split queue's own
+    split_services_ = std::unique_ptr<runtime_services>(new runtime_services{
+        kernel_, trace_, *split_queue_, dlq_.get(), *store_, *handler_, *faults_, split_runtime_, specs_, tools_});
+    services_->split_queue = split_queue_.get();
+    split_services_->parent_queue = queue_.get();
+    for (std::uint32_t i = config_.workers; i < config_.workers + config_.split.workers; ++i)
+      workers_.push_back(std::make_unique<worker>(*split_services_, i, config_.sha,
+                                                  random_.stream("worker/" + std::to_string(i) + "/backoff")));
+  }
 }
 
 world::~world() {
+  // A run stopped by a budget leaves slices in flight; killing them records
+  // their end, which no observer of the run (often destroyed before the
+  // world) should see.
+  trace_.detach_observers();
   // Processes first: their frames refer to the models below.
   relay_.reset();
   workers_.clear();
@@ -159,6 +190,7 @@ void world::on_record(const sim::trace_record& r) {
 
 bool world::story_over() const {
   if (open_jobs_ != 0 || queue_->size() != 0 || services_->slices_in_flight != 0) return false;
+  if (split_queue_ && (split_queue_->size() != 0 || split_services_->slices_in_flight != 0)) return false;
   if (!relay_) return true;
   // Checked only once everything else is quiet, so the scan is rare.
   for (const auto& [id, row] : store_->outbox())

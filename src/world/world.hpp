@@ -41,6 +41,14 @@ struct timed_crash {
   bool restart = true;
 };
 
+// The split discipline's queue and its consumers (used when
+// runtime.rules.split_tool names a tool): its visibility timeout is chosen
+// for the slow call, so a slice there outlives nothing.
+struct split_config {
+  queue_config queue{.name = "jobs-slow", .visibility_timeout = sim::duration::from_s(15 * 60)};
+  std::uint32_t workers = 1;
+};
+
 struct world_config {
   std::uint64_t seed = 1;
   sim::duration time_limit = sim::duration::from_s(24 * 3600);
@@ -58,6 +66,7 @@ struct world_config {
   std::uint32_t workers = 2;
   std::string sha = "v1";
   runtime_config runtime;
+  split_config split;
   store_config store;
 
   payment_vendor_config payments;
@@ -103,9 +112,11 @@ class world : private sim::trace_observer {
   sim::trace_recorder& trace() { return trace_; }
   queue& jobs_queue() { return *queue_; }
   queue* dead_letter_queue() { return dlq_.get(); }
+  queue* split_queue() { return split_queue_.get(); }
   store& db() { return *store_; }
   payment_vendor& payments() { return *payments_; }
   email_provider& email() { return *email_; }
+  // The workers in index order: the main pool, then the split queue's.
   worker& worker_at(std::size_t i) { return *workers_.at(i); }
   std::size_t worker_count() const { return workers_.size(); }
   const std::map<std::string, job_end, std::less<>>& job_ends() const { return ends_; }
@@ -141,6 +152,9 @@ class world : private sim::trace_observer {
   handler* handler_;
   std::unique_ptr<scripted_faults> faults_;
   std::unique_ptr<runtime_services> services_;
+  std::unique_ptr<queue> split_queue_;
+  runtime_config split_runtime_;
+  std::unique_ptr<runtime_services> split_services_;
   std::vector<std::unique_ptr<worker>> workers_;
   std::vector<sim::process_id> deploys_;
   sim::process_id sampler_;
