@@ -72,8 +72,8 @@ load_result load_scenario_text(std::string_view text, std::string path_for_messa
   out.story = leading_comment(text);
   const table_reader root(d, doc.root, "",
                           {"name", "seed", "budget", "trace", "queue", "dead_letter_queue", "workers", "runtime",
-                           "retry", "discipline", "store", "vendor", "tools", "job", "workload", "fault", "crash",
-                           "deploy", "queue_fault", "expect"});
+                           "retry", "discipline", "split", "store", "vendor", "tools", "job", "workload", "fault", "crash",
+                           "deploy", "queue_fault", "expect", "explore"});
   load_state state{d, out.world, out.expect, {}, {}, {}, true};
   load_name(root, out);
   // In dependency order: faults refer to workers and jobs.
@@ -82,6 +82,7 @@ load_result load_scenario_text(std::string_view text, std::string path_for_messa
   load_jobs(root, state);
   load_faults(root, state);
   load_expect(root, state);
+  load_explore(root, state, out.explore);
   if (!d.empty()) return failed(d);
   return {std::move(out), {}};
 }

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scenario/explore_spec.hpp"
 #include "world/world.hpp"
 
 namespace twice {
@@ -40,6 +41,7 @@ struct scenario {
   std::string story;  // the leading comment block, without the '#' markers
   world_config world;
   expectations expect;
+  explore_spec explore;  // [explore]: used by `twice explore` only
 };
 
 struct scenario_error {

@@ -1,0 +1,268 @@
+#include "explore/explore.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "scenario/doc_writer.hpp"
+#include "scenario/key_path.hpp"
+#include "scenario/words.hpp"
+
+namespace twice::explore {
+namespace {
+
+using namespace scenario_detail;
+using clock = std::chrono::steady_clock;
+
+std::string range_key(const explore_range& r) { return child_path("explore.vary", r.path); }
+
+// Each bound alone, the rest of the file as written: a bound the scenario
+// cannot take is the range's mistake, reported where the range is written.
+void check_bounds(const explore_input& in, std::vector<scenario_error>& errors) {
+  for (const explore_range& r : in.spec.vary) {
+    for (const bool upper : {false, true}) {
+      const std::int64_t bound = upper ? r.hi : r.lo;
+      doc_node doc = in.base;
+      const std::string which = upper ? "the upper bound " : "the lower bound ";
+      std::string problem;
+      if (!apply_value(doc, r.path, r.kind, bound)) {
+        problem = "the file has no table there to hold the value";
+      } else {
+        const load_result loaded = load_scenario_text(write_document(doc), in.path);
+        if (!loaded.ok() && !loaded.errors.empty()) {
+          const scenario_error& e = loaded.errors.front();
+          problem = (e.key.empty() ? "" : e.key + ": ") + e.message;
+        }
+      }
+      if (problem.empty()) continue;
+      errors.push_back({in.path, r.line, r.column, range_key(r),
+                        "with " + which + value_text(r.kind, bound) + ", the scenario does not load: " + problem});
+      break;  // one message per range
+    }
+  }
+}
+
+struct run_brief {
+  bool loaded = false;
+  std::vector<scenario_error> errors;
+  std::vector<std::string> unexpected;  // violated invariants the file did not expect violated, report order
+};
+
+bool expected_violated(const expectations& e, std::string_view name) {
+  return std::find(e.violated.begin(), e.violated.end(), name) != e.violated.end();
+}
+
+run_brief do_run(const explore_input& in, std::uint64_t root_seed, std::size_t index) {
+  const run_plan plan = plan_run(in.base, in.spec, root_seed, index);
+  probe_result r = probe_text(write_document(plan.doc), in.path);
+  run_brief out;
+  out.loaded = r.loaded;
+  out.errors = std::move(r.errors);
+  for (const verdict& v : r.verdicts)
+    if (!v.held && !expected_violated(in.expect, v.name)) out.unexpected.push_back(v.name);
+  return out;
+}
+
+// Runs 0 .. runs-1 on `jobs` threads; slot i is written by the one thread
+// that ran i. Returns the results with unfinished runs left empty.
+std::vector<std::optional<run_brief>> run_all(const explore_input& in, std::uint64_t root_seed,
+                                              const explore_options& options) {
+  std::vector<std::optional<run_brief>> results(options.runs);
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  std::atomic<std::size_t> violating{0};
+  std::atomic<bool> stop{false};
+  std::mutex m;
+  std::condition_variable finished;
+  auto work = [&] {
+    while (!stop.load()) {
+      if (options.deadline && clock::now() >= *options.deadline) {
+        stop = true;
+        break;
+      }
+      const std::size_t i = next.fetch_add(1);
+      if (i >= options.runs) break;
+      run_brief brief = do_run(in, root_seed, i);
+      if (!brief.loaded) stop = true;  // bad input: no point going on
+      if (!brief.unexpected.empty()) ++violating;
+      results[i] = std::move(brief);
+      ++done;
+      const std::lock_guard<std::mutex> lock(m);
+      finished.notify_one();
+    }
+    const std::lock_guard<std::mutex> lock(m);
+    finished.notify_one();
+  };
+  const unsigned threads = static_cast<unsigned>(
+      std::max<std::size_t>(1, std::min<std::size_t>(options.jobs == 0 ? 1 : options.jobs, options.runs)));
+  std::vector<std::thread> pool;
+  pool.reserve(threads);
+  std::atomic<unsigned> running{threads};
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      work();
+      --running;
+      const std::lock_guard<std::mutex> lock(m);
+      finished.notify_one();
+    });
+  }
+  {
+    std::unique_lock<std::mutex> lock(m);
+    while (running.load() > 0) {
+      finished.wait_for(lock, std::chrono::milliseconds(100));
+      if (options.on_progress) {
+        lock.unlock();
+        options.on_progress({done.load(), options.runs, violating.load()});
+        lock.lock();
+      }
+    }
+  }
+  for (std::thread& t : pool) t.join();
+  if (options.on_progress) options.on_progress({done.load(), options.runs, violating.load()});
+  return results;
+}
+
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return text;
+}
+
+std::string join_words(const std::vector<std::string>& words, std::string_view none) {
+  if (words.empty()) return std::string(none);
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+// The repro: the shrunk scenario, its [expect] replaced by the one promise
+// it breaks, under a header that says where it came from.
+std::string repro_text(const explore_input& in, std::uint64_t root_seed, std::size_t runs, const finding& f) {
+  doc_node doc = f.shrunk.doc;
+  remove_node(doc, key_path{{{"expect", std::nullopt}}});
+  doc_node hold;
+  hold.type = doc_node::kind::array;
+  hold.items.push_back(make_string(f.invariant));
+  doc_node expect = make_table(false);
+  expect.entries.push_back({"hold", {}, std::move(hold)});
+  doc.entries.push_back({"expect", {}, std::move(expect)});
+
+  std::string h;
+  h += "# Found by `twice explore`: the invariant " + f.invariant + " is violated.\n";
+  h += "#\n";
+  h += "# Explored: " + one_line(in.path) + ", root seed " + std::to_string(root_seed) + ", " + std::to_string(runs) +
+       (runs == 1 ? " run" : " runs") + ".\n";
+  h += "# Original: run " + std::to_string(f.run_index) + " (world seed " + std::to_string(f.world_seed) + "), " +
+       describe(f.original_size) + ".\n";
+  h += "# Fault kinds it kept: " + join_words(f.kinds_kept, "none") + ".\n";
+  if (!f.kinds_dropped.empty()) h += "# Fault kinds swarm left out: " + join_words(f.kinds_dropped, "none") + ".\n";
+  for (const auto& [path, value] : f.drawn) h += "# Drawn: " + path + " = " + value + "\n";
+  h += "# Shrunk in " + std::to_string(f.shrunk.steps.size()) + (f.shrunk.steps.size() == 1 ? " step" : " steps") +
+       " (" + std::to_string(f.shrunk.runs) + " candidates tried" + (f.shrunk.cut_short ? ", cut short" : "") +
+       "), each keeping " + f.invariant + " violated with the same seed:\n";
+  for (const std::string& step : f.shrunk.steps) h += "#   - " + one_line(step) + "\n";
+  h += "# Now: " + describe(f.shrunk_size) + ".\n";
+  h += "#\n";
+  h += "# [expect] says the invariant must hold, so `twice run` on this file exits 1\n";
+  h += "# and shows the violation. The explored file's own expectations are left out.\n\n";
+  return h + write_document(doc);
+}
+
+finding make_finding(const explore_input& in, std::uint64_t root_seed, std::size_t runs, std::size_t index,
+                     const std::string& invariant, const explore_options& options) {
+  const run_plan plan = plan_run(in.base, in.spec, root_seed, index);
+  finding f;
+  f.invariant = invariant;
+  f.run_index = index;
+  f.world_seed = plan.world_seed;
+  f.drawn = plan.drawn;
+  f.kinds_kept = plan.kinds_kept;
+  f.kinds_dropped = plan.kinds_dropped;
+  const load_result original = load_scenario_text(write_document(plan.doc), in.path);
+  if (original.ok()) f.original_size = size_of(original.value->world);
+  f.shrunk = shrink(plan.doc, invariant, in.path, {options.shrink_runs, options.deadline});
+  const load_result shrunk = load_scenario_text(write_document(f.shrunk.doc), in.path);
+  if (shrunk.ok()) f.shrunk_size = size_of(shrunk.value->world);
+  f.repro_text = repro_text(in, root_seed, runs, f);
+  // The file as written, read back and run: what `twice run` will see.
+  const probe_result check = probe_text(f.repro_text, in.path);
+  f.repro_checked = check.loaded && check.violates(invariant);
+  f.repro_digest = check.trace_digest;
+  return f;
+}
+
+}  // namespace
+
+prepared prepare_text(std::string_view text, const std::string& path) {
+  prepared out;
+  load_result loaded = load_scenario_text(text, path);
+  if (!loaded.ok()) {
+    out.errors = std::move(loaded.errors);
+    return out;
+  }
+  explore_input in;
+  in.path = path;
+  in.name = loaded.value->name;
+  in.file_seed = loaded.value->world.seed;
+  in.spec = loaded.value->explore;
+  in.expect = loaded.value->expect;
+  in.base = parse_document(text, path).root;
+  remove_node(in.base, key_path{{{"explore", std::nullopt}}});
+  check_bounds(in, out.errors);
+  if (!out.errors.empty()) return out;
+  in.kinds = fault_kinds(in.base);
+  out.input = std::move(in);
+  return out;
+}
+
+prepared prepare_file(const std::string& path) {
+  // The loader reads (and bounds) the file; read it again only once it loaded.
+  load_result loaded = load_scenario_file(path);
+  if (!loaded.ok()) return {std::nullopt, std::move(loaded.errors)};
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return prepare_text(text.str(), path);
+}
+
+explore_result run_explore(const explore_input& in, const explore_options& options) {
+  explore_result out;
+  out.root_seed = options.root_seed.value_or(in.file_seed);
+  out.runs_asked = options.runs;
+  const clock::time_point start = clock::now();
+  const std::vector<std::optional<run_brief>> results = run_all(in, out.root_seed, options);
+  out.runs_wall = clock::now() - start;
+  while (out.runs_done < results.size() && results[out.runs_done]) ++out.runs_done;
+  out.deadline_hit = out.runs_done < results.size();
+  for (std::size_t i = 0; i < out.runs_done; ++i) {
+    if (!results[i]->loaded) {
+      out.bad_run = i;
+      out.bad_run_errors = results[i]->errors;
+      out.deadline_hit = false;
+      out.runs_done = i;
+      return out;
+    }
+  }
+
+  for (const std::string_view name : invariant_names()) out.violations.emplace_back(std::string(name), 0);
+  std::vector<std::pair<std::size_t, std::string>> chosen;  // (run, invariant) to shrink, in run order
+  for (std::size_t i = 0; i < out.runs_done; ++i) {
+    const run_brief& r = *results[i];
+    out.violating_runs += !r.unexpected.empty();
+    for (const std::string& name : r.unexpected) {
+      for (auto& [invariant, count] : out.violations) count += invariant == name;
+      const bool seen = std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.second == name; });
+      if ((options.all && !seen) || chosen.empty()) chosen.emplace_back(i, name);
+    }
+  }
+  std::erase_if(out.violations, [](const auto& v) { return v.second == 0; });
+  for (const auto& [index, invariant] : chosen)
+    out.findings.push_back(make_finding(in, out.root_seed, out.runs_done, index, invariant, options));
+  return out;
+}
+
+}  // namespace twice::explore

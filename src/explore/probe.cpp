@@ -1,0 +1,59 @@
+#include "explore/probe.hpp"
+
+#include "world/world.hpp"
+
+namespace twice::explore {
+
+scenario_size size_of(const world_config& c) {
+  scenario_size s;
+  s.jobs = c.jobs.size();
+  s.workers = c.workers;
+  s.faults = c.point_faults.size() + c.crashes.size() + c.deploys.size() + c.queue_faults.size();
+  s.faults += c.payments.outages.size() + c.payments.latency_spikes.size();
+  for (const std::uint32_t ppm : {c.payments.unavailable_ppm, c.payments.rate_limited_ppm, c.payments.internal_error_ppm,
+                                  c.payments.lost_request_ppm, c.payments.lost_response_ppm})
+    s.faults += ppm != 0;
+  for (const simple_tool_config* t : {&c.email, &c.model, &c.read})
+    s.faults += t->outages.size() + t->latency_spikes.size() + (t->unavailable_ppm != 0);
+  return s;
+}
+
+std::string describe(const scenario_size& s) {
+  auto count = [](std::size_t n, std::string_view one) {
+    return std::to_string(n) + " " + std::string(one) + (n == 1 ? "" : "s");
+  };
+  return count(s.jobs, "job") + ", " + count(s.workers, "worker") + ", " + count(s.faults, "fault");
+}
+
+bool probe_result::violates(std::string_view invariant) const {
+  for (const verdict& v : verdicts)
+    if (v.name == invariant) return !v.held;
+  return false;
+}
+
+probe_result probe(const scenario& sc) {
+  world_config config = sc.world;
+  config.trace_retention = sim::trace_recorder::retention::digest_only;
+  world w(config);
+  invariant_checker checker;
+  w.trace().add_observer(&checker);
+  const world_result result = w.run();
+  probe_result out;
+  out.loaded = true;
+  out.verdicts = checker.finish(w, result);
+  out.trace_digest = result.trace_digest;
+  out.size = size_of(sc.world);
+  return out;
+}
+
+probe_result probe_text(std::string_view text, const std::string& path_for_messages) {
+  load_result loaded = load_scenario_text(text, path_for_messages);
+  if (!loaded.ok()) {
+    probe_result out;
+    out.errors = std::move(loaded.errors);
+    return out;
+  }
+  return probe(*loaded.value);
+}
+
+}  // namespace twice::explore

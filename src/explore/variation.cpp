@@ -1,0 +1,158 @@
+#include "explore/variation.hpp"
+
+#include <algorithm>
+
+#include "scenario/key_path.hpp"
+#include "sim/distributions.hpp"
+#include "sim/duration_text.hpp"
+#include "sim/random.hpp"
+
+namespace twice::explore {
+namespace {
+
+using namespace scenario_detail;
+
+constexpr std::string_view tool_names[] = {"email", "model", "read"};
+constexpr std::string_view vendor_rates[] = {"unavailable", "rate_limited", "internal_error", "lost_request",
+                                             "lost_response"};
+
+std::string text_of(const doc_node* n, std::string_view fallback) {
+  return n != nullptr && n->type == doc_node::kind::string ? n->text : std::string(fallback);
+}
+
+constexpr std::string_view item_arrays[] = {"fault", "crash", "deploy", "queue_fault"};
+
+// A rate the file sets to something other than zero.
+bool nonzero(const doc_node& n) {
+  switch (n.type) {
+    case doc_node::kind::integer: return n.integer != 0;
+    case doc_node::kind::floating: return n.floating != 0.0;
+    case doc_node::kind::string: return n.text.find_first_not_of("0.") != std::string::npos;
+    default: return true;  // a wrong type: the loader has said so
+  }
+}
+
+// The windows and rates of the far sides, as (kind = key path) pairs.
+std::vector<std::string> far_side_paths() {
+  std::vector<std::string> out{"vendor.outage", "vendor.latency_spike"};
+  for (const std::string_view rate : vendor_rates) out.push_back("vendor.error_rates." + std::string(rate));
+  for (const std::string_view tool : tool_names) {
+    const std::string base = "tools." + std::string(tool);
+    out.push_back(base + ".outage");
+    out.push_back(base + ".latency_spike");
+    out.push_back(base + ".error_rates.unavailable");
+  }
+  return out;
+}
+
+bool is_window_kind(std::string_view path) { return path.ends_with(".outage") || path.ends_with(".latency_spike"); }
+
+std::string decimal_ppm(std::int64_t ppm) {
+  std::string out = std::to_string(ppm / 1'000'000);
+  std::int64_t rest = ppm % 1'000'000;
+  if (rest == 0) return out;
+  std::string digits = std::to_string(rest);
+  digits.insert(0, 6 - digits.size(), '0');
+  while (digits.back() == '0') digits.pop_back();
+  return out + "." + digits;
+}
+
+}  // namespace
+
+std::string fault_kind_of(std::string_view array, const doc_node& item) {
+  if (array == "fault") return "fault:" + text_of(item.find("point"), "?") + ":" + text_of(item.find("action"), "crash");
+  if (array == "deploy") return "deploy:" + text_of(item.find("strategy"), "drain");
+  if (array == "queue_fault") return "queue_fault:" + text_of(item.find("kind"), "?");
+  return std::string(array);
+}
+
+std::vector<std::string> fault_kinds(const doc_node& root) {
+  std::vector<std::string> out;
+  for (const std::string_view array : item_arrays) {
+    const doc_node* n = root.find(array);
+    if (n == nullptr || !n->is_array()) continue;
+    for (const doc_node& item : n->items)
+      if (item.is_table()) out.push_back(fault_kind_of(array, item));
+  }
+  for (const std::string& path : far_side_paths()) {
+    const doc_node* n = find_node(root, *parse_key_path(path));
+    if (n == nullptr) continue;
+    if (is_window_kind(path) ? (n->is_array() && !n->items.empty()) : nonzero(*n)) out.push_back(path);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void remove_fault_kind(doc_node& root, std::string_view kind) {
+  for (const std::string_view array : item_arrays) {
+    for (auto it = root.entries.begin(); it != root.entries.end(); ++it) {
+      if (it->key != array || !it->value.is_array()) continue;
+      std::vector<doc_node>& items = it->value.items;
+      std::erase_if(items, [&](const doc_node& item) { return item.is_table() && fault_kind_of(array, item) == kind; });
+      if (items.empty()) root.entries.erase(it);
+      break;
+    }
+  }
+  for (const std::string& path : far_side_paths())
+    if (path == kind) remove_node(root, *parse_key_path(path));
+}
+
+std::string value_text(explore_value kind, std::int64_t v) {
+  switch (kind) {
+    case explore_value::time:
+    case explore_value::duration: return sim::format_duration(sim::duration::from_us(v));
+    case explore_value::probability: return decimal_ppm(v);
+    case explore_value::integer: return std::to_string(v);
+  }
+  return {};
+}
+
+doc_node value_node(explore_value kind, std::int64_t v) {
+  if (kind == explore_value::integer) return make_integer(v);
+  // Probabilities as decimal strings: exact, as the format allows.
+  return make_string(value_text(kind, v));
+}
+
+bool apply_value(doc_node& root, const std::string& path, explore_value kind, std::int64_t v) {
+  const std::optional<key_path> p = parse_key_path(path);
+  if (!p) return false;
+  if (path.ends_with("latency.fixed")) {
+    doc_node latency = make_table(true);
+    latency.entries.push_back({"fixed", {}, value_node(kind, v)});
+    key_path table = *p;
+    table.segments.pop_back();
+    return set_node(root, table, std::move(latency));
+  }
+  return set_node(root, *p, value_node(kind, v));
+}
+
+void set_seed(doc_node& root, std::uint64_t seed) {
+  const key_path p{{{"seed", std::nullopt}}};
+  if (seed <= static_cast<std::uint64_t>(INT64_MAX)) set_node(root, p, make_integer(static_cast<std::int64_t>(seed)));
+  else set_node(root, p, make_string(std::to_string(seed)));
+}
+
+run_plan plan_run(const doc_node& base, const explore_spec& spec, std::uint64_t root_seed, std::size_t index) {
+  run_plan plan;
+  plan.index = index;
+  plan.doc = base;
+  sim::random_stream rng = sim::random_root(root_seed).stream("explore.run." + std::to_string(index));
+  // 63 bits: the repro file then writes its seed as a plain TOML integer.
+  plan.world_seed = rng.next_u64() >> 1;
+  set_seed(plan.doc, plan.world_seed);
+  for (const explore_range& r : spec.vary) {
+    const std::int64_t v = sim::uniform_int(rng, r.lo, r.hi);
+    apply_value(plan.doc, r.path, r.kind, v);
+    plan.drawn.emplace_back(r.path, value_text(r.kind, v));
+  }
+  // After the ranges: a range may name a fault that swarm then leaves out.
+  for (const std::string& kind : fault_kinds(plan.doc)) {
+    const bool keep = !spec.swarm || sim::bernoulli(rng, 1, 2);
+    (keep ? plan.kinds_kept : plan.kinds_dropped).push_back(kind);
+  }
+  for (const std::string& kind : plan.kinds_dropped) remove_fault_kind(plan.doc, kind);
+  return plan;
+}
+
+}  // namespace twice::explore

@@ -1,0 +1,142 @@
+// `twice explore` run as a user runs it: a bug switch flipped in a fixed
+// scenario is found and written as a repro file that `twice run` fails on
+// with the same invariant and the same trace digest; the output does not
+// depend on --jobs; a correct scenario exits 0; bad input exits 2 with a
+// located message and writes nothing.
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+struct run_result {
+  int exit_code = -1;
+  std::string out;
+};
+
+// stdout only; stderr goes to `err_file` when given (else with stdout).
+run_result run(const std::string& args, const std::string& err_file = {}) {
+  const std::string command =
+      std::string(TWICE_BINARY) + " " + args + (err_file.empty() ? " 2>&1" : " 2>" + err_file);
+  run_result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) r.out += buffer.data();
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-explore-test" / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The fixed scenario with one switch flipped, written beside the outputs.
+std::string flipped(const std::filesystem::path& dir, const std::string& file, const std::string& from,
+                    const std::string& to) {
+  std::string text = read_text(std::string(TWICE_SOURCE_DIR) + "/scenarios/" + file);
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  const std::string path = (dir / file).string();
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// The summary without its one wall-clock line.
+std::string without_timing(const std::string& out) {
+  return std::regex_replace(out, std::regex("runs        [^\n]*\n"), "");
+}
+}  // namespace
+
+TEST_CASE("twice explore finds a flipped bug switch and twice run reproduces the repro", "[cli][explore]") {
+  const auto dir = fresh_dir("found");
+  const std::string file = flipped(dir, "key_per_attempt_fixed.toml", "key = \"stable\"", "key = \"per_attempt\"");
+  const std::string out = (dir / "out").string();
+  const run_result r = run("explore " + file + " --runs 10 --jobs 2 --out " + out);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 1);
+  CHECK(r.out.find("runs        10 of 10 (root seed 10, 2 threads)") != std::string::npos);
+  CHECK(r.out.find("  no_double_payment ") != std::string::npos);
+  const std::string repro = out + "/key_per_attempt_fixed-no_double_payment.toml";
+  REQUIRE(std::filesystem::exists(repro));
+  CHECK(r.out.find("repro       " + repro + " (" + std::to_string(std::filesystem::file_size(repro)) + " bytes)") !=
+        std::string::npos);
+  std::smatch digest;
+  REQUIRE(std::regex_search(r.out, digest, std::regex("exits 1 \\(trace digest ([0-9a-f]{16})\\)")));
+  // Nothing but the repro in the output directory (atomic writes leave no temporaries).
+  CHECK(std::distance(std::filesystem::directory_iterator(out), std::filesystem::directory_iterator()) == 1);
+
+  const run_result again = run("run " + repro);
+  INFO(again.out);
+  CHECK(again.exit_code == 1);
+  CHECK(again.out.find("VIOLATED no_double_payment") != std::string::npos);
+  CHECK(again.out.find("Found by `twice explore`: the invariant no_double_payment is violated.") != std::string::npos);
+  const run_result json = run("run --json " + repro);
+  REQUIRE(json.exit_code == 1);
+  CHECK(nlohmann::json::parse(json.out).at("trace_digest") == digest[1].str());
+}
+
+TEST_CASE("twice explore prints and writes the same whatever --jobs", "[cli][explore]") {
+  const auto dir = fresh_dir("jobs");
+  const std::string file = flipped(dir, "double_refund_fixed.toml", "key = \"stable\"", "key = \"none\"");
+  const run_result one = run("explore " + file + " --runs 12 --all --jobs 1 --out " + (dir / "one").string());
+  const run_result two = run("explore " + file + " --runs 12 --all --jobs 3 --out " + (dir / "two").string());
+  REQUIRE(one.exit_code == 1);
+  REQUIRE(two.exit_code == 1);
+  std::string expected = without_timing(one.out);
+  for (std::size_t at; (at = expected.find("/one/")) != std::string::npos;) expected.replace(at, 5, "/two/");
+  CHECK(expected == without_timing(two.out));
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "one")) {
+    ++files;
+    CHECK(read_text(entry.path()) == read_text(dir / "two" / entry.path().filename()));
+  }
+  CHECK(files >= 2);  // no_double_payment and ledgers_agree at least
+}
+
+TEST_CASE("twice explore exits 0 on a correct scenario and prints no progress off a terminal", "[cli][explore]") {
+  const auto dir = fresh_dir("clean");
+  const std::string err = (dir / "stderr.txt").string();
+  const run_result r = run("explore " + std::string(TWICE_SOURCE_DIR) + "/scenarios/key_per_attempt_fixed.toml" +
+                               " --runs 8 --seed 3 --out " + (dir / "out").string(),
+                           err);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("runs        8 of 8 (root seed 3,") != std::string::npos);
+  CHECK(r.out.find("violations  none") != std::string::npos);
+  CHECK(read_text(err).empty());
+  CHECK_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST_CASE("twice explore reports bad input at its place and writes nothing", "[cli][explore]") {
+  const auto dir = fresh_dir("bad");
+  const std::string file = (dir / "bad.toml").string();
+  std::ofstream(file) << "[[job]]\nid = \"j\"\ninvoice = \"i\"\namount_cents = 1\n[explore]\nswarn = true\n";
+  const run_result r = run("explore " + file + " --out " + (dir / "out").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find(file + ":6:1: explore.swarn: unknown key; did you mean `swarm`?") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "out"));
+  const run_result limit = run("explore " + std::string(TWICE_SOURCE_DIR) + "/scenarios/outbox.toml --time-limit 10");
+  CHECK(limit.exit_code == 2);
+  CHECK(limit.out.find("--time-limit") != std::string::npos);
+}
