@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates reports/ from scenarios/ with the built CLI: one Markdown
-# incident write-up per scenario. Commit the result; CI regenerates it and
+# incident write-up per scenario, and the double refund's HTML report (its
+# screenshot, reports/double_refund.png, comes from CTest `browser`). Commit the result; CI regenerates it and
 # fails on any byte of difference (tests/check_reports.sh).
 # Usage: scripts/reports.sh [path/to/twice] [out-dir]
 set -euo pipefail
@@ -12,3 +13,4 @@ for scenario in scenarios/*.toml; do
   name=$(basename "$scenario" .toml)
   "$twice" run "$scenario" --quiet --markdown "$out/$name.md" >/dev/null
 done
+"$twice" run scenarios/double_refund.toml --quiet --report "$out/double_refund.html" >/dev/null

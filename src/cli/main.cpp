@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "cli/exit_codes.hpp"
+#include "cli/explore_command.hpp"
 #include "cli/incident_demo.hpp"
 #include "cli/kernel_demo.hpp"
 #include "cli/lint_command.hpp"
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--json", run.json, "Print one JSON object per scenario (see docs/json-output.md)");
   run_cmd->add_option("--trace", run.trace_path, "Write the trace as JSON lines to this file");
   run_cmd->add_option("--markdown", run.markdown_path, "Write the incident write-up (Markdown) to this file");
+  run_cmd->add_option("--perfetto", run.perfetto_path, "Write the trace in the Chrome trace event format (Perfetto) to this file");
+  run_cmd->add_option("--report", run.report_path, "Write the self-contained HTML report to this file");
   run_cmd->add_flag("--quiet", run.quiet, "Leave out the timeline");
   run_cmd->add_flag("--check-determinism", run.check_determinism,
                     "Run each scenario twice in fresh worlds; exit 3 at the first record where the traces differ");
@@ -34,6 +37,20 @@ int main(int argc, char** argv) {
   CLI::App* lint_cmd = app.add_subcommand("lint", "Warn about the classic mistakes in scenario files, before anything runs");
   lint_cmd->add_option("files", lint_files, "Scenario files (TOML)")->required();
   lint_cmd->footer("Exit status: 0 without warnings, 1 with warnings, 2 for bad input. Rules: docs/lint.md.");
+
+  twice::cli::explore_options explore;
+  CLI::App* explore_cmd =
+      app.add_subcommand("explore", "Run a scenario under many seeds and variations; shrink a violation to a repro file");
+  explore_cmd->add_option("file", explore.file, "Scenario file (TOML); its [explore] table says what may vary")->required();
+  explore_cmd->add_option("--runs", explore.runs, "Runs")->capture_default_str()->check(CLI::Range(1, 100'000'000));
+  explore_cmd->add_option("--seed", explore.seed, "Root seed of the runs' seeds (default: the file's seed)");
+  explore_cmd->add_option("--jobs", explore.jobs, "Threads running worlds (default: the core count)")
+      ->check(CLI::Range(1, 1024));
+  explore_cmd->add_option("--time-limit", explore.time_limit, "Wall-clock budget, like \"10m\": no run starts after it");
+  explore_cmd->add_option("--out", explore.out_dir, "Directory for repro files")->capture_default_str();
+  explore_cmd->add_flag("--all", explore.all, "Shrink the first run of every violated invariant, not only the first");
+  explore_cmd->footer("Exit status: 0 without violations, 1 with violations (repro files written), 2 for bad input.\n"
+                      "See docs/explore.md.");
 
   std::uint64_t seed = 1;
   bool quiet = false;
@@ -57,6 +74,7 @@ int main(int argc, char** argv) {
   }
   if (*run_cmd) return twice::cli::run_command(run);
   if (*lint_cmd) return twice::cli::lint_command(lint_files);
+  if (*explore_cmd) return twice::cli::explore_command(explore);
   if (*demo) return twice::cli::print_kernel_demo(seed, quiet);
   if (*incident) return twice::cli::print_incident(fixed, incident_seed, quiet);
   return twice::cli::to_int(exit_code::bad_input);

@@ -12,6 +12,7 @@
 #include "report/expectations.hpp"
 #include "report/json_report.hpp"
 #include "report/markdown_report.hpp"
+#include "report/perfetto_trace.hpp"
 #include "checks/invariants.hpp"
 #include "report/timeline.hpp"
 #include "report/trace_jsonl.hpp"
@@ -43,11 +44,15 @@ void print_settings(const scenario& s) {
              rp.maximum_interval ? text(*rp.maximum_interval) : std::string("NONE"),
              rp.maximum_attempts == 0 ? std::string("unlimited") : std::to_string(rp.maximum_attempts),
              to_string(rp.jitter));
-  fmt::print("discipline key {}{}, ledger guard {}, checkpoint {}, retry by {}{}{}{}\n", to_string(d.key),
+  fmt::print("discipline key {}{}, ledger guard {}, checkpoint {}, retry by {}{}{}{}{}\n", to_string(d.key),
              d.pass_key_to_vendor ? "" : " (not sent to the vendor)", d.ledger_guard ? "on" : "off",
              to_string(d.checkpoint), to_string(d.retry), d.retry_non_retryable ? ", RETRIES 4xx" : "",
              d.reset_attempts_on_reenqueue ? ", RESETS attempts on re-enqueue" : "",
-             d.hold_transaction_across_model ? ", HOLDS a transaction across the model call" : "");
+             d.hold_transaction_across_model ? ", HOLDS a transaction across the model call" : "",
+             d.email_dedupe ? "" : ", NO email dedupe");
+  if (!d.split_tool.empty())
+    fmt::print("split      {} steps as jobs of their own on {}, visibility timeout {}, {} worker(s)\n", d.split_tool,
+               c.split.queue.name, text(c.split.queue.visibility_timeout), c.split.workers);
   fmt::print("vendor     latency {}, client timeout {}, key retention {}\n", c.payments.latency.describe(),
              text(c.payments.client_timeout), text(c.payments.key_retention));
   fmt::print("jobs       {}, faults {}, crashes {}, deploys {}, broker faults {}\n", c.jobs.size(),
@@ -121,6 +126,7 @@ run_outcome run_one(const scenario& sc, bool keep_records) {
   if (keep_records) {
     out.timeline = build_timeline(w.trace().records());
     out.records = w.trace().records();
+    out.ledgers = final_ledgers{w.db().ledger(), w.payments().ledger()};
   }
   return out;
 }
@@ -140,7 +146,9 @@ int run_command(const run_options& options) {
   }
   if (bad) return to_int(exit_code::bad_input);
   const std::vector<std::pair<std::string_view, const std::string*>> outputs{{"--trace", &options.trace_path},
-                                                                             {"--markdown", &options.markdown_path}};
+                                                                             {"--markdown", &options.markdown_path},
+                                                                             {"--perfetto", &options.perfetto_path},
+                                                                             {"--report", &options.report_path}};
   for (const auto& [flag, path] : outputs) {
     if (path->empty()) continue;
     if (options.files.size() != 1) {
@@ -177,6 +185,10 @@ int run_command(const run_options& options) {
     if (!options.trace_path.empty()) error = write_file_atomically(options.trace_path, trace_to_jsonl(out.records));
     if (error.empty() && !options.markdown_path.empty())
       error = write_file_atomically(options.markdown_path, markdown_report(sc, out.summary, out.timeline));
+    if (error.empty() && !options.perfetto_path.empty())
+      error = write_file_atomically(options.perfetto_path, perfetto_trace(out.summary, out.records));
+    if (error.empty() && !options.report_path.empty())
+      error = write_file_atomically(options.report_path, html_report(sc, out.summary, out.records, out.ledgers));
     if (!error.empty()) {
       fmt::print(stderr, "twice run: {}\n", error);
       return to_int(exit_code::bad_input);

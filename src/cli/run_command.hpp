@@ -1,11 +1,13 @@
 #pragma once
-// `twice run FILE... [--seed N] [--json] [--trace FILE] [--quiet]`.
+// `twice run FILE... [--seed N] [--json] [--trace F.jsonl] [--perfetto F.json] [--report F.html]
+// [--markdown F.md] [--quiet] [--check-determinism]`.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "report/html_report.hpp"
 #include "report/run_summary.hpp"
 #include "report/timeline.hpp"
 
@@ -21,6 +23,8 @@ struct run_options {
   bool json = false;
   std::string trace_path;
   std::string markdown_path;
+  std::string perfetto_path;
+  std::string report_path;
   bool quiet = false;
   bool check_determinism = false;  // run each scenario twice; exit 3 naming the first differing record
 };
@@ -29,6 +33,7 @@ struct run_outcome {
   run_summary summary;
   std::vector<timeline_line> timeline;
   std::vector<sim::trace_record> records;
+  final_ledgers ledgers;  // kept with the records
 };
 
 // Runs one loaded scenario with the checkers attached.

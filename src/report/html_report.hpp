@@ -1,0 +1,50 @@
+#pragma once
+// The run as one self-contained HTML page (`twice run --report FILE.html`):
+// no network, no external script, style sheet or font; inline CSS and SVG,
+// and a few lines of inline script that only highlight on hover (everything
+// is in the DOM without it). Sections, each with stable ids, classes and
+// data- attributes a test (or a person's devtools) can query:
+//
+//   #timeline   a swimlane per worker (g.lane[data-lane="worker/0"]) and per
+//               vendor (g.lane[data-lane="vendor/payments"]): leases as bars
+//               (rect.lease[data-ended-by]) ending in ack, expiry or crash,
+//               tool calls inside (rect.tool[data-tool][data-key], keys in a
+//               <title> on hover), crash and kill markers (.crash, .kill),
+//               expired leases (.expiry), redelivery arrows
+//               (path.redelivery), deploy windows (rect.deploy-window) and
+//               pods down (rect.pod-down) shaded, the vendor's refunds
+//               (g.refund[data-ref], g.refund.duplicate when an invoice is
+//               refunded again) and each violated invariant's first moment
+//               (g.violation[data-invariant]);
+//   #queue-depth   the broker's sampled counters over time;
+//   #attempts      the histogram of attempts per job, and the attempt table;
+//   #backoff       every backoff delay against its envelope and the cap;
+//   #ledgers       our ledger beside the vendor's (tr.unmatched: a vendor
+//                  refund no local row accounts for);
+//   #invariants    tr[data-invariant][data-held] with the evidence lines;
+//   #story         the timeline as text.
+//
+// Deterministic: the same run gives the same bytes.
+
+#include <string>
+#include <vector>
+
+#include "report/run_summary.hpp"
+#include "sim/trace.hpp"
+#include "store/rows.hpp"
+#include "vendors/payment_vendor.hpp"
+
+namespace twice {
+
+struct scenario;
+
+// The two ledgers as the run left them.
+struct final_ledgers {
+  std::vector<ledger_row> ours;
+  std::vector<vendor_refund> vendor;
+};
+
+std::string html_report(const scenario& sc, const run_summary& s, const std::vector<sim::trace_record>& records,
+                        const final_ledgers& ledgers);
+
+}  // namespace twice

@@ -1,0 +1,437 @@
+// The run's outputs people open: the Perfetto JSON checked against the
+// Chrome trace event format (every phase's required keys, spans nested per
+// thread, numeric counters, names from metadata), the JSON lines parsed back
+// into the very records they came from, and the HTML report self-contained,
+// balanced and escaped, with a lane per worker. The browser test
+// (tests/browser/) renders the HTML for real.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/run_command.hpp"
+#include "report/html_report.hpp"
+#include "report/perfetto_trace.hpp"
+#include "report/spans.hpp"
+#include "report/trace_jsonl.hpp"
+#include "scenario/scenario.hpp"
+
+using namespace twice;
+using json = nlohmann::json;
+
+namespace {
+
+const std::filesystem::path catalogue = std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios";
+
+scenario load(const std::filesystem::path& path) {
+  load_result r = load_scenario_file(path.string());
+  for (const scenario_error& e : r.errors) INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  return std::move(*r.value);
+}
+
+scenario catalogue_scenario(std::string_view name) { return load(catalogue / (std::string(name) + ".toml")); }
+
+std::vector<std::filesystem::path> catalogue_files() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(catalogue))
+    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool is_int(const json& v) { return v.is_number_integer(); }
+
+// Everything the format asks of one event, by phase. Returns what is wrong,
+// or "" when nothing is.
+std::string event_problem(const json& e) {
+  if (!e.is_object()) return "not an object";
+  if (!e.contains("ph") || !e["ph"].is_string()) return "no ph";
+  if (!e.contains("name") || !e["name"].is_string()) return "no name";
+  if (!e.contains("pid") || !is_int(e["pid"])) return "no integer pid";
+  if (!e.contains("ts") || !is_int(e["ts"]) || e["ts"].get<std::int64_t>() < 0) return "no ts in µs";
+  const std::string ph = e["ph"];
+  const bool has_tid = e.contains("tid") && is_int(e["tid"]);
+  if (ph == "X") {
+    if (!has_tid) return "X without tid";
+    if (!e.contains("dur") || !is_int(e["dur"]) || e["dur"].get<std::int64_t>() < 0) return "X without dur >= 0";
+    if (!e.contains("cat") || !e["cat"].is_string()) return "X without cat";
+  } else if (ph == "B" || ph == "E") {
+    if (!has_tid) return "B/E without tid";
+  } else if (ph == "i" || ph == "I") {
+    if (!has_tid) return "instant without tid";
+    if (!e.contains("s") || (e["s"] != "t" && e["s"] != "p" && e["s"] != "g")) return "instant without scope s";
+  } else if (ph == "C") {
+    if (!e.contains("args") || !e["args"].is_object() || e["args"].empty()) return "counter without args";
+    for (const auto& [k, v] : e["args"].items())
+      if (!v.is_number()) return "counter series " + k + " is not a number";
+  } else if (ph == "M") {
+    const std::string name = e["name"];
+    if (!e.contains("args") || !e["args"].is_object()) return "metadata without args";
+    if (name == "process_name" || name == "thread_name") {
+      if (!e["args"].contains("name") || !e["args"]["name"].is_string()) return "name metadata without args.name";
+    } else if (name == "process_sort_index" || name == "thread_sort_index") {
+      if (!e["args"].contains("sort_index") || !is_int(e["args"]["sort_index"])) return "sort metadata without index";
+    } else {
+      return "unknown metadata " + name;
+    }
+    if (name.starts_with("thread_") && !has_tid) return "thread metadata without tid";
+  } else {
+    return "unexpected phase " + ph;
+  }
+  return {};
+}
+
+struct checked_trace {
+  std::map<std::pair<int, int>, std::string> thread_names;
+  std::map<int, std::string> process_names;
+  std::vector<json> events;  // all but metadata, in file order
+};
+
+// Validates the whole document; fails the test on the first problem.
+checked_trace validate_trace_event_format(const std::string& text) {
+  const json doc = json::parse(text);
+  REQUIRE(doc.is_object());
+  REQUIRE(doc.contains("traceEvents"));
+  REQUIRE(doc["traceEvents"].is_array());
+  REQUIRE((doc["displayTimeUnit"] == "ms" || doc["displayTimeUnit"] == "ns"));
+  checked_trace out;
+  for (const json& e : doc["traceEvents"]) {
+    const std::string problem = event_problem(e);
+    INFO(e.dump());
+    REQUIRE(problem == "");
+    if (e["ph"] == "M") {
+      if (e["name"] == "process_name") out.process_names[e["pid"]] = e["args"]["name"];
+      if (e["name"] == "thread_name") out.thread_names[{e["pid"], e["tid"]}] = e["args"]["name"];
+    } else {
+      out.events.push_back(e);
+    }
+  }
+  // Names for every process and thread that has events.
+  std::map<std::pair<int, int>, std::vector<json>> spans_by_thread;
+  for (const json& e : out.events) {
+    INFO(e.dump());
+    REQUIRE(out.process_names.contains(e["pid"].get<int>()));
+    REQUIRE(out.thread_names.contains({e["pid"].get<int>(), e["tid"].get<int>()}));
+    if (e["ph"] == "X" || e["ph"] == "B" || e["ph"] == "E") spans_by_thread[{e["pid"], e["tid"]}].push_back(e);
+  }
+  // Spans nest on each thread: in (ts, longer first) order every span lies
+  // inside the innermost one still open; B/E pairs balance.
+  for (auto& [thread, spans] : spans_by_thread) {
+    std::stable_sort(spans.begin(), spans.end(), [](const json& a, const json& b) {
+      if (a["ts"] != b["ts"]) return a["ts"].get<std::int64_t>() < b["ts"].get<std::int64_t>();
+      return a.value("dur", 0) > b.value("dur", 0);
+    });
+    std::vector<std::int64_t> open_ends;
+    int begun = 0;
+    for (const json& s : spans) {
+      if (s["ph"] == "B") ++begun;
+      if (s["ph"] == "E") REQUIRE(--begun >= 0);
+      if (s["ph"] != "X") continue;
+      const std::int64_t start = s["ts"], end = start + s["dur"].get<std::int64_t>();
+      while (!open_ends.empty() && open_ends.back() <= start) open_ends.pop_back();
+      INFO(out.thread_names[thread] << ": " << s.dump());
+      REQUIRE((open_ends.empty() || end <= open_ends.back()));
+      open_ends.push_back(end);
+    }
+    REQUIRE(begun == 0);
+  }
+  return out;
+}
+
+int thread_named(const checked_trace& t, const std::string& name) {
+  for (const auto& [key, n] : t.thread_names)
+    if (n == name) return key.second;
+  FAIL("no thread named " << name);
+  return -1;
+}
+
+// Tags open and close in order: a cheap well-formedness check that catches
+// an unclosed <g> or a stray </td>. Skips the contents of <style> and
+// <script> and treats void elements and "/>" as closed.
+std::string unbalanced_tag(const std::string& html) {
+  static const std::set<std::string> void_elements{"meta", "br", "hr", "img", "input", "link", "!DOCTYPE", "!doctype"};
+  std::vector<std::string> open;
+  std::size_t i = 0;
+  while ((i = html.find('<', i)) != std::string::npos) {
+    const std::size_t close = html.find('>', i);
+    if (close == std::string::npos) return "unterminated tag";
+    std::string tag = html.substr(i + 1, close - i - 1);
+    i = close + 1;
+    const bool closing = !tag.empty() && tag[0] == '/';
+    const bool self_closing = !tag.empty() && tag.back() == '/';
+    std::string name = tag.substr(closing ? 1 : 0);
+    name = name.substr(0, name.find_first_of(" \n/"));
+    if (closing) {
+      if (open.empty() || open.back() != name) return "</" + name + "> closes " + (open.empty() ? "nothing" : open.back());
+      open.pop_back();
+    } else if (!self_closing && !void_elements.contains(name)) {
+      open.push_back(name);
+      if (name == "style" || name == "script") {
+        const std::size_t end = html.find("</" + name + ">", i);
+        if (end == std::string::npos) return "unclosed " + name;
+        i = end;
+      }
+    }
+  }
+  return open.empty() ? std::string() : "unclosed <" + open.back() + ">";
+}
+
+std::size_t count(const std::string& text, std::string_view what) {
+  std::size_t n = 0;
+  for (std::size_t i = text.find(what); i != std::string::npos; i = text.find(what, i + 1)) ++n;
+  return n;
+}
+
+// Nothing the page could fetch: no URL scheme, no src, no style sheet link,
+// no @import, and url() only for the page's own #fragments.
+void require_self_contained(const std::string& html) {
+  CHECK(html.find("http:") == std::string::npos);
+  CHECK(html.find("https:") == std::string::npos);
+  CHECK(html.find("src=") == std::string::npos);
+  CHECK(html.find("<link") == std::string::npos);
+  CHECK(html.find("@import") == std::string::npos);
+  CHECK(html.find("href=\"//") == std::string::npos);
+  for (std::size_t i = html.find("url("); i != std::string::npos; i = html.find("url(", i + 1))
+    CHECK(html.substr(i, 5) == "url(#");
+  for (std::size_t i = html.find("href=\""); i != std::string::npos; i = html.find("href=\"", i + 1))
+    CHECK(html.substr(i, 7) == "href=\"#");
+}
+
+}  // namespace
+
+TEST_CASE("perfetto: the double refund in the trace event format", "[report][perfetto]") {
+  const scenario sc = catalogue_scenario("double_refund");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  const std::string text = perfetto_trace(out.summary, out.records);
+  const checked_trace t = validate_trace_event_format(text);
+
+  CHECK(t.process_names.at(1) == "workers");
+  CHECK(t.process_names.at(2) == "vendors");
+  CHECK(t.process_names.at(3) == "broker");
+  const int worker0 = thread_named(t, "worker/0");
+  const int worker1 = thread_named(t, "worker/1");
+  const int payments = thread_named(t, "vendor/payments");
+
+  auto on = [&](int pid, int tid, std::string_view ph) {
+    std::vector<json> out;
+    for (const json& e : t.events)
+      if (e["pid"] == pid && e["tid"] == tid && e["ph"] == ph) out.push_back(e);
+    return out;
+  };
+  // worker/0's lease ends when the rolling kill stops its pod; the broker's
+  // lease runs on to 30 s and that is recorded on the span.
+  const std::vector<json> leases0 = on(1, worker0, "X");
+  const auto lease0 = std::find_if(leases0.begin(), leases0.end(), [](const json& e) { return e["cat"] == "lease"; });
+  REQUIRE(lease0 != leases0.end());
+  CHECK((*lease0)["ts"] == 0);
+  CHECK((*lease0)["dur"] == 2'420'000);
+  CHECK((*lease0)["args"]["ended_by"] == "stop");
+  CHECK((*lease0)["args"]["lease_expired_us"] == 30'000'000);
+  // Both refund calls are spans inside a lease on their worker's thread, with
+  // the attributes every tool span carries.
+  for (const int worker : {worker0, worker1}) {
+    const std::vector<json> spans = on(1, worker, "X");
+    const auto refund = std::find_if(spans.begin(), spans.end(), [](const json& e) { return e["name"] == "refund"; });
+    REQUIRE(refund != spans.end());
+    const json& args = (*refund)["args"];
+    CHECK(args["job_id"] == "job_17");
+    CHECK(args["key"] == "");
+    CHECK(args["new_write"] == true);
+    CHECK(args["result"].get<std::string>().starts_with("200 re_"));
+    CHECK(args.contains("attempt"));
+    const std::int64_t start = (*refund)["ts"], end = start + (*refund)["dur"].get<std::int64_t>();
+    CHECK(std::any_of(spans.begin(), spans.end(), [&](const json& e) {
+      return e["cat"] == "lease" && e["ts"].get<std::int64_t>() <= start &&
+             e["ts"].get<std::int64_t>() + e["dur"].get<std::int64_t>() >= end;
+    }));
+  }
+  // The stop that killed the slice, and the redelivered lease's ack.
+  const std::vector<json> marks0 = on(1, worker0, "i");
+  CHECK(std::any_of(marks0.begin(), marks0.end(),
+                    [](const json& e) { return e["name"] == "stop" && e["ts"] == 2'420'000; }));
+  const std::vector<json> marks1 = on(1, worker1, "i");
+  CHECK(std::any_of(marks1.begin(), marks1.end(), [](const json& e) { return e["name"] == "ack"; }));
+  // The vendor's two refunds, the second named for what it is.
+  std::vector<std::string> refunds;
+  for (const json& e : on(2, payments, "i"))
+    if (e["cat"] == "refund") refunds.push_back(e["name"]);
+  CHECK(refunds == std::vector<std::string>{"refund re_1", "DUPLICATE refund re_2"});
+  // The broker's counters: the message is in flight while nobody holds it.
+  bool in_flight_seen = false;
+  for (const json& e : t.events)
+    if (e["ph"] == "C" && e["name"] == "queue/jobs" && e["args"]["in_flight"] == 1) in_flight_seen = true;
+  CHECK(in_flight_seen);
+  CHECK(std::any_of(t.events.begin(), t.events.end(),
+                    [](const json& e) { return e["ph"] == "C" && e["name"] == "dead letters"; }));
+  // Same run, same bytes.
+  CHECK(perfetto_trace(out.summary, cli::run_one(sc, true).records) == text);
+}
+
+TEST_CASE("perfetto: a call that outlives its lease goes to an overlap thread", "[report][perfetto]") {
+  const scenario sc = catalogue_scenario("visibility_shorter_than_tool");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  const checked_trace t = validate_trace_event_format(perfetto_trace(out.summary, out.records));
+  // The 25 s model call runs on after the 10 s lease expired: it cannot nest
+  // in the lease, so it is drawn beside it.
+  const int overlap = thread_named(t, "worker/0 (overlap 1)");
+  CHECK(std::any_of(t.events.begin(), t.events.end(), [&](const json& e) {
+    return e["pid"] == 1 && e["tid"] == overlap && e["ph"] == "X" && e["name"] == "model";
+  }));
+}
+
+TEST_CASE("trace jsonl: every line parses back into its record", "[report][jsonl]") {
+  std::vector<sim::trace_record> records;
+  for (const char* name : {"double_refund", "outbox", "vendor_outage_stampede"}) {
+    std::vector<sim::trace_record> more = cli::run_one(catalogue_scenario(name), true).records;
+    records.insert(records.end(), more.begin(), more.end());
+  }
+  // Strings a trace may hold: quotes, backslashes, control bytes, UTF-8.
+  records.push_back(sim::trace_record{sim::instant::from_us(7),
+                                      "worker/0",
+                                      "tool_call",
+                                      {{"key", std::string("a\"b\\c\n\t\x01 \xc3\xa9 </script>")},
+                                       {"status", std::int64_t{-5}},
+                                       {"new_write", true},
+                                       {"empty", std::string()}}});
+  const std::string text = trace_to_jsonl(records);
+  REQUIRE(!text.empty());
+  REQUIRE(text.back() == '\n');
+  std::vector<nlohmann::ordered_json> lines;  // the parsed lines own the field names the records view
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::ordered_json::parse(line));
+  REQUIRE(lines.size() == records.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const nlohmann::ordered_json& line = lines[i];
+    INFO("line " << i + 1 << ": " << line.dump());
+    sim::trace_record back;
+    back.time = sim::instant::from_us(line.at("t_us").get<std::int64_t>());
+    back.actor = line.at("actor").get<std::string>();
+    back.kind = line.at("kind").get<std::string>();
+    std::size_t n = 0;
+    for (const auto& item : line.items()) {
+      if (n++ < 3) continue;  // t_us, actor, kind come first
+      const nlohmann::ordered_json& v = item.value();
+      sim::field f{item.key(), std::int64_t{0}};
+      if (v.is_boolean()) f.value = v.get<bool>();
+      else if (v.is_number_integer()) f.value = v.get<std::int64_t>();
+      else if (v.is_string()) f.value = v.get<std::string>();
+      else FAIL("field " << item.key() << " has an unexpected type");
+      back.fields.push_back(std::move(f));
+    }
+    CHECK(back == records[i]);
+  }
+}
+
+TEST_CASE("html report: the double refund, self-contained", "[report][html]") {
+  const scenario sc = catalogue_scenario("double_refund");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  const std::string html = html_report(sc, out.summary, out.records, out.ledgers);
+  require_self_contained(html);
+  CHECK(unbalanced_tag(html) == "");
+  CHECK(html.starts_with("<!DOCTYPE html>"));
+  CHECK(count(html, "data-lane=\"worker/0\"") == 1);
+  CHECK(count(html, "data-lane=\"worker/1\"") == 1);
+  CHECK(count(html, "data-lane=\"vendor/payments\"") == 1);
+  // Both refunds on the vendor's lane; the second marked as a repeat.
+  CHECK(count(html, "<g class=\"refund\" data-ref=\"re_1\" data-invoice=\"inv_17\"") == 1);
+  CHECK(count(html, "<g class=\"refund duplicate\" data-ref=\"re_2\" data-invoice=\"inv_17\"") == 1);
+  // The calls that made them, outlined on the workers' lanes.
+  CHECK(count(html, "class=\"tool tool-refund new-write paid\"") == 2);
+  CHECK(count(html, "data-invariant=\"no_double_payment\" data-held=\"false\"") == 1);
+  CHECK(count(html, "data-invariant=\"ledgers_agree\" data-held=\"false\"") == 1);
+  CHECK(count(html, "data-invariant=\"every_job_ends\" data-held=\"true\"") == 1);
+  CHECK(html.find("2.419000s vendor refund re_1 inv_17 1999 cents key=(none)") != std::string::npos);  // evidence
+  CHECK(count(html, "class=\"lease ended-stop\"") == 1);
+  CHECK(count(html, "class=\"redelivery\"") == 1);
+  CHECK(count(html, "class=\"deploy-window\" data-sha=\"v2\"") == 1);
+  CHECK(count(html, "<tr class=\"unmatched\" data-ref=\"re_1\"") == 1);  // the vendor refund our ledger lacks
+  CHECK(html_report(sc, out.summary, cli::run_one(sc, true).records, out.ledgers) == html);
+}
+
+TEST_CASE("html report: a run's text is escaped", "[report][html]") {
+  load_result loaded = load_scenario_text(R"(# <script>alert("story")</script> & 'more' <b>
+[[job]]
+id = "j"
+invoice = "inv"
+amount_cents = 100
+)",
+                                          "tests/<odd> & \"path\".toml");
+  for (const scenario_error& e : loaded.errors) INFO(e.to_string());
+  REQUIRE(loaded.value);
+  const scenario& sc = *loaded.value;
+  const cli::run_outcome out = cli::run_one(sc, true);
+  const std::string html = html_report(sc, out.summary, out.records, out.ledgers);
+  CHECK(html.find("<script>alert") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;alert(&quot;story&quot;)&lt;/script&gt; &amp; &#39;more&#39; &lt;b&gt;") !=
+        std::string::npos);
+  CHECK(html.find("tests/&lt;odd&gt; &amp; &quot;path&quot;.toml") != std::string::npos);
+  CHECK(unbalanced_tag(html) == "");
+}
+
+TEST_CASE("every catalogue scenario: the four outputs, valid", "[report][catalogue]") {
+  for (const std::filesystem::path& file : catalogue_files()) {
+    INFO(file.string());
+    const scenario sc = load(file);
+    const cli::run_outcome out = cli::run_one(sc, true);
+    const run_spans spans = collect_spans(out.records);
+    const checked_trace t = validate_trace_event_format(perfetto_trace(out.summary, out.records));
+    const std::string html = html_report(sc, out.summary, out.records, out.ledgers);
+    require_self_contained(html);
+    CHECK(unbalanced_tag(html) == "");
+    REQUIRE(!spans.lanes.empty());
+    for (const std::string& lane : spans.lanes) {
+      CHECK(count(html, "data-lane=\"" + lane + "\"") == 1);
+      thread_named(t, lane);
+    }
+    for (const verdict& v : out.summary.verdicts)
+      CHECK(count(html, "data-invariant=\"" + v.name + "\" data-held=\"" + (v.held ? "true" : "false") + "\"") == 1);
+    // Every vendor refund is on the timeline, and on the ledger table.
+    CHECK(count(html, "<g class=\"refund") == out.ledgers.vendor.size());
+    CHECK(!trace_to_jsonl(out.records).empty());
+  }
+}
+
+TEST_CASE("run: --perfetto and --report write one scenario's files, never over an input", "[report][cli]") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "twice_test_report_outputs";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string scenario_path = (catalogue / "double_refund.toml").string();
+
+  cli::run_options two;
+  two.files = {scenario_path, (catalogue / "double_refund_fixed.toml").string()};
+  two.quiet = true;
+  two.report_path = (dir / "two.html").string();
+  CHECK(cli::run_command(two) == 2);
+  CHECK(!std::filesystem::exists(dir / "two.html"));
+
+  cli::run_options over;
+  over.files = {scenario_path};
+  over.quiet = true;
+  over.perfetto_path = scenario_path;
+  CHECK(cli::run_command(over) == 2);
+
+  cli::run_options one;
+  one.files = {scenario_path};
+  one.json = true;  // one line on stdout instead of the whole story
+  one.perfetto_path = (dir / "run.json").string();
+  one.report_path = (dir / "run.html").string();
+  CHECK(cli::run_command(one) == 0);
+  std::ifstream perfetto(dir / "run.json");
+  std::stringstream perfetto_text;
+  perfetto_text << perfetto.rdbuf();
+  validate_trace_event_format(perfetto_text.str());
+  std::ifstream report(dir / "run.html");
+  std::stringstream report_text;
+  report_text << report.rdbuf();
+  CHECK(report_text.str().find("data-lane=\"worker/1\"") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
