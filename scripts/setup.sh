@@ -5,9 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(g++ clang cmake make pkg-config
+packages=(g++ clang libclang-rt-14-dev cmake make pkg-config
           catch2 librapidcheck-dev libfmt-dev libcli11-dev
-          libtomlplusplus-dev nlohmann-json3-dev libbenchmark-dev)
+          libtomlplusplus-dev nlohmann-json3-dev libbenchmark-dev chromium)
 
 missing=()
 for p in "${packages[@]}"; do

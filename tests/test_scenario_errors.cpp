@@ -4,11 +4,18 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "cli/run_command.hpp"
 #include "scenario/scenario.hpp"
 
 using namespace twice;
@@ -78,8 +85,8 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
   CHECK(error_of("[tools]\nrefund = {}\n") == "t.toml:2:1: tools.refund: unknown key; expected one of email, model, read");
   CHECK(error_of("\"weird key\" = 1\n") ==
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, dead_letter_queue, "
-        "workers, runtime, retry, discipline, store, vendor, tools, job, workload, fault, crash, deploy, queue_fault, "
-        "expect");
+        "workers, runtime, retry, discipline, split, store, vendor, tools, job, workload, fault, crash, deploy, "
+        "queue_fault, expect, explore");
 }
 
 TEST_CASE("wrong types say what was expected and what was found", "[scenario]") {
@@ -235,6 +242,17 @@ TEST_CASE("a redrive needs the dead-letter queue", "[scenario]") {
         "\"jobs\"");
 }
 
+TEST_CASE("[split] moves only a read-only tool, and names it", "[scenario]") {
+  CHECK(error_of("[split]\ntool = \"refund\"\n") ==
+        "t.toml:2:8: split.tool: expected \"model\" or \"read\", found string \"refund\"");
+  CHECK(error_of("[split]\nworkers = 2\n") ==
+        "t.toml:1:1: split.tool: required key is missing; expected the slow read-only tool whose steps become jobs of "
+        "their own, \"model\" or \"read\"");
+  CHECK(error_of("[split]\ntool = \"model\"\nmax_receive_count = 3\n[dead_letter_queue]\nenabled = false\n") ==
+        "t.toml:3:21: split.max_receive_count: a redrive needs a dead-letter queue, but dead_letter_queue.enabled is "
+        "false");
+}
+
 TEST_CASE("[expect] names only known invariants, each once", "[scenario]") {
   CHECK(error_of("[expect]\nhold = [\"no_double_paymnt\"]\n") ==
         "t.toml:2:9: expect.hold[0]: unknown invariant \"no_double_paymnt\"; did you mean `no_double_payment`?");
@@ -339,6 +357,14 @@ TEST_CASE("every bad fixture fails with its one located message", "[scenario]") 
        "enable it or remove max_receive_count"},
       {"unknown_invariant.toml",
        "3:9: expect.hold[0]: unknown invariant \"no_double_paymnt\"; did you mean `no_double_payment`?"},
+      {"max_receive_out_of_range.toml",
+       "3:21: queue.max_receive_count: must be between 1 and 1000 (SQS's limits), found 1001"},
+      {"negative_money.toml", "5:16: job[0].amount_cents: amounts cannot be negative, found -1999 cents"},
+      {"too_much_money.toml",
+       "5:16: job[0].amount_cents: must be at most 99999999 cents (Stripe's limit, $999,999.99), found 100000000"},
+      {"probability_out_of_range.toml", "3:15: vendor.error_rates.unavailable: must be between 0 and 1, found 1.5"},
+      {"too_many_workers.toml", "3:9: workers.count: must be between 1 and 10000, found 1000000"},
+      {"too_many_jobs.toml", "3:9: workload.count: must be between 0 and 1000000, found 1000000000000"},
   };
   std::size_t seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(fixture("bad"))) {
@@ -379,5 +405,123 @@ TEST_CASE("odd input never throws and never loads half a scenario", "[scenario]"
       CHECK_FALSE(r.errors.empty());
       for (const scenario_error& e : r.errors) CHECK_FALSE(e.message.empty());
     }
+  }
+}
+
+// ---- the command line's answer to bad input: exit 2, the message, no file --------
+
+namespace {
+
+struct command_output {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string rest_of(std::FILE* f) {
+  std::rewind(f);
+  std::string text;
+  for (int c = std::fgetc(f); c != EOF; c = std::fgetc(f)) text += static_cast<char>(c);
+  std::fclose(f);
+  return text;
+}
+
+// Runs `twice run` in-process with stdout and stderr captured at the file
+// descriptors (fmt prints through stdio, which is flushed around the call).
+command_output run_captured(const twice::cli::run_options& options) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  REQUIRE(out != nullptr);
+  REQUIRE(err != nullptr);
+  const int saved_out = ::dup(1);
+  const int saved_err = ::dup(2);
+  ::dup2(::fileno(out), 1);
+  ::dup2(::fileno(err), 2);
+  command_output r;
+  r.exit_code = twice::cli::run_command(options);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::dup2(saved_out, 1);
+  ::dup2(saved_err, 2);
+  ::close(saved_out);
+  ::close(saved_err);
+  r.out = rest_of(out);
+  r.err = rest_of(err);
+  return r;
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("twice-errors-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) out.push_back(entry.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every bad fixture makes twice run exit 2, print its errors and write nothing", "[scenario][cli]") {
+  const auto out_dir = fresh_dir("fixtures");
+  std::size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(fixture("bad"))) {
+    const std::string path = entry.path().string();
+    INFO(path);
+    twice::cli::run_options options;
+    options.files = {path};
+    options.trace_path = (out_dir / "trace.jsonl").string();
+    options.markdown_path = (out_dir / "report.md").string();
+    const command_output r = run_captured(options);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    // Exactly the loader's errors, one per line, each located in the file.
+    std::string expected;
+    for (const scenario_error& e : load_scenario_file(path).errors) expected += e.to_string() + "\n";
+    CHECK_FALSE(expected.empty());
+    CHECK(r.err == expected);
+    ++seen;
+  }
+  CHECK(seen >= 18);
+  CHECK(names_in(out_dir).empty());
+}
+
+TEST_CASE("an output path that cannot be written exits 2 and leaves nothing behind", "[scenario][cli]") {
+  const auto dir = fresh_dir("outputs");
+  const auto not_a_dir = dir / "plain_file";
+  std::ofstream(not_a_dir) << "x";
+  const auto a_dir = dir / "a_directory";
+  std::filesystem::create_directories(a_dir);
+  struct bad_output {
+    std::string flag;
+    std::string path;
+    std::string reason;
+  };
+  const std::vector<bad_output> cases{
+      {"--trace", (not_a_dir / "trace.jsonl").string(), "Not a directory"},
+      {"--markdown", (not_a_dir / "report.md").string(), "Not a directory"},
+      {"--trace", a_dir.string(), "Is a directory"},
+      {"--markdown", a_dir.string(), "Is a directory"},
+  };
+  for (const bad_output& c : cases) {
+    INFO(c.flag << " " << c.path);
+    twice::cli::run_options options;
+    options.files = {fixture("double_refund.toml")};
+    options.json = true;
+    (c.flag == "--trace" ? options.trace_path : options.markdown_path) = c.path;
+    const command_output r = run_captured(options);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "twice run: cannot write " + c.path + ": " + c.reason + "\n");
+    // Nothing half-written: no temporary file beside the target, the
+    // directory untouched, the plain file as it was.
+    CHECK(names_in(dir) == std::vector<std::string>{"a_directory", "plain_file"});
+    CHECK(names_in(a_dir).empty());
+    std::ifstream in(not_a_dir);
+    CHECK(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) == "x");
   }
 }

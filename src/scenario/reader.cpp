@@ -219,6 +219,11 @@ std::optional<std::int64_t> read_cents(diagnostics& d, const doc_node& n, const 
     d.error(n.pos, path, "amounts cannot be negative, found " + std::to_string(n.integer) + " cents");
     return std::nullopt;
   }
+  if (n.integer > cents_max) {
+    d.error(n.pos, path, "must be at most " + std::to_string(cents_max) + " cents (Stripe's limit, $999,999.99), found " +
+                             std::to_string(n.integer));
+    return std::nullopt;
+  }
   return n.integer;
 }
 

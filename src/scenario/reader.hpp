@@ -64,6 +64,10 @@ std::optional<sim::duration> read_duration(diagnostics& d, const doc_node& n, co
                                            duration_limits limits);
 std::optional<std::int64_t> read_integer(diagnostics& d, const doc_node& n, const std::string& path,
                                          integer_limits limits);
+// Stripe's largest amount (eight digits of the smallest unit). Also what
+// keeps every sum of money exact: int64 cents overflow only after 9.2e10
+// payments of it, days of simulation past any budget a run is given.
+inline constexpr std::int64_t cents_max = 99'999'999;
 std::optional<std::int64_t> read_cents(diagnostics& d, const doc_node& n, const std::string& path);
 std::optional<bool> read_bool(diagnostics& d, const doc_node& n, const std::string& path);
 std::optional<std::string> read_string(diagnostics& d, const doc_node& n, const std::string& path);
