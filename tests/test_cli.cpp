@@ -13,23 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace {
-struct run_result {
-  int exit_code = -1;
-  std::string out;
-};
+#include "run_twice.hpp"
 
-run_result run(const std::string& args) {
-  const std::string command = std::string(TWICE_BINARY) + " " + args + " 2>&1";
-  run_result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) r.out += buffer.data();
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+namespace {
+using twice::test::run;
+using twice::test::run_result;
 
 std::string scenario(const std::string& name) { return std::string(TWICE_SOURCE_DIR) + "/scenarios/" + name; }
 

@@ -16,25 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace {
-struct run_result {
-  int exit_code = -1;
-  std::string out;
-};
+#include "run_twice.hpp"
 
-// stdout only; stderr goes to `err_file` when given (else with stdout).
-run_result run(const std::string& args, const std::string& err_file = {}) {
-  const std::string command =
-      std::string(TWICE_BINARY) + " " + args + (err_file.empty() ? " 2>&1" : " 2>" + err_file);
-  run_result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) r.out += buffer.data();
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+namespace {
+using twice::test::run;
+using twice::test::run_result;
 
 std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
