@@ -554,3 +554,36 @@ TEST_CASE("the queue's counters are sampled into the trace", "[runtime]") {
   CHECK(samples[1]->get_int("in_flight") == 1);
   CHECK(samples[1]->time - samples[0]->time == duration::from_ms(500));
 }
+
+TEST_CASE("a crash at every moment the built-in handler is suspended frees its frames and keeps the discipline",
+          "[runtime][kill]") {
+  // Under the sanitizer build this is the leak and use-after-free hunt: a
+  // crash kills the slice's coroutines wherever they wait (a tool call, a
+  // transaction, a checkpoint, a heartbeat), at each instant the clean run
+  // recorded something. Every run must still end with one refund and one
+  // email.
+  world_config base = one_job(2);
+  base.jobs[0] = agent_job("job_1", "inv_1", 500, /*email=*/true);
+  base.runtime.heartbeat_interval = duration::from_ms(400);
+  for (const checkpoint_mode mode : {checkpoint_mode::after_success, checkpoint_mode::outbox}) {
+    base.runtime.rules.checkpoint = mode;
+    std::vector<instant> moments;
+    {
+      world clean(base);
+      REQUIRE(clean.run().all_jobs_ended);
+      for (const sim::trace_record& r : clean.trace().records())
+        if (r.actor == "worker/0" && (moments.empty() || moments.back() != r.time)) moments.push_back(r.time);
+    }
+    REQUIRE(moments.size() >= 10);
+    for (const instant t : moments) {
+      world_config c = base;
+      c.crashes.push_back({t, 0, true});
+      world w(c);
+      INFO("checkpoint " << to_string(mode) << ", crash of worker/0 at " << t.us() << " us");
+      REQUIRE(w.run().all_jobs_ended);
+      CHECK(w.payments().ledger().size() == 1);
+      CHECK(w.email().sent().size() <= 1);
+      CHECK(w.job_ends().at("job_1") == job_end::done);
+    }
+  }
+}
