@@ -113,3 +113,39 @@ TEST_CASE("jitter kinds have names", "[retry]") {
   CHECK(parse_jitter_kind("Full") == std::nullopt);
   CHECK(to_string(jitter_kind::equal) == "equal");
 }
+
+// The largest policy the loader accepts: coefficient 100, 10000 attempts, a
+// base of 8760h and no cap. Every retry's envelope and delay stays at the
+// one-year ceiling, for every jitter kind, with no overflow on the way.
+TEST_CASE("the largest valid policy saturates at a year on every retry", "[retry]") {
+  for (jitter_kind j : {jitter_kind::none, jitter_kind::full, jitter_kind::equal, jitter_kind::decorrelated}) {
+    INFO(to_string(j));
+    retry_policy p;
+    p.initial_interval = duration::from_s(8760LL * 3600);
+    p.coefficient_milli = 100'000;
+    p.maximum_interval.reset();
+    p.maximum_attempts = 10'000;
+    p.jitter = j;
+    backoff b(p, sim::random_root(3).stream("worker/0/backoff"));
+    for (std::uint32_t n = 0; n < p.maximum_attempts; ++n) {
+      CHECK(backoff_envelope(p, n) == uncapped_ceiling);
+      const duration d = b.next_delay(n, duration::from_s(24 * 3600));  // the largest Retry-After too
+      CHECK(d >= duration::zero());
+      CHECK(d <= uncapped_ceiling);
+    }
+    CHECK(backoff_envelope(p, 4'000'000'000u) == uncapped_ceiling);
+  }
+}
+
+TEST_CASE("from the smallest base, the uncapped envelope climbs to the ceiling and stays", "[retry]") {
+  retry_policy p;
+  p.initial_interval = duration::from_us(1);
+  p.coefficient_milli = 100'000;
+  p.maximum_interval.reset();
+  p.jitter = jitter_kind::none;
+  std::vector<std::int64_t> us;
+  for (std::uint32_t n = 0; n < 10; ++n) us.push_back(backoff_envelope(p, n).us());
+  CHECK(us == std::vector<std::int64_t>{1, 100, 10'000, 1'000'000, 100'000'000, 10'000'000'000, 1'000'000'000'000,
+                                        uncapped_ceiling.us(), uncapped_ceiling.us(), uncapped_ceiling.us()});
+  CHECK(backoff_envelope(p, 9'999) == uncapped_ceiling);
+}

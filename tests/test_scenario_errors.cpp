@@ -172,6 +172,10 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
         "t.toml:2:15: retry.coefficient: must be between 1 and 100 (below 1 the backoff would shrink), found 0.5");
   CHECK(error_of("[budget]\ntime_limit = \"100000h\"\n") ==
         "t.toml:2:14: budget.time_limit: must be between 1us and 87600h (ten years), found 100000h");
+  CHECK(error_of("[budget]\nevents = 0\n") == "t.toml:2:10: budget.events: must be between 1 and 1000000000000, found 0");
+  CHECK(error_of("[budget]\nevents = 1000000000001\n") ==
+        "t.toml:2:10: budget.events: must be between 1 and 1000000000000, found 1000000000001");
+  CHECK(load_scenario_text("[budget]\nevents = 1000000000000\n", "t.toml").ok());
 }
 
 TEST_CASE("exact ratios refuse more precision than they keep", "[scenario]") {
@@ -365,6 +369,7 @@ TEST_CASE("every bad fixture fails with its one located message", "[scenario]") 
       {"probability_out_of_range.toml", "3:15: vendor.error_rates.unavailable: must be between 0 and 1, found 1.5"},
       {"too_many_workers.toml", "3:9: workers.count: must be between 1 and 10000, found 1000000"},
       {"too_many_jobs.toml", "3:9: workload.count: must be between 0 and 1000000, found 1000000000000"},
+      {"too_many_events.toml", "3:10: budget.events: must be between 1 and 1000000000000, found 10000000000000"},
   };
   std::size_t seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(fixture("bad"))) {
@@ -487,7 +492,7 @@ TEST_CASE("every bad fixture makes twice run exit 2, print its errors and write 
     CHECK(r.err == expected);
     ++seen;
   }
-  CHECK(seen >= 18);
+  CHECK(seen >= 19);
   CHECK(names_in(out_dir).empty());
 }
 

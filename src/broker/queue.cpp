@@ -243,7 +243,7 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
     trace_.record(now, actor_, "change_visibility",
                   {{"id", as_field(id)}, {"handle", as_field(handle)}, {"timeout_us", timeout.us()},
                    {"status", status_field(status)}, {"applied", true}, {"latest", latest},
-                   {"visible_until_us", now.us() + timeout.us()}});
+                   {"visible_until_us", (now + timeout).us()}});
   } else {
     trace_.record(now, actor_, "change_visibility",
                   {{"id", as_field(id)}, {"handle", as_field(handle)}, {"timeout_us", timeout.us()},

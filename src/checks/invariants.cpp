@@ -5,6 +5,7 @@
 
 #include "runtime/retry_policy.hpp"
 #include "scenario/invariant_names.hpp"
+#include "sim/checked.hpp"
 #include "sim/duration_text.hpp"
 #include "world/world.hpp"
 
@@ -55,14 +56,16 @@ void invariant_checker::note(std::string_view invariant, const sim::trace_record
 }
 
 void invariant_checker::on_record(const sim::trace_record& r) {
-  if (r.kind == "tool_call" && is_worker(r)) return on_tool_call(r);
-  if (r.kind == "attempt_start") return on_attempt_start(r);
-  if (r.kind == "slice_end") return on_slice_end(r);
-  if (r.kind == "backoff") return on_backoff(r);
-  if (r.kind == "stop" && r.get_bool("in_flight") == true && r.get_string("why") == "grace period expired")
+  // string_view comparisons: the length is compared first, and every record passes here.
+  const std::string_view kind = r.kind;
+  if (kind == "tool_call" && is_worker(r)) return on_tool_call(r);
+  if (kind == "attempt_start") return on_attempt_start(r);
+  if (kind == "slice_end") return on_slice_end(r);
+  if (kind == "backoff") return on_backoff(r);
+  if (kind == "stop" && r.get_bool("in_flight") == true && r.get_string("why") == "grace period expired")
     return note(drain_kills_nothing, r, "the grace period ended with a slice in flight");
-  if (r.kind == "sent" && r.actor == "vendor/email") return on_email_sent(r);
-  if (r.kind == "pool_wait" && r.get_int("waited_us").value_or(0) > options_.stall_bound.us())
+  if (kind == "sent" && std::string_view(r.actor) == "vendor/email") return on_email_sent(r);
+  if (kind == "pool_wait" && r.get_int("waited_us").value_or(0) > options_.stall_bound.us())
     return note(database_not_stalled, r, "waited for a connection longer than " + sim::format_duration(options_.stall_bound));
 }
 
@@ -169,33 +172,50 @@ void invariant_checker::check_envelopes() {
 
 std::vector<verdict> invariant_checker::finish(world& w, const world_result& result) {
   check_envelopes();
-  // Final state: the two ledgers and the jobs.
-  std::map<std::string, std::string, std::less<>> job_of_invoice;
-  std::map<std::string, std::int64_t, std::less<>> asked_by_invoice;
+  // Final state: the two ledgers and the jobs. Keys view strings the world
+  // owns (its job specs and both ledgers), which outlive this call; lines of
+  // evidence are formatted only for what is found wrong.
+  using sv = std::string_view;
+  std::map<sv, sv, std::less<>> job_of_invoice;
+  std::map<sv, std::int64_t, std::less<>> asked_by_invoice;
+  // Sums of cents, checked: what the jobs ask is bounded in a loaded scenario
+  // (1000000 jobs x 1000 steps x 99999999 cents < 10^17) but not in a world
+  // built in C++, and the ledgers' rows are bounded only by the event budget
+  // (a job without a key may refund again on every delivery).
+  auto add_cents = [](std::int64_t& total, std::int64_t cents) {
+    total = sim::checked_add(total, cents, "a ledger or invoice total in the invariants overflows int64 cents");
+  };
   for (const job_spec& job : w.config().jobs)
     for (const step_spec& step : job.steps)
       if (step.tool == "refund") {
         job_of_invoice[step.target] = job.id;
-        asked_by_invoice[step.target] += step.amount_cents;
+        add_cents(asked_by_invoice[step.target], step.amount_cents);
       }
-  std::map<std::string, std::int64_t, std::less<>> vendor_by_job, local_by_job, vendor_by_invoice;
-  std::map<std::string, std::vector<std::string>, std::less<>> vendor_rows_by_key;
+  std::map<sv, std::int64_t, std::less<>> vendor_by_job, local_by_job, vendor_by_invoice;
+  std::map<std::string, std::int64_t, std::less<>> vendor_by_unknown_invoice;  // "(unknown invoice inv_9)"
+  std::map<sv, std::vector<const vendor_refund*>, std::less<>> vendor_rows_by_key;
   for (const vendor_refund& v : w.payments().ledger()) {
-    vendor_by_invoice[v.invoice] += v.amount_cents;
-    auto job = job_of_invoice.find(v.invoice);
-    vendor_by_job[job == job_of_invoice.end() ? "(unknown invoice " + v.invoice + ")" : job->second] += v.amount_cents;
-    if (v.idempotency_key)
-      vendor_rows_by_key[*v.idempotency_key].push_back(
-          fmt::format("{} vendor refund {} {} {} key={}", clock(v.committed_at), v.id, v.invoice, money(v.amount_cents),
-                      *v.idempotency_key));
+    add_cents(vendor_by_invoice[v.invoice], v.amount_cents);
+    if (auto job = job_of_invoice.find(v.invoice); job != job_of_invoice.end())
+      add_cents(vendor_by_job[job->second], v.amount_cents);
+    else
+      add_cents(vendor_by_unknown_invoice["(unknown invoice " + v.invoice + ")"], v.amount_cents);
+    if (v.idempotency_key) vendor_rows_by_key[*v.idempotency_key].push_back(&v);
   }
-  std::map<std::string, std::vector<std::string>, std::less<>> local_rows_by_key;
+  for (const auto& [label, cents] : vendor_by_unknown_invoice) add_cents(vendor_by_job[label], cents);
+  std::map<sv, std::vector<const ledger_row*>, std::less<>> local_rows_by_key;
   for (const ledger_row& l : w.db().ledger()) {
-    local_by_job[l.job_id] += l.amount_cents;
-    if (!l.key.empty())
-      local_rows_by_key[l.key].push_back(
-          fmt::format("{} ledger row {} {} key={} ref={}", clock(l.at), l.job_id, money(l.amount_cents), l.key, l.vendor_ref));
+    add_cents(local_by_job[l.job_id], l.amount_cents);
+    if (!l.key.empty()) local_rows_by_key[l.key].push_back(&l);
   }
+  auto vendor_line = [](const vendor_refund& v) {
+    return fmt::format("{} vendor refund {} {} {} key={}", clock(v.committed_at), v.id, v.invoice, money(v.amount_cents),
+                       v.idempotency_key.value_or("(none)"));
+  };
+  auto local_line = [](const ledger_row& l) {
+    return fmt::format("{} ledger row {} {} key={} ref={}", clock(l.at), l.job_id, money(l.amount_cents), l.key,
+                       l.vendor_ref);
+  };
 
   std::vector<verdict> out;
   auto streaming = [&](std::string_view name, std::string held_detail, std::string violated_detail) {
@@ -206,14 +226,17 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
 
   {
     verdict v{std::string(one_row_per_key), true, "every idempotency key has at most one row in each ledger", {}, {}};
-    for (const auto* rows : {&local_rows_by_key, &vendor_rows_by_key})
-      for (const auto& [key, lines] : *rows)
-        if (lines.size() > 1) {
+    auto check_rows = [&](const auto& rows_by_key, const auto& line_of) {
+      for (const auto& [key, rows] : rows_by_key)
+        if (rows.size() > 1) {
           v.held = false;
-          v.detail = fmt::format("key {} has {} rows", key, lines.size());
-          for (const auto& line : lines)
-            if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line);
+          v.detail = fmt::format("key {} has {} rows", key, rows.size());
+          for (const auto* row : rows)
+            if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line_of(*row));
         }
+    };
+    check_rows(local_rows_by_key, local_line);
+    check_rows(vendor_rows_by_key, vendor_line);
     out.push_back(std::move(v));
   }
   {
@@ -225,20 +248,20 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
       v.held = false;
       v.detail = fmt::format("invoice {} was refunded {} but asked {}", invoice, money(paid), money(limit));
       for (const vendor_refund& r : w.payments().ledger())
-        if (r.invoice == invoice && v.evidence.size() < options_.evidence_max)
-          v.evidence.push_back(fmt::format("{} vendor refund {} {} {} key={}", clock(r.committed_at), r.id, r.invoice,
-                                           money(r.amount_cents), r.idempotency_key.value_or("(none)")));
+        if (r.invoice == invoice && v.evidence.size() < options_.evidence_max) v.evidence.push_back(vendor_line(r));
     }
     out.push_back(std::move(v));
   }
   {
     verdict v{std::string(ledgers_agree), true, "for every job, our ledger and the vendor's hold the same total", {}, {}};
-    std::set<std::string, std::less<>> jobs;
+    std::set<sv, std::less<>> jobs;
     for (const auto& [job, total] : vendor_by_job) jobs.insert(job);
     for (const auto& [job, total] : local_by_job) jobs.insert(job);
-    for (const std::string& job : jobs) {
-      const std::int64_t ours = local_by_job.contains(job) ? local_by_job.at(job) : 0;
-      const std::int64_t theirs = vendor_by_job.contains(job) ? vendor_by_job.at(job) : 0;
+    for (const sv job : jobs) {
+      const auto ours_it = local_by_job.find(job);
+      const auto theirs_it = vendor_by_job.find(job);
+      const std::int64_t ours = ours_it == local_by_job.end() ? 0 : ours_it->second;
+      const std::int64_t theirs = theirs_it == vendor_by_job.end() ? 0 : theirs_it->second;
       if (ours == theirs) continue;
       if (v.held) v.detail = fmt::format("{}: our ledger {}, the vendor's {}", job, money(ours), money(theirs));
       v.held = false;

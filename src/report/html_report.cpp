@@ -11,6 +11,7 @@
 #include "report/timeline.hpp"
 #include "runtime/retry_policy.hpp"
 #include "scenario/scenario.hpp"
+#include "sim/checked.hpp"
 #include "sim/duration_text.hpp"
 
 namespace twice {
@@ -65,8 +66,9 @@ std::string short_secs(std::int64_t us) {
 
 std::string money(std::int64_t cents) {
   const char* sign = cents < 0 ? "-" : "";
-  if (cents < 0) cents = -cents;
-  return fmt::format("{}{}.{:02}", sign, cents / 100, cents % 100);
+  // The magnitude in unsigned arithmetic: -INT64_MIN is not an int64.
+  const std::uint64_t magnitude = cents < 0 ? 0 - static_cast<std::uint64_t>(cents) : static_cast<std::uint64_t>(cents);
+  return fmt::format("{}{}.{:02}", sign, magnitude / 100, magnitude % 100);
 }
 
 std::string key_text(const std::string& key) { return key.empty() ? "(none)" : key; }
@@ -825,7 +827,7 @@ class page {
     line("<thead><tr><th>job</th><th>key</th><th class=\"num\">amount</th><th>vendor ref</th></tr></thead><tbody>");
     std::int64_t ours_total = 0;
     for (const ledger_row& r : ledgers_.ours) {
-      ours_total += r.amount_cents;
+      ours_total = sim::checked_add(ours_total, r.amount_cents, "our ledger's total overflows int64 cents");
       const bool matched = vendor_refs.contains(r.vendor_ref);
       line(fmt::format("<tr class=\"{}\" data-job=\"{}\" data-ref=\"{}\"><td>{}</td><td><code>{}</code></td>"
                        "<td class=\"num\">{}</td><td>{}</td></tr>",
@@ -841,7 +843,7 @@ class page {
          "<tbody>");
     std::int64_t vendor_total = 0;
     for (const vendor_refund& r : ledgers_.vendor) {
-      vendor_total += r.amount_cents;
+      vendor_total = sim::checked_add(vendor_total, r.amount_cents, "the vendor ledger's total overflows int64 cents");
       const bool matched = ours_refs.contains(r.id);
       line(fmt::format("<tr class=\"{}\" data-ref=\"{}\" data-invoice=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code>"
                        "</td><td class=\"num\">{}</td><td>{}</td></tr>",

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/checked.hpp"
+
 namespace twice {
 
 run_summary summarize(world& w, const world_result& result, std::vector<attempt_summary> attempts,
@@ -16,10 +18,16 @@ run_summary summarize(world& w, const world_result& result, std::vector<attempt_
     s.jobs_dead_lettered += end == job_end::dead_lettered;
   }
   s.ledger_rows = w.db().ledger().size();
-  for (const ledger_row& row : w.db().ledger()) s.ledger_total_cents += row.amount_cents;
+  // Checked: a ledger's rows are bounded only by the event budget (a job
+  // without a key may refund again on every delivery).
+  for (const ledger_row& row : w.db().ledger())
+    s.ledger_total_cents =
+        sim::checked_add(s.ledger_total_cents, row.amount_cents, "our ledger's total overflows int64 cents");
   s.vendor_calls = w.payments().stats().calls;
   s.vendor_refunds = w.payments().ledger().size();
-  for (const vendor_refund& r : w.payments().ledger()) s.vendor_total_cents += r.amount_cents;
+  for (const vendor_refund& r : w.payments().ledger())
+    s.vendor_total_cents =
+        sim::checked_add(s.vendor_total_cents, r.amount_cents, "the vendor ledger's total overflows int64 cents");
   const payment_vendor_stats& vs = w.payments().stats();
   for (const auto& [bucket, n] : vs.requests_per_100ms) s.vendor_peak_per_100ms = std::max(s.vendor_peak_per_100ms, n);
   if (auto it = vs.rejections_by_status.find(503); it != vs.rejections_by_status.end()) s.vendor_rejected_503 = it->second;

@@ -3,8 +3,6 @@
 // systems' where there is one (SQS for the broker, Temporal's vocabulary for
 // retries); otherwise a bound that keeps the simulator's arithmetic safe.
 
-#include <limits>
-
 #include "scenario/sections.hpp"
 
 namespace twice::scenario_detail {
@@ -21,6 +19,9 @@ constexpr integer_limits max_receive_limits{1, 1000, " (SQS's limits)"};
 // enough that no sum of them can overflow the clock.
 constexpr duration_limits day_limits{duration::zero(), duration::from_s(24 * 3600)};
 constexpr duration_limits year_limits{duration::zero(), uncapped_ceiling, " (one year)"};
+// A trillion kernel events: more than a day of wall-clock time at ten million
+// events a second, far past any story; a budget beyond it is a typo.
+constexpr integer_limits events_limits{1, 1'000'000'000'000};
 
 void load_seed(const table_reader& root, load_state& s) {
   const doc_node* n = root.get("seed");
@@ -52,7 +53,7 @@ void load_budget(const table_reader& root, load_state& s) {
   if (t == nullptr) return;
   const table_reader r(s.d, *t, "budget", {"time_limit", "events"});
   r.duration("time_limit", s.world.time_limit, {duration::from_us(1), instant_offset_max, " (ten years)"});
-  r.integer("events", s.world.event_budget, {1, std::numeric_limits<std::int64_t>::max()});
+  r.integer("events", s.world.event_budget, events_limits);
 }
 
 void load_trace(const table_reader& root, load_state& s) {

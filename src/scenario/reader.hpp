@@ -66,7 +66,9 @@ std::optional<std::int64_t> read_integer(diagnostics& d, const doc_node& n, cons
                                          integer_limits limits);
 // Stripe's largest amount (eight digits of the smallest unit). Also what
 // keeps every sum of money exact: int64 cents overflow only after 9.2e10
-// payments of it, days of simulation past any budget a run is given.
+// payments of it, days of simulation past any budget a run is given. The
+// ledger sums are checked all the same (sim/checked.hpp): their rows are
+// bounded only by the event budget.
 inline constexpr std::int64_t cents_max = 99'999'999;
 std::optional<std::int64_t> read_cents(diagnostics& d, const doc_node& n, const std::string& path);
 std::optional<bool> read_bool(diagnostics& d, const doc_node& n, const std::string& path);

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "sim/check.hpp"
+#include "sim/checked.hpp"
 
 namespace twice {
 
@@ -246,7 +247,10 @@ tool_result payment_vendor::commit_refund(const execution& e) {
   row.committed_at = endpoint_.now();
   row.request_id = e.request_id;
   ++stats_.refunds_committed;
-  stats_.refunded_cents += row.amount_cents;
+  // Checked: the refunds are bounded only by the event budget, and a world
+  // built in C++ may ask for any positive amount.
+  stats_.refunded_cents =
+      sim::checked_add(stats_.refunded_cents, row.amount_cents, "the vendor's refunded total overflows int64 cents");
   endpoint_.record("commit", {{"req", as_field(e.request_id)},
                               {"ref", row.id},
                               {"key", key_text(row.idempotency_key)},
