@@ -14,6 +14,7 @@
 // program produces the same schedule on every machine.
 
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "sim/check.hpp"
+#include "sim/frame_pool.hpp"
 #include "sim/time.hpp"
 
 namespace twice::sim {
@@ -66,6 +68,10 @@ namespace detail {
 // Every coroutine run by the kernel carries the kernel and its process, so
 // awaitables deep in a call chain know whom to suspend.
 struct promise_base {
+  // Frames come from the per-thread frame pool (sim/frame_pool.hpp).
+  static void* operator new(std::size_t bytes) { return allocate_frame(bytes); }
+  static void operator delete(void* frame, std::size_t bytes) noexcept { free_frame(frame, bytes); }
+
   kernel* owner = nullptr;
   process_id pid;
   std::coroutine_handle<> continuation;

@@ -68,10 +68,8 @@ class wait_list {
 
  private:
   void compact(kernel& k) {
-    std::deque<waiter> live;
-    for (const waiter& w : waiters_)
-      if (k.waiting(w.pid, w.token)) live.push_back(w);
-    waiters_.swap(live);
+    // In place: a fresh deque per compaction allocated its map every time.
+    std::erase_if(waiters_, [&k](const waiter& w) { return !k.waiting(w.pid, w.token); });
     // Amortised: compact again only when the list has doubled.
     compact_at_ = waiters_.size() * 2 < 16 ? 16 : waiters_.size() * 2;
   }
