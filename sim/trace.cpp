@@ -1,5 +1,6 @@
 #include "sim/trace.hpp"
 
+#include <array>
 #include <charconv>
 #include <system_error>
 
@@ -12,59 +13,78 @@ namespace {
 
 constexpr char hex_digits[] = "0123456789abcdef";
 
-bool is_identifier_char(char c) {
-  if (c >= 'a' && c <= 'z') return true;
-  if (c >= 'A' && c <= 'Z') return true;
-  if (c >= '0' && c <= '9') return true;
-  switch (c) {
-    case '_':
-    case '.':
-    case '/':
-    case ':':
-    case '-':
-      return true;
-    default:
-      return false;
+// One table lookup per byte: identifiers are checked on every record.
+constexpr std::array<bool, 256> identifier_chars = [] {
+  std::array<bool, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (const char c : {'_', '.', '/', ':', '-'}) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+
+bool is_identifier_char(char c) { return identifier_chars[static_cast<unsigned char>(c)]; }
+
+// Where a canonical line goes: appended to a string, or folded straight into
+// the FNV-1a digest byte by byte (the same bytes in the same order give the
+// same digest, without building the line first).
+struct string_sink {
+  std::string& out;
+  void put(char c) { out += c; }
+  void put(std::string_view text) { out.append(text); }
+};
+
+struct digest_sink {
+  std::uint64_t state;
+  void put(char c) {
+    state ^= static_cast<unsigned char>(c);
+    state *= fnv1a64_prime;
   }
-}
+  void put(std::string_view text) { state = fnv1a64(text, state); }
+};
 
 // std::to_chars, not streams or printf: locale-independent by specification.
-void append_decimal(std::int64_t value, std::string& out) {
+template <class Sink>
+void put_decimal(std::int64_t value, Sink& out) {
   char buffer[24];  // "-9223372036854775808" is 20 characters
   const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
   TWICE_CHECK(error == std::errc());
-  out.append(buffer, end);
+  out.put(std::string_view(buffer, static_cast<std::size_t>(end - buffer)));
 }
 
-void append_escaped_byte(unsigned char byte, std::string& out) {
-  out += "\\x";
-  out += hex_digits[byte >> 4];
-  out += hex_digits[byte & 0xf];
-}
-
-void append_quoted(std::string_view text, std::string& out) {
-  out += '"';
-  for (char c : text) {
+template <class Sink>
+void put_quoted(std::string_view text, Sink& out) {
+  out.put('"');
+  std::size_t plain_from = 0;  // runs of bytes that need no escape go out in one piece
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
+    const bool escape = c == '"' || c == '\\' || byte < 0x20 || byte == 0x7f;
+    if (!escape) continue;
+    out.put(text.substr(plain_from, i - plain_from));
+    plain_from = i + 1;
     if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte == 0x7f) {
-      append_escaped_byte(byte, out);
+      out.put('\\');
+      out.put(c);
     } else {
-      out += c;
+      out.put('\\');
+      out.put('x');
+      out.put(hex_digits[byte >> 4]);
+      out.put(hex_digits[byte & 0xf]);
     }
   }
-  out += '"';
+  out.put(text.substr(plain_from));
+  out.put('"');
 }
 
-void append_value(const field_value& value, std::string& out) {
+template <class Sink>
+void put_value(const field_value& value, Sink& out) {
   if (const auto* integer = std::get_if<std::int64_t>(&value)) {
-    append_decimal(*integer, out);
+    put_decimal(*integer, out);
   } else if (const auto* flag = std::get_if<bool>(&value)) {
-    out += *flag ? "true" : "false";
+    out.put(*flag ? std::string_view("true") : std::string_view("false"));
   } else {
-    append_quoted(std::get<std::string>(value), out);
+    put_quoted(std::get<std::string>(value), out);
   }
 }
 
@@ -77,6 +97,25 @@ bool has_duplicate_names(const std::vector<field>& fields) {
     }
   }
   return false;
+}
+
+template <class Sink>
+void put_canonical(const trace_record& record, Sink& out) {
+  TWICE_CHECK(is_trace_identifier(record.actor));
+  TWICE_CHECK(is_trace_identifier(record.kind));
+  TWICE_CHECK(!has_duplicate_names(record.fields));
+  put_decimal(record.time.us(), out);
+  out.put(' ');
+  out.put(record.actor);
+  out.put(' ');
+  out.put(record.kind);
+  for (const field& f : record.fields) {
+    TWICE_CHECK(is_trace_identifier(f.name));
+    out.put(' ');
+    out.put(f.name);
+    out.put('=');
+    put_value(f.value, out);
+  }
 }
 
 }  // namespace
@@ -118,21 +157,8 @@ bool is_trace_identifier(std::string_view text) {
 }
 
 void append_canonical(const trace_record& record, std::string& out) {
-  TWICE_CHECK(is_trace_identifier(record.actor));
-  TWICE_CHECK(is_trace_identifier(record.kind));
-  TWICE_CHECK(!has_duplicate_names(record.fields));
-  append_decimal(record.time.us(), out);
-  out += ' ';
-  out += record.actor;
-  out += ' ';
-  out += record.kind;
-  for (const field& f : record.fields) {
-    TWICE_CHECK(is_trace_identifier(f.name));
-    out += ' ';
-    out += f.name;
-    out += '=';
-    append_value(f.value, out);
-  }
+  string_sink sink{out};
+  put_canonical(record, sink);
 }
 
 std::string format_digest(std::uint64_t digest) {
@@ -196,10 +222,10 @@ trace_record& trace_recorder::next_slot() {
 }
 
 void trace_recorder::fold_into_digest(const trace_record& record) {
-  line_.clear();  // keeps capacity: one buffer for the whole run
-  append_canonical(record, line_);
-  line_ += '\n';
-  digest_ = fnv1a64(line_, digest_);
+  digest_sink sink{digest_};
+  put_canonical(record, sink);
+  sink.put('\n');
+  digest_ = sink.state;
 }
 
 void trace_recorder::notify(const trace_record& record) {

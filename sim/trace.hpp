@@ -133,7 +133,6 @@ class trace_recorder {
   bool notifying_ = false;
   std::vector<trace_record> records_;      // keep_records only
   trace_record scratch_;                   // digest_only: reused, no per-record allocation
-  std::string line_;                       // canonical line buffer, reused for every record
   std::vector<trace_observer*> observers_;
 };
 
