@@ -34,7 +34,7 @@ bool probe_result::violates(std::string_view invariant) const {
 probe_result probe(const scenario& sc) {
   world_config config = sc.world;
   config.trace_retention = sim::trace_recorder::retention::digest_only;
-  world w(config);
+  world w(std::move(config));
   invariant_checker checker;
   w.trace().add_observer(&checker);
   const world_result result = w.run();

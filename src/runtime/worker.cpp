@@ -284,7 +284,7 @@ sim::task<void> worker::run_slice(received_message message) {
   const runtime_config& cfg = services_.config;
   auto spec_it = services_.job_specs.find(message.body);
   TWICE_CHECK(spec_it != services_.job_specs.end());
-  slice s(*this, std::move(message), spec_it->second);
+  slice s(*this, std::move(message), *spec_it->second);
   begin_slice(&s);
   // However the slice's frame ends. A crash or kill already ended the
   // slice, so when the frame is destroyed later this does nothing.

@@ -43,7 +43,8 @@ struct runtime_services {
   handler& job_handler;
   fault_plan& faults;
   const runtime_config& config;
-  const std::map<std::string, job_spec, std::less<>>& job_specs;
+  // Every job's spec by id (the world owns the specs; keys view their ids).
+  const std::map<std::string_view, const job_spec*, std::less<>>& job_specs;
   const std::map<std::string, tool*, std::less<>>& tools;
   // The split discipline: where a handed-off step's job is sent, and (on
   // the split-out jobs' own services) where their parents resume.

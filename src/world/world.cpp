@@ -58,7 +58,7 @@ world::world(world_config config, handler* custom_handler)
   const std::string& split_tool = config_.runtime.rules.split_tool;
   for (const job_spec& spec : config_.jobs) {
     TWICE_CHECK(!spec.id.empty());
-    const bool fresh = specs_.emplace(spec.id, spec).second;
+    const bool fresh = specs_.emplace(spec.id, &spec).second;
     TWICE_CHECK(fresh);  // the loader rejects duplicate job ids
     ends_.emplace(spec.id, job_end::open);
     job_row row;
@@ -71,10 +71,10 @@ world::world(world_config config, handler* custom_handler)
   for (const job_spec& spec : config_.jobs)
     for (std::size_t step = 1; step <= spec.steps.size(); ++step) {
       if (split_tool.empty() || spec.steps[step - 1].tool != split_tool) continue;
-      job_spec child = split_job(spec, step);
+      const job_spec& child = split_specs_.emplace_back(split_job(spec, step));
       job_row row;
       row.job_id = child.id;
-      const bool fresh = specs_.emplace(child.id, std::move(child)).second;
+      const bool fresh = specs_.emplace(child.id, &child).second;
       TWICE_CHECK(fresh);  // the loader keeps ':' out of job ids
       store_->seed_job(row);
     }

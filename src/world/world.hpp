@@ -12,6 +12,7 @@
 // reported outcome, never a hang.
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -147,7 +148,10 @@ class world : private sim::trace_observer {
   std::unique_ptr<model_tool> model_;
   std::unique_ptr<read_tool> read_;
   std::map<std::string, tool*, std::less<>> tools_;
-  std::map<std::string, job_spec, std::less<>> specs_;
+  // The split-out jobs' specs (made at construction; a deque never moves them).
+  std::deque<job_spec> split_specs_;
+  // Every spec by id, story jobs (config_.jobs) and split-out jobs alike.
+  std::map<std::string_view, const job_spec*, std::less<>> specs_;
   std::unique_ptr<agent_handler> default_handler_;
   handler* handler_;
   std::unique_ptr<scripted_faults> faults_;
