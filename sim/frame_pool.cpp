@@ -8,7 +8,7 @@ namespace twice::sim::detail {
 #if defined(TWICE_FRAME_POOL_OFF)
 
 void* allocate_frame(std::size_t bytes) { return ::operator new(bytes); }
-void free_frame(void* frame, std::size_t bytes) noexcept { ::operator delete(frame, bytes); }
+void free_frame(void* frame, std::size_t) noexcept { ::operator delete(frame); }
 
 #else
 
@@ -30,7 +30,7 @@ class frame_cache {
     for (std::size_t c = 0; c < kClasses; ++c)
       while (free_block* b = heads_[c]) {
         heads_[c] = b->next;
-        ::operator delete(b, (c + 1) * kStep);
+        ::operator delete(b);  // unsized: clang does not enable sized deallocation by default
       }
   }
 
@@ -68,7 +68,7 @@ void free_frame(void* frame, std::size_t bytes) noexcept {
   if (cls < kClasses)
     cache.give(frame, cls);
   else
-    ::operator delete(frame, bytes);
+    ::operator delete(frame);
 }
 
 #endif
