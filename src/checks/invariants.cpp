@@ -24,6 +24,70 @@ bool is_worker(const sim::trace_record& r) { return r.actor.starts_with("worker/
 bool non_retryable_status(std::int64_t status) { return status >= 400 && status < 500 && status != 409 && status != 429; }
 
 std::string money(std::int64_t cents) { return fmt::format("{} cents", cents); }
+
+// The final pass's tables, as sorted vectors rather than maps: at a million
+// jobs a map node per job and per key cost a few hundred bytes a job, on top
+// of the world, at the moment memory peaks. Built by appending, sealed once by
+// a stable sort (equal keys keep their order of appearance), then read.
+using sv = std::string_view;
+
+// Sums of cents by key, checked: what the jobs ask is bounded in a loaded
+// scenario (1000000 jobs x 1000 steps x 99999999 cents < 10^17) but not in a
+// world built in C++, and the ledgers' rows are bounded only by the event
+// budget (a job without a key may refund again on every delivery).
+class totals {
+ public:
+  void add(sv key, std::int64_t cents) { entries_.emplace_back(key, cents); }
+  void seal() {
+    std::stable_sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      if (out > 0 && entries_[out - 1].first == entries_[i].first)
+        entries_[out - 1].second = sim::checked_add(entries_[out - 1].second, entries_[i].second,
+                                                    "a ledger or invoice total in the invariants overflows int64 cents");
+      else
+        entries_[out++] = entries_[i];
+    }
+    entries_.resize(out);
+  }
+  const std::pair<sv, std::int64_t>* find(sv key) const {
+    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
+                                     [](const auto& e, sv k) { return e.first < k; });
+    return it != entries_.end() && it->first == key ? &*it : nullptr;
+  }
+  std::int64_t at_or_zero(sv key) const {
+    const auto* e = find(key);
+    return e == nullptr ? 0 : e->second;
+  }
+  const std::vector<std::pair<sv, std::int64_t>>& entries() const { return entries_; }
+
+ private:
+  std::vector<std::pair<sv, std::int64_t>> entries_;
+};
+
+// Rows by idempotency key: after seal(), each key's rows are adjacent, in
+// ledger order, keys in ascending order.
+template <class Row>
+class rows_by_key {
+ public:
+  void add(sv key, const Row& row) { entries_.emplace_back(key, &row); }
+  void seal() {
+    std::stable_sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  // f(key, first, last) for every key, [first, last) its rows.
+  template <class F>
+  void for_each_key(F f) const {
+    for (auto first = entries_.begin(); first != entries_.end();) {
+      auto last = first;
+      while (last != entries_.end() && last->first == first->first) ++last;
+      f(first->first, first, last);
+      first = last;
+    }
+  }
+
+ private:
+  std::vector<std::pair<sv, const Row*>> entries_;
+};
 }  // namespace
 
 const std::vector<std::string_view>& invariant_names() {
@@ -69,15 +133,29 @@ void invariant_checker::on_record(const sim::trace_record& r) {
     return note(database_not_stalled, r, "waited for a connection longer than " + sim::format_duration(options_.stall_bound));
 }
 
+invariant_checker::job_watch& invariant_checker::watch(std::string_view job) {
+  auto it = jobs_.find(job);
+  if (it == jobs_.end()) it = jobs_.emplace(std::string(job), job_watch{}).first;
+  return it->second;
+}
+
 void invariant_checker::on_tool_call(const sim::trace_record& r) {
-  const std::string job(r.get_string("job").value_or(""));
+  const std::string_view job = r.get_string("job").value_or("");
   const std::int64_t step = r.get_int("step").value_or(0);
-  if (const std::int64_t status = r.get_int("status").value_or(0); non_retryable_status(status))
-    non_retryable_answer_[r.actor + " " + job] = {fmt::format("{} {}", status, r.get_string("error").value_or("")),
-                                                  describe(r)};
-  if (r.get_bool("new_write") != true) return;
+  const bool new_write = r.get_bool("new_write") == true;
+  const std::int64_t status = r.get_int("status").value_or(0);
+  if (!new_write && !non_retryable_status(status)) return;
+  job_watch& jw = watch(job);
+  if (non_retryable_status(status)) {
+    std::string error = fmt::format("{} {}", status, r.get_string("error").value_or(""));
+    auto heard = std::find_if(jw.heard.begin(), jw.heard.end(), [&](const heard_answer& h) { return h.actor == r.actor; });
+    if (heard == jw.heard.end()) heard = jw.heard.insert(jw.heard.end(), heard_answer{r.actor, {}, {}});
+    heard->error = std::move(error);
+    heard->record = describe(r);
+  }
+  if (!new_write) return;
   // The slice this write belongs to: the open one of this actor for this job.
-  auto& spans = slices_[job];
+  auto& spans = jw.slices;
   slice_span* mine = nullptr;
   for (auto it = spans.rbegin(); it != spans.rend(); ++it)
     if (it->actor == r.actor && !it->end) {
@@ -85,9 +163,12 @@ void invariant_checker::on_tool_call(const sim::trace_record& r) {
       break;
     }
   if (mine == nullptr) return;  // the relay's sends are not slices
-  mine->new_write_steps.insert(step);
+  auto wrote = [step](const slice_span& s) {
+    return std::find(s.new_write_steps.begin(), s.new_write_steps.end(), step) != s.new_write_steps.end();
+  };
+  if (!wrote(*mine)) mine->new_write_steps.push_back(step);
   for (const slice_span& other : spans) {
-    if (&other == mine || !other.new_write_steps.contains(step)) continue;
+    if (&other == mine || !wrote(other)) continue;
     const bool overlapped = !other.end || *other.end > mine->start;
     if (!overlapped) continue;
     note(leases_exclusive, r,
@@ -108,20 +189,23 @@ void invariant_checker::on_email_sent(const sim::trace_record& r) {
 }
 
 void invariant_checker::on_attempt_start(const sim::trace_record& r) {
-  const std::string job(r.get_string("job").value_or(""));
+  job_watch& jw = watch(r.get_string("job").value_or(""));
   const std::int64_t attempt = r.get_int("attempt").value_or(0);
-  auto last = last_attempt_.find(job);
-  if (last != last_attempt_.end() && attempt <= last->second)
-    note(attempts_monotonic, r, fmt::format("attempt {} after attempt {}", attempt, last->second));
-  last_attempt_[job] = attempt;
-  start_index_[job][attempt] = starts_++;
-  non_retryable_answer_.erase(r.actor + " " + job);  // this slice has heard nothing yet
-  slices_[job].push_back(slice_span{r.actor, attempt, r.time, std::nullopt, {}});
+  if (jw.last_attempt && attempt <= *jw.last_attempt)
+    note(attempts_monotonic, r, fmt::format("attempt {} after attempt {}", attempt, *jw.last_attempt));
+  jw.last_attempt = attempt;
+  auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
+  if (start == jw.start_index.end())
+    jw.start_index.emplace_back(attempt, starts_++);
+  else
+    start->second = starts_++;
+  // This slice has heard nothing yet.
+  std::erase_if(jw.heard, [&](const heard_answer& h) { return h.actor == r.actor; });
+  jw.slices.push_back(slice_span{r.actor, attempt, r.time, std::nullopt, {}});
 }
 
 void invariant_checker::on_slice_end(const sim::trace_record& r) {
-  const std::string job(r.get_string("job").value_or(""));
-  auto& spans = slices_[job];
+  auto& spans = watch(r.get_string("job").value_or("")).slices;
   for (auto it = spans.rbegin(); it != spans.rend(); ++it)
     if (it->actor == r.actor && !it->end) {
       it->end = r.time;
@@ -130,14 +214,14 @@ void invariant_checker::on_slice_end(const sim::trace_record& r) {
 }
 
 void invariant_checker::on_backoff(const sim::trace_record& r) {
-  const std::string job(r.get_string("job").value_or(""));
+  job_watch& jw = watch(r.get_string("job").value_or(""));
   // A retry is a decision: the slice that heard the 4xx schedules another
   // attempt because of it. (A slice that crashed, or raised an error of its
   // own, before the failure was recorded is redelivered or retried for that
   // reason and asks again: that is at-least-once, not a retry of the 4xx.)
-  const auto heard = non_retryable_answer_.find(r.actor + " " + job);
-  if (heard != non_retryable_answer_.end() && r.get_string("error") == heard->second.error)
-    note(no_retry_of_non_retryable, r, "a retry scheduled after a non-retryable answer: " + heard->second.record);
+  const auto heard = std::find_if(jw.heard.begin(), jw.heard.end(), [&](const heard_answer& h) { return h.actor == r.actor; });
+  if (heard != jw.heard.end() && r.get_string("error") == heard->error)
+    note(no_retry_of_non_retryable, r, "a retry scheduled after a non-retryable answer: " + heard->record);
   const std::int64_t delay = r.get_int("delay_us").value_or(0);
   const std::int64_t cap = r.get_int("cap_us").value_or(0);
   const std::int64_t floor = r.get_int("retry_after_us").value_or(0);
@@ -146,16 +230,17 @@ void invariant_checker::on_backoff(const sim::trace_record& r) {
     note(backoff_within_cap, r, "no maximum interval is configured: the delay grows without bound");
   else if (delay > std::max(cap, floor))
     note(backoff_within_cap, r, "the delay is above the cap");
-  const auto& starts = start_index_[job];
-  const auto start = starts.find(r.get_int("attempt").value_or(0));
-  if (start != starts.end()) envelopes_[job].push_back({start->second, envelope, r.time, describe(r)});
+  const std::int64_t attempt = r.get_int("attempt").value_or(0);
+  const auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
+  if (start != jw.start_index.end()) jw.envelopes.push_back({start->second, envelope, r.time, describe(r)});
 }
 
 // The envelope must not fall from one attempt to the next, in the order the
 // attempts started (overlapping slices may record their backoffs out of
 // order; a counter reset starts a later attempt from the bottom again).
 void invariant_checker::check_envelopes() {
-  for (auto& [job, points] : envelopes_) {
+  for (auto& [job, jw] : jobs_) {
+    auto& points = jw.envelopes;
     std::stable_sort(points.begin(), points.end(),
                      [](const envelope_point& a, const envelope_point& b) { return a.start_index < b.start_index; });
     for (std::size_t i = 1; i < points.size(); ++i) {
@@ -175,39 +260,45 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
   // Final state: the two ledgers and the jobs. Keys view strings the world
   // owns (its job specs and both ledgers), which outlive this call; lines of
   // evidence are formatted only for what is found wrong.
-  using sv = std::string_view;
-  std::map<sv, sv, std::less<>> job_of_invoice;
-  std::map<sv, std::int64_t, std::less<>> asked_by_invoice;
-  // Sums of cents, checked: what the jobs ask is bounded in a loaded scenario
-  // (1000000 jobs x 1000 steps x 99999999 cents < 10^17) but not in a world
-  // built in C++, and the ledgers' rows are bounded only by the event budget
-  // (a job without a key may refund again on every delivery).
-  auto add_cents = [](std::int64_t& total, std::int64_t cents) {
-    total = sim::checked_add(total, cents, "a ledger or invoice total in the invariants overflows int64 cents");
-  };
+  std::vector<std::pair<sv, sv>> job_of_invoice;  // the last job to name an invoice owns it
+  totals asked_by_invoice;
   for (const job_spec& job : w.config().jobs)
     for (const step_spec& step : job.steps)
       if (step.tool == "refund") {
-        job_of_invoice[step.target] = job.id;
-        add_cents(asked_by_invoice[step.target], step.amount_cents);
+        job_of_invoice.emplace_back(step.target, job.id);
+        asked_by_invoice.add(step.target, step.amount_cents);
       }
-  std::map<sv, std::int64_t, std::less<>> vendor_by_job, local_by_job, vendor_by_invoice;
+  std::stable_sort(job_of_invoice.begin(), job_of_invoice.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  asked_by_invoice.seal();
+  auto job_of = [&job_of_invoice](sv invoice) -> std::optional<sv> {
+    auto it = std::upper_bound(job_of_invoice.begin(), job_of_invoice.end(), invoice,
+                               [](sv k, const auto& e) { return k < e.first; });
+    if (it == job_of_invoice.begin() || std::prev(it)->first != invoice) return std::nullopt;
+    return std::prev(it)->second;
+  };
+  totals vendor_by_job, local_by_job, vendor_by_invoice;
   std::map<std::string, std::int64_t, std::less<>> vendor_by_unknown_invoice;  // "(unknown invoice inv_9)"
-  std::map<sv, std::vector<const vendor_refund*>, std::less<>> vendor_rows_by_key;
+  rows_by_key<vendor_refund> vendor_rows_by_key;
   for (const vendor_refund& v : w.payments().ledger()) {
-    add_cents(vendor_by_invoice[v.invoice], v.amount_cents);
-    if (auto job = job_of_invoice.find(v.invoice); job != job_of_invoice.end())
-      add_cents(vendor_by_job[job->second], v.amount_cents);
-    else
-      add_cents(vendor_by_unknown_invoice["(unknown invoice " + v.invoice + ")"], v.amount_cents);
-    if (v.idempotency_key) vendor_rows_by_key[*v.idempotency_key].push_back(&v);
+    vendor_by_invoice.add(v.invoice, v.amount_cents);
+    if (const auto job = job_of(v.invoice))
+      vendor_by_job.add(*job, v.amount_cents);
+    else {
+      std::int64_t& total = vendor_by_unknown_invoice["(unknown invoice " + v.invoice + ")"];
+      total = sim::checked_add(total, v.amount_cents, "a ledger or invoice total in the invariants overflows int64 cents");
+    }
+    if (v.idempotency_key) vendor_rows_by_key.add(*v.idempotency_key, v);
   }
-  for (const auto& [label, cents] : vendor_by_unknown_invoice) add_cents(vendor_by_job[label], cents);
-  std::map<sv, std::vector<const ledger_row*>, std::less<>> local_rows_by_key;
+  for (const auto& [label, cents] : vendor_by_unknown_invoice) vendor_by_job.add(label, cents);
+  rows_by_key<ledger_row> local_rows_by_key;
   for (const ledger_row& l : w.db().ledger()) {
-    add_cents(local_by_job[l.job_id], l.amount_cents);
-    if (!l.key.empty()) local_rows_by_key[l.key].push_back(&l);
+    local_by_job.add(l.job_id, l.amount_cents);
+    if (!l.key.empty()) local_rows_by_key.add(l.key, l);
   }
+  for (totals* t : {&vendor_by_job, &local_by_job, &vendor_by_invoice}) t->seal();
+  vendor_rows_by_key.seal();
+  local_rows_by_key.seal();
   auto vendor_line = [](const vendor_refund& v) {
     return fmt::format("{} vendor refund {} {} {} key={}", clock(v.committed_at), v.id, v.invoice, money(v.amount_cents),
                        v.idempotency_key.value_or("(none)"));
@@ -226,14 +317,15 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
 
   {
     verdict v{std::string(one_row_per_key), true, "every idempotency key has at most one row in each ledger", {}, {}};
-    auto check_rows = [&](const auto& rows_by_key, const auto& line_of) {
-      for (const auto& [key, rows] : rows_by_key)
-        if (rows.size() > 1) {
-          v.held = false;
-          v.detail = fmt::format("key {} has {} rows", key, rows.size());
-          for (const auto* row : rows)
-            if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line_of(*row));
-        }
+    auto check_rows = [&](const auto& rows, const auto& line_of) {
+      rows.for_each_key([&](sv key, auto first, auto last) {
+        const auto count = last - first;
+        if (count < 2) return;
+        v.held = false;
+        v.detail = fmt::format("key {} has {} rows", key, count);
+        for (auto row = first; row != last; ++row)
+          if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line_of(*row->second));
+      });
     };
     check_rows(local_rows_by_key, local_line);
     check_rows(vendor_rows_by_key, vendor_line);
@@ -241,9 +333,8 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
   }
   {
     verdict v{std::string(no_double_payment), true, "no invoice was refunded more than its jobs asked for", {}, {}};
-    for (const auto& [invoice, paid] : vendor_by_invoice) {
-      const auto asked = asked_by_invoice.find(invoice);
-      const std::int64_t limit = asked == asked_by_invoice.end() ? 0 : asked->second;
+    for (const auto& [invoice, paid] : vendor_by_invoice.entries()) {
+      const std::int64_t limit = asked_by_invoice.at_or_zero(invoice);
       if (paid <= limit) continue;
       v.held = false;
       v.detail = fmt::format("invoice {} was refunded {} but asked {}", invoice, money(paid), money(limit));
@@ -254,14 +345,14 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
   }
   {
     verdict v{std::string(ledgers_agree), true, "for every job, our ledger and the vendor's hold the same total", {}, {}};
-    std::set<sv, std::less<>> jobs;
-    for (const auto& [job, total] : vendor_by_job) jobs.insert(job);
-    for (const auto& [job, total] : local_by_job) jobs.insert(job);
+    std::vector<sv> jobs;  // every job either ledger names, once, in order
+    for (const totals* t : {&vendor_by_job, &local_by_job})
+      for (const auto& [job, total] : t->entries()) jobs.push_back(job);
+    std::sort(jobs.begin(), jobs.end());
+    jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
     for (const sv job : jobs) {
-      const auto ours_it = local_by_job.find(job);
-      const auto theirs_it = vendor_by_job.find(job);
-      const std::int64_t ours = ours_it == local_by_job.end() ? 0 : ours_it->second;
-      const std::int64_t theirs = theirs_it == vendor_by_job.end() ? 0 : theirs_it->second;
+      const std::int64_t ours = local_by_job.at_or_zero(job);
+      const std::int64_t theirs = vendor_by_job.at_or_zero(job);
       if (ours == theirs) continue;
       if (v.held) v.detail = fmt::format("{}: our ledger {}, the vendor's {}", job, money(ours), money(theirs));
       v.held = false;
@@ -307,11 +398,12 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
       if (w.job_ends().at(job.id) != job_end::done) continue;
       for (const step_spec& step : job.steps) {
         if (step.tool != "refund") continue;
-        const std::int64_t paid = vendor_by_invoice.contains(step.target) ? vendor_by_invoice.at(step.target) : 0;
-        if (paid >= asked_by_invoice.at(step.target)) continue;
+        const std::int64_t paid = vendor_by_invoice.at_or_zero(step.target);
+        const std::int64_t asked = asked_by_invoice.at_or_zero(step.target);
+        if (paid >= asked) continue;
         if (v.held)
           v.detail = fmt::format("{} ended done but invoice {} was refunded {} of {}", job.id, step.target, money(paid),
-                                 money(asked_by_invoice.at(step.target)));
+                                 money(asked));
         v.held = false;
         if (v.evidence.size() < options_.evidence_max)
           v.evidence.push_back(fmt::format("{}: done; vendor refunds for {}: {}", job.id, step.target, money(paid)));

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +57,7 @@ class invariant_checker final : public sim::trace_observer {
     std::int64_t attempt = 0;
     sim::instant start;
     std::optional<sim::instant> end;
-    std::set<std::int64_t> new_write_steps;
+    std::vector<std::int64_t> new_write_steps;  // few: a job has a handful of write steps
   };
   struct violation_log {
     bool violated = false;
@@ -75,25 +74,31 @@ class invariant_checker final : public sim::trace_observer {
 
   check_options options_;
   std::map<std::string, violation_log, std::less<>> logs_;
-  // per job
-  std::map<std::string, std::int64_t, std::less<>> last_attempt_;
   struct envelope_point {
     std::uint64_t start_index;  // the attempt's place in the job's start order
     std::int64_t envelope_us;
     sim::instant at;
     std::string record;
   };
-  void check_envelopes();
-  std::uint64_t starts_ = 0;
-  std::map<std::string, std::map<std::int64_t, std::uint64_t>, std::less<>> start_index_;  // job -> attempt -> start
-  std::map<std::string, std::vector<envelope_point>, std::less<>> envelopes_;
-  // "actor job" -> the non-retryable answer that slice heard (cleared when the actor starts an attempt)
+  // The non-retryable answer a slice heard (cleared when its actor starts an attempt).
   struct heard_answer {
+    std::string actor;
     std::string error;   // as a retry would name it: "400 invoice_not_found"
     std::string record;  // the tool call, described
   };
-  std::map<std::string, heard_answer, std::less<>> non_retryable_answer_;
-  std::map<std::string, std::vector<slice_span>, std::less<>> slices_;
+  // Everything watched about one job, in one place: one lookup per record,
+  // and a few hundred bytes per job at a million jobs.
+  struct job_watch {
+    std::optional<std::int64_t> last_attempt;
+    std::vector<std::pair<std::int64_t, std::uint64_t>> start_index;  // attempt -> place in the start order
+    std::vector<slice_span> slices;
+    std::vector<envelope_point> envelopes;
+    std::vector<heard_answer> heard;
+  };
+  job_watch& watch(std::string_view job);
+  void check_envelopes();
+  std::uint64_t starts_ = 0;
+  std::map<std::string, job_watch, std::less<>> jobs_;
   std::map<std::string, std::uint32_t, std::less<>> emails_sent_;  // reference (job:step:email) -> sends
 };
 
