@@ -1,0 +1,98 @@
+#include "report/html_format.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace twice::html_detail {
+
+// ---- text ---------------------------------------------------------------------
+
+std::string esc(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string slug(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
+    else if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
+    else out += '-';
+  }
+  return out;
+}
+
+std::string secs(std::int64_t us) {
+  const char* sign = us < 0 ? "-" : "";
+  if (us < 0) us = -us;
+  return fmt::format("{}{}.{:06}s", sign, us / 1'000'000, us % 1'000'000);
+}
+std::string secs(sim::instant t) { return secs(t.us()); }
+
+std::string short_secs(std::int64_t us) {
+  std::string s = fmt::format("{}.{:06}", us / 1'000'000, us % 1'000'000);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s + "s";
+}
+
+std::string money(std::int64_t cents) {
+  const char* sign = cents < 0 ? "-" : "";
+  // The magnitude in unsigned arithmetic: -INT64_MIN is not an int64.
+  const std::uint64_t magnitude = cents < 0 ? 0 - static_cast<std::uint64_t>(cents) : static_cast<std::uint64_t>(cents);
+  return fmt::format("{}{}.{:02}", sign, magnitude / 100, magnitude % 100);
+}
+
+std::string key_text(const std::string& key) { return key.empty() ? "(none)" : key; }
+
+// ---- geometry -----------------------------------------------------------------
+
+std::string px(std::int64_t tenths) {
+  const char* sign = tenths < 0 ? "-" : "";
+  if (tenths < 0) tenths = -tenths;
+  if (tenths % 10 == 0) return fmt::format("{}{}", sign, tenths / 10);
+  return fmt::format("{}{}.{}", sign, tenths / 10, tenths % 10);
+}
+
+std::int64_t axis::at(std::int64_t v) const {
+  std::int64_t num = std::clamp<std::int64_t>(v, 0, span), den = span;
+  const std::int64_t scale = length < 0 ? -length : length;
+  // Runs of years in microseconds times a few thousand tenths still fit;
+  // beyond, give up precision the page cannot show anyway.
+  while (den > std::numeric_limits<std::int64_t>::max() / (scale + 1)) {
+    num /= 2;
+    den /= 2;
+  }
+  return from + num * length / std::max<std::int64_t>(den, 1);
+}
+
+std::int64_t nice_step(std::int64_t span, std::int64_t most) {
+  std::int64_t base = 1;
+  while (true) {
+    for (std::int64_t m : {1, 2, 5})
+      if (span / (base * m) <= most) return base * m;
+    base *= 10;
+  }
+}
+
+// ---- the page -----------------------------------------------------------------
+
+void html_lines::line(const std::string& text) {
+  out_ += text;
+  out_ += '\n';
+}
+
+}  // namespace twice::html_detail
