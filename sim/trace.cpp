@@ -173,7 +173,7 @@ std::string format_digest(std::uint64_t digest) {
 trace_recorder::trace_recorder(retention mode) : retention_(mode), digest_(fnv1a64_offset) {}
 
 void trace_recorder::record(instant time, std::string_view actor, std::string_view kind,
-                            std::initializer_list<field> fields) {
+                            std::initializer_list<field_arg> fields) {
   TWICE_CHECK(!notifying_);
   if (size_ > 0) TWICE_CHECK(time >= last_time_);
 
@@ -183,7 +183,22 @@ void trace_recorder::record(instant time, std::string_view actor, std::string_vi
   slot.time = time;
   slot.actor.assign(actor);
   slot.kind.assign(kind);
-  slot.fields.assign(fields.begin(), fields.end());
+  slot.fields.resize(fields.size());
+  auto out = slot.fields.begin();
+  for (const field_arg& f : fields) {
+    out->name = f.name;
+    if (const auto* text = std::get_if<std::string_view>(&f.value)) {
+      if (auto* held = std::get_if<std::string>(&out->value))
+        held->assign(*text);  // keeps the buffer
+      else
+        out->value.emplace<std::string>(*text);
+    } else if (const auto* integer = std::get_if<std::int64_t>(&f.value)) {
+      out->value = *integer;
+    } else {
+      out->value = std::get<bool>(f.value);
+    }
+    ++out;
+  }
 
   fold_into_digest(slot);
   last_time_ = time;

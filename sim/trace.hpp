@@ -59,6 +59,17 @@ struct field {
   friend bool operator==(const field&, const field&) = default;
 };
 
+// What record() takes: a field whose string value is a view. The recorder
+// copies it once, into its own record (reusing that record's buffers under
+// digest_only); building a std::string per argument cost an allocation for
+// every value over 15 bytes (job ids, keys) on every record. A view of a
+// temporary is fine: it lives until the record() call returns.
+using field_arg_value = std::variant<std::int64_t, bool, std::string_view>;
+struct field_arg {
+  std::string_view name;  // static storage, as for field
+  field_arg_value value;
+};
+
 struct trace_record {
   instant time;
   std::string actor;
@@ -99,7 +110,7 @@ class trace_recorder {
   // actor, kind and field names are identifiers; field names are unique.
   // Must not be called from inside an observer (records stay in order).
   void record(instant time, std::string_view actor, std::string_view kind,
-              std::initializer_list<field> fields = {});
+              std::initializer_list<field_arg> fields = {});
 
   // Not owned; must outlive the recorder's use. Observers are called
   // synchronously, in the order added, once per record, in record order.

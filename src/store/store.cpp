@@ -520,8 +520,8 @@ sim::task<commit_result> transaction::commit() {
   writes_ = {};
   open_ = false;
   ++core->stats.commits;
-  const sim::field tx{"tx", detail::as_field(id_)};
-  const sim::field writes{"writes", static_cast<std::int64_t>(result.writes)};
+  const sim::field_arg tx{"tx", detail::as_field(id_)};
+  const sim::field_arg writes{"writes", static_cast<std::int64_t>(result.writes)};
   if (holder_.empty()) {
     core->trace.record(core->kernel.now(), detail::actor, "commit", {tx, writes});
   } else {
@@ -544,9 +544,9 @@ void transaction::end(std::string_view reason) {
   const std::shared_ptr<detail::store_core> core = core_.lock();
   if (core == nullptr) return;  // the store is gone; so is its pool
   ++core->stats.rollbacks;
-  const sim::field tx{"tx", detail::as_field(id_)};
-  const sim::field why{"reason", std::string(reason)};
-  const sim::field writes{"discarded", static_cast<std::int64_t>(discarded)};
+  const sim::field_arg tx{"tx", detail::as_field(id_)};
+  const sim::field_arg why{"reason", reason};
+  const sim::field_arg writes{"discarded", static_cast<std::int64_t>(discarded)};
   if (holder_.empty()) {
     core->trace.record(core->kernel.now(), detail::actor, "rollback", {tx, why, writes});
   } else {

@@ -259,7 +259,7 @@ void remote_endpoint::end_execution() {
   --executing_;
 }
 
-void remote_endpoint::record(std::string_view kind, std::initializer_list<sim::field> fields) const {
+void remote_endpoint::record(std::string_view kind, std::initializer_list<sim::field_arg> fields) const {
   trace_->record(now(), actor_, kind, fields);
 }
 

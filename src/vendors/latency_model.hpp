@@ -238,7 +238,7 @@ class remote_endpoint {
   void end_execution();
   std::uint32_t executing() const { return executing_; }
 
-  void record(std::string_view kind, std::initializer_list<sim::field> fields) const;
+  void record(std::string_view kind, std::initializer_list<sim::field_arg> fields) const;
   void count_rejection(int status);
 
   // A rejection that runs nothing: traced ("reject"), counted, and answered
