@@ -58,7 +58,7 @@ bool expected_violated(const expectations& e, std::string_view name) {
 
 run_brief do_run(const explore_input& in, std::uint64_t root_seed, std::size_t index) {
   const run_plan plan = plan_run(in.base, in.spec, root_seed, index);
-  probe_result r = probe_text(write_document(plan.doc), in.path);
+  probe_result r = probe_document(plan.doc, in.path);
   run_brief out;
   out.loaded = r.loaded;
   out.errors = std::move(r.errors);

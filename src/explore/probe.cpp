@@ -46,14 +46,25 @@ probe_result probe(const scenario& sc) {
   return out;
 }
 
-probe_result probe_text(std::string_view text, const std::string& path_for_messages) {
-  load_result loaded = load_scenario_text(text, path_for_messages);
+namespace {
+
+probe_result probe_loaded(load_result loaded) {
   if (!loaded.ok()) {
     probe_result out;
     out.errors = std::move(loaded.errors);
     return out;
   }
   return probe(*loaded.value);
+}
+
+}  // namespace
+
+probe_result probe_text(std::string_view text, const std::string& path_for_messages) {
+  return probe_loaded(load_scenario_text(text, path_for_messages));
+}
+
+probe_result probe_document(const scenario_detail::doc_node& root, const std::string& path_for_messages) {
+  return probe_loaded(load_scenario_document(root, path_for_messages));
 }
 
 }  // namespace twice::explore

@@ -41,5 +41,8 @@ struct probe_result {
 probe_result probe(const scenario& sc);
 // Loads the text, then runs it; a text that does not load is not run.
 probe_result probe_text(std::string_view text, const std::string& path_for_messages);
+// The same from a parsed document (explore's variants and shrink candidates):
+// no text written and parsed again per run.
+probe_result probe_document(const scenario_detail::doc_node& root, const std::string& path_for_messages);
 
 }  // namespace twice::explore

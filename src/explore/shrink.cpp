@@ -45,7 +45,7 @@ class shrinker {
            const shrink_options& options)
       : invariant_(invariant), path_(path), options_(options) {
     out_.doc = failing;
-    digest_ = probe_text(write_document(failing), path_).trace_digest;
+    digest_ = probe_document(failing, path_).trace_digest;
   }
 
   shrink_outcome run() {
@@ -78,7 +78,7 @@ class shrinker {
     doc_node candidate = out_.doc;
     if (!change(candidate)) return false;
     ++out_.runs;
-    const probe_result r = probe_text(write_document(candidate), path_);
+    const probe_result r = probe_document(candidate, path_);
     if (!r.loaded || !r.violates(invariant_)) return false;
     if (must_change_run && r.trace_digest == digest_) return false;
     digest_ = r.trace_digest;

@@ -59,18 +59,14 @@ load_result failed(diagnostics& d) { return {std::nullopt, d.take()}; }
 
 }  // namespace
 
-load_result load_scenario_text(std::string_view text, std::string path_for_messages) {
-  diagnostics d(path_for_messages);
-  const parsed_document doc = parse_document(text, path_for_messages);
-  if (!doc.ok) {
-    d.error(doc.error_pos, {}, doc.error);
-    return failed(d);
-  }
+namespace {
+
+load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path_for_messages, std::string story) {
   scenario out;
-  out.path = path_for_messages;
-  out.name = default_name(path_for_messages);
-  out.story = leading_comment(text);
-  const table_reader root(d, doc.root, "",
+  out.path = std::move(path_for_messages);
+  out.name = default_name(out.path);
+  out.story = std::move(story);
+  const table_reader root(d, doc_root, "",
                           {"name", "seed", "budget", "trace", "queue", "dead_letter_queue", "workers", "runtime",
                            "retry", "discipline", "split", "store", "vendor", "tools", "job", "workload", "fault", "crash",
                            "deploy", "queue_fault", "expect", "explore"});
@@ -85,6 +81,23 @@ load_result load_scenario_text(std::string_view text, std::string path_for_messa
   load_explore(root, state, out.explore);
   if (!d.empty()) return failed(d);
   return {std::move(out), {}};
+}
+
+}  // namespace
+
+load_result load_scenario_text(std::string_view text, std::string path_for_messages) {
+  diagnostics d(path_for_messages);
+  const parsed_document doc = parse_document(text, path_for_messages);
+  if (!doc.ok) {
+    d.error(doc.error_pos, {}, doc.error);
+    return failed(d);
+  }
+  return load_root(d, doc.root, std::move(path_for_messages), leading_comment(text));
+}
+
+load_result load_scenario_document(const doc_node& root, std::string path_for_messages) {
+  diagnostics d(path_for_messages);
+  return load_root(d, root, std::move(path_for_messages), {});
 }
 
 load_result load_scenario_file(const std::string& path) {

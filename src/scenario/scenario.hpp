@@ -68,4 +68,13 @@ load_result load_scenario_file(const std::string& path);
 // Loads text; `path_for_messages` names it in errors (and gives the default name).
 load_result load_scenario_text(std::string_view text, std::string path_for_messages);
 
+namespace scenario_detail {
+struct doc_node;
+}
+// Loads an already parsed document (scenario/document.hpp), as
+// load_scenario_text would load its text: `twice explore` varies a parsed
+// file and loads each variant without writing and parsing it again. Errors
+// point at the tree's own positions; the story is left empty.
+load_result load_scenario_document(const scenario_detail::doc_node& root, std::string path_for_messages);
+
 }  // namespace twice
