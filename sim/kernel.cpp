@@ -1,6 +1,7 @@
 #include "sim/kernel.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "sim/task.hpp"
 
@@ -29,10 +30,28 @@ kernel::~kernel() {
 }
 
 void kernel::push(entry e) {
-  TWICE_CHECK(e.time_us >= now_.us());  // nothing is scheduled in the past
   e.seq = next_seq_++;
+  push_with_seq(e);
+}
+
+void kernel::push_with_seq(entry e) {
+  TWICE_CHECK(e.time_us >= now_.us());  // nothing is scheduled in the past
   queue_.push_back(e);
   std::push_heap(queue_.begin(), queue_.end(), later{});
+}
+
+std::uint64_t kernel::reserve_sequence(std::uint64_t n) {
+  const std::uint64_t first = next_seq_;
+  TWICE_CHECK(n <= UINT64_MAX - next_seq_);
+  next_seq_ += n;
+  return first;
+}
+
+void kernel::schedule_reserved(instant at, std::uint64_t seq, callback_fn fn, void* ctx, std::uint64_t arg) {
+  TWICE_CHECK(fn != nullptr);
+  TWICE_CHECK(seq < next_seq_);  // a place reserve_sequence() handed out
+  if (dispatched_seq_ && at == now_) TWICE_CHECK(seq > *dispatched_seq_);
+  push_with_seq(entry{at.us(), seq, arg, ctx, fn, 0, wake_reason::none});
 }
 
 void kernel::schedule_at(instant at, callback_fn fn, void* ctx, std::uint64_t arg) {
@@ -219,6 +238,7 @@ run_result kernel::run(run_limits limits) {
     queue_.pop_back();
     TWICE_CHECK(e.time_us >= now_.us());  // time never goes backwards
     now_ = instant::from_us(e.time_us);
+    dispatched_seq_ = e.seq;
     if (e.fn != nullptr) {
       e.fn(*this, e.ctx, e.token_or_arg);
     } else if (!dispatch_wake(e)) {

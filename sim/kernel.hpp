@@ -19,6 +19,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <optional>
 #include <vector>
 
 #include "sim/check.hpp"
@@ -100,6 +101,18 @@ class kernel {
     schedule_at(now_ + d, fn, ctx, arg);
   }
 
+  // A block of `n` consecutive places in the (time, sequence) order, taken
+  // now; returns the first. An event later scheduled into one of them with
+  // schedule_reserved() orders exactly as if it had been scheduled now. A
+  // long series known up front (a workload's arrivals) then need not sit in
+  // the queue all at once: each is scheduled when the one before it fires,
+  // and the queue holds what is pending, not the whole future.
+  std::uint64_t reserve_sequence(std::uint64_t n);
+  // Schedules into a reserved place. Each place is used at most once (the
+  // caller's bookkeeping), and (at, seq) must come after the event being
+  // dispatched: an event never lands before one that already ran.
+  void schedule_reserved(instant at, std::uint64_t seq, callback_fn fn, void* ctx = nullptr, std::uint64_t arg = 0);
+
   // ---- processes -------------------------------------------------------
   // Takes ownership of the coroutine; it starts at the current time, after
   // everything already scheduled for now.
@@ -166,6 +179,7 @@ class kernel {
   };
 
   void push(entry e);
+  void push_with_seq(entry e);
   bool dispatch_wake(const entry& e);
   void resume(std::uint32_t slot);
   void destroy_process(std::uint32_t slot);
@@ -174,6 +188,7 @@ class kernel {
 
   instant now_;
   std::uint64_t next_seq_ = 0;
+  std::optional<std::uint64_t> dispatched_seq_;  // the event being (or last) dispatched
   std::uint64_t events_dispatched_ = 0;
   std::vector<entry> queue_;  // a binary heap under `later`
   std::vector<process_slot> slots_;

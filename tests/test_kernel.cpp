@@ -42,6 +42,26 @@ TEST_CASE("events run in time order, equal times in scheduling order", "[kernel]
   CHECK(log.lines == std::vector<std::string>{"0:5", "10:2", "10:4", "20:1", "20:3"});
 }
 
+TEST_CASE("a reserved place orders as if the event had been scheduled when it was reserved", "[kernel]") {
+  kernel k;
+  log_sink log;
+  k.schedule_at(instant::from_us(10), note, &log, 1);
+  struct ctx_t {
+    log_sink* log;
+    std::uint64_t first;
+  } ctx{&log, k.reserve_sequence(2)};
+  k.schedule_at(instant::from_us(10), note, &log, 2);
+  // Filled in late and out of order, from an event at 5 us.
+  k.schedule_at(instant::from_us(5), [](kernel& kk, void* c, std::uint64_t) {
+    auto* x = static_cast<ctx_t*>(c);
+    kk.schedule_reserved(instant::from_us(10), x->first + 1, note, x->log, 4);
+    kk.schedule_reserved(instant::from_us(10), x->first, note, x->log, 3);
+    kk.schedule_at(instant::from_us(10), note, x->log, 5);
+  }, &ctx);
+  k.run();
+  CHECK(log.lines == std::vector<std::string>{"10:1", "10:3", "10:4", "10:2", "10:5"});
+}
+
 TEST_CASE("an event scheduled for now runs after those already queued for now", "[kernel]") {
   kernel k;
   log_sink log;
