@@ -92,3 +92,20 @@ TEST_CASE("the same world and seed give the same digest", "[world][determinism]"
   world other(c);
   CHECK(other.run().trace_digest != da);
 }
+
+TEST_CASE("jobs listed out of time order arrive in time order, ties in list order", "[world]") {
+  world_config c;
+  c.workers = 1;
+  const std::int64_t at_s[] = {3, 1, 2, 1, 0};
+  for (int i = 0; i < 5; ++i) {
+    job_spec j = agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100);
+    j.enqueue_at = instant::epoch() + duration::from_s(at_s[i]);
+    c.jobs.push_back(std::move(j));
+  }
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  std::vector<std::string> sent;
+  for (const auto* r : records_of(w, "send"))
+    if (r->actor == "queue/jobs") sent.emplace_back(*r->get_string("body"));
+  CHECK(sent == std::vector<std::string>{"job_4", "job_1", "job_3", "job_2", "job_0"});
+}

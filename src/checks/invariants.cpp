@@ -207,12 +207,22 @@ void invariant_checker::on_attempt_start(const sim::trace_record& r) {
 }
 
 void invariant_checker::on_slice_end(const sim::trace_record& r) {
-  auto& spans = watch(r.get_string("job").value_or("")).slices;
+  job_watch& jw = watch(r.get_string("job").value_or(""));
+  auto& spans = jw.slices;
   for (auto it = spans.rbegin(); it != spans.rend(); ++it)
     if (it->actor == r.actor && !it->end) {
       it->end = r.time;
       break;
     }
+  // With no slice of this job open, every span so far ended at or before
+  // now, and any later slice starts at or after now: none can overlap it
+  // (overlap is end > start). Nor will a closed slice record another
+  // backoff, so the attempts' places go too. A finished job then keeps only
+  // its last attempt, not a span per delivery for the rest of the run.
+  const bool any_open = std::any_of(spans.begin(), spans.end(), [](const slice_span& s) { return !s.end; });
+  if (any_open) return;
+  std::vector<slice_span>().swap(spans);
+  std::vector<std::pair<std::int64_t, std::uint64_t>>().swap(jw.start_index);
 }
 
 void invariant_checker::on_backoff(const sim::trace_record& r) {

@@ -6,7 +6,9 @@ namespace twice {
 
 scripted_faults::scripted_faults(std::vector<point_fault> points, std::vector<queue_fault> queue_faults,
                                  sim::random_stream rng)
-    : points_(std::move(points)), fired_(points_.size(), 0), queue_faults_(std::move(queue_faults)), rng_(rng) {}
+    : points_(std::move(points)), fired_(points_.size(), 0), queue_faults_(std::move(queue_faults)), rng_(rng) {
+  for (const queue_fault& f : queue_faults_) counts_deletes_ = counts_deletes_ || f.what == queue_fault::kind::lose_delete;
+}
 
 bool scripted_faults::matches(const point_fault& f, const point_event& ev) const {
   if (f.point != ev.point) return false;
@@ -52,6 +54,7 @@ bool scripted_faults::duplicate_delivery(const received_message& m) {
 }
 
 bool scripted_faults::lose_delete(message_id id) {
+  if (!counts_deletes_) return false;  // no rule could fire, and none draws
   auto it = jobs_by_message_.find(id);
   const std::string job = it == jobs_by_message_.end() ? std::string() : it->second;
   return queue_rule_fires(queue_fault::kind::lose_delete, job, ++deletes_seen_[id]);

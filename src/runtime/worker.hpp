@@ -22,6 +22,7 @@
 #include "broker/queue.hpp"
 #include "runtime/faults.hpp"
 #include "runtime/handler.hpp"
+#include "runtime/job_index.hpp"
 #include "runtime/retry_policy.hpp"
 #include "runtime/runtime_config.hpp"
 #include "store/rows.hpp"
@@ -44,7 +45,7 @@ struct runtime_services {
   fault_plan& faults;
   const runtime_config& config;
   // Every job's spec by id (the world owns the specs; keys view their ids).
-  const std::map<std::string_view, const job_spec*, std::less<>>& job_specs;
+  const job_index<const job_spec*>& job_specs;
   const std::map<std::string, tool*, std::less<>>& tools;
   // The split discipline: where a handed-off step's job is sent, and (on
   // the split-out jobs' own services) where their parents resume.

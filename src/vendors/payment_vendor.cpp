@@ -75,13 +75,10 @@ payment_vendor::request_draws payment_vendor::draw(sim::random_stream& rng) cons
 void payment_vendor::prune_expired_keys() {
   const sim::instant now = endpoint_.now();
   while (!prune_queue_.empty()) {
-    const prune_entry& oldest = prune_queue_.front();
-    if (now - oldest.created_at < config_.key_retention) break;
-    const auto it = keys_.find(oldest.key);
-    TWICE_CHECK(it != keys_.end());  // every stored key has exactly one queue entry
-    TWICE_CHECK(it->second.created_at == oldest.created_at);
+    const auto it = prune_queue_.front();
+    if (now - it->second.created_at < config_.key_retention) break;
     if (it->second.executing) break;
-    endpoint_.record("key_pruned", {{"key", oldest.key}, {"created_us", oldest.created_at.us()}});
+    endpoint_.record("key_pruned", {{"key", it->first}, {"created_us", it->second.created_at.us()}});
     ++stats_.keys_pruned;
     keys_.erase(it);
     prune_queue_.pop_front();
@@ -197,7 +194,7 @@ std::uint32_t payment_vendor::start_execution(std::uint64_t request_id, tool_cal
     const auto [it, inserted] =
         keys_.emplace(*request.idempotency_key, key_entry{request.target, request.amount_cents, now, true, {}});
     TWICE_CHECK(inserted);
-    prune_queue_.push_back(prune_entry{now, it->first});
+    prune_queue_.push_back(it);
   }
   const refund_result result = execution_result(request, draws);
   const sim::duration latency = draws.latency + endpoint_.spike_extra(now);

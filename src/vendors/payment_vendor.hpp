@@ -202,11 +202,6 @@ class payment_vendor final : public tool {
     tool_result response;  // once executing is false
   };
 
-  struct prune_entry {
-    sim::instant created_at;
-    std::string key;
-  };
-
   static std::string_view to_string(verdict v);
   request_draws draw(sim::random_stream& rng) const;
   void prune_expired_keys();
@@ -228,7 +223,10 @@ class payment_vendor final : public tool {
   response_desk<execution> desk_;
   std::vector<vendor_refund> ledger_;
   std::map<std::string, key_entry, std::less<>> keys_;
-  std::deque<prune_entry> prune_queue_;  // keys in creation order: pruning is O(expired)
+  // Every stored key, in creation order, so pruning is O(expired). Map
+  // iterators stay valid until their own erase, which only pruning does; an
+  // iterator, not a copy of the key, because a million keys are kept a day.
+  std::deque<std::map<std::string, key_entry, std::less<>>::iterator> prune_queue_;
 };
 
 }  // namespace twice

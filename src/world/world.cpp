@@ -56,16 +56,17 @@ world::world(world_config config, handler* custom_handler)
   queue_->set_faults(faults_.get());
 
   const std::string& split_tool = config_.runtime.rules.split_tool;
+  specs_.reserve(config_.jobs.size());
+  ends_.reserve(config_.jobs.size());
   for (const job_spec& spec : config_.jobs) {
     TWICE_CHECK(!spec.id.empty());
-    const bool fresh = specs_.emplace(spec.id, &spec).second;
-    TWICE_CHECK(fresh);  // the loader rejects duplicate job ids
-    ends_.emplace(spec.id, job_end::open);
+    specs_.add(spec.id, &spec);
+    ends_.add(spec.id, job_end::open);
     job_row row;
     row.job_id = spec.id;
     store_->seed_job(row);
   }
-  open_jobs_ = specs_.size();
+  open_jobs_ = config_.jobs.size();
   // The split-out jobs exist from the start (rows and specs), so a handed-off
   // step finds them; they are not jobs of the story: their parents are.
   for (const job_spec& spec : config_.jobs)
@@ -74,10 +75,12 @@ world::world(world_config config, handler* custom_handler)
       const job_spec& child = split_specs_.emplace_back(split_job(spec, step));
       job_row row;
       row.job_id = child.id;
-      const bool fresh = specs_.emplace(child.id, &child).second;
-      TWICE_CHECK(fresh);  // the loader keeps ':' out of job ids
+      specs_.add(child.id, &child);  // the loader keeps ':' out of job ids, so no child repeats a parent
       store_->seed_job(row);
     }
+  // Both check that no id repeats (the loader rejects duplicate job ids).
+  specs_.seal();
+  ends_.seal();
 
   services_ = std::unique_ptr<runtime_services>(new runtime_services{
       kernel_, trace_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, specs_, tools_});
@@ -117,11 +120,27 @@ void world::add_tool(std::string step_name, tool* t) {
   tools_[std::move(step_name)] = t;
 }
 
-void world::enqueue_callback(sim::kernel&, void* ctx, std::uint64_t index) {
+// Arrival `k` (in the order the arrivals fire) sends its job's message and
+// schedules arrival k + 1 into the place reserved for it at the start, so
+// the order is the one scheduling every arrival up front would give, while
+// the event queue holds one arrival rather than every future one.
+void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t position) {
   auto* w = static_cast<world*>(ctx);
+  const std::size_t index = w->arrival_index(position);
   const job_spec& spec = w->config_.jobs.at(index);
   const message_id id = w->queue_->send(spec.id);
   w->faults_->note_message(id, spec.id);
+  w->schedule_arrival(k, position + 1);
+}
+
+std::size_t world::arrival_index(std::uint64_t position) const {
+  return arrival_order_.empty() ? static_cast<std::size_t>(position) : arrival_order_.at(position);
+}
+
+void world::schedule_arrival(sim::kernel& k, std::uint64_t position) {
+  if (position >= config_.jobs.size()) return;
+  const std::size_t index = arrival_index(position);
+  k.schedule_reserved(config_.jobs[index].enqueue_at, arrivals_seq_ + index, enqueue_callback, this, position);
 }
 
 void world::crash_callback(sim::kernel&, void* ctx, std::uint64_t index) {
@@ -134,8 +153,21 @@ void world::crash_callback(sim::kernel&, void* ctx, std::uint64_t index) {
 world_result world::run() {
   for (auto& w : workers_) w->start();
   if (relay_) relay_->start();
-  for (std::size_t i = 0; i < config_.jobs.size(); ++i)
-    kernel_.schedule_at(config_.jobs[i].enqueue_at, enqueue_callback, this, i);
+  // Job i's arrival takes place i of a reserved block: the order every
+  // arrival scheduled here, in job order, would have.
+  arrivals_seq_ = kernel_.reserve_sequence(config_.jobs.size());
+  const auto arrives_before = [this](std::size_t a, std::size_t b) {
+    return config_.jobs[a].enqueue_at < config_.jobs[b].enqueue_at;
+  };
+  bool in_order = true;  // generated workloads are; a hand-written list may not be
+  for (std::size_t i = 1; i < config_.jobs.size() && in_order; ++i) in_order = !arrives_before(i, i - 1);
+  if (!in_order) {
+    TWICE_CHECK(config_.jobs.size() <= UINT32_MAX);
+    arrival_order_.resize(config_.jobs.size());
+    for (std::size_t i = 0; i < arrival_order_.size(); ++i) arrival_order_[i] = static_cast<std::uint32_t>(i);
+    std::stable_sort(arrival_order_.begin(), arrival_order_.end(), arrives_before);
+  }
+  schedule_arrival(kernel_, 0);
   for (std::size_t i = 0; i < config_.crashes.size(); ++i)
     kernel_.schedule_at(config_.crashes[i].at, crash_callback, this, i);
   std::vector<worker*> pods;

@@ -23,6 +23,7 @@
 #include "faults/deploy.hpp"
 #include "faults/scripted_faults.hpp"
 #include "handlers/agent_handler.hpp"
+#include "runtime/job_index.hpp"
 #include "runtime/outbox_relay.hpp"
 #include "runtime/runtime_config.hpp"
 #include "runtime/worker.hpp"
@@ -120,7 +121,8 @@ class world : private sim::trace_observer {
   // The workers in index order: the main pool, then the split queue's.
   worker& worker_at(std::size_t i) { return *workers_.at(i); }
   std::size_t worker_count() const { return workers_.size(); }
-  const std::map<std::string, job_end, std::less<>>& job_ends() const { return ends_; }
+  // How each of the story's jobs ended, in id order (split-out jobs are not here).
+  const job_index<job_end>& job_ends() const { return ends_; }
   // Register a tool before run(); steps name it (the payment vendor is
   // "refund", then "email", "model", "read").
   void add_tool(std::string step_name, tool* t);
@@ -133,7 +135,9 @@ class world : private sim::trace_observer {
   bool story_over() const;
   static void shutdown_callback(sim::kernel&, void* ctx, std::uint64_t);
   static void crash_callback(sim::kernel&, void* ctx, std::uint64_t index);
-  static void enqueue_callback(sim::kernel&, void* ctx, std::uint64_t index);
+  static void enqueue_callback(sim::kernel&, void* ctx, std::uint64_t position);
+  std::size_t arrival_index(std::uint64_t position) const;
+  void schedule_arrival(sim::kernel& k, std::uint64_t position);
 
   world_config config_;
   sim::kernel kernel_;
@@ -148,10 +152,15 @@ class world : private sim::trace_observer {
   std::unique_ptr<model_tool> model_;
   std::unique_ptr<read_tool> read_;
   std::map<std::string, tool*, std::less<>> tools_;
+  // The arrivals: job i's takes place arrivals_seq_ + i in the kernel's
+  // order; they fire in enqueue_at order, ties by job order, which is job
+  // order itself (arrival_order_ empty) unless the list is out of time order.
+  std::uint64_t arrivals_seq_ = 0;
+  std::vector<std::uint32_t> arrival_order_;
   // The split-out jobs' specs (made at construction; a deque never moves them).
   std::deque<job_spec> split_specs_;
   // Every spec by id, story jobs (config_.jobs) and split-out jobs alike.
-  std::map<std::string_view, const job_spec*, std::less<>> specs_;
+  job_index<const job_spec*> specs_;
   std::unique_ptr<agent_handler> default_handler_;
   handler* handler_;
   std::unique_ptr<scripted_faults> faults_;
@@ -163,7 +172,7 @@ class world : private sim::trace_observer {
   std::vector<sim::process_id> deploys_;
   sim::process_id sampler_;
   std::unique_ptr<outbox_relay> relay_;
-  std::map<std::string, job_end, std::less<>> ends_;
+  job_index<job_end> ends_;
   std::size_t open_jobs_ = 0;
   sim::instant story_end_;
   bool shutting_down_ = false;
