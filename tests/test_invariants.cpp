@@ -7,6 +7,7 @@
 #include <string>
 
 #include "checks/invariants.hpp"
+#include "sim/sleep.hpp"
 #include "world/incidents.hpp"
 #include "test_worlds.hpp"
 
@@ -173,4 +174,66 @@ TEST_CASE("an email sent twice for one step violates one_email_per_step, whoever
   // The other invariants cannot see it: the refund was keyed.
   CHECK(r.verdicts.at("no_double_payment").held);
   CHECK(r.verdicts.at("leases_exclusive_or_absorbed").held);
+}
+
+namespace {
+// Writes made after the run, straight to the ledgers, as a buggy runtime
+// might: a second local row under a key already used, and two vendor refunds
+// of an invoice no job names under one key, the second after the vendor had
+// pruned the key.
+sim::task<void> stray_writes(world& w, std::string used_key) {
+  transaction tx = co_await w.db().begin("stray");
+  ledger_row again;
+  again.key = std::move(used_key);
+  again.amount_cents = 500;
+  again.job_id = "job_1";
+  co_await tx.insert_ledger(again);
+  co_await tx.commit();
+  tool_call stray{"inv_9", 300, std::string("stray:key")};
+  co_await w.payments().call(stray);
+  co_await sim::sleep_for(duration::from_s(3));  // past key_retention: the key is pruned
+  tool_call stray_again{"inv_9", 300, std::string("stray:key")};
+  co_await w.payments().call(stray_again);
+}
+}  // namespace
+
+TEST_CASE("rows repeating a key, and refunds of an invoice no job names, are reported in key and job order",
+          "[invariants]") {
+  world_config c = one_job();
+  c.store.unique_ledger_key = false;
+  c.payments.key_retention = duration::from_s(1);
+  world w(c);
+  invariant_checker checker;
+  w.trace().add_observer(&checker);
+  world_result result = w.run();
+  REQUIRE(w.db().ledger().size() == 1);
+  const std::string used_key = w.db().ledger()[0].key;
+  REQUIRE_FALSE(used_key.empty());
+  w.kernel().spawn(stray_writes(w, used_key), "stray");
+  w.kernel().run();
+  REQUIRE(w.payments().ledger().size() == 3);
+  std::map<std::string, verdict> verdicts;
+  for (verdict& v : checker.finish(w, result)) verdicts.emplace(v.name, std::move(v));
+
+  const verdict& keys = verdicts.at("one_ledger_row_per_key");
+  CHECK_FALSE(keys.held);
+  CHECK(keys.detail == "key stray:key has 2 rows");  // the vendor's ledger is checked after ours
+  REQUIRE(keys.evidence.size() == 4);
+  CHECK(keys.evidence[0].find("ledger row job_1 500 cents key=" + used_key) != std::string::npos);
+  CHECK(keys.evidence[1].find("ledger row job_1 500 cents key=" + used_key) != std::string::npos);
+  CHECK(keys.evidence[2].find("inv_9 300 cents key=stray:key") != std::string::npos);
+  CHECK(keys.evidence[3].find("inv_9 300 cents key=stray:key") != std::string::npos);
+
+  const verdict& paid = verdicts.at("no_double_payment");
+  CHECK_FALSE(paid.held);
+  CHECK(paid.detail == "invoice inv_9 was refunded 600 cents but asked 0 cents");
+  CHECK(paid.evidence.size() == 2);
+
+  const verdict& agree = verdicts.at("ledgers_agree");
+  CHECK_FALSE(agree.held);
+  // "(" sorts before "j": the unknown invoice's pseudo-job comes first.
+  CHECK(agree.detail == "(unknown invoice inv_9): our ledger 0 cents, the vendor's 600 cents");
+  CHECK(agree.evidence == std::vector<std::string>{"(unknown invoice inv_9): local 0 cents vs vendor 600 cents",
+                                                   "job_1: local 1000 cents vs vendor 500 cents"});
+  CHECK(verdicts.at("done_jobs_paid_in_full").held);
 }

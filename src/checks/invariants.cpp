@@ -1,8 +1,12 @@
 #include "checks/invariants.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <optional>
 #include <fmt/core.h>
 
+#include "checks/string_ids.hpp"
 #include "runtime/retry_policy.hpp"
 #include "scenario/invariant_names.hpp"
 #include "sim/checked.hpp"
@@ -25,70 +29,81 @@ bool non_retryable_status(std::int64_t status) { return status >= 400 && status 
 
 std::string money(std::int64_t cents) { return fmt::format("{} cents", cents); }
 
-// The final pass's tables, as sorted vectors rather than maps: at a million
-// jobs a map node per job and per key cost a few hundred bytes a job, on top
-// of the world, at the moment memory peaks. Built by appending, sealed once by
-// a stable sort (equal keys keep their order of appearance), then read.
+// The final pass's tables are keyed by dense ids (string_ids), not sorted
+// strings: at a million jobs, sorting a table of string views costs twenty
+// million compares, each a cache miss into a row somewhere on the heap. Only
+// what is found wrong, a handful of keys in a bad run, is sorted, so the
+// report lists it in the ascending order a reader (and the goldens) expect.
 using sv = std::string_view;
 
-// Sums of cents by key, checked: what the jobs ask is bounded in a loaded
-// scenario (1000000 jobs x 1000 steps x 99999999 cents < 10^17) but not in a
-// world built in C++, and the ledgers' rows are bounded only by the event
-// budget (a job without a key may refund again on every delivery).
-class totals {
- public:
-  void reserve(std::size_t n) { entries_.reserve(n); }
-  void add(sv key, std::int64_t cents) { entries_.emplace_back(key, cents); }
-  void seal() {
-    std::stable_sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::size_t out = 0;
-    for (std::size_t i = 0; i < entries_.size(); ++i) {
-      if (out > 0 && entries_[out - 1].first == entries_[i].first)
-        entries_[out - 1].second = sim::checked_add(entries_[out - 1].second, entries_[i].second,
-                                                    "a ledger or invoice total in the invariants overflows int64 cents");
-      else
-        entries_[out++] = entries_[i];
+// Sums of cents, checked: what the jobs ask is bounded in a loaded scenario
+// (1000000 jobs x 1000 steps x 99999999 cents < 10^17) but not in a world
+// built in C++, and the ledgers' rows are bounded only by the event budget
+// (a job without a key may refund again on every delivery).
+void add_cents(std::int64_t& total, std::int64_t cents) {
+  total = sim::checked_add(total, cents, "a ledger or invoice total in the invariants overflows int64 cents");
+}
+
+// Ids in ascending order of their strings.
+std::vector<std::uint32_t> sorted_by_name(std::vector<std::uint32_t> ids, const string_ids& names) {
+  std::sort(ids.begin(), ids.end(), [&names](std::uint32_t a, std::uint32_t b) { return names.name(a) < names.name(b); });
+  return ids;
+}
+
+// The keys with more than one row in `ledger`, in ascending order, each with
+// its rows in ledger order. `key_of(row)` is the row's key, if it has one.
+template <class Row, class KeyOf>
+std::vector<std::pair<sv, std::vector<const Row*>>> repeated_keys(const std::vector<Row>& ledger, KeyOf key_of) {
+  string_ids keys(ledger.size());
+  std::vector<std::uint32_t> rows_of_key;
+  for (const Row& row : ledger)
+    if (const std::optional<sv> key = key_of(row)) {
+      const std::uint32_t id = keys.intern(*key);
+      if (id == rows_of_key.size()) rows_of_key.push_back(0);
+      ++rows_of_key[id];
     }
-    entries_.resize(out);
+  std::vector<std::uint32_t> repeated;
+  for (std::uint32_t id = 0; id < rows_of_key.size(); ++id)
+    if (rows_of_key[id] > 1) repeated.push_back(id);
+  repeated = sorted_by_name(std::move(repeated), keys);
+  std::vector<std::pair<sv, std::vector<const Row*>>> out;
+  if (repeated.empty()) return out;
+  std::vector<std::size_t> place(rows_of_key.size(), SIZE_MAX);  // key id -> its entry in `out`
+  for (const std::uint32_t id : repeated) {
+    place[id] = out.size();
+    out.emplace_back(keys.name(id), std::vector<const Row*>{});
   }
-  const std::pair<sv, std::int64_t>* find(sv key) const {
-    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
-                                     [](const auto& e, sv k) { return e.first < k; });
-    return it != entries_.end() && it->first == key ? &*it : nullptr;
+  for (const Row& row : ledger)
+    if (const std::optional<sv> key = key_of(row))
+      if (const std::size_t p = place[*keys.find(*key)]; p != SIZE_MAX) out[p].second.push_back(&row);
+  return out;
+}
+
+// Per invoice: what the jobs asked, what the vendor paid, and the last job
+// to name it (its owner).
+struct invoice_book {
+  explicit invoice_book(std::size_t expected) : ids(expected) {}
+  std::uint32_t intern(sv invoice) {
+    const std::uint32_t id = ids.intern(invoice);
+    if (id == asked.size()) {
+      asked.push_back(0);
+      paid.push_back(0);
+      owner.emplace_back();
+    }
+    return id;
   }
-  std::int64_t at_or_zero(sv key) const {
-    const auto* e = find(key);
-    return e == nullptr ? 0 : e->second;
-  }
-  const std::vector<std::pair<sv, std::int64_t>>& entries() const { return entries_; }
+  std::int64_t paid_for(sv invoice) const { return at_or_zero(paid, invoice); }
+  std::int64_t asked_for(sv invoice) const { return at_or_zero(asked, invoice); }
+
+  string_ids ids;
+  std::vector<std::int64_t> asked, paid;
+  std::vector<std::optional<sv>> owner;
 
  private:
-  std::vector<std::pair<sv, std::int64_t>> entries_;
-};
-
-// Rows by idempotency key: after seal(), each key's rows are adjacent, in
-// ledger order, keys in ascending order.
-template <class Row>
-class rows_by_key {
- public:
-  void reserve(std::size_t n) { entries_.reserve(n); }
-  void add(sv key, const Row& row) { entries_.emplace_back(key, &row); }
-  void seal() {
-    std::stable_sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::int64_t at_or_zero(const std::vector<std::int64_t>& column, sv invoice) const {
+    const auto id = ids.find(invoice);
+    return id ? column[*id] : 0;
   }
-  // f(key, first, last) for every key, [first, last) its rows.
-  template <class F>
-  void for_each_key(F f) const {
-    for (auto first = entries_.begin(); first != entries_.end();) {
-      auto last = first;
-      while (last != entries_.end() && last->first == first->first) ++last;
-      f(first->first, first, last);
-      first = last;
-    }
-  }
-
- private:
-  std::vector<std::pair<sv, const Row*>> entries_;
 };
 }  // namespace
 
@@ -272,54 +287,18 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
   // Final state: the two ledgers and the jobs. Keys view strings the world
   // owns (its job specs and both ledgers), which outlive this call; lines of
   // evidence are formatted only for what is found wrong.
-  std::vector<std::pair<sv, sv>> job_of_invoice;  // the last job to name an invoice owns it
-  totals asked_by_invoice;
+  const std::vector<vendor_refund>& vendor_ledger = w.payments().ledger();
+  const std::vector<ledger_row>& local_ledger = w.db().ledger();
+  invoice_book invoices(w.config().jobs.size() + vendor_ledger.size() / 2);
   for (const job_spec& job : w.config().jobs)
     for (const step_spec& step : job.steps)
       if (step.tool == "refund") {
-        job_of_invoice.emplace_back(step.target, job.id);
-        asked_by_invoice.add(step.target, step.amount_cents);
+        const std::uint32_t id = invoices.intern(step.target);
+        add_cents(invoices.asked[id], step.amount_cents);
+        invoices.owner[id] = job.id;  // the last job to name an invoice owns it
       }
-  std::stable_sort(job_of_invoice.begin(), job_of_invoice.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  asked_by_invoice.seal();
-  auto job_of = [&job_of_invoice](sv invoice) -> std::optional<sv> {
-    auto it = std::upper_bound(job_of_invoice.begin(), job_of_invoice.end(), invoice,
-                               [](sv k, const auto& e) { return k < e.first; });
-    if (it == job_of_invoice.begin() || std::prev(it)->first != invoice) return std::nullopt;
-    return std::prev(it)->second;
-  };
-  totals vendor_by_job, local_by_job, vendor_by_invoice;
-  std::map<std::string, std::int64_t, std::less<>> vendor_by_unknown_invoice;  // "(unknown invoice inv_9)"
-  rows_by_key<vendor_refund> vendor_rows_by_key;
-  rows_by_key<ledger_row> local_rows_by_key;
-  // Exact sizes up front: at a million jobs, doubling growth would hold up
-  // to twice what the tables need at the moment memory peaks.
-  const std::size_t vendor_rows = w.payments().ledger().size();
-  const std::size_t local_rows = w.db().ledger().size();
-  vendor_by_job.reserve(vendor_rows);
-  vendor_by_invoice.reserve(vendor_rows);
-  vendor_rows_by_key.reserve(vendor_rows);
-  local_by_job.reserve(local_rows);
-  local_rows_by_key.reserve(local_rows);
-  for (const vendor_refund& v : w.payments().ledger()) {
-    vendor_by_invoice.add(v.invoice, v.amount_cents);
-    if (const auto job = job_of(v.invoice))
-      vendor_by_job.add(*job, v.amount_cents);
-    else {
-      std::int64_t& total = vendor_by_unknown_invoice["(unknown invoice " + v.invoice + ")"];
-      total = sim::checked_add(total, v.amount_cents, "a ledger or invoice total in the invariants overflows int64 cents");
-    }
-    if (v.idempotency_key) vendor_rows_by_key.add(*v.idempotency_key, v);
-  }
-  for (const auto& [label, cents] : vendor_by_unknown_invoice) vendor_by_job.add(label, cents);
-  for (const ledger_row& l : w.db().ledger()) {
-    local_by_job.add(l.job_id, l.amount_cents);
-    if (!l.key.empty()) local_rows_by_key.add(l.key, l);
-  }
-  for (totals* t : {&vendor_by_job, &local_by_job, &vendor_by_invoice}) t->seal();
-  vendor_rows_by_key.seal();
-  local_rows_by_key.seal();
+  for (const vendor_refund& v : vendor_ledger) add_cents(invoices.paid[invoices.intern(v.invoice)], v.amount_cents);
+
   auto vendor_line = [](const vendor_refund& v) {
     return fmt::format("{} vendor refund {} {} {} key={}", clock(v.committed_at), v.id, v.invoice, money(v.amount_cents),
                        v.idempotency_key.value_or("(none)"));
@@ -338,47 +317,76 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
 
   {
     verdict v{std::string(one_row_per_key), true, "every idempotency key has at most one row in each ledger", {}, {}};
-    auto check_rows = [&](const auto& rows, const auto& line_of) {
-      rows.for_each_key([&](sv key, auto first, auto last) {
-        const auto count = last - first;
-        if (count < 2) return;
+    auto report = [&](const auto& repeated, const auto& line_of) {
+      for (const auto& [key, rows] : repeated) {
         v.held = false;
-        v.detail = fmt::format("key {} has {} rows", key, count);
-        for (auto row = first; row != last; ++row)
-          if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line_of(*row->second));
-      });
+        v.detail = fmt::format("key {} has {} rows", key, rows.size());
+        for (const auto* row : rows)
+          if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line_of(*row));
+      }
     };
-    check_rows(local_rows_by_key, local_line);
-    check_rows(vendor_rows_by_key, vendor_line);
+    report(repeated_keys(local_ledger, [](const ledger_row& l) { return l.key.empty() ? std::nullopt : std::optional<sv>(l.key); }),
+           local_line);
+    report(repeated_keys(vendor_ledger,
+                         [](const vendor_refund& r) {
+                           return r.idempotency_key ? std::optional<sv>(*r.idempotency_key) : std::nullopt;
+                         }),
+           vendor_line);
     out.push_back(std::move(v));
   }
   {
     verdict v{std::string(no_double_payment), true, "no invoice was refunded more than its jobs asked for", {}, {}};
-    for (const auto& [invoice, paid] : vendor_by_invoice.entries()) {
-      const std::int64_t limit = asked_by_invoice.at_or_zero(invoice);
-      if (paid <= limit) continue;
+    std::vector<std::uint32_t> overpaid;
+    for (std::uint32_t id = 0; id < invoices.paid.size(); ++id)
+      if (invoices.paid[id] > invoices.asked[id]) overpaid.push_back(id);
+    for (const std::uint32_t id : sorted_by_name(std::move(overpaid), invoices.ids)) {
+      const sv invoice = invoices.ids.name(id);
       v.held = false;
-      v.detail = fmt::format("invoice {} was refunded {} but asked {}", invoice, money(paid), money(limit));
-      for (const vendor_refund& r : w.payments().ledger())
+      v.detail = fmt::format("invoice {} was refunded {} but asked {}", invoice, money(invoices.paid[id]),
+                             money(invoices.asked[id]));
+      for (const vendor_refund& r : vendor_ledger)
         if (r.invoice == invoice && v.evidence.size() < options_.evidence_max) v.evidence.push_back(vendor_line(r));
     }
     out.push_back(std::move(v));
   }
   {
     verdict v{std::string(ledgers_agree), true, "for every job, our ledger and the vendor's hold the same total", {}, {}};
-    std::vector<sv> jobs;  // every job either ledger names, once, in order
-    for (const totals* t : {&vendor_by_job, &local_by_job})
-      for (const auto& [job, total] : t->entries()) jobs.push_back(job);
-    std::sort(jobs.begin(), jobs.end());
-    jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
-    for (const sv job : jobs) {
-      const std::int64_t ours = local_by_job.at_or_zero(job);
-      const std::int64_t theirs = vendor_by_job.at_or_zero(job);
-      if (ours == theirs) continue;
-      if (v.held) v.detail = fmt::format("{}: our ledger {}, the vendor's {}", job, money(ours), money(theirs));
+    // Every job either ledger names, each once. A vendor refund of an invoice
+    // no job names counts against a job of its own, "(unknown invoice inv_9)".
+    string_ids jobs(w.config().jobs.size());
+    std::vector<std::int64_t> ours, theirs;
+    auto job_id = [&](sv job) {
+      const std::uint32_t id = jobs.intern(job);
+      if (id == ours.size()) {
+        ours.push_back(0);
+        theirs.push_back(0);
+      }
+      return id;
+    };
+    std::deque<std::string> unknown_labels;  // the views in `jobs` need homes that never move
+    std::map<std::uint32_t, std::uint32_t> unknown_job_of_invoice;
+    for (const vendor_refund& r : vendor_ledger) {
+      const std::uint32_t invoice = *invoices.ids.find(r.invoice);
+      std::uint32_t job = 0;
+      if (const auto& owner = invoices.owner[invoice]) {
+        job = job_id(*owner);
+      } else {
+        auto [it, fresh] = unknown_job_of_invoice.emplace(invoice, 0);
+        if (fresh) it->second = job_id(unknown_labels.emplace_back("(unknown invoice " + r.invoice + ")"));
+        job = it->second;
+      }
+      add_cents(theirs[job], r.amount_cents);
+    }
+    for (const ledger_row& l : local_ledger) add_cents(ours[job_id(l.job_id)], l.amount_cents);
+    std::vector<std::uint32_t> disagree;
+    for (std::uint32_t id = 0; id < ours.size(); ++id)
+      if (ours[id] != theirs[id]) disagree.push_back(id);
+    for (const std::uint32_t id : sorted_by_name(std::move(disagree), jobs)) {
+      const sv job = jobs.name(id);
+      if (v.held) v.detail = fmt::format("{}: our ledger {}, the vendor's {}", job, money(ours[id]), money(theirs[id]));
       v.held = false;
       if (v.evidence.size() < options_.evidence_max)
-        v.evidence.push_back(fmt::format("{}: local {} vs vendor {}", job, money(ours), money(theirs)));
+        v.evidence.push_back(fmt::format("{}: local {} vs vendor {}", job, money(ours[id]), money(theirs[id])));
     }
     out.push_back(std::move(v));
   }
@@ -419,8 +427,8 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
       if (w.job_ends().at(job.id) != job_end::done) continue;
       for (const step_spec& step : job.steps) {
         if (step.tool != "refund") continue;
-        const std::int64_t paid = vendor_by_invoice.at_or_zero(step.target);
-        const std::int64_t asked = asked_by_invoice.at_or_zero(step.target);
+        const std::int64_t paid = invoices.paid_for(step.target);
+        const std::int64_t asked = invoices.asked_for(step.target);
         if (paid >= asked) continue;
         if (v.held)
           v.detail = fmt::format("{} ended done but invoice {} was refunded {} of {}", job.id, step.target, money(paid),
