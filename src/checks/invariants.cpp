@@ -6,7 +6,6 @@
 #include <optional>
 #include <fmt/core.h>
 
-#include "checks/string_ids.hpp"
 #include "runtime/retry_policy.hpp"
 #include "scenario/invariant_names.hpp"
 #include "sim/checked.hpp"
@@ -151,9 +150,12 @@ void invariant_checker::on_record(const sim::trace_record& r) {
 }
 
 invariant_checker::job_watch& invariant_checker::watch(std::string_view job) {
-  auto it = jobs_.find(job);
-  if (it == jobs_.end()) it = jobs_.emplace(std::string(job), job_watch{}).first;
-  return it->second;
+  if (const auto id = job_ids_.find(job)) return jobs_[*id];
+  job_watch& jw = jobs_.emplace_back();
+  jw.job = job;
+  const std::uint32_t id = job_ids_.intern(jw.job);
+  TWICE_CHECK(id + 1 == jobs_.size());
+  return jw;
 }
 
 void invariant_checker::on_tool_call(const sim::trace_record& r) {
@@ -266,8 +268,12 @@ void invariant_checker::on_backoff(const sim::trace_record& r) {
 // attempts started (overlapping slices may record their backoffs out of
 // order; a counter reset starts a later attempt from the bottom again).
 void invariant_checker::check_envelopes() {
-  for (auto& [job, jw] : jobs_) {
-    auto& points = jw.envelopes;
+  // Jobs in id order, so the evidence reads the same however they were first seen.
+  std::vector<std::uint32_t> with_envelopes;
+  for (std::uint32_t id = 0; id < jobs_.size(); ++id)
+    if (jobs_[id].envelopes.size() > 1) with_envelopes.push_back(id);
+  for (const std::uint32_t id : sorted_by_name(std::move(with_envelopes), job_ids_)) {
+    auto& points = jobs_[id].envelopes;
     std::stable_sort(points.begin(), points.end(),
                      [](const envelope_point& a, const envelope_point& b) { return a.start_index < b.start_index; });
     for (std::size_t i = 1; i < points.size(); ++i) {

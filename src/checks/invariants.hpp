@@ -8,12 +8,14 @@
 // it (time, actor, job, attempt, key), not just "false".
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "checks/string_ids.hpp"
 #include "sim/trace.hpp"
 
 namespace twice {
@@ -44,6 +46,9 @@ struct check_options {
 class invariant_checker final : public sim::trace_observer {
  public:
   explicit invariant_checker(check_options options = {});
+  // Its job table views the names it holds: a copy would view the original's.
+  invariant_checker(const invariant_checker&) = delete;
+  invariant_checker& operator=(const invariant_checker&) = delete;
 
   // Streaming: called for every record as it is made.
   void on_record(const sim::trace_record& r) override;
@@ -89,6 +94,7 @@ class invariant_checker final : public sim::trace_observer {
   // Everything watched about one job, in one place: one lookup per record,
   // and a few hundred bytes per job at a million jobs.
   struct job_watch {
+    std::string job;  // the id (job_ids_ views it; a deque never moves it)
     std::optional<std::int64_t> last_attempt;
     std::vector<std::pair<std::int64_t, std::uint64_t>> start_index;  // attempt -> place in the start order
     std::vector<slice_span> slices;
@@ -98,7 +104,10 @@ class invariant_checker final : public sim::trace_observer {
   job_watch& watch(std::string_view job);
   void check_envelopes();
   std::uint64_t starts_ = 0;
-  std::map<std::string, job_watch, std::less<>> jobs_;
+  // Every job seen, by a dense id in order of first record: a hashed lookup
+  // per record rather than a walk down a tree of a million string keys.
+  string_ids job_ids_;
+  std::deque<job_watch> jobs_;  // by id
   std::map<std::string, std::uint32_t, std::less<>> emails_sent_;  // reference (job:step:email) -> sends
 };
 
