@@ -1,0 +1,38 @@
+// string_ids: dense ids in order of first appearance, stable through growth.
+#include <catch2/catch.hpp>
+
+#include <deque>
+#include <string>
+
+#include "checks/string_ids.hpp"
+
+using twice::string_ids;
+
+TEST_CASE("string_ids hands out ids in order of first appearance and finds them again", "[string_ids]") {
+  string_ids ids;
+  CHECK(ids.intern("job_2") == 0);
+  CHECK(ids.intern("job_1") == 1);
+  CHECK(ids.intern("job_2") == 0);
+  CHECK(ids.intern("") == 2);  // the empty string is a string like any other
+  CHECK(ids.size() == 3);
+  CHECK(ids.find("job_1") == 1u);
+  CHECK(ids.find("") == 2u);
+  CHECK_FALSE(ids.find("job_3").has_value());
+  CHECK_FALSE(ids.find("job_").has_value());
+  CHECK(ids.name(0) == "job_2");
+}
+
+TEST_CASE("string_ids keeps every id through growth, for names differing only in their last bytes", "[string_ids]") {
+  std::deque<std::string> names;  // homes that never move
+  string_ids ids(4);              // grows many times below
+  for (int i = 0; i < 5000; ++i) {
+    names.push_back("job_" + std::to_string(i));
+    REQUIRE(ids.intern(names.back()) == static_cast<std::uint32_t>(i));
+  }
+  CHECK(ids.size() == 5000);
+  for (int i = 0; i < 5000; ++i) {
+    REQUIRE(ids.find("job_" + std::to_string(i)) == static_cast<std::uint32_t>(i));
+    REQUIRE(ids.name(static_cast<std::uint32_t>(i)) == names[static_cast<std::size_t>(i)]);
+  }
+  CHECK_FALSE(ids.find("job_5000").has_value());
+}
