@@ -6,7 +6,8 @@
 
 #include <coroutine>
 #include <cstdint>
-#include <deque>
+#include <cstddef>
+#include <vector>
 
 #include "sim/kernel.hpp"
 
@@ -22,7 +23,10 @@ class wait_list {
   };
 
   void add(kernel& k, waiter w) {
-    if (waiters_.size() >= compact_at_) compact(k);
+    if (size() >= compact_at_)
+      compact(k);
+    else if (head_ >= 16 && 2 * head_ >= waiters_.size())
+      drop_claimed();  // a list that never empties still stays bounded
     waiters_.push_back(w);
   }
 
@@ -30,9 +34,12 @@ class wait_list {
   // hands it whatever it waited for; the process resumes later, at now).
   template <class Fn>
   bool wake_one(kernel& k, Fn&& before_claim) {
-    while (!waiters_.empty()) {
-      waiter w = waiters_.front();
-      waiters_.pop_front();
+    while (head_ < waiters_.size()) {
+      const waiter w = waiters_[head_++];
+      if (head_ == waiters_.size()) {  // empty again: start over at the front, keeping the room
+        waiters_.clear();
+        head_ = 0;
+      }
       if (!k.waiting(w.pid, w.token)) continue;
       before_claim(w);
       const bool claimed = k.claim(w.pid, w.token, wake_reason::signal);
@@ -48,7 +55,7 @@ class wait_list {
     return woken;
   }
 
-  std::size_t size() const { return waiters_.size(); }
+  std::size_t size() const { return waiters_.size() - head_; }
 
   // Suspends the process of `h` on this list: a new wait, registered here,
   // with a timer at `deadline` unless it is instant::max(). Returns the
@@ -67,14 +74,23 @@ class wait_list {
   }
 
  private:
+  void drop_claimed() {
+    waiters_.erase(waiters_.begin(), waiters_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
   void compact(kernel& k) {
-    // In place: a fresh deque per compaction allocated its map every time.
+    drop_claimed();
     std::erase_if(waiters_, [&k](const waiter& w) { return !k.waiting(w.pid, w.token); });
     // Amortised: compact again only when the list has doubled.
     compact_at_ = waiters_.size() * 2 < 16 ? 16 : waiters_.size() * 2;
   }
 
-  std::deque<waiter> waiters_;
+  // A vector read from a moving front, not a std::deque: libstdc++'s deque
+  // allocates its map and a 512-byte block when it is constructed, and a
+  // signal is made for every tool call, most never waited on by more than
+  // one process; a vector allocates when first used.
+  std::vector<waiter> waiters_;
+  std::size_t head_ = 0;  // waiters_[head_..] are still queued, oldest first
   std::size_t compact_at_ = 16;
 };
 

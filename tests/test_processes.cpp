@@ -275,6 +275,36 @@ TEST_CASE("a long-poll receive returns a value as soon as it arrives, or nothing
   CHECK(s == story{"3000000 hello", "23000000 empty"});
 }
 
+TEST_CASE("thousands of timed-out receivers leave the waiting ones in their order", "[processes]") {
+  // Timed-out waits leave stale entries that the waiter list compacts away
+  // while live ones wait on; values still go to the live ones, oldest first.
+  kernel k;
+  channel<int> ch(k, 4);
+  story s;
+  auto patient = [](kernel& kk, channel<int>& c, story& ss, std::string name) -> task<void> {
+    for (int i = 0; i < 2; ++i) {
+      const auto v = co_await c.receive();
+      ss.push_back(at(kk, name + "=" + std::to_string(*v)));
+    }
+  };
+  auto hasty = [](channel<int>& c, int polls) -> task<void> {
+    for (int i = 0; i < polls; ++i) {
+      const auto v = co_await c.receive_for(1_s);
+      CHECK_FALSE(v.has_value());
+    }
+  };
+  k.spawn(patient(k, ch, s, "a"));
+  for (int i = 0; i < 50; ++i) k.spawn(hasty(ch, 100));  // 5,000 waits that time out, 50 at a time
+  k.spawn(patient(k, ch, s, "b"));
+  k.schedule_at(instant::from_us(200'000'000), [](kernel&, void* c, std::uint64_t) {
+    auto* chan = static_cast<channel<int>*>(c);
+    for (int v = 1; v <= 4; ++v) CHECK(chan->try_send(v));
+  }, &ch);
+  k.run();
+  // a waited first; each then takes a queued value as soon as it asks again.
+  CHECK(s == story{"200000000 a=1", "200000000 a=3", "200000000 b=2", "200000000 b=4"});
+}
+
 TEST_CASE("a value is never handed to a receiver that was killed while waiting", "[processes]") {
   kernel k;
   channel<int> ch(k, 4);
