@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <coroutine>
+#include <functional>
 #include <utility>
 
 #include "sim/check.hpp"
@@ -60,7 +61,10 @@ struct store_core {
 
   // The pool. Invariant: a free connection exists only while no live
   // process waits (a release hands its connection to the oldest waiter).
-  std::set<std::uint32_t> free_connections;  // lowest id first: deterministic and easy to read in traces
+  // Highest id first, so the lowest, handed out first (deterministic and easy
+  // to read in traces), is at the back. A pool is small: a sorted vector, not
+  // a std::set's node allocated on every release.
+  std::vector<std::uint32_t> free_connections;
   sim::wait_list<acquire_wait*> waiters;
   std::map<std::uint64_t, sim::instant> waiting_since;  // ticket -> start, of waits in progress
   std::uint64_t next_ticket = 1;
@@ -145,15 +149,16 @@ class acquire_wait {
 
 std::uint32_t store_core::take_connection() {
   TWICE_CHECK(!free_connections.empty());
-  const std::uint32_t connection = *free_connections.begin();
-  free_connections.erase(free_connections.begin());
+  const std::uint32_t connection = free_connections.back();
+  free_connections.pop_back();
   if (free_connections.empty()) busy_since = kernel.now();
   return connection;
 }
 
 void store_core::release_connection(std::uint32_t connection) {
   TWICE_CHECK(connection < config.pool_size);
-  TWICE_CHECK(!free_connections.contains(connection));
+  const auto place = std::lower_bound(free_connections.begin(), free_connections.end(), connection, std::greater<>());
+  TWICE_CHECK(place == free_connections.end() || *place != connection);  // not already free
   const bool handed = waiters.wake_one(kernel, [&](const auto& w) { w.extra->grant(*this, connection); });
   if (handed) return;  // still no free connection: the busy span goes on
   if (free_connections.empty()) {
@@ -163,7 +168,7 @@ void store_core::release_connection(std::uint32_t connection) {
     stats.pool_busy_longest = std::max(stats.pool_busy_longest, span);
     busy_since.reset();
   }
-  free_connections.insert(connection);
+  free_connections.insert(place, connection);
 }
 
 void store_core::note_acquire(sim::duration waited, const std::string& holder) {
@@ -562,7 +567,7 @@ store::store(sim::kernel& kernel, sim::trace_recorder& trace, store_config confi
   TWICE_CHECK(config.pool_size >= 1);
   TWICE_CHECK(config.pool_size <= pool_size_max);
   TWICE_CHECK(config.statement_latency >= sim::duration::zero());
-  for (std::uint32_t c = 0; c < config.pool_size; ++c) core_->free_connections.insert(c);
+  for (std::uint32_t c = config.pool_size; c-- > 0;) core_->free_connections.push_back(c);
 }
 
 // Open transactions and waiting begin() calls hold the core weakly: once it
