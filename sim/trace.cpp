@@ -183,18 +183,33 @@ void trace_recorder::record(instant time, std::string_view actor, std::string_vi
   slot.time = time;
   slot.actor.assign(actor);
   slot.kind.assign(kind);
+  // A place that held a string and now holds a number (or goes unused)
+  // gives its buffer to the spares, and a string field takes one from them:
+  // records of different layouts reuse buffers rather than allocate anew.
+  const bool reuse = retention_ == retention::digest_only;
+  auto spare = [this, reuse](field_value& v) {
+    if (auto* held = std::get_if<std::string>(&v); held != nullptr && reuse) spare_strings_.push_back(std::move(*held));
+  };
+  for (std::size_t i = fields.size(); i < slot.fields.size(); ++i) spare(slot.fields[i].value);
   slot.fields.resize(fields.size());
   auto out = slot.fields.begin();
   for (const field_arg& f : fields) {
     out->name = f.name;
     if (const auto* text = std::get_if<std::string_view>(&f.value)) {
-      if (auto* held = std::get_if<std::string>(&out->value))
+      if (auto* held = std::get_if<std::string>(&out->value)) {
         held->assign(*text);  // keeps the buffer
-      else
+      } else if (!spare_strings_.empty()) {
+        out->value = std::move(spare_strings_.back());
+        spare_strings_.pop_back();
+        std::get<std::string>(out->value).assign(*text);
+      } else {
         out->value.emplace<std::string>(*text);
+      }
     } else if (const auto* integer = std::get_if<std::int64_t>(&f.value)) {
+      spare(out->value);
       out->value = *integer;
     } else {
+      spare(out->value);
       out->value = std::get<bool>(f.value);
     }
     ++out;
