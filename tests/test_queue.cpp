@@ -520,6 +520,37 @@ TEST_CASE("a dead letter expires counted from its original enqueue", "[queue]") 
   }
 }
 
+TEST_CASE("dead letters expire in order of their original enqueue, whatever order they arrived in", "[queue]") {
+  queue_config config = config_with(30_s);
+  config.max_receive_count = 1;
+  world w(config);
+  queue_config dlq_config;
+  dlq_config.name = "dlq";
+  dlq_config.retention = days(3);
+  queue dlq(w.k, w.trace, w.ids, dlq_config);
+  w.q.set_dead_letter(&dlq);
+
+  const message_id a = w.q.send("job-a");  // sent first, leased long: redriven last
+  REQUIRE(w.receive_now(leased_for(hours(12))).size() == 1);
+  w.run_until(at(hours(1)));
+  const message_id b = w.q.send("job-b");
+  REQUIRE(w.receive_now().size() == 1);
+  w.run_until(at(hours(2)));
+  CHECK(w.receive_now().empty());  // b's second delivery: redriven
+  w.run_until(at(hours(13)));
+  CHECK(w.receive_now().empty());  // a's second delivery: redriven
+  REQUIRE(dlq.contains(a));
+  REQUIRE(dlq.contains(b));
+
+  w.run_until(at(days(4)));
+  const auto expired = w.records("retention_expired");
+  REQUIRE(expired.size() == 2);
+  CHECK(expired[0]->get_string("body") == "job-a");
+  CHECK(expired[0]->time == at(days(3)));
+  CHECK(expired[1]->get_string("body") == "job-b");
+  CHECK(expired[1]->time == at(days(3) + hours(1)));
+}
+
 TEST_CASE("retention deletes a message even while it is in flight", "[queue]") {
   queue_config config;
   config.retention = 60_s;

@@ -1,5 +1,6 @@
 #include "broker/queue.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/check.hpp"
@@ -422,15 +423,48 @@ void queue::accept_redriven(message m, const std::string& from) {
 
 // ---- retention ------------------------------------------------------------
 
+namespace {
+struct later_retention {
+  template <class E>
+  bool operator()(const E& a, const E& b) const {
+    return a.at_us != b.at_us ? a.at_us > b.at_us : a.seq > b.seq;
+  }
+};
+}  // namespace
+
 void queue::arm_retention_timer(const message& m) {
   const sim::instant at = m.sent_at + config_.retention;
   TWICE_CHECK(at > kernel_.now());
-  kernel_.schedule_at(at, &queue::on_retention_timer, this, m.id);
+  // The place in the order a timer scheduled now would take.
+  retention_.push_back(retention_entry{at.us(), kernel_.reserve_sequence(1), m.id, false});
+  std::push_heap(retention_.begin(), retention_.end(), later_retention{});
+  schedule_soonest_retention();
 }
 
-void queue::on_retention_timer(sim::kernel&, void* ctx, std::uint64_t arg) {
+// An entry that becomes the soonest goes into the kernel's queue at its
+// reserved place; one already there stays (a new, sooner entry fires first,
+// and by the time the older one fires it is the soonest again).
+void queue::schedule_soonest_retention() {
+  if (retention_.empty() || retention_.front().scheduled) return;
+  retention_entry& soonest = retention_.front();
+  soonest.scheduled = true;
+  kernel_.schedule_reserved(sim::instant::from_us(soonest.at_us), soonest.seq, &queue::on_retention_timer, this,
+                            soonest.seq);
+}
+
+void queue::on_retention_timer(sim::kernel&, void* ctx, std::uint64_t seq) {
   TWICE_CHECK(ctx != nullptr);
-  static_cast<queue*>(ctx)->retention_timer_fired(arg);
+  static_cast<queue*>(ctx)->retention_due(seq);
+}
+
+void queue::retention_due(std::uint64_t seq) {
+  // Entries fire in (time, seq) order, the heap's order: the one firing is the soonest.
+  TWICE_CHECK(!retention_.empty() && retention_.front().seq == seq);
+  const message_id id = retention_.front().id;
+  std::pop_heap(retention_.begin(), retention_.end(), later_retention{});
+  retention_.pop_back();
+  schedule_soonest_retention();
+  retention_timer_fired(id);
 }
 
 void queue::retention_timer_fired(message_id id) {

@@ -206,9 +206,11 @@ class queue {
   using message_map = std::map<message_id, message>;
 
   static void on_visibility_timer(sim::kernel& k, void* ctx, std::uint64_t arg);
-  static void on_retention_timer(sim::kernel& k, void* ctx, std::uint64_t arg);
+  static void on_retention_timer(sim::kernel& k, void* ctx, std::uint64_t seq);
   void visibility_timer_fired(message_id id, std::uint64_t version_bits);
+  void retention_due(std::uint64_t seq);
   void retention_timer_fired(message_id id);
+  void schedule_soonest_retention();
 
   void arm_visibility_timer(message& m);
   void arm_retention_timer(const message& m);
@@ -239,6 +241,19 @@ class queue {
   std::set<std::pair<std::int64_t, message_id>> visible_index_;
   std::map<receipt_handle, handle_entry> handles_;
   std::map<message_id, tombstone> deleted_;
+  // Every message's retention deadline, soonest first by (time, place in the
+  // kernel's order), the place taken when the message was stored. Only the
+  // soonest waits in the kernel's event queue (an entry once it has been the
+  // soonest): the kernel's heap holds a queue's next expiry rather than one
+  // per message for four days, while every expiry still fires as its own
+  // event at the place a timer armed then would have had.
+  struct retention_entry {
+    std::int64_t at_us;
+    std::uint64_t seq;
+    message_id id;
+    bool scheduled;  // in the kernel's queue
+  };
+  std::vector<retention_entry> retention_;  // a min-heap
   sim::condition available_;  // long pollers wait here for a message to become visible
 
   std::uint64_t sent_ = 0;
