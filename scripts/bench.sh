@@ -2,9 +2,9 @@
 # Every benchmark, one command: builds the Release bench tree (build-bench/)
 # and prints the kernel, world, scaling and exploration figures, each with
 # its target. Never part of the test run. Numbers mean something only on an
-# otherwise idle machine; the million-job scaling run needs about 4 GiB.
+# otherwise idle machine; the million-job scaling run needs about 2 GiB.
 #
-#   bash scripts/bench.sh                # everything (a few minutes)
+#   bash scripts/bench.sh                # everything (about a minute)
 #   SIZES=1000,10000 bash scripts/bench.sh   # a quicker scaling table
 set -euo pipefail
 cd "$(dirname "$0")/.."
