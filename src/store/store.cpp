@@ -157,8 +157,7 @@ std::uint32_t store_core::take_connection() {
 
 void store_core::release_connection(std::uint32_t connection) {
   TWICE_CHECK(connection < config.pool_size);
-  const auto place = std::lower_bound(free_connections.begin(), free_connections.end(), connection, std::greater<>());
-  TWICE_CHECK(place == free_connections.end() || *place != connection);  // not already free
+  TWICE_CHECK(std::find(free_connections.begin(), free_connections.end(), connection) == free_connections.end());
   const bool handed = waiters.wake_one(kernel, [&](const auto& w) { w.extra->grant(*this, connection); });
   if (handed) return;  // still no free connection: the busy span goes on
   if (free_connections.empty()) {
@@ -168,7 +167,8 @@ void store_core::release_connection(std::uint32_t connection) {
     stats.pool_busy_longest = std::max(stats.pool_busy_longest, span);
     busy_since.reset();
   }
-  free_connections.insert(place, connection);
+  free_connections.insert(
+      std::lower_bound(free_connections.begin(), free_connections.end(), connection, std::greater<>()), connection);
 }
 
 void store_core::note_acquire(sim::duration waited, const std::string& holder) {
