@@ -1,8 +1,12 @@
 #include "explore/variation.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "scenario/key_path.hpp"
+#include "sim/check.hpp"
 #include "sim/distributions.hpp"
 #include "sim/duration_text.hpp"
 #include "sim/random.hpp"
@@ -32,20 +36,35 @@ bool nonzero(const doc_node& n) {
   }
 }
 
-// The windows and rates of the far sides, as (kind = key path) pairs.
-std::vector<std::string> far_side_paths() {
-  std::vector<std::string> out{"vendor.outage", "vendor.latency_spike"};
-  for (const std::string_view rate : vendor_rates) out.push_back("vendor.error_rates." + std::string(rate));
-  for (const std::string_view tool : tool_names) {
-    const std::string base = "tools." + std::string(tool);
-    out.push_back(base + ".outage");
-    out.push_back(base + ".latency_spike");
-    out.push_back(base + ".error_rates.unavailable");
-  }
-  return out;
-}
+// The windows and rates of the far sides: each a fault kind named by its key
+// path. Built and parsed once (every run of an exploration asks), then only read.
+struct far_side {
+  std::string path;
+  key_path key;
+  bool window;  // a list of time windows (outage, latency_spike), not a rate
+};
 
-bool is_window_kind(std::string_view path) { return path.ends_with(".outage") || path.ends_with(".latency_spike"); }
+const std::vector<far_side>& far_sides() {
+  static const std::vector<far_side> sides = [] {
+    std::vector<std::string> paths{"vendor.outage", "vendor.latency_spike"};
+    for (const std::string_view rate : vendor_rates) paths.push_back("vendor.error_rates." + std::string(rate));
+    for (const std::string_view tool : tool_names) {
+      const std::string base = "tools." + std::string(tool);
+      paths.push_back(base + ".outage");
+      paths.push_back(base + ".latency_spike");
+      paths.push_back(base + ".error_rates.unavailable");
+    }
+    std::vector<far_side> out;
+    for (std::string& path : paths) {
+      const std::optional<key_path> key = parse_key_path(path);
+      TWICE_CHECK(key.has_value());
+      const bool window = path.ends_with(".outage") || path.ends_with(".latency_spike");
+      out.push_back(far_side{std::move(path), *key, window});
+    }
+    return out;
+  }();
+  return sides;
+}
 
 std::string decimal_ppm(std::int64_t ppm) {
   std::string out = std::to_string(ppm / 1'000'000);
@@ -74,10 +93,10 @@ std::vector<std::string> fault_kinds(const doc_node& root) {
     for (const doc_node& item : n->items)
       if (item.is_table()) out.push_back(fault_kind_of(array, item));
   }
-  for (const std::string& path : far_side_paths()) {
-    const doc_node* n = find_node(root, *parse_key_path(path));
+  for (const far_side& side : far_sides()) {
+    const doc_node* n = find_node(root, side.key);
     if (n == nullptr) continue;
-    if (is_window_kind(path) ? (n->is_array() && !n->items.empty()) : nonzero(*n)) out.push_back(path);
+    if (side.window ? (n->is_array() && !n->items.empty()) : nonzero(*n)) out.push_back(side.path);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -94,8 +113,8 @@ void remove_fault_kind(doc_node& root, std::string_view kind) {
       break;
     }
   }
-  for (const std::string& path : far_side_paths())
-    if (path == kind) remove_node(root, *parse_key_path(path));
+  for (const far_side& side : far_sides())
+    if (side.path == kind) remove_node(root, side.key);
 }
 
 std::string value_text(explore_value kind, std::int64_t v) {
