@@ -1,10 +1,14 @@
-// string_ids: dense ids in order of first appearance, stable through growth.
+// string_ids (dense ids in order of first appearance, stable through growth)
+// and the row_index under it.
 #include <catch2/catch.hpp>
 
 #include <deque>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "checks/string_ids.hpp"
+#include "sim/row_index.hpp"
 
 using twice::string_ids;
 
@@ -35,4 +39,21 @@ TEST_CASE("string_ids keeps every id through growth, for names differing only in
     REQUIRE(ids.name(static_cast<std::uint32_t>(i)) == names[static_cast<std::size_t>(i)]);
   }
   CHECK_FALSE(ids.find("job_5000").has_value());
+}
+
+TEST_CASE("row_index finds rows by key through the rows themselves, however often they move", "[string_ids]") {
+  // Short keys live inside each std::string, so they move when the vector
+  // reallocates: the index holds row numbers, never views.
+  std::vector<std::string> rows;
+  twice::sim::row_index index;
+  auto key_of = [&rows](std::uint32_t r) { return std::string_view(rows[r]); };
+  for (std::uint32_t i = 0; i < 3000; ++i) {
+    rows.push_back("k" + std::to_string(i));
+    REQUIRE_FALSE(index.find(rows.back(), key_of).has_value());
+    index.insert(rows.back(), i, key_of);
+  }
+  CHECK(index.size() == 3000);
+  for (std::uint32_t i = 0; i < 3000; ++i) REQUIRE(index.find("k" + std::to_string(i), key_of) == i);
+  CHECK_FALSE(index.find("k3000", key_of).has_value());
+  CHECK_FALSE(index.find("", key_of).has_value());
 }

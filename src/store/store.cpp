@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/check.hpp"
+#include "sim/row_index.hpp"
 #include "sim/sleep.hpp"
 #include "sim/wait_list.hpp"
 
@@ -52,7 +53,12 @@ struct store_core {
   // Committed state.
   job_table jobs;
   std::vector<ledger_row> ledger;
-  std::map<std::string, std::size_t, std::less<>> ledger_first_by_key;  // non-empty keys only
+  // The first row of each non-empty key, found through the rows themselves:
+  // a million keys are not stored twice.
+  sim::row_index ledger_first_by_key;
+  std::optional<std::uint32_t> first_ledger_row(std::string_view key) const {
+    return ledger_first_by_key.find(key, [this](std::uint32_t row) { return std::string_view(ledger[row].key); });
+  }
   outbox_table outbox;
   std::set<std::uint64_t> unsent_outbox_ids;  // so a relay's poll does not scan every row ever sent
   dedupe_table dedupes;
@@ -280,7 +286,7 @@ std::optional<job_row> transaction::visible_job(std::string_view job_id) const {
 
 bool transaction::visible_ledger_key(std::string_view key) const {
   TWICE_CHECK(!key.empty());
-  return writes_.ledger_keys.contains(key) || lock_core()->ledger_first_by_key.contains(key);
+  return writes_.ledger_keys.contains(key) || lock_core()->first_ledger_row(key).has_value();
 }
 
 bool transaction::visible_dedupe(std::string_view key) const {
@@ -361,8 +367,7 @@ sim::task<std::optional<ledger_row>> transaction::find_ledger(std::string key) {
   // Committed rows come first in insertion order; this transaction's rows
   // will be appended after them.
   const std::shared_ptr<detail::store_core> core = lock_core();
-  if (auto first = core->ledger_first_by_key.find(key); first != core->ledger_first_by_key.end())
-    co_return core->ledger[first->second];
+  if (const auto first = core->first_ledger_row(key)) co_return core->ledger[*first];
   for (const ledger_row& row : writes_.ledger)
     if (row.key == key) co_return row;
   co_return std::nullopt;
@@ -476,7 +481,7 @@ commit_result transaction::check_against_committed(detail::store_core& core) con
   }
   if (core.config.unique_ledger_key) {
     for (const ledger_row& row : writes_.ledger) {
-      if (row.key.empty() || !core.ledger_first_by_key.contains(row.key)) continue;
+      if (row.key.empty() || !core.first_ledger_row(row.key)) continue;
       note_duplicate(core, "ledger", row.key, "commit");
       return {store_status::duplicate_key, row.key, 0};
     }
@@ -493,8 +498,13 @@ void transaction::apply(detail::store_core& core) {
   for (auto& [job_id, row] : writes_.jobs) core.jobs.insert_or_assign(job_id, std::move(row));
   for (const auto& [job_id, change] : writes_.job_updates) change.apply_to(core.jobs.at(job_id));
   for (ledger_row& row : writes_.ledger) {
-    if (!row.key.empty()) core.ledger_first_by_key.emplace(row.key, core.ledger.size());
+    TWICE_CHECK(core.ledger.size() < UINT32_MAX);
+    const auto at = static_cast<std::uint32_t>(core.ledger.size());
+    const bool first_of_key = !row.key.empty() && !core.first_ledger_row(row.key);
     core.ledger.push_back(std::move(row));
+    if (first_of_key)
+      core.ledger_first_by_key.insert(core.ledger.back().key, at,
+                                      [&core](std::uint32_t r) { return std::string_view(core.ledger[r].key); });
   }
   for (auto& [id, row] : writes_.outbox) {
     if (!row.sent) core.unsent_outbox_ids.insert(id);
