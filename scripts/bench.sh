@@ -27,7 +27,7 @@ build-bench/bench/twice_bench_scaling --sizes "${SIZES:-1000,10000,100000,100000
 echo
 echo "== 4. exploration: twice explore with --jobs 1 and --jobs 2, same file and seeds"
 scenario=scenarios/double_refund_fixed.toml
-runs=${EXPLORE_RUNS:-20000}
+runs=${EXPLORE_RUNS:-50000}
 out1=$(mktemp) out2=$(mktemp)
 trap 'rm -f "$out1" "$out2"' EXIT
 build-bench/twice explore "$scenario" --runs "$runs" --seed 1 --jobs 1 >"$out1"
