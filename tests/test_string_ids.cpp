@@ -41,6 +41,21 @@ TEST_CASE("string_ids keeps every id through growth, for names differing only in
   CHECK_FALSE(ids.find("job_5000").has_value());
 }
 
+TEST_CASE("string_ids keeps its own copy of text interned with intern_copy", "[string_ids]") {
+  string_ids ids;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string temporary = "job_" + std::to_string(i);  // gone after each turn
+    REQUIRE(ids.intern_copy(temporary) == static_cast<std::uint32_t>(i));
+  }
+  CHECK(ids.intern_copy("job_7") == 7);
+  CHECK(ids.intern_copy("") == 20000);
+  CHECK(ids.find("") == 20000u);
+  for (int i = 0; i < 20000; i += 997) CHECK(ids.name(static_cast<std::uint32_t>(i)) == "job_" + std::to_string(i));
+  const std::string long_id(100000, 'x');  // longer than a block
+  CHECK(ids.intern_copy(long_id) == 20001);
+  CHECK(ids.name(20001) == long_id);
+}
+
 TEST_CASE("row_index finds rows by key through the rows themselves, however often they move", "[string_ids]") {
   // Short keys live inside each std::string, so they move when the vector
   // reallocates: the index holds row numbers, never views.

@@ -149,13 +149,11 @@ void invariant_checker::on_record(const sim::trace_record& r) {
     return note(database_not_stalled, r, "waited for a connection longer than " + sim::format_duration(options_.stall_bound));
 }
 
-invariant_checker::job_watch& invariant_checker::watch(std::string_view job) {
-  if (const auto id = job_ids_.find(job)) return jobs_[*id];
-  job_watch& jw = jobs_.emplace_back();
-  jw.job = job;
-  const std::uint32_t id = job_ids_.intern(jw.job);
-  TWICE_CHECK(id + 1 == jobs_.size());
-  return jw;
+std::uint32_t invariant_checker::job_id(std::string_view job) {
+  const std::uint32_t id = job_ids_.intern_copy(job);
+  if (id == jobs_.size()) jobs_.emplace_back();
+  TWICE_CHECK(id < jobs_.size());
+  return id;
 }
 
 void invariant_checker::on_tool_call(const sim::trace_record& r) {
@@ -164,11 +162,13 @@ void invariant_checker::on_tool_call(const sim::trace_record& r) {
   const bool new_write = r.get_bool("new_write") == true;
   const std::int64_t status = r.get_int("status").value_or(0);
   if (!new_write && !non_retryable_status(status)) return;
-  job_watch& jw = watch(job);
+  const std::uint32_t id = job_id(job);
+  job_watch& jw = jobs_[id];
   if (non_retryable_status(status)) {
     std::string error = fmt::format("{} {}", status, r.get_string("error").value_or(""));
-    auto heard = std::find_if(jw.heard.begin(), jw.heard.end(), [&](const heard_answer& h) { return h.actor == r.actor; });
-    if (heard == jw.heard.end()) heard = jw.heard.insert(jw.heard.end(), heard_answer{r.actor, {}, {}});
+    std::vector<heard_answer>& answers = heard_[id];
+    auto heard = std::find_if(answers.begin(), answers.end(), [&](const heard_answer& h) { return h.actor == r.actor; });
+    if (heard == answers.end()) heard = answers.insert(answers.end(), heard_answer{r.actor, {}, {}});
     heard->error = std::move(error);
     heard->record = describe(r);
   }
@@ -208,7 +208,8 @@ void invariant_checker::on_email_sent(const sim::trace_record& r) {
 }
 
 void invariant_checker::on_attempt_start(const sim::trace_record& r) {
-  job_watch& jw = watch(r.get_string("job").value_or(""));
+  const std::uint32_t id = job_id(r.get_string("job").value_or(""));
+  job_watch& jw = jobs_[id];
   const std::int64_t attempt = r.get_int("attempt").value_or(0);
   if (jw.last_attempt && attempt <= *jw.last_attempt)
     note(attempts_monotonic, r, fmt::format("attempt {} after attempt {}", attempt, *jw.last_attempt));
@@ -219,12 +220,15 @@ void invariant_checker::on_attempt_start(const sim::trace_record& r) {
   else
     start->second = starts_++;
   // This slice has heard nothing yet.
-  std::erase_if(jw.heard, [&](const heard_answer& h) { return h.actor == r.actor; });
+  if (const auto answers = heard_.find(id); answers != heard_.end()) {
+    std::erase_if(answers->second, [&](const heard_answer& h) { return h.actor == r.actor; });
+    if (answers->second.empty()) heard_.erase(answers);
+  }
   jw.slices.push_back(slice_span{r.actor, attempt, r.time, std::nullopt, {}});
 }
 
 void invariant_checker::on_slice_end(const sim::trace_record& r) {
-  job_watch& jw = watch(r.get_string("job").value_or(""));
+  job_watch& jw = jobs_[job_id(r.get_string("job").value_or(""))];
   auto& spans = jw.slices;
   for (auto it = spans.rbegin(); it != spans.rend(); ++it)
     if (it->actor == r.actor && !it->end) {
@@ -243,14 +247,18 @@ void invariant_checker::on_slice_end(const sim::trace_record& r) {
 }
 
 void invariant_checker::on_backoff(const sim::trace_record& r) {
-  job_watch& jw = watch(r.get_string("job").value_or(""));
+  const std::uint32_t id = job_id(r.get_string("job").value_or(""));
+  const job_watch& jw = jobs_[id];
   // A retry is a decision: the slice that heard the 4xx schedules another
   // attempt because of it. (A slice that crashed, or raised an error of its
   // own, before the failure was recorded is redelivered or retried for that
   // reason and asks again: that is at-least-once, not a retry of the 4xx.)
-  const auto heard = std::find_if(jw.heard.begin(), jw.heard.end(), [&](const heard_answer& h) { return h.actor == r.actor; });
-  if (heard != jw.heard.end() && r.get_string("error") == heard->error)
-    note(no_retry_of_non_retryable, r, "a retry scheduled after a non-retryable answer: " + heard->record);
+  if (const auto answers = heard_.find(id); answers != heard_.end()) {
+    const auto heard = std::find_if(answers->second.begin(), answers->second.end(),
+                                    [&](const heard_answer& h) { return h.actor == r.actor; });
+    if (heard != answers->second.end() && r.get_string("error") == heard->error)
+      note(no_retry_of_non_retryable, r, "a retry scheduled after a non-retryable answer: " + heard->record);
+  }
   const std::int64_t delay = r.get_int("delay_us").value_or(0);
   const std::int64_t cap = r.get_int("cap_us").value_or(0);
   const std::int64_t floor = r.get_int("retry_after_us").value_or(0);
@@ -261,7 +269,7 @@ void invariant_checker::on_backoff(const sim::trace_record& r) {
     note(backoff_within_cap, r, "the delay is above the cap");
   const std::int64_t attempt = r.get_int("attempt").value_or(0);
   const auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
-  if (start != jw.start_index.end()) jw.envelopes.push_back({start->second, envelope, r.time, describe(r)});
+  if (start != jw.start_index.end()) envelopes_[id].push_back({start->second, envelope, r.time, describe(r)});
 }
 
 // The envelope must not fall from one attempt to the next, in the order the
@@ -270,10 +278,10 @@ void invariant_checker::on_backoff(const sim::trace_record& r) {
 void invariant_checker::check_envelopes() {
   // Jobs in id order, so the evidence reads the same however they were first seen.
   std::vector<std::uint32_t> with_envelopes;
-  for (std::uint32_t id = 0; id < jobs_.size(); ++id)
-    if (jobs_[id].envelopes.size() > 1) with_envelopes.push_back(id);
+  for (const auto& [id, points] : envelopes_)
+    if (points.size() > 1) with_envelopes.push_back(id);
   for (const std::uint32_t id : sorted_by_name(std::move(with_envelopes), job_ids_)) {
-    auto& points = jobs_[id].envelopes;
+    auto& points = envelopes_.at(id);
     std::stable_sort(points.begin(), points.end(),
                      [](const envelope_point& a, const envelope_point& b) { return a.start_index < b.start_index; });
     for (std::size_t i = 1; i < points.size(); ++i) {

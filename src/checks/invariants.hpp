@@ -46,9 +46,6 @@ struct check_options {
 class invariant_checker final : public sim::trace_observer {
  public:
   explicit invariant_checker(check_options options = {});
-  // Its job table views the names it holds: a copy would view the original's.
-  invariant_checker(const invariant_checker&) = delete;
-  invariant_checker& operator=(const invariant_checker&) = delete;
 
   // Streaming: called for every record as it is made.
   void on_record(const sim::trace_record& r) override;
@@ -91,23 +88,23 @@ class invariant_checker final : public sim::trace_observer {
     std::string error;   // as a retry would name it: "400 invoice_not_found"
     std::string record;  // the tool call, described
   };
-  // Everything watched about one job, in one place: one lookup per record,
-  // and a few hundred bytes per job at a million jobs.
+  // What every job needs watched, found with one lookup per record; what
+  // only some jobs need (backoffs, 4xx answers) is kept apart, by job id, so
+  // a million jobs cost a few dozen bytes each here.
   struct job_watch {
-    std::string job;  // the id (job_ids_ views it; a deque never moves it)
     std::optional<std::int64_t> last_attempt;
     std::vector<std::pair<std::int64_t, std::uint64_t>> start_index;  // attempt -> place in the start order
     std::vector<slice_span> slices;
-    std::vector<envelope_point> envelopes;
-    std::vector<heard_answer> heard;
   };
-  job_watch& watch(std::string_view job);
+  std::uint32_t job_id(std::string_view job);  // interns the job on its first record
   void check_envelopes();
   std::uint64_t starts_ = 0;
   // Every job seen, by a dense id in order of first record: a hashed lookup
   // per record rather than a walk down a tree of a million string keys.
   string_ids job_ids_;
-  std::deque<job_watch> jobs_;  // by id
+  std::deque<job_watch> jobs_;  // by id (a deque grows without copying a million watches)
+  std::map<std::uint32_t, std::vector<envelope_point>> envelopes_;  // by job id: the jobs that backed off
+  std::map<std::uint32_t, std::vector<heard_answer>> heard_;        // by job id: the jobs that heard a 4xx
   std::map<std::string, std::uint32_t, std::less<>> emails_sent_;  // reference (job:step:email) -> sends
 };
 

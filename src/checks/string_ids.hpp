@@ -3,9 +3,13 @@
 // vector, found again through a row_index over it (a hashed lookup, not a
 // sorted table's twenty string compares). Ids, and so every loop over them,
 // follow the order strings were first interned; nothing iterates the hash
-// table. Strings are views: the caller keeps them alive.
+// table. intern() keeps a view (the caller keeps the string alive);
+// intern_copy() keeps a copy of the text, packed with the others in blocks.
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -29,6 +33,13 @@ class string_ids {
     return id;
   }
 
+  // The id of `s`, interning a copy of its text if new: for strings that
+  // do not outlive the call (a trace record's fields).
+  std::uint32_t intern_copy(std::string_view s) {
+    if (const auto id = find(s)) return *id;
+    return intern(copy_text(s));
+  }
+
   std::optional<std::uint32_t> find(std::string_view s) const { return index_.find(s, name_of()); }
 
   std::string_view name(std::uint32_t id) const { return names_.at(id); }
@@ -41,8 +52,26 @@ class string_ids {
   };
   name_of_id name_of() const { return name_of_id{&names_}; }
 
+  // Copies live in blocks that never move: a job id costs its length, not a
+  // std::string's 32 bytes.
+  std::string_view copy_text(std::string_view s) {
+    if (s.empty()) return {};
+    if (blocks_.empty() || block_used_ + s.size() > block_size_) {
+      block_size_ = std::max<std::size_t>(64 * 1024, s.size());
+      blocks_.push_back(std::make_unique<char[]>(block_size_));
+      block_used_ = 0;
+    }
+    char* at = blocks_.back().get() + block_used_;
+    std::memcpy(at, s.data(), s.size());
+    block_used_ += s.size();
+    return {at, s.size()};
+  }
+
   std::vector<std::string_view> names_;
   sim::row_index index_;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::size_t block_size_ = 0;
+  std::size_t block_used_ = 0;
 };
 
 }  // namespace twice
