@@ -609,7 +609,7 @@ TEST_CASE("the attempt counter survives: written, committed, re-read; a killed s
 
   CHECK(seen == std::vector<std::uint32_t>{0, 1, 1});
   CHECK(w.db.find_job("j1")->attempts == 2);
-  CHECK(w.db.jobs().size() == 1);
+  CHECK(w.db.job_count() == 1);
 }
 
 TEST_CASE("outbox rows get sequence ids, are listed unsent in id order, and are marked sent", "[store]") {

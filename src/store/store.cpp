@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <coroutine>
+#include <deque>
 #include <functional>
 #include <utility>
 
@@ -41,6 +42,46 @@ std::size_t wait_bucket(sim::duration waited) {
 
 class acquire_wait;
 
+// Committed job rows in insertion order, found by id through the rows
+// themselves (sim::row_index): rows are never deleted and a deque never
+// moves them, so a million jobs cost a row each, not a row plus a tree node
+// holding a second copy of the id.
+class committed_jobs {
+ public:
+  const job_row* find(std::string_view id) const {
+    const auto at = index_.find(id, id_of{&rows_});
+    return at ? &rows_[*at] : nullptr;
+  }
+  job_row* find(std::string_view id) {
+    return const_cast<job_row*>(std::as_const(*this).find(id));
+  }
+  // Adds a row whose id is new; false (and nothing changes) if it is not.
+  bool insert(job_row row) {
+    if (find(row.job_id) != nullptr) return false;
+    TWICE_CHECK(rows_.size() < UINT32_MAX);
+    const auto at = static_cast<std::uint32_t>(rows_.size());
+    rows_.push_back(std::move(row));
+    index_.insert(rows_.back().job_id, at, id_of{&rows_});
+    return true;
+  }
+  // Replaces the row with the same id, or adds it.
+  void put(job_row row) {
+    if (job_row* existing = find(row.job_id))
+      *existing = std::move(row);  // same id: the index still holds
+    else
+      insert(std::move(row));
+  }
+  std::size_t size() const { return rows_.size(); }
+
+ private:
+  struct id_of {
+    const std::deque<job_row>* rows;
+    std::string_view operator()(std::uint32_t at) const { return (*rows)[at].job_id; }
+  };
+  std::deque<job_row> rows_;
+  sim::row_index index_;
+};
+
 // Everything the store owns. Transactions and waiting begin() calls hold it
 // weakly, so the store may die before the processes that used it.
 struct store_core {
@@ -51,7 +92,7 @@ struct store_core {
   const store_config config;
 
   // Committed state.
-  job_table jobs;
+  committed_jobs jobs;
   std::vector<ledger_row> ledger;
   // The first row of each non-empty key, found through the rows themselves:
   // a million keys are not stored twice.
@@ -276,7 +317,7 @@ std::optional<job_row> transaction::visible_job(std::string_view job_id) const {
     row = own->second;
   } else {
     const std::shared_ptr<detail::store_core> core = lock_core();
-    if (auto committed = core->jobs.find(job_id); committed != core->jobs.end()) row = committed->second;
+    if (const job_row* committed = core->jobs.find(job_id)) row = *committed;
   }
   if (row)
     for (const auto& [id, change] : writes_.job_updates)
@@ -465,18 +506,18 @@ sim::task<bool> transaction::has_dedupe(std::string key) {
 
 commit_result transaction::check_against_committed(detail::store_core& core) const {
   for (const auto& [job_id, expected] : writes_.job_fences) {
-    const auto row = core.jobs.find(job_id);
-    TWICE_CHECK(row != core.jobs.end());  // rows are never deleted
-    if (row->second.lease_token == expected) continue;
-    note_fenced(core, job_id, expected, row->second.lease_token, "commit");
+    const job_row* row = core.jobs.find(job_id);
+    TWICE_CHECK(row != nullptr);  // rows are never deleted
+    if (row->lease_token == expected) continue;
+    note_fenced(core, job_id, expected, row->lease_token, "commit");
     return {store_status::fenced, job_id, 0};
   }
   for (const auto& [job_id, change] : writes_.job_updates) {
     if (!change.expect_lease_token) continue;
-    const auto row = core.jobs.find(job_id);
-    TWICE_CHECK(row != core.jobs.end());
-    if (row->second.lease_token == *change.expect_lease_token) continue;
-    note_fenced(core, job_id, *change.expect_lease_token, row->second.lease_token, "commit");
+    const job_row* row = core.jobs.find(job_id);
+    TWICE_CHECK(row != nullptr);
+    if (row->lease_token == *change.expect_lease_token) continue;
+    note_fenced(core, job_id, *change.expect_lease_token, row->lease_token, "commit");
     return {store_status::fenced, job_id, 0};
   }
   if (core.config.unique_ledger_key) {
@@ -495,8 +536,15 @@ commit_result transaction::check_against_committed(detail::store_core& core) con
 }
 
 void transaction::apply(detail::store_core& core) {
-  for (auto& [job_id, row] : writes_.jobs) core.jobs.insert_or_assign(job_id, std::move(row));
-  for (const auto& [job_id, change] : writes_.job_updates) change.apply_to(core.jobs.at(job_id));
+  for (auto& [job_id, row] : writes_.jobs) {
+    TWICE_CHECK(row.job_id == job_id);
+    core.jobs.put(std::move(row));
+  }
+  for (const auto& [job_id, change] : writes_.job_updates) {
+    job_row* row = core.jobs.find(job_id);
+    TWICE_CHECK(row != nullptr);
+    change.apply_to(*row);
+  }
   for (ledger_row& row : writes_.ledger) {
     TWICE_CHECK(core.ledger.size() < UINT32_MAX);
     const auto at = static_cast<std::uint32_t>(core.ledger.size());
@@ -592,20 +640,19 @@ sim::task<transaction> store::begin(std::string holder) {
 
 void store::seed_job(job_row row) {
   TWICE_CHECK(!row.job_id.empty());
-  std::string job_id = row.job_id;
-  const bool inserted = core_->jobs.emplace(std::move(job_id), std::move(row)).second;
+  const bool inserted = core_->jobs.insert(std::move(row));
   TWICE_CHECK(inserted);
 }
 
-const job_table& store::jobs() const { return core_->jobs; }
+std::size_t store::job_count() const { return core_->jobs.size(); }
 const std::vector<ledger_row>& store::ledger() const { return core_->ledger; }
 const outbox_table& store::outbox() const { return core_->outbox; }
 const dedupe_table& store::dedupes() const { return core_->dedupes; }
 
 std::optional<job_row> store::find_job(std::string_view job_id) const {
-  const auto row = core_->jobs.find(job_id);
-  if (row == core_->jobs.end()) return std::nullopt;
-  return row->second;
+  const job_row* row = core_->jobs.find(job_id);
+  if (row == nullptr) return std::nullopt;
+  return *row;
 }
 
 store_stats store::stats() const {

@@ -44,7 +44,7 @@
 //    processes destroyed afterwards then do nothing. Using a transaction
 //    after its store is gone is a programmer error.
 //
-// Direct reads (jobs(), ledger(), ...) bypass the pool and cost no time:
+// Direct reads (find_job(), ledger(), ...) bypass the pool and cost no time:
 // they are for world setup, invariant checkers and reports, never for
 // worker code.
 
@@ -247,7 +247,7 @@ class store {
   void seed_job(job_row row);
 
   // Direct reads of committed state: no latency, no connection.
-  const job_table& jobs() const;                 // ordered by job id
+  std::size_t job_count() const;
   const std::vector<ledger_row>& ledger() const;  // commit order
   const outbox_table& outbox() const;             // ordered by id
   const dedupe_table& dedupes() const;            // ordered by key
