@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,8 +61,20 @@ struct world {
   sim::trace_recorder trace;
   queue_id_source ids;
   queue q;
+  std::unique_ptr<queue> dead_letter;
 
   explicit world(queue_config config = {}) : q(k, trace, ids, std::move(config)) {}
+
+  // A dead-letter queue named `name` (SQS's default retention unless given)
+  // that q redrives into; it lives as long as the world.
+  queue& add_dead_letter(std::string name, std::optional<sim::duration> retention = std::nullopt) {
+    queue_config config;
+    config.name = std::move(name);
+    if (retention) config.retention = *retention;
+    dead_letter = std::make_unique<queue>(k, trace, ids, std::move(config));
+    q.set_dead_letter(dead_letter.get());
+    return *dead_letter;
+  }
 
   // Runs everything up to and including `t`, and leaves the clock at `t`
   // even if nothing was scheduled (a no-op event marks the instant).
@@ -438,11 +452,7 @@ TEST_CASE("redrive moves the message at the receive that would be delivery N+1",
   queue_config config = config_with(10_s);
   config.max_receive_count = 3;
   world w(config);
-  queue_config dlq_config;
-  dlq_config.name = "jobs-dlq";
-  dlq_config.retention = days(14);
-  queue dlq(w.k, w.trace, w.ids, dlq_config);
-  w.q.set_dead_letter(&dlq);
+  queue& dlq = w.add_dead_letter("jobs-dlq", days(14));
 
   const message_id poison = w.q.send("job-poison");
   for (int i = 0; i < 3; ++i) {
@@ -483,11 +493,7 @@ TEST_CASE("a dead letter expires counted from its original enqueue", "[queue]") 
   queue_config config = config_with(30_s);
   config.max_receive_count = 1;
   world w(config);
-  queue_config dlq_config;
-  dlq_config.name = "dlq";
-  dlq_config.retention = days(dlq_retention_days);
-  queue dlq(w.k, w.trace, w.ids, dlq_config);
-  w.q.set_dead_letter(&dlq);
+  queue& dlq = w.add_dead_letter("dlq", days(dlq_retention_days));
 
   const message_id id = w.q.send("job-1");
   REQUIRE(w.receive_now().size() == 1);
@@ -524,11 +530,7 @@ TEST_CASE("dead letters expire in order of their original enqueue, whatever orde
   queue_config config = config_with(30_s);
   config.max_receive_count = 1;
   world w(config);
-  queue_config dlq_config;
-  dlq_config.name = "dlq";
-  dlq_config.retention = days(3);
-  queue dlq(w.k, w.trace, w.ids, dlq_config);
-  w.q.set_dead_letter(&dlq);
+  queue& dlq = w.add_dead_letter("dlq", days(3));
 
   const message_id a = w.q.send("job-a");  // sent first, leased long: redriven last
   REQUIRE(w.receive_now(leased_for(hours(12))).size() == 1);
@@ -614,10 +616,7 @@ TEST_CASE("stats count states, events and receive counts at the end", "[queue]")
   config.max_receive_count = 2;
   config.retention = 120_s;
   world w(config);
-  queue_config dlq_config;
-  dlq_config.name = "dlq";
-  queue dlq(w.k, w.trace, w.ids, dlq_config);
-  w.q.set_dead_letter(&dlq);
+  queue& dlq = w.add_dead_letter("dlq");
 
   w.q.send("deleted");                               // deleted after 1 receive
   w.q.send("redriven");                              // redriven after 2 receives
@@ -659,10 +658,7 @@ std::string scripted_run(std::uint64_t& digest) {
   queue_config config = config_with(10_s);
   config.max_receive_count = 2;
   world w(config);
-  queue_config dlq_config;
-  dlq_config.name = "dlq";
-  queue dlq(w.k, w.trace, w.ids, dlq_config);
-  w.q.set_dead_letter(&dlq);
+  w.add_dead_letter("dlq");
   scripted_faults faults;
   faults.duplicates_left = 1;
   faults.lost_deletes_left = 1;
