@@ -6,7 +6,11 @@
 //   double_refund_fixed complete runs of scenarios/double_refund_fixed.toml in one
 //                       process (world, checkers, verdicts: the unit of exploration),
 //                       with the scenario loaded once, and loaded from its text each
-//                       run as `twice explore` does.
+//                       run as `twice explore` does;
+//   digest_floor        FNV-1a, the trace digest's definition, over the canonical
+//                       text of the steady world's trace (1,000 jobs, recorded
+//                       once): the digest's cost per job, and so the most jobs
+//                       per second any world that keeps the digest can reach.
 // Every run must end every job with every invariant held (and the double refund
 // must give its pinned digest), or the benchmark reports an error: a fast wrong
 // world is not a result.
@@ -24,6 +28,8 @@
 
 #include "bench/steady_world.hpp"
 #include "explore/probe.hpp"
+#include "sim/fnv1a.hpp"
+#include "world/world.hpp"
 
 namespace {
 
@@ -96,6 +102,24 @@ void double_refund_fixed_from_text(benchmark::State& state) {
 }
 BENCHMARK(double_refund_fixed_from_text)->Unit(benchmark::kMicrosecond);
 
+void digest_floor(benchmark::State& state) {
+  twice::scenario sc = twice::bench::load_steady(kSteady, 1'000);
+  sc.world.trace_retention = twice::sim::trace_recorder::retention::keep_records;
+  twice::world w(std::move(sc.world));
+  const twice::world_result result = w.run();
+  const std::string text = w.trace().canonical();
+  if (!result.all_jobs_ended || twice::sim::fnv1a64(text) != result.trace_digest) {
+    state.SkipWithError("the steady world's canonical text does not give its digest");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(twice::sim::fnv1a64(text));
+  const double jobs = static_cast<double>(state.iterations()) * 1'000;
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+  state.counters["bytes_per_job"] = static_cast<double>(text.size()) / 1'000;
+  state.counters["jobs_per_second"] = benchmark::Counter(jobs, benchmark::Counter::kIsRate);
+}
+BENCHMARK(digest_floor)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // The console output, plus each benchmark's rates for the summary; with
 // --benchmark_repetitions the median aggregate wins.
 class summary_reporter : public benchmark::ConsoleReporter {
@@ -158,6 +182,9 @@ int main(int argc, char** argv) {
                reporter.get("double_refund_fixed_loaded_once/items_per_second"), 1e4, "runs/s");
   print_target("double_refund_fixed runs/s (from text)", reporter.get("double_refund_fixed_from_text/items_per_second"),
                1e4, "runs/s");
+  print_target("trace text per job (steady world)", reporter.get("digest_floor/bytes_per_job"), -1, "bytes");
+  print_target("digest alone: most jobs/s a world can reach", reporter.get("digest_floor/jobs_per_second"), -1,
+               "jobs/s");
   benchmark::Shutdown();
   return 0;
 }
