@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -35,6 +36,32 @@ TEST_CASE("twice run exits 0 when expectations are met, and prints the story", "
   CHECK(r.out.find("refund job_17 step 3 key=(none) -> 200 re_2  new_write") != std::string::npos);
   CHECK(r.out.find("VIOLATED no_double_payment") != std::string::npos);
   CHECK(r.out.find("expectations met") != std::string::npos);
+}
+
+TEST_CASE("a partial [expect] hold does not pass a real double payment", "[cli]") {
+  // The double refund with only `hold = ["every_job_ends"]`: no_double_payment
+  // breaks, is not expected to, so the run fails (it used to exit 0).
+  std::ifstream in(scenario("double_refund.toml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t expect = text.find("[expect]");
+  REQUIRE(expect != std::string::npos);
+  text = text.substr(0, expect) + "[expect]\nhold = [\"every_job_ends\"]\n";
+  const std::filesystem::path file = temp_dir() / "partial_hold.toml";
+  std::ofstream(file) << text;
+  const run_result r = run("run --quiet " + file.string());
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("VIOLATED no_double_payment") != std::string::npos);
+  CHECK(r.out.find("expectations NOT met\n  - no_double_payment was violated: invoice inv_17") != std::string::npos);
+}
+
+TEST_CASE("an empty or comment-only scenario is bad input", "[cli]") {
+  const std::filesystem::path file = temp_dir() / "only_comments.toml";
+  std::ofstream(file) << "# a story with no world\n";
+  const run_result r = run("run " + file.string());
+  CHECK(r.exit_code == 2);
+  // stderr and stdout together: the located error and nothing else.
+  CHECK(r.out.rfind(file.string() + ":1:1: the scenario defines no jobs", 0) == 0);
+  CHECK(r.out.find("expectations") == std::string::npos);
 }
 
 TEST_CASE("twice run --json carries the documented fields", "[cli]") {
@@ -70,6 +97,8 @@ TEST_CASE("twice run --json carries the documented fields", "[cli]") {
   for (const auto& v : j.at("invariants")) CHECK(v.at("held") == true);
   CHECK(j.at("expectations").at("met") == true);
   CHECK(j.at("expectations").at("failures").empty());
+  CHECK(j.at("expectations").at("expected_violated").empty());
+  CHECK(j.at("expectations").at("ignored").empty());
 }
 
 TEST_CASE("unmet expectations exit 1 and print the command that reproduces the run", "[cli]") {
@@ -150,4 +179,19 @@ TEST_CASE("--check-determinism runs every catalogue scenario twice and finds the
   const run_result r = run("run --quiet --check-determinism" + files);
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("not deterministic") == std::string::npos);
+}
+
+TEST_CASE("--check-determinism says so when it passes, in text and in JSON", "[cli]") {
+  const run_result text = run("run --quiet --check-determinism " + scenario("double_refund.toml"));
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("determinism: 2 runs, 82 records, digest 1c26774827ea65b5, identical\n") != std::string::npos);
+  const run_result json = run("run --json --check-determinism " + scenario("double_refund.toml"));
+  REQUIRE(json.exit_code == 0);
+  const auto d = nlohmann::json::parse(json.out).at("determinism");
+  CHECK(d.at("runs") == 2);
+  CHECK(d.at("records") == 82);
+  CHECK(d.at("digest") == "1c26774827ea65b5");
+  CHECK(d.at("identical") == true);
+  // Without the flag, nothing claims a check that did not happen.
+  CHECK_FALSE(nlohmann::json::parse(run("run --json " + scenario("double_refund.toml")).out).contains("determinism"));
 }

@@ -17,6 +17,7 @@
 
 #include "cli/run_command.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario_text.hpp"
 
 using namespace twice;
 
@@ -175,7 +176,7 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   CHECK(error_of("[budget]\nevents = 0\n") == "t.toml:2:10: budget.events: must be between 1 and 1000000000000, found 0");
   CHECK(error_of("[budget]\nevents = 1000000000001\n") ==
         "t.toml:2:10: budget.events: must be between 1 and 1000000000000, found 1000000000001");
-  CHECK(load_scenario_text("[budget]\nevents = 1000000000000\n", "t.toml").ok());
+  CHECK(load_scenario_text(test::with_a_job("[budget]\nevents = 1000000000000\n"), "t.toml").ok());
 }
 
 TEST_CASE("exact ratios refuse more precision than they keep", "[scenario]") {
@@ -205,7 +206,8 @@ TEST_CASE("a cap below the initial interval is an error", "[scenario]") {
 
 TEST_CASE("a heartbeat no shorter than the lease is the linter's business, not an error", "[scenario]") {
   const load_result r =
-      load_scenario_text("[queue]\nvisibility_timeout = \"10s\"\n[runtime]\nheartbeat_interval = \"30s\"\n", "t.toml");
+      load_scenario_text(test::with_a_job("[queue]\nvisibility_timeout = \"10s\"\n[runtime]\nheartbeat_interval = \"30s\"\n"),
+                         "t.toml");
   CHECK(r.ok());
 }
 
@@ -257,14 +259,55 @@ TEST_CASE("[split] moves only a read-only tool, and names it", "[scenario]") {
         "false");
 }
 
+TEST_CASE("[expect] ignore needs an invariant and a reason", "[scenario]") {
+  CHECK(error_of("[expect]\nignore = [{ invariant = \"every_job_ends\" }]\n") ==
+        "t.toml:2:11: expect.ignore[0].reason: required key is missing; expected a sentence saying why its verdict "
+        "does not count");
+  CHECK(error_of("[expect]\nignore = [{ invariant = \"every_job_ends\", reason = \" \" }]\n") ==
+        "t.toml:2:52: expect.ignore[0].reason: expected a sentence saying why its verdict does not count, found an "
+        "empty string");
+  CHECK(error_of("[expect]\nignore = [{ reason = \"flaky\" }]\n") ==
+        "t.toml:2:11: expect.ignore[0].invariant: required key is missing; expected the name of the invariant to "
+        "ignore");
+  CHECK(error_of("[expect]\nignore = [{ invariant = \"every_job_end\", reason = \"r\" }]\n") ==
+        "t.toml:2:25: expect.ignore[0].invariant: unknown invariant \"every_job_end\"; did you mean "
+        "`every_job_ends`?");
+  CHECK(error_of("[expect]\nignore = [\"every_job_ends\"]\n") ==
+        "t.toml:2:11: expect.ignore[0]: expected a table ([[expect.ignore]] or { ... }), found string "
+        "\"every_job_ends\"");
+  const load_result r = load_scenario_text(
+      test::with_a_job("[expect]\n[[expect.ignore]]\ninvariant = \"every_job_ends\"\nreason = \"the vendor never "
+                       "recovers in this story\"\n"),
+      "t.toml");
+  REQUIRE(r.ok());
+  REQUIRE(r.value->expect.ignore.size() == 1);
+  CHECK(r.value->expect.ignore[0].name == "every_job_ends");
+  CHECK(r.value->expect.ignore[0].reason == "the vendor never recovers in this story");
+}
+
+TEST_CASE("a scenario that defines no job is bad input", "[scenario]") {
+  const std::string no_jobs =
+      "t.toml:1:1: the scenario defines no jobs: add at least one [[job]] (id, invoice and amount_cents, or id and "
+      "steps) or a [workload] (count and interval)";
+  CHECK(error_of("") == no_jobs);
+  CHECK(error_of("# only a comment\n# and another\n") == no_jobs);
+  CHECK(error_of("seed = 4\n[queue]\nvisibility_timeout = \"30s\"\n") == no_jobs);
+  // A misspelt table is reported once, as what it is.
+  CHECK(error_of("[[jobs]]\nid = \"j\"\n") == "t.toml:1:3: jobs: unknown key; did you mean `job`?");
+}
+
 TEST_CASE("[expect] names only known invariants, each once", "[scenario]") {
   CHECK(error_of("[expect]\nhold = [\"no_double_paymnt\"]\n") ==
         "t.toml:2:9: expect.hold[0]: unknown invariant \"no_double_paymnt\"; did you mean `no_double_payment`?");
   CHECK(error_of("[expect]\nviolated = [\"drain\"]\n") ==
         "t.toml:2:13: expect.violated[0]: unknown invariant \"drain\"; did you mean `drain_kills_nothing`?");
   CHECK(error_of("[expect]\nhold = [\"ledgers_agree\"]\nviolated = [\"ledgers_agree\"]\n") ==
-        "t.toml:3:13: expect.violated[0]: invariant \"ledgers_agree\" is also in expect.hold; it cannot both hold and "
-        "be violated");
+        "t.toml:3:13: expect.violated[0]: invariant \"ledgers_agree\" is also in expect.hold; an invariant is in at "
+        "most one of hold, violated and ignore");
+  CHECK(error_of("[expect]\nviolated = [\"ledgers_agree\"]\n"
+                 "ignore = [{ invariant = \"ledgers_agree\", reason = \"the vendor is a mock\" }]\n") ==
+        "t.toml:3:25: expect.ignore[0].invariant: invariant \"ledgers_agree\" is also in expect.violated; an invariant "
+        "is in at most one of hold, violated and ignore");
   CHECK(error_of("[expect]\nhold = [\"every_job_ends\", \"every_job_ends\"]\n") ==
         "t.toml:2:27: expect.hold[1]: invariant \"every_job_ends\" is listed twice");
   CHECK(error_of("[expect]\nledger_rows = -1\n") == "t.toml:2:15: expect.ledger_rows: must be at least 0, found -1");

@@ -14,6 +14,7 @@
 #include "scenario/invariant_names.hpp"
 #include "scenario/scenario.hpp"
 #include "world/incidents.hpp"
+#include "scenario_text.hpp"
 
 using namespace twice;
 using sim::duration;
@@ -26,11 +27,19 @@ std::string fixture(std::string_view name) {
 }
 
 scenario load_ok(std::string_view text) {
-  load_result r = load_scenario_text(text, "tests/ok.toml");
+  load_result r = load_scenario_text(test::with_a_job(text), "tests/ok.toml");
   for (const scenario_error& e : r.errors) INFO(e.to_string());
   REQUIRE(r.errors.empty());
   REQUIRE(r.ok());
   return std::move(*r.value);
+}
+
+// The default world_config with a loaded scenario's jobs: a scenario must
+// define a job, so "every other key took its default" is this comparison.
+world_config defaults_with_jobs_of(const world_config& loaded) {
+  world_config c;
+  c.jobs = loaded.jobs;
+  return c;
 }
 
 instant at(duration d) { return instant::epoch() + d; }
@@ -465,11 +474,13 @@ TEST_CASE("a scenario that sets every key loads into the exact world_config", "[
   CHECK(s.expect.all_jobs_end == false);
 }
 
-TEST_CASE("an empty scenario is the default world_config, named after its file", "[scenario]") {
-  const scenario s = load_ok("");
+TEST_CASE("a scenario of one bare job is the default world_config, named after its file", "[scenario]") {
+  const scenario s = load_ok("[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n");
   CHECK(s.name == "ok");
   CHECK(s.story.empty());
-  check_same(s.world, world_config{});
+  REQUIRE(s.world.jobs.size() == 1);
+  CHECK(s.world.jobs[0].id == "job_1");
+  check_same(s.world, defaults_with_jobs_of(s.world));
   CHECK(s.expect.hold.empty());
   CHECK(s.expect.violated.empty());
   CHECK_FALSE(s.expect.ledger_rows.has_value());
@@ -496,7 +507,7 @@ TEST_CASE("empty sections keep the defaults the headers document", "[scenario]")
 [tools.read]
 [expect]
 )");
-  check_same(s.world, world_config{});
+  check_same(s.world, defaults_with_jobs_of(s.world));
   // The real systems' numbers, spelled out: a change to a header default
   // is a change to the documented format.
   const world_config& c = s.world;

@@ -83,14 +83,14 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
              s.ledger_total_cents, s.vendor_refunds, s.vendor_total_cents);
   fmt::print("vendor     {} calls, {} answered 503, at most {} in one 100 ms\n", s.vendor_calls, s.vendor_rejected_503,
              s.vendor_peak_per_100ms);
+  if (s.determinism)
+    fmt::print("determinism: {} runs, {} records, digest {:016x}, identical\n", s.determinism->runs,
+               s.determinism->records, s.determinism->digest);
   print_verdicts(s);
-  if (s.expectations.met) {
-    fmt::print("\nexpectations met\n");
-  } else {
-    fmt::print("\nexpectations NOT met\n");
-    for (const std::string& f : s.expectations.failures) fmt::print("  - {}\n", f);
-    fmt::print("reproduce: twice run {} --seed {}\n", sc.path, s.seed);
-  }
+  fmt::print("\nexpectations {}\n", s.expectations.met ? "met" : "NOT met");
+  for (const std::string& f : s.expectations.failures) fmt::print("  - {}\n", f);
+  for (const ignored_verdict& i : s.expectations.ignored) fmt::print("  - {}\n", describe(i));
+  if (!s.expectations.met) fmt::print("reproduce: twice run {} --seed {}\n", sc.path, s.seed);
 }
 struct divergence {
   std::size_t index = 0;
@@ -164,7 +164,7 @@ int run_command(const run_options& options) {
   bool all_met = true;
   for (scenario& sc : scenarios) {
     if (options.seed) sc.world.seed = *options.seed;
-    const run_outcome out = run_one(sc, true);
+    run_outcome out = run_one(sc, true);
     if (options.check_determinism) {
       // A second run in a fresh world must tell the same story, record by record.
       const run_outcome again = run_one(sc, true);
@@ -173,6 +173,7 @@ int run_command(const run_options& options) {
                    sc.path, diverged->index, diverged->first, diverged->second);
         return to_int(exit_code::nondeterminism);
       }
+      out.summary.determinism = determinism_check{2, out.records.size(), out.summary.result.trace_digest};
     }
     all_met = all_met && out.summary.expectations.met;
     if (options.json) {

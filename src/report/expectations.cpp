@@ -1,17 +1,14 @@
 #include "report/expectations.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+
+#include <algorithm>
 
 #include "scenario/scenario.hpp"
 
 namespace twice {
 
 namespace {
-bool listed(const std::vector<std::string>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 template <class T>
 void figure(expectation_result& out, std::string_view what, const std::optional<T>& expected, T actual) {
   if (expected && *expected != actual) {
@@ -23,16 +20,23 @@ void figure(expectation_result& out, std::string_view what, const std::optional<
 
 expectation_result evaluate(const expectations& expect, const run_summary& s) {
   expectation_result out;
-  // Unless `hold` names some, every invariant not expected to be violated
-  // must hold: a scenario does not pass by forgetting to ask.
+  // Every invariant must hold unless the scenario expects it violated or
+  // ignores it with a reason: a scenario cannot pass a violation by listing
+  // some other invariant under `hold` (that list only documents intent).
   for (const verdict& v : s.verdicts) {
-    const bool must_break = listed(expect.violated, v.name);
-    const bool must_hold = expect.hold.empty() ? !must_break : listed(expect.hold, v.name);
+    if (const auto i = std::find_if(expect.ignore.begin(), expect.ignore.end(),
+                                    [&](const ignored_invariant& x) { return x.name == v.name; });
+        i != expect.ignore.end()) {
+      out.ignored.push_back({v.name, i->reason, v.held});
+      continue;
+    }
+    const bool must_break = expect.expects_violated(v.name);
+    if (must_break) out.expected_violated.push_back(v.name);
     if (must_break && v.held) {
       out.met = false;
       out.failures.push_back(v.name + " was expected to be violated, but held");
     }
-    if (must_hold && !v.held) {
+    if (!must_break && !v.held) {
       out.met = false;
       out.failures.push_back(v.name + " was violated: " + v.detail);
     }
@@ -43,6 +47,10 @@ expectation_result evaluate(const expectations& expect, const run_summary& s) {
   figure(out, "attempts", expect.attempts, static_cast<std::uint64_t>(s.attempts.size()));
   figure(out, "all jobs end", expect.all_jobs_end, s.result.all_jobs_ended);
   return out;
+}
+
+std::string describe(const ignored_verdict& v) {
+  return fmt::format("{} ignored ({}): {}", v.name, v.held ? "held" : "violated", v.reason);
 }
 
 }  // namespace twice

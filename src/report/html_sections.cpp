@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "report/expectations.hpp"
 #include "report/html_report.hpp"
 #include "report/run_summary.hpp"
 #include "report/spans.hpp"
@@ -52,6 +53,8 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
                         s.vendor_rejected_503, s.vendor_peak_per_100ms));
   for (const std::string& f : s.expectations.failures)
     html.line("<li class=\"expectation-failure\">" + esc(f) + "</li>");
+  for (const ignored_verdict& i : s.expectations.ignored)
+    html.line("<li class=\"expectation-ignored\">" + esc(describe(i)) + "</li>");
   html.line("</ul>");
   html.line("</header>");
 }

@@ -24,7 +24,10 @@ std::string to_json_line(const run_summary& s) {
     if (v.first_violation) item["first_violation_us"] = v.first_violation->us();
     invariants.push_back(std::move(item));
   }
-  const json out{
+  json ignored = json::array();
+  for (const ignored_verdict& i : s.expectations.ignored)
+    ignored.push_back({{"invariant", i.name}, {"reason", i.reason}, {"held", i.held}});
+  json out{
       {"scenario", s.scenario},
       {"path", s.path},
       {"seed", s.seed},
@@ -46,8 +49,17 @@ std::string to_json_line(const run_summary& s) {
         {"rejected_503", s.vendor_rejected_503}}},
       {"attempts", std::move(attempts)},
       {"invariants", std::move(invariants)},
-      {"expectations", {{"met", s.expectations.met}, {"failures", s.expectations.failures}}},
+      {"expectations",
+       {{"met", s.expectations.met},
+        {"failures", s.expectations.failures},
+        {"expected_violated", s.expectations.expected_violated},
+        {"ignored", std::move(ignored)}}},
   };
+  if (s.determinism)
+    out["determinism"] = {{"runs", s.determinism->runs},
+                          {"records", s.determinism->records},
+                          {"digest", fmt::format("{:016x}", s.determinism->digest)},
+                          {"identical", true}};
   return out.dump();
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "report/expectations.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/duration_text.hpp"
 
@@ -49,6 +50,7 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
                    s.vendor_peak_per_100ms));
   line(fmt::format("- expectations: {}", s.expectations.met ? "met" : "NOT met"));
   for (const std::string& f : s.expectations.failures) line("  - " + f);
+  for (const ignored_verdict& i : s.expectations.ignored) line("  - " + describe(i));
   line("");
   line("## Invariants");
   line("");

@@ -4,6 +4,7 @@
 // output, the JSON output and the Markdown reports all read this.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,27 @@
 
 namespace twice {
 
+// An invariant the scenario's [expect] ignores: its verdict is reported,
+// with the scenario's reason, but does not count.
+struct ignored_verdict {
+  std::string name;
+  std::string reason;
+  bool held = true;
+};
+
 struct expectation_result {
   bool met = true;
   std::vector<std::string> failures;
+  std::vector<std::string> expected_violated;  // what [expect] violated listed, in report order
+  std::vector<ignored_verdict> ignored;        // in report order
+};
+
+// `--check-determinism`: the scenario ran twice in fresh worlds and both
+// traces were compared record by record (a difference exits 3 instead).
+struct determinism_check {
+  std::uint64_t runs = 2;
+  std::uint64_t records = 0;  // in each run's trace
+  std::uint64_t digest = 0;   // both runs' trace digest
 };
 
 struct run_summary {
@@ -33,6 +52,7 @@ struct run_summary {
   std::vector<attempt_summary> attempts;
   std::vector<verdict> verdicts;
   expectation_result expectations;
+  std::optional<determinism_check> determinism;  // set when the run was checked
 };
 
 // Fills the figures from the world after its run.

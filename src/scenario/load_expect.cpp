@@ -1,5 +1,6 @@
-// [expect]: the invariants that must hold or be violated, and optional
-// figures. Names are checked here; evaluating them is the checkers' job.
+// [expect]: the invariants that must be violated or are ignored (with a
+// reason), those documented to hold, and optional figures. Names are checked
+// here; evaluating them is the checkers' job (report/expectations.cpp).
 
 #include <algorithm>
 #include <limits>
@@ -10,29 +11,67 @@
 namespace twice::scenario_detail {
 namespace {
 
-// `other`: the list this one must not overlap (an invariant cannot be
-// expected both to hold and to be violated).
+// Where an invariant was first named under [expect], so a second list
+// naming it can point back at the first.
+struct listing {
+  std::string name;
+  std::string_view list;  // "hold", "violated", "ignore"
+};
+
+// Checks one invariant name read at `path`; records it in `seen` and yields
+// true when it may be added to `list`.
+bool check_name(const table_reader& r, const doc_node& n, const std::string& path, const std::string& name,
+                std::string_view list, std::vector<listing>& seen) {
+  if (!invariant_name::is_known(name)) {
+    std::string hint = did_you_mean(name, invariant_name::all);
+    if (hint.empty()) hint = "; expected one of " + join(invariant_name::all);
+    r.diag().error(n.pos, path, "unknown invariant " + quote(name) + hint);
+    return false;
+  }
+  const auto earlier = std::find_if(seen.begin(), seen.end(), [&](const listing& l) { return l.name == name; });
+  if (earlier != seen.end()) {
+    if (earlier->list == list) {
+      r.diag().error(n.pos, path, "invariant " + quote(name) + " is listed twice");
+    } else {
+      r.diag().error(n.pos, path,
+                     "invariant " + quote(name) + " is also in expect." + std::string(earlier->list) +
+                         "; an invariant is in at most one of hold, violated and ignore");
+    }
+    return false;
+  }
+  seen.push_back({name, list});
+  return true;
+}
+
 void load_names(const table_reader& r, std::string_view key, std::vector<std::string>& out,
-                const std::vector<std::string>* other = nullptr) {
+                std::vector<listing>& seen) {
   const std::vector<doc_node>* items = r.array(key, "an array of invariant names like [\"no_double_payment\"]");
   if (items == nullptr) return;
   const std::string path = r.path_of(key);
   for (std::size_t i = 0; i < items->size(); ++i) {
     const doc_node& n = (*items)[i];
     const std::optional<std::string> name = read_string(r.diag(), n, index_path(path, i));
-    if (!name) continue;
-    if (!invariant_name::is_known(*name)) {
-      std::string hint = did_you_mean(*name, invariant_name::all);
-      if (hint.empty()) hint = "; expected one of " + join(invariant_name::all);
-      r.diag().error(n.pos, index_path(path, i), "unknown invariant " + quote(*name) + hint);
-    } else if (other != nullptr && std::find(other->begin(), other->end(), *name) != other->end()) {
-      r.diag().error(n.pos, index_path(path, i),
-                     "invariant " + quote(*name) + " is also in expect.hold; it cannot both hold and be violated");
-    } else if (std::find(out.begin(), out.end(), *name) != out.end()) {
-      r.diag().error(n.pos, index_path(path, i), "invariant " + quote(*name) + " is listed twice");
-    } else {
-      out.push_back(*name);
+    if (name && check_name(r, n, index_path(path, i), *name, key, seen)) out.push_back(*name);
+  }
+}
+
+// ignore = [{ invariant = "every_job_ends", reason = "..." }]: the reason is
+// required and must say something.
+void load_ignored(const table_reader& r, std::vector<ignored_invariant>& out, std::vector<listing>& seen) {
+  for (const table_reader::item& item : r.tables("ignore")) {
+    const table_reader t(r.diag(), *item.table, item.path, {"invariant", "reason"});
+    if (t.get("invariant") == nullptr) t.missing("invariant", "the name of the invariant to ignore");
+    if (t.get("reason") == nullptr) t.missing("reason", "a sentence saying why its verdict does not count");
+    ignored_invariant ignored;
+    bool reasoned = t.string("reason", ignored.reason);
+    if (reasoned && ignored.reason.find_first_not_of(" \t") == std::string::npos) {
+      t.diag().error(t.pos_of("reason"), t.path_of("reason"),
+                     "expected a sentence saying why its verdict does not count, found an empty string");
+      reasoned = false;
     }
+    const bool named = t.string("invariant", ignored.name) &&
+                       check_name(r, *t.get("invariant"), t.path_of("invariant"), ignored.name, "ignore", seen);
+    if (named && reasoned) out.push_back(std::move(ignored));
   }
 }
 
@@ -48,9 +87,11 @@ void load_expect(const table_reader& root, load_state& s) {
   if (t == nullptr) return;
   const table_reader r(
       s.d, *t, "expect",
-      {"hold", "violated", "ledger_rows", "vendor_refunds", "dead_letters", "attempts", "all_jobs_end"});
-  load_names(r, "hold", s.expect.hold);
-  load_names(r, "violated", s.expect.violated, &s.expect.hold);
+      {"hold", "violated", "ignore", "ledger_rows", "vendor_refunds", "dead_letters", "attempts", "all_jobs_end"});
+  std::vector<listing> seen;
+  load_names(r, "hold", s.expect.hold, seen);
+  load_names(r, "violated", s.expect.violated, seen);
+  load_ignored(r, s.expect.ignore, seen);
   load_figure(r, "ledger_rows", s.expect.ledger_rows);
   load_figure(r, "vendor_refunds", s.expect.vendor_refunds);
   load_figure(r, "dead_letters", s.expect.dead_letters);

@@ -79,6 +79,14 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
   load_faults(root, state);
   load_expect(root, state);
   load_explore(root, state, out.explore);
+  // A file that defines no job runs nothing and would pass every
+  // expectation: an empty file, or one of only comments, is a mistake (a
+  // wrong path, a truncated file), not a scenario. Said only when nothing
+  // else is wrong, since a misspelt [[jobs]] has already been reported.
+  if (d.empty() && out.world.jobs.empty())
+    d.error(source_pos{1, 1}, {},
+            "the scenario defines no jobs: add at least one [[job]] (id, invoice and amount_cents, or id and steps) or "
+            "a [workload] (count and interval)");
   if (!d.empty()) return failed(d);
   return {std::move(out), {}};
 }

@@ -12,6 +12,7 @@
 // was expected. A scenario that loads is one the world accepts: the loader
 // checks everything the models would otherwise assert on.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,16 +24,33 @@
 
 namespace twice {
 
-// [expect]: what a run of the scenario must show.
+// An invariant a scenario leaves out of its verdict, and why (required:
+// a CI gate that stops checking something says so in the file).
+struct ignored_invariant {
+  std::string name;
+  std::string reason;
+};
+
+// [expect]: what a run of the scenario must show. Every invariant must hold
+// unless it is listed under `violated` (it must break) or `ignore`; `hold`
+// only documents intent. No invariant may be in two of the three lists.
 struct expectations {
-  std::vector<std::string> hold;      // invariant names that must hold
+  std::vector<std::string> hold;      // invariant names the author means to hold (all unlisted ones must anyway)
   std::vector<std::string> violated;  // invariant names that must be violated (a scenario may demonstrate a bug)
+  std::vector<ignored_invariant> ignore;  // invariants whose verdict does not count, with the reason
   // Optional figures; unset: not checked.
   std::optional<std::uint64_t> ledger_rows;     // rows in the local ledger
   std::optional<std::uint64_t> vendor_refunds;  // refunds in the payment vendor's own ledger
   std::optional<std::uint64_t> dead_letters;    // jobs that ended dead-lettered
   std::optional<std::uint64_t> attempts;        // attempts started, over every job
   std::optional<bool> all_jobs_end;             // every job ended (done, failed, dead letter) within the budgets
+
+  bool expects_violated(std::string_view name) const {
+    return std::find(violated.begin(), violated.end(), name) != violated.end();
+  }
+  bool ignores(std::string_view name) const {
+    return std::any_of(ignore.begin(), ignore.end(), [&](const ignored_invariant& i) { return i.name == name; });
+  }
 };
 
 struct scenario {
