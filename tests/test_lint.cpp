@@ -287,6 +287,21 @@ TEST_CASE("attempts_reset_on_reenqueue: quiet when the counter only goes up", "[
   CHECK_FALSE(fires(c, "attempts_reset_on_reenqueue"));
 }
 
+TEST_CASE("attempts_reset_on_reenqueue: quiet when no nack re-enqueues a job with attempts left", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.reset_attempts_on_reenqueue = true;
+  REQUIRE(fires(c, "attempts_reset_on_reenqueue"));
+  // Retries slept inside the slice: nothing is re-enqueued, the job is
+  // dead-lettered once its attempts are used up.
+  c.runtime.rules.retry = retry_mode::in_slice;
+  CHECK(lint(c).empty());
+  // One attempt: the first failure dead-letters the job.
+  c.runtime.rules.retry = retry_mode::nack;
+  c.runtime.retry.maximum_attempts = 1;
+  c.queue.max_receive_count = 1;
+  CHECK(lint(c).empty());
+}
+
 // ---- 8. checkpoint_before_effect ---------------------------------------------------------
 
 TEST_CASE("checkpoint_before_effect: the step marked done before the refund", "[lint]") {

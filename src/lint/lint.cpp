@@ -367,7 +367,9 @@ void retries_non_retryable(const world_config& config, std::vector<lint_warning>
 }
 
 void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_warning>& out) {
-  if (!config.runtime.rules.reset_attempts_on_reenqueue) return;
+  // Retries slept inside the slice, or a single attempt, never re-enqueue a
+  // job with attempts left: the switch is set but nothing resets.
+  if (!attempts_reset_takes_effect(config)) return;
   const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
   std::string why;
   if (attempts == 0) {
