@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -286,6 +287,21 @@ TEST_CASE("attempts_reset_on_reenqueue: quiet when the counter only goes up", "[
   CHECK_FALSE(fires(c, "attempts_reset_on_reenqueue"));
 }
 
+TEST_CASE("attempts_reset_on_reenqueue: quiet when no nack re-enqueues a job with attempts left", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.reset_attempts_on_reenqueue = true;
+  REQUIRE(fires(c, "attempts_reset_on_reenqueue"));
+  // Retries slept inside the slice: nothing is re-enqueued, the job is
+  // dead-lettered once its attempts are used up.
+  c.runtime.rules.retry = retry_mode::in_slice;
+  CHECK(lint(c).empty());
+  // One attempt: the first failure dead-letters the job.
+  c.runtime.rules.retry = retry_mode::nack;
+  c.runtime.retry.maximum_attempts = 1;
+  c.queue.max_receive_count = 1;
+  CHECK(lint(c).empty());
+}
+
 // ---- 8. checkpoint_before_effect ---------------------------------------------------------
 
 TEST_CASE("checkpoint_before_effect: the step marked done before the refund", "[lint]") {
@@ -379,45 +395,149 @@ TEST_CASE("rolling_kill_without_drain: quiet with drains", "[lint]") {
 }
 
 // ---- 12. dead_letter_threshold ---------------------------------------------------------
+// Two bounds, as the runtime and the broker apply them: the attempt counter
+// on the job row (it goes up when a slice starts, so it bounds crash loops
+// and failures alike, unless reset in every nack), and the broker's redrive
+// (it counts deliveries, so it bounds crash loops and nacked failures, not
+// retries slept inside one slice). The rule fires only when some path has
+// neither.
 
-TEST_CASE("dead_letter_threshold: no redrive", "[lint]") {
+namespace {
+// Bounded only by the attempts: no redrive at all.
+world_config attempts_only() {
   world_config c = clean_config();
   c.queue.max_receive_count = 0;
-  const lint_warning w = only_warning(c);
-  CHECK(w.rule == "dead_letter_threshold");
-  CHECK(w.setting == "queue.max_receive_count");
-  CHECK_THAT(w.why, Contains("queue.max_receive_count is not set") && Contains("cycles forever") &&
-                        Contains("comes back every 30s"));
-  CHECK_THAT(w.fix, Contains("5, the retry policy's attempts"));
+  return c;
 }
 
-TEST_CASE("dead_letter_threshold: no dead-letter queue", "[lint]") {
-  world_config c = clean_config();
+lint_warning dead_letter_warning(const world_config& c) {
+  const std::vector<lint_warning> ws = lint(c);
+  std::string printed;
+  for (const lint_warning& w : ws) printed += format_warning(w);
+  INFO(printed);
+  auto is_dead_letter = [](const lint_warning& w) { return w.rule == "dead_letter_threshold"; };
+  const auto it = std::find_if(ws.begin(), ws.end(), is_dead_letter);
+  REQUIRE(it != ws.end());
+  CHECK(std::count_if(ws.begin(), ws.end(), is_dead_letter) == 1);
+  return *it;
+}
+}  // namespace
+
+TEST_CASE("dead_letter_threshold: quiet when only the attempts bound deliveries", "[lint]") {
+  // The defaults: 5 attempts, no redrive policy. A crash loop is dead-lettered
+  // by the runtime at the sixth delivery; a failing job after its fifth attempt.
+  world_config c = attempts_only();
+  CHECK(lint(c).empty());
+  // No dead-letter queue at all: the runtime still ends the job (its row says
+  // dead_lettered) and acks the message.
   c.dead_letter_queue = false;
-  const lint_warning w = only_warning(c);
-  CHECK(w.rule == "dead_letter_threshold");
-  CHECK(w.setting == "dead_letter_queue.enabled");
-  CHECK_THAT(w.why, Contains("the dead-letter queue is disabled") && Contains("cycles forever"));
+  CHECK(lint(c).empty());
+  // Retries slept inside the slice count on the same row.
+  c.runtime.rules.retry = retry_mode::in_slice;
+  CHECK(lint(c).empty());
 }
 
-TEST_CASE("dead_letter_threshold: redrive later than the attempts", "[lint]") {
+TEST_CASE("dead_letter_threshold: quiet when only the redrive bounds deliveries", "[lint]") {
   world_config c = clean_config();
-  c.queue.max_receive_count = 20;
-  const lint_warning w = only_warning(c);
-  CHECK(w.rule == "dead_letter_threshold");
-  CHECK(w.setting == "queue.max_receive_count");
-  CHECK_THAT(w.why, Contains("queue.max_receive_count 20 is above retry.maximum_attempts 5") &&
-                        Contains("15 deliveries longer than the retry policy intends"));
-}
-
-TEST_CASE("dead_letter_threshold: quiet at or below the attempts, or with unlimited attempts", "[lint]") {
-  world_config c = clean_config();
+  c.runtime.retry.maximum_attempts = 0;  // unlimited
   c.queue.max_receive_count = 5;
   CHECK(lint(c).empty());
-  c.queue.max_receive_count = 3;
-  CHECK(lint(c).empty());
-  c.runtime.retry.maximum_attempts = 0;
+  // A redrive threshold above the attempts is no mistake: the runtime
+  // dead-letters the job first, and the margin absorbs lost leases.
+  c.runtime.retry.maximum_attempts = 5;
   c.queue.max_receive_count = 20;
+  CHECK(lint(c).empty());
+}
+
+TEST_CASE("dead_letter_threshold: unlimited attempts and no redrive", "[lint]") {
+  world_config c = attempts_only();
+  c.runtime.retry.maximum_attempts = 0;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "dead_letter_threshold");
+  CHECK(w.setting == "retry.maximum_attempts");
+  CHECK_THAT(w.why, Contains("retry.maximum_attempts is unlimited, and there is no redrive (queue.max_receive_count "
+                             "is not set)") &&
+                        Contains("a job that keeps failing is re-enqueued forever") &&
+                        Contains("crashes its worker or outlives its lease on every delivery comes back every 30s "
+                                 "forever") &&
+                        Contains("until the queue's retention, 96h, drops it") &&
+                        Contains("neither is ever dead-lettered"));
+  CHECK_THAT(w.fix, Contains("Set retry.maximum_attempts (e.g. 5)") &&
+                        Contains("Or set queue.max_receive_count (e.g. 5)"));
+
+  c.dead_letter_queue = false;
+  const lint_warning no_dlq = only_warning(c);
+  CHECK(no_dlq.setting == "retry.maximum_attempts");
+  CHECK_THAT(no_dlq.why, Contains("there is no redrive (the dead-letter queue is disabled)"));
+  CHECK_THAT(no_dlq.fix, Contains("Or enable the dead-letter queue (dead_letter_queue.enabled = true) and set "
+                                  "queue.max_receive_count"));
+}
+
+TEST_CASE("dead_letter_threshold: the attempts reset in every nack and no redrive", "[lint]") {
+  world_config c = attempts_only();
+  c.runtime.retry.maximum_attempts = 3;
+  c.runtime.rules.reset_attempts_on_reenqueue = true;
+  CHECK(fires(c, "attempts_reset_on_reenqueue"));
+  const lint_warning w = dead_letter_warning(c);
+  CHECK(w.setting == "queue.max_receive_count");
+  CHECK_THAT(w.why, Contains("a failing job never reaches retry.maximum_attempts = 3") &&
+                        Contains("a job that keeps failing is re-enqueued forever") &&
+                        Contains("it is never dead-lettered") && Contains("still dead-lettered after 3 attempts"));
+  CHECK_THAT(w.why, !Contains("comes back every"));  // the crash loop is bounded
+  CHECK_THAT(w.fix, Contains("Set queue.max_receive_count (3, the retry policy's attempts)") &&
+                        Contains("Or set discipline.reset_attempts_on_reenqueue = false"));
+
+  c.dead_letter_queue = false;
+  CHECK(dead_letter_warning(c).setting == "dead_letter_queue.enabled");
+}
+
+TEST_CASE("dead_letter_threshold: quiet when the reset cannot take effect, or a redrive bounds it", "[lint]") {
+  world_config c = attempts_only();
+  c.runtime.rules.reset_attempts_on_reenqueue = true;
+  // A redrive counts the deliveries the reset cannot undo.
+  c.queue.max_receive_count = 5;
+  CHECK_FALSE(fires(c, "dead_letter_threshold"));
+  c.queue.max_receive_count = 0;
+  REQUIRE(fires(c, "dead_letter_threshold"));
+  // One attempt allowed: the first failure dead-letters the job, no nack.
+  c.runtime.retry.maximum_attempts = 1;
+  CHECK_FALSE(fires(c, "dead_letter_threshold"));
+  // Retries inside the slice never nack; the runtime dead-letters the job
+  // when its attempts are used up.
+  c.runtime.retry.maximum_attempts = 5;
+  c.runtime.rules.retry = retry_mode::in_slice;
+  CHECK_FALSE(fires(c, "dead_letter_threshold"));
+}
+
+TEST_CASE("dead_letter_threshold: unlimited retries inside the slice escape the redrive", "[lint]") {
+  world_config c = clean_config();  // a redrive after 5 receives
+  c.runtime.retry.maximum_attempts = 0;
+  c.runtime.rules.retry = retry_mode::in_slice;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "dead_letter_threshold");
+  CHECK(w.setting == "retry.maximum_attempts");
+  CHECK_THAT(w.why, Contains("the broker's redrive counts deliveries") &&
+                        Contains("retried forever inside the slice that received it") &&
+                        Contains("still redriven after queue.max_receive_count = 5 deliveries"));
+  CHECK_THAT(w.fix, Contains("Set retry.maximum_attempts (e.g. 5)") && !Contains("max_receive_count"));
+}
+
+TEST_CASE("dead_letter_threshold: the split queue needs its own redrive", "[lint]") {
+  world_config c = clean_config();  // the jobs' queue redrives after 5 receives
+  c.runtime.retry.maximum_attempts = 0;
+  c.runtime.rules.split_tool = "model";
+  c.split.queue.max_receive_count = 0;
+  const lint_warning w = only_warning(c);
+  CHECK(w.setting == "retry.maximum_attempts");
+  CHECK_THAT(w.why, Contains("there is no redrive (split.max_receive_count is not set)") &&
+                        Contains("comes back every 15m forever"));
+  CHECK_THAT(w.fix, Contains("Or set split.max_receive_count"));
+
+  c.split.queue.max_receive_count = 5;
+  CHECK(lint(c).empty());
+  // Nothing is split off when no job calls the tool.
+  c.split.queue.max_receive_count = 0;
+  c.runtime.rules.split_tool = "email";
   CHECK(lint(c).empty());
 }
 

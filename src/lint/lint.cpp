@@ -1,6 +1,7 @@
 #include "lint/lint.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -32,6 +33,7 @@ constexpr std::string_view maximum_interval = "retry.maximum_interval";
 constexpr std::string_view maximum_attempts = "retry.maximum_attempts";
 constexpr std::string_view jitter = "retry.jitter";
 constexpr std::string_view max_receive_count = "queue.max_receive_count";
+constexpr std::string_view split_max_receive_count = "split.max_receive_count";
 constexpr std::string_view dead_letter_enabled = "dead_letter_queue.enabled";
 constexpr std::string_view pool_size = "store.pool_size";
 std::string deploy_strategy(std::size_t index) { return fmt::format("deploy[{}].strategy", index); }
@@ -105,6 +107,78 @@ std::string_view visibility_setting(const world_config& config) {
 
 bool redrive_active(const world_config& config) {
   return config.dead_letter_queue && config.queue.max_receive_count > 0;
+}
+
+// ---- what bounds a job's deliveries ----------------------------------------------
+// As the runtime (src/runtime/worker.cpp) and the broker (src/broker/queue.cpp)
+// do it. The runtime counts an attempt on the job row in the transaction that
+// starts a slice, before the handler runs, and a delivery that finds
+// retry.maximum_attempts used up dead-letters the job. That bounds a message
+// whose slice crashes or loses its lease on every delivery: nothing on that
+// path gives the message back or touches the counter. A job that fails and
+// is retried is bounded by the same count, unless
+// discipline.reset_attempts_on_reenqueue sets it back to 0 in each nack. The
+// broker's redrive counts receives: it bounds every path that redelivers the
+// message, but not retries slept inside one slice (discipline.retry =
+// "in_slice").
+
+// Whether discipline.reset_attempts_on_reenqueue ever takes effect: the
+// counter is reset in the nack that re-enqueues a failed job, which the
+// runtime sends only in nack mode and only while attempts remain (with one
+// attempt allowed, the first failure dead-letters the job).
+bool attempts_reset_takes_effect(const world_config& config) {
+  const discipline& rules = config.runtime.rules;
+  return rules.reset_attempts_on_reenqueue && rules.retry == retry_mode::nack &&
+         config.runtime.retry.maximum_attempts != 1;
+}
+
+// A queue the jobs' messages are delivered from.
+struct consumed_queue {
+  std::string_view redrive_setting;  // "queue.max_receive_count", "split.max_receive_count"
+  sim::duration lease;
+  sim::duration retention;
+  bool redriven = false;
+};
+
+// The jobs' queue, and the split queue when some job calls the split tool.
+std::vector<consumed_queue> consumed_queues(const world_config& config) {
+  std::vector<consumed_queue> queues{
+      {key::max_receive_count, visibility(config), config.queue.retention, redrive_active(config)}};
+  const std::string_view split_tool = config.runtime.rules.split_tool;
+  if (!split_tool.empty() && find_use(config, {split_tool})) {
+    const queue_config& split = config.split.queue;
+    queues.push_back({key::split_max_receive_count, split.visibility_timeout, split.retention,
+                      config.dead_letter_queue && split.max_receive_count > 0});
+  }
+  return queues;
+}
+
+// Which ways of running a job again have no bound.
+struct redelivery_paths {
+  bool crash_loop = false;   // a slice that crashes or loses its lease on every delivery
+  bool failing_job = false;  // a job whose slices fail, retried by the runtime
+  // The queues without a redrive, where an unbounded path redelivers.
+  std::vector<const consumed_queue*> unredriven;
+};
+
+redelivery_paths unbounded_paths(const world_config& config, const std::vector<consumed_queue>& queues) {
+  const bool attempts_limited = config.runtime.retry.maximum_attempts != 0;
+  const bool failures_counted = attempts_limited && !attempts_reset_takes_effect(config);
+  const bool in_slice = config.runtime.rules.retry == retry_mode::in_slice;
+  redelivery_paths paths;
+  for (const consumed_queue& q : queues) {
+    const bool crash_loop = !attempts_limited && !q.redriven;
+    const bool failing_job = !failures_counted && (in_slice || !q.redriven);
+    paths.crash_loop = paths.crash_loop || crash_loop;
+    paths.failing_job = paths.failing_job || failing_job;
+    if (!q.redriven && (crash_loop || (failing_job && !in_slice))) paths.unredriven.push_back(&q);
+  }
+  return paths;
+}
+
+std::string capitalized(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
 }
 
 bool backoff_grows(const retry_policy& policy) {
@@ -293,7 +367,9 @@ void retries_non_retryable(const world_config& config, std::vector<lint_warning>
 }
 
 void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_warning>& out) {
-  if (!config.runtime.rules.reset_attempts_on_reenqueue) return;
+  // Retries slept inside the slice, or a single attempt, never re-enqueue a
+  // job with attempts left: the switch is set but nothing resets.
+  if (!attempts_reset_takes_effect(config)) return;
   const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
   std::string why;
   if (attempts == 0) {
@@ -378,38 +454,109 @@ void rolling_kill_without_drain(const world_config& config, std::vector<lint_war
   }
 }
 
-void dead_letter_threshold(const world_config& config, std::vector<lint_warning>& out) {
+// The warning names the bound a scenario is missing: retry.maximum_attempts
+// when attempts are unlimited, else (the counter is reset in every nack) the
+// redrive that is not there.
+std::string_view missing_bound_setting(const world_config& config, const redelivery_paths& paths) {
+  if (config.runtime.retry.maximum_attempts == 0) return key::maximum_attempts;
+  if (!config.dead_letter_queue) return key::dead_letter_enabled;
+  return paths.unredriven.front()->redrive_setting;
+}
+
+// "queue.max_receive_count is not set", "the dead-letter queue is disabled".
+std::string no_redrive_text(const world_config& config, const redelivery_paths& paths) {
+  if (!config.dead_letter_queue) return "the dead-letter queue is disabled";
+  std::vector<std::string_view> settings;
+  for (const consumed_queue* q : paths.unredriven) settings.push_back(q->redrive_setting);
+  if (settings.size() == 1) return fmt::format("{} is not set", settings[0]);
+  return fmt::format("neither {} nor {} is set", settings[0], settings[1]);
+}
+
+std::string dead_letter_why(const world_config& config, const redelivery_paths& paths) {
   const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
-  const std::uint32_t receives = config.queue.max_receive_count;
-  const std::string suggested =
-      attempts == 0 ? std::string("e.g. 5") : fmt::format("{}, the retry policy's attempts", attempts);
-  if (!config.dead_letter_queue || receives == 0) {
-    const std::string_view setting = !config.dead_letter_queue ? key::dead_letter_enabled : key::max_receive_count;
-    const std::string missing = !config.dead_letter_queue ? std::string("the dead-letter queue is disabled")
-                                                          : std::string("queue.max_receive_count is not set");
-    out.push_back(
-        {"dead_letter_threshold", std::string(setting),
-         fmt::format("no redrive ({}): a poison message, one that crashes its worker or outlives its lease on every "
-                     "delivery before the attempt check can fail it, comes back every {} and cycles forever (until "
-                     "the queue's retention, {}, drops it), taking a worker each time, and nobody is told.",
-                     missing, text(visibility(config)), text(config.queue.retention)),
-         fmt::format("{} queue.max_receive_count ({}): the broker then moves a message that keeps coming back to "
-                     "the dead-letter queue, where someone sees it.",
-                     config.dead_letter_queue
-                         ? "Set"
-                         : "Enable the dead-letter queue (dead_letter_queue.enabled = true) and set",
-                     suggested)});
-    return;
+  const bool in_slice = config.runtime.rules.retry == retry_mode::in_slice;
+  std::vector<std::string> causes;
+  if (attempts == 0) causes.emplace_back("retry.maximum_attempts is unlimited");
+  if (attempts != 0 && attempts_reset_takes_effect(config)) {
+    causes.push_back(fmt::format("discipline.reset_attempts_on_reenqueue sets the attempt counter back to 0 in "
+                                 "every nack, so a failing job never reaches retry.maximum_attempts = {}",
+                                 attempts));
   }
-  if (attempts != 0 && receives > attempts) {
-    out.push_back(
-        {"dead_letter_threshold", std::string(key::max_receive_count),
-         fmt::format("queue.max_receive_count {} is above retry.maximum_attempts {}: a poison message that never "
-                     "reaches the attempt check (its worker crashes or its lease expires on every delivery) cycles "
-                     "{} times before the broker redrives it, {} deliveries longer than the retry policy intends.",
-                     receives, attempts, receives, receives - attempts),
-         fmt::format("Set queue.max_receive_count to {} ({}).", attempts, key::maximum_attempts)});
+  if (!paths.unredriven.empty())
+    causes.push_back(fmt::format("there is no redrive ({})", no_redrive_text(config, paths)));
+  if (in_slice && paths.failing_job && paths.unredriven.empty()) {
+    causes.emplace_back("the broker's redrive counts deliveries, while discipline.retry = \"in_slice\" retries "
+                        "inside one delivery");
   }
+
+  std::vector<std::string> effects;
+  if (paths.failing_job) {
+    effects.emplace_back(in_slice ? "a job that keeps failing is retried forever inside the slice that received it"
+                                  : "a job that keeps failing is re-enqueued forever");
+  }
+  if (paths.crash_loop) {
+    const consumed_queue& q = *paths.unredriven.front();
+    effects.push_back(fmt::format("a poison message that crashes its worker or outlives its lease on every delivery "
+                                  "comes back every {} forever, taking a worker each time",
+                                  text(q.lease)));
+  }
+  std::string why = fmt::format("{}: {}", fmt::join(causes, ", and "), fmt::join(effects, ", and "));
+  if (!paths.unredriven.empty() && (paths.crash_loop || !in_slice)) {
+    why += fmt::format(" (until the queue's retention, {}, drops it)", text(paths.unredriven.front()->retention));
+  }
+  why += effects.size() > 1 ? "; neither is ever dead-lettered, and nobody is told."
+                             : "; it is never dead-lettered, and nobody is told.";
+  if (!paths.crash_loop) {
+    // Say which path is still bounded, so the warning does not read as if
+    // every poison message cycled forever.
+    if (attempts != 0) {
+      why += fmt::format(" (A slice that crashes or loses its lease on every delivery is still dead-lettered after "
+                         "{} attempts: that path never nacks, so its count is never reset.)",
+                         attempts);
+    } else {
+      why += fmt::format(" (A slice that crashes or loses its lease on every delivery is still redriven after "
+                         "queue.max_receive_count = {} deliveries.)",
+                         config.queue.max_receive_count);
+    }
+  }
+  return why;
+}
+
+std::string dead_letter_fix(const world_config& config, const redelivery_paths& paths) {
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  const discipline& rules = config.runtime.rules;
+  // Counting attempts bounds every path once the counter only goes up.
+  std::vector<std::string> counting;
+  if (attempts == 0) counting.emplace_back("set retry.maximum_attempts (e.g. 5)");
+  if (rules.reset_attempts_on_reenqueue && rules.retry == retry_mode::nack)
+    counting.emplace_back("set discipline.reset_attempts_on_reenqueue = false");
+  const std::string by_attempts =
+      fmt::format("{}: the runtime counts an attempt on the job row when a slice starts, before the handler runs, "
+                  "and dead-letters the job once they are used up, whether its slices fail or crash.",
+                  fmt::join(counting, " and "));
+  // A redrive bounds every path that redelivers the message; retries inside
+  // a slice are not redeliveries.
+  const bool redrive_suffices =
+      !paths.unredriven.empty() && !(rules.retry == retry_mode::in_slice && paths.failing_job);
+  if (!redrive_suffices) return capitalized(by_attempts);
+  std::vector<std::string_view> settings;
+  for (const consumed_queue* q : paths.unredriven) settings.push_back(q->redrive_setting);
+  const std::string by_redrive = fmt::format(
+      "{} {} ({}): the broker moves a message received that often to the dead-letter queue, where someone sees it.",
+      config.dead_letter_queue ? "set" : "enable the dead-letter queue (dead_letter_queue.enabled = true) and set",
+      fmt::join(settings, " and "),
+      attempts == 0 ? std::string("e.g. 5") : fmt::format("{}, the retry policy's attempts", attempts));
+  // Lead with the fix for the setting the warning names.
+  if (attempts == 0) return capitalized(by_attempts) + " Or " + by_redrive;
+  return capitalized(by_redrive) + " Or " + by_attempts;
+}
+
+void dead_letter_threshold(const world_config& config, std::vector<lint_warning>& out) {
+  const std::vector<consumed_queue> queues = consumed_queues(config);
+  const redelivery_paths paths = unbounded_paths(config, queues);
+  if (!paths.crash_loop && !paths.failing_job) return;
+  out.push_back({"dead_letter_threshold", std::string(missing_bound_setting(config, paths)),
+                 dead_letter_why(config, paths), dead_letter_fix(config, paths)});
 }
 
 void email_without_dedupe(const world_config& config, std::vector<lint_warning>& out) {
