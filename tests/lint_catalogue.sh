@@ -18,9 +18,9 @@ declare -A expected=(
   [backoff_no_cap_fixed]=""
   [checkpoint_before_effect]="checkpoint_before_effect"
   [checkpoint_before_effect_fixed]=""
-  # Refunds with no key, on purpose: the pair shows the drain alone, and the
-  # rule is true of the file (a crash after a refund would pay twice).
-  [deploy_drain]="write_without_key"
+  # Refunds with no key, on purpose (the pair shows the drain alone): the
+  # file allows write_without_key in [lint], with that reason.
+  [deploy_drain]=""
   [deploy_rolling_kill]="write_without_key rolling_kill_without_drain"
   [double_refund]="write_without_key rolling_kill_without_drain"
   [double_refund_fixed]=""
@@ -32,9 +32,8 @@ declare -A expected=(
   [retry_400]="retries_non_retryable"
   [retry_400_fixed]=""
   [slice_cannot_heartbeat]="write_without_key visibility_below_tool_p99"
-  # As deploy_drain: "the key is still missing here on purpose: this pair
-  # shows the split alone" (the file's own comment).
-  [slice_cannot_heartbeat_fixed]="write_without_key"
+  # As deploy_drain: the key is missing on purpose, allowed in [lint].
+  [slice_cannot_heartbeat_fixed]=""
   [transaction_across_model]="transaction_across_model"
   [transaction_across_model_fixed]=""
   [vendor_outage_jitter]=""

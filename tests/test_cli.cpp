@@ -54,6 +54,27 @@ TEST_CASE("a partial [expect] hold does not pass a real double payment", "[cli]"
   CHECK(r.out.find("expectations NOT met\n  - no_double_payment was violated: invoice inv_17") != std::string::npos);
 }
 
+TEST_CASE("twice lint prints an allowed warning with its reason and does not count it", "[cli]") {
+  const run_result drain = run("lint " + scenario("deploy_drain.toml"));
+  CHECK(drain.exit_code == 0);
+  CHECK(drain.out.find(": no warnings\nallowed[write_without_key] discipline.key: the pair shows the drain alone") !=
+        std::string::npos);
+  // The same world without the allowance warns; an allowance of a rule that
+  // does not fire is pointed out, and does not hide anything.
+  std::ifstream in(scenario("deploy_drain.toml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("allow = [");
+  REQUIRE(at != std::string::npos);
+  text = text.substr(0, at) + "allow = [{ rule = \"no_jitter\", reason = \"stale\" }]\n" +
+         text.substr(text.find('\n', at) + 1);
+  const std::filesystem::path file = temp_dir() / "drain_stale_allow.toml";
+  std::ofstream(file) << text;
+  const run_result stale = run("lint " + file.string());
+  CHECK(stale.exit_code == 1);
+  CHECK(stale.out.find("warning[write_without_key] discipline.key") != std::string::npos);
+  CHECK(stale.out.find("note: [lint] allows no_jitter, but it does not fire on this file") != std::string::npos);
+}
+
 TEST_CASE("an empty or comment-only scenario is bad input", "[cli]") {
   const std::filesystem::path file = temp_dir() / "only_comments.toml";
   std::ofstream(file) << "# a story with no world\n";

@@ -87,7 +87,7 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
   CHECK(error_of("\"weird key\" = 1\n") ==
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, dead_letter_queue, "
         "workers, runtime, retry, discipline, split, store, vendor, tools, job, workload, fault, crash, deploy, "
-        "queue_fault, expect, explore");
+        "queue_fault, expect, explore, lint");
 }
 
 TEST_CASE("wrong types say what was expected and what was found", "[scenario]") {
@@ -261,11 +261,9 @@ TEST_CASE("[split] moves only a read-only tool, and names it", "[scenario]") {
 
 TEST_CASE("[expect] ignore needs an invariant and a reason", "[scenario]") {
   CHECK(error_of("[expect]\nignore = [{ invariant = \"every_job_ends\" }]\n") ==
-        "t.toml:2:11: expect.ignore[0].reason: required key is missing; expected a sentence saying why its verdict "
-        "does not count");
+        "t.toml:2:11: expect.ignore[0].reason: required key is missing; expected a sentence saying why");
   CHECK(error_of("[expect]\nignore = [{ invariant = \"every_job_ends\", reason = \" \" }]\n") ==
-        "t.toml:2:52: expect.ignore[0].reason: expected a sentence saying why its verdict does not count, found an "
-        "empty string");
+        "t.toml:2:52: expect.ignore[0].reason: expected a sentence saying why, found an empty string");
   CHECK(error_of("[expect]\nignore = [{ reason = \"flaky\" }]\n") ==
         "t.toml:2:11: expect.ignore[0].invariant: required key is missing; expected the name of the invariant to "
         "ignore");
@@ -283,6 +281,21 @@ TEST_CASE("[expect] ignore needs an invariant and a reason", "[scenario]") {
   REQUIRE(r.value->expect.ignore.size() == 1);
   CHECK(r.value->expect.ignore[0].name == "every_job_ends");
   CHECK(r.value->expect.ignore[0].reason == "the vendor never recovers in this story");
+}
+
+TEST_CASE("[lint] allow names known rules, each once, with a reason", "[scenario]") {
+  CHECK(error_of("[lint]\nallow = [{ rule = \"write_without_kye\", reason = \"r\" }]\n") ==
+        "t.toml:2:19: lint.allow[0].rule: unknown lint rule \"write_without_kye\"; did you mean `write_without_key`?");
+  CHECK(error_of("[lint]\nallow = [{ rule = \"no_jitter\" }]\n") ==
+        "t.toml:2:10: lint.allow[0].reason: required key is missing; expected a sentence saying why");
+  CHECK(error_of("[lint]\nallow = [{ rule = \"no_jitter\", reason = \"a\" }, { rule = \"no_jitter\", reason = \"b\" }]\n") ==
+        "t.toml:2:57: lint.allow[1].rule: lint rule \"no_jitter\" is allowed twice");
+  const load_result r =
+      load_scenario_text(test::with_a_job("[lint]\nallow = [{ rule = \"no_jitter\", reason = \"on purpose\" }]\n"), "t.toml");
+  REQUIRE(r.ok());
+  REQUIRE(r.value->lint_allow.size() == 1);
+  CHECK(r.value->lint_allow[0].rule == "no_jitter");
+  CHECK(r.value->lint_allow[0].reason == "on purpose");
 }
 
 TEST_CASE("a scenario that defines no job is bad input", "[scenario]") {

@@ -55,24 +55,11 @@ void load_names(const table_reader& r, std::string_view key, std::vector<std::st
   }
 }
 
-// ignore = [{ invariant = "every_job_ends", reason = "..." }]: the reason is
-// required and must say something.
+// ignore = [{ invariant = "every_job_ends", reason = "..." }]
 void load_ignored(const table_reader& r, std::vector<ignored_invariant>& out, std::vector<listing>& seen) {
-  for (const table_reader::item& item : r.tables("ignore")) {
-    const table_reader t(r.diag(), *item.table, item.path, {"invariant", "reason"});
-    if (t.get("invariant") == nullptr) t.missing("invariant", "the name of the invariant to ignore");
-    if (t.get("reason") == nullptr) t.missing("reason", "a sentence saying why its verdict does not count");
-    ignored_invariant ignored;
-    bool reasoned = t.string("reason", ignored.reason);
-    if (reasoned && ignored.reason.find_first_not_of(" \t") == std::string::npos) {
-      t.diag().error(t.pos_of("reason"), t.path_of("reason"),
-                     "expected a sentence saying why its verdict does not count, found an empty string");
-      reasoned = false;
-    }
-    const bool named = t.string("invariant", ignored.name) &&
-                       check_name(r, *t.get("invariant"), t.path_of("invariant"), ignored.name, "ignore", seen);
-    if (named && reasoned) out.push_back(std::move(ignored));
-  }
+  for (reasoned_name& n : read_reasoned_names(r, "ignore", "invariant", "the name of the invariant to ignore"))
+    if (check_name(r, *n.name_node, n.name_path, n.name, "ignore", seen))
+      out.push_back({std::move(n.name), std::move(n.reason)});
 }
 
 void load_figure(const table_reader& r, std::string_view key, std::optional<std::uint64_t>& out) {

@@ -425,4 +425,25 @@ const std::vector<doc_node>* table_reader::array(std::string_view key, std::stri
   return &n->items;
 }
 
+std::vector<reasoned_name> read_reasoned_names(const table_reader& r, std::string_view key, std::string_view name_key,
+                                               std::string_view name_expected) {
+  std::vector<reasoned_name> out;
+  for (const table_reader::item& item : r.tables(key)) {
+    const table_reader t(r.diag(), *item.table, item.path, {name_key, "reason"});
+    if (t.get(name_key) == nullptr) t.missing(name_key, name_expected);
+    if (t.get("reason") == nullptr) t.missing("reason", "a sentence saying why");
+    reasoned_name n;
+    bool reasoned = t.string("reason", n.reason);
+    if (reasoned && n.reason.find_first_not_of(" \t") == std::string::npos) {
+      t.diag().error(t.pos_of("reason"), t.path_of("reason"), "expected a sentence saying why, found an empty string");
+      reasoned = false;
+    }
+    if (!t.string(name_key, n.name) || !reasoned) continue;
+    n.name_node = t.get(name_key);
+    n.name_path = t.path_of(name_key);
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
 }  // namespace twice::scenario_detail

@@ -172,4 +172,19 @@ class table_reader {
   std::string path_;
 };
 
+// ---- named exceptions with a reason ----------------------------------------
+
+// One { <name_key> = NAME, reason = TEXT } table of an array such as
+// `expect.ignore` or `lint.allow`: both keys required, the reason not blank.
+// The name is read as a string; checking it against the known names is the
+// caller's (with `name_node` and `name_path` to report at).
+struct reasoned_name {
+  std::string name;
+  std::string reason;
+  const doc_node* name_node = nullptr;
+  std::string name_path;
+};
+std::vector<reasoned_name> read_reasoned_names(const table_reader& r, std::string_view key, std::string_view name_key,
+                                               std::string_view name_expected);
+
 }  // namespace twice::scenario_detail

@@ -69,7 +69,7 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
   const table_reader root(d, doc_root, "",
                           {"name", "seed", "budget", "trace", "queue", "dead_letter_queue", "workers", "runtime",
                            "retry", "discipline", "split", "store", "vendor", "tools", "job", "workload", "fault", "crash",
-                           "deploy", "queue_fault", "expect", "explore"});
+                           "deploy", "queue_fault", "expect", "explore", "lint"});
   load_state state{d, out.world, out.expect, {}, {}, {}, true};
   load_name(root, out);
   // In dependency order: faults refer to workers and jobs.
@@ -79,6 +79,7 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
   load_faults(root, state);
   load_expect(root, state);
   load_explore(root, state, out.explore);
+  load_lint(root, state, out.lint_allow);
   // A file that defines no job runs nothing and would pass every
   // expectation: an empty file, or one of only comments, is a mistake (a
   // wrong path, a truncated file), not a scenario. Said only when nothing

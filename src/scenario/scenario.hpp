@@ -53,6 +53,13 @@ struct expectations {
   }
 };
 
+// A `twice lint` warning the scenario keeps on purpose ([lint] allow), and
+// why: a catalogue file that shows one fix alone keeps the other mistakes.
+struct lint_allowance {
+  std::string rule;
+  std::string reason;
+};
+
 struct scenario {
   std::string path;   // as given to the loader
   std::string name;   // `name`, or the file name without its extension
@@ -60,6 +67,7 @@ struct scenario {
   world_config world;
   expectations expect;
   explore_spec explore;  // [explore]: used by `twice explore` only
+  std::vector<lint_allowance> lint_allow;  // [lint] allow: used by `twice lint` only
 };
 
 struct scenario_error {

@@ -39,6 +39,7 @@ void load_jobs(const table_reader& root, load_state& s);      // [[job]], [workl
 void load_faults(const table_reader& root, load_state& s);    // [[fault]], [[crash]], [[deploy]], [[queue_fault]]
 void load_expect(const table_reader& root, load_state& s);    // [expect]
 void load_explore(const table_reader& root, load_state& s, explore_spec& out);  // [explore]
+void load_lint(const table_reader& root, load_state& s, std::vector<lint_allowance>& out);  // [lint]
 
 // Checks a reference to a worker index / job id; reports a bad one.
 bool check_worker_ref(const load_state& s, const doc_node& n, const std::string& path, std::uint32_t index);
