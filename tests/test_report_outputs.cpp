@@ -21,6 +21,7 @@
 #include "report/html_report.hpp"
 #include "report/perfetto_trace.hpp"
 #include "report/spans.hpp"
+#include "report/timeline.hpp"
 #include "report/trace_jsonl.hpp"
 #include "scenario/scenario.hpp"
 
@@ -355,6 +356,62 @@ TEST_CASE("html report: the double refund, self-contained", "[report][html]") {
   CHECK(count(html, "class=\"deploy-window\" data-sha=\"v2\"") == 1);
   CHECK(count(html, "<tr class=\"unmatched\" data-ref=\"re_1\"") == 1);  // the vendor refund our ledger lacks
   CHECK(html_report(sc, out.summary, cli::run_one(sc, true).records, out.ledgers) == html);
+}
+
+TEST_CASE("timeline: a backoff that ended is told from a lease that ran out", "[report][timeline]") {
+  // double_refund_fixed nacks with a 0.3 s backoff on a 30 s lease: the
+  // message comes back because the worker asked, not because a lease ran out.
+  const scenario fixed = catalogue_scenario("double_refund_fixed");
+  std::string text;
+  for (const timeline_line& l : cli::run_one(fixed, true).timeline) text += format_timeline_line(l) + "\n";
+  CHECK(text.find("2.730560s  queue/jobs       job_17 visible again: the 0.307560s backoff after attempt 0 ended "
+                  "(worker/0 nacked delivery 1)\n") != std::string::npos);
+  CHECK(text.find("ran out") == std::string::npos);
+  // The double refund's message comes back because worker/0 was killed.
+  const scenario broken = catalogue_scenario("double_refund");
+  text.clear();
+  for (const timeline_line& l : cli::run_one(broken, true).timeline) text += format_timeline_line(l) + "\n";
+  CHECK(text.find("30.000000s  queue/jobs       job_17 visible again: the lease of delivery 1 ran out\n") !=
+        std::string::npos);
+  CHECK(text.find("backoff after") == std::string::npos);
+}
+
+TEST_CASE("timeline: a nack the broker refused, or a delivery in between, leaves a lease that runs out",
+          "[report][timeline]") {
+  auto record = [](std::int64_t us, std::string actor, std::string kind, std::vector<sim::field> fields) {
+    return sim::trace_record{sim::instant::epoch() + sim::duration::from_us(us), std::move(actor), std::move(kind),
+                             std::move(fields)};
+  };
+  const auto backoff = record(10, "worker/0", "backoff", {{"job", "j"}, {"attempt", std::int64_t{2}},
+                                                          {"delay_us", std::int64_t{500}}, {"mode", "nack"}});
+  const auto expired = record(510, "queue/jobs", "lease_expired", {{"body", "j"}, {"receive_count", std::int64_t{3}}});
+  auto text_of = [&](const std::vector<sim::trace_record>& records) {
+    const std::vector<timeline_line> lines = build_timeline(records);
+    REQUIRE_FALSE(lines.empty());
+    return lines.back().text;
+  };
+  CHECK(text_of({backoff, record(10, "worker/0", "nack", {{"job", "j"}, {"status", "ok"}}), expired}) ==
+        "j visible again: the 0.000500s backoff after attempt 2 ended (worker/0 nacked delivery 3)");
+  CHECK(text_of({backoff, record(10, "worker/0", "nack", {{"job", "j"}, {"status", "stale_handle"}}), expired}) ==
+        "j visible again: the lease of delivery 3 ran out");
+  CHECK(text_of({backoff, record(10, "worker/0", "nack", {{"job", "j"}, {"status", "ok"}}),
+                 record(300, "queue/jobs", "receive", {{"body", "j"}, {"receive_count", std::int64_t{3}}}), expired}) ==
+        "j visible again: the lease of delivery 3 ran out");
+  // Another job's nack says nothing about this one.
+  CHECK(text_of({record(10, "worker/0", "backoff", {{"job", "k"}, {"delay_us", std::int64_t{500}}, {"mode", "nack"}}),
+                 record(10, "worker/0", "nack", {{"job", "k"}, {"status", "ok"}}), expired}) ==
+        "j visible again: the lease of delivery 3 ran out");
+}
+
+TEST_CASE("html report: a backoff's redelivery is drawn apart from an expired lease's", "[report][html]") {
+  const scenario sc = catalogue_scenario("double_refund_fixed");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  const std::string html = html_report(sc, out.summary, out.records, out.ledgers);
+  CHECK(count(html, "class=\"redelivery-after-backoff\"") == 2);
+  CHECK(count(html, "class=\"redelivery\"") == 0);
+  CHECK(count(html, "class=\"expiry\"") == 0);
+  CHECK(html.find("job_17 redelivered: the backoff after worker/0's nack ended; worker/1 takes delivery 2") !=
+        std::string::npos);
 }
 
 TEST_CASE("html report: a run's text is escaped", "[report][html]") {

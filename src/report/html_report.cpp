@@ -58,6 +58,8 @@ svg text { fill: #1d232b; }
 .stop, .start { stroke: #5f6b78; stroke-width: 1.5; }
 .redelivery { fill: none; stroke: #d68a00; stroke-width: 2; stroke-dasharray: 6 3; }
 #arrowhead path { fill: #d68a00; }
+.redelivery-after-backoff { fill: none; stroke: #2f6fce; stroke-width: 2; stroke-dasharray: 2 3; }
+#arrowhead-backoff path { fill: #2f6fce; }
 .execution { fill: #e8d9c3; stroke: #a8916e; stroke-width: .5; }
 .execution.outcome-committed { fill: #f2b36b; stroke: #b86a10; }
 .execution.outcome-error { fill: #f1a7a5; }

@@ -57,6 +57,9 @@ class timeline_drawing {
     html_.line(
         "<marker id=\"arrowhead\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
         "orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\"/></marker>");
+    html_.line(
+        "<marker id=\"arrowhead-backoff\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
+        "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\"/></marker>");
     html_.line("<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
                "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eceff2\"/>"
                "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b7c0ca\" stroke-width=\"2\"/></pattern>");
@@ -318,11 +321,16 @@ class timeline_drawing {
       else
         d = fmt::format("M{},{} C{},{} {},{} {},{}", px(x1), px(y1), px(x1 + 350), px(y1), px(x2 + 350), px(y2),
                         px(x2 + 20), px(y2 + (y2 > y1 ? -60 : 60)));
-      html_.line(
-          fmt::format("<path class=\"redelivery\" data-job=\"{}\" d=\"{}\" marker-end=\"url(#arrowhead)\"><title>{} "
-                      "{} redelivered: its lease ran out on {}; {} takes delivery {} at {}</title></path>",
-                      esc(rd.job), d, secs(rd.at), esc(rd.job), esc(from.worker), esc(to.worker), to.receive_count,
-                      secs(to.start)));
+      // Orange dashes: a lease ran out (something was lost); blue dots: the
+      // backoff a nack asked for ended (the message came back as planned).
+      const std::string why = rd.after_backoff
+                                  ? fmt::format("the backoff after {}'s nack ended", esc(from.worker))
+                                  : fmt::format("its lease ran out on {}", esc(from.worker));
+      html_.line(fmt::format("<path class=\"{}\" data-job=\"{}\" d=\"{}\" marker-end=\"url(#{})\"><title>{} {} "
+                             "redelivered: {}; {} takes delivery {} at {}</title></path>",
+                             rd.after_backoff ? "redelivery-after-backoff" : "redelivery", esc(rd.job), d,
+                             rd.after_backoff ? "arrowhead-backoff" : "arrowhead", secs(rd.at), esc(rd.job), why,
+                             esc(to.worker), to.receive_count, secs(to.start)));
     }
     html_.line("</g>");
   }
@@ -359,6 +367,7 @@ class timeline_drawing {
     item("#2e8b46", "#2e8b46", "vendor refund");
     item("#c0392b", "#c0392b", "second refund of one invoice, crash or kill (&#x2715;), violation");
     item("#e09a00", "#8a5a00", "lease expired (&#x25c6;) and its redelivery (dashed arrow)");
+    item("#2f6fce", "#2f6fce", "redelivery when a nack's backoff ended (dotted arrow): nothing was lost");
     item("#ffe8a3", "#d6b656", "deploy window");
     item("#eceff2", "#b7c0ca", "pod down");
     html_.line("</div>");

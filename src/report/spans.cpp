@@ -90,14 +90,16 @@ class span_builder {
       redelivery rd{str(r, "body"), r.time, std::nullopt, std::nullopt};
       if (const auto it = by_delivery_.find({id, count}); it != by_delivery_.end()) {
         lease_span& l = out_.leases[it->second];
+        rd.from_lease = it->second;
         // After a nack the broker "expires" the lease when the backoff is
         // over: the message coming back was asked for, no lease was lost.
-        if (l.ended_by == "nack") return;
-        l.expired_at = r.time;
-        rd.from_lease = it->second;
-        lane_state& st = lanes_[l.worker];
-        if (st.lease == it->second) close_lease(st, r.time, "expired");
-        mark(r.time, l.worker, "lease_expired", l.job, *timeline_entry(r));
+        rd.after_backoff = l.ended_by == "nack";
+        if (!rd.after_backoff) {
+          l.expired_at = r.time;
+          lane_state& st = lanes_[l.worker];
+          if (st.lease == it->second) close_lease(st, r.time, "expired");
+          mark(r.time, l.worker, "lease_expired", l.job, *timeline_entry(r));
+        }
       }
       waiting_redelivery_[rd.job] = out_.redeliveries.size();
       out_.redeliveries.push_back(std::move(rd));

@@ -116,12 +116,14 @@ struct pod_down {
   bool deploy = false;  // stopped by a deploy (rolling kill, drain, grace period)
 };
 
-// A message made visible again by an expired lease, and the delivery that
-// took it next (an index into run_spans::leases), if any did.
+// A message made visible again, by an expired lease or at the end of the
+// backoff a nack asked for, and the delivery that took it next (an index
+// into run_spans::leases), if any did.
 struct redelivery {
   std::string job;
   sim::instant at;
   std::optional<std::size_t> from_lease, to_lease;
+  bool after_backoff = false;  // the worker nacked from_lease; nothing was lost
 };
 
 struct run_spans {

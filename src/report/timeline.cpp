@@ -76,10 +76,6 @@ const std::map<std::string_view, formatter>& formatters() {
       {"ack", [](const sim::trace_record& r) { return "ack " + str(r, "job") + " (" + str(r, "status") + ")"; }},
       {"already_ended",
        [](const sim::trace_record& r) { return "redelivered " + str(r, "job") + ", already " + str(r, "status"); }},
-      {"lease_expired",
-       [](const sim::trace_record& r) {
-         return fmt::format("{} visible again: the lease of delivery {} ran out", str(r, "body"), num(r, "receive_count"));
-       }},
       {"duplicate_delivery", [](const sim::trace_record& r) { return "delivers " + str(r, "body") + " twice (no crash)"; }},
       {"delete_lost", [](const sim::trace_record& r) { return "the ack of " + str(r, "body") + " is lost on the way"; }},
       {"redrive",
@@ -128,7 +124,42 @@ bool wanted(const sim::trace_record& r) {
 }
 }  // namespace
 
-std::optional<timeline_line> timeline_entry(const sim::trace_record& r) {
+void redelivery_causes::observe(const sim::trace_record& r) {
+  ended_.reset();
+  if (r.kind == "backoff" && r.get_string("mode") == "nack") {
+    last_backoff_[r.actor] = backoff_ended{r.actor, num(r, "attempt"), num(r, "delay_us")};
+  } else if (r.kind == "nack") {
+    const auto b = last_backoff_.find(r.actor);
+    // A nack the broker refused (a stale handle) gave nothing back.
+    if (b != last_backoff_.end() && r.get_string("status") == "ok") nacked_.insert_or_assign(str(r, "job"), b->second);
+    if (b != last_backoff_.end()) last_backoff_.erase(b);
+  } else if (r.kind == "lease_expired") {
+    if (const auto n = nacked_.find(str(r, "body")); n != nacked_.end()) {
+      ended_ = n->second;
+      nacked_.erase(n);
+    }
+  } else if (r.kind == "receive" || r.kind == "delete" || r.kind == "redrive") {
+    // A delivery (or the message's end) before the backoff ran out: the
+    // next expiry is that delivery's lease.
+    if (const auto n = nacked_.find(str(r, "body")); n != nacked_.end()) nacked_.erase(n);
+  }
+}
+
+std::optional<redelivery_causes::backoff_ended> redelivery_causes::backoff_for(const sim::trace_record& r) const {
+  return r.kind == "lease_expired" ? ended_ : std::nullopt;
+}
+
+std::optional<timeline_line> timeline_entry(const sim::trace_record& r,
+                                            const std::optional<redelivery_causes::backoff_ended>& backoff) {
+  if (r.kind == "lease_expired") {
+    const std::string text =
+        backoff ? fmt::format("{} visible again: the {} backoff after attempt {} ended ({} nacked delivery {})",
+                              str(r, "body"), secs(backoff->delay_us), backoff->attempt, backoff->worker,
+                              num(r, "receive_count"))
+                : fmt::format("{} visible again: the lease of delivery {} ran out", str(r, "body"),
+                              num(r, "receive_count"));
+    return timeline_line{r.time, r.actor, text};
+  }
   if (!wanted(r)) return std::nullopt;
   return timeline_line{r.time, r.actor, formatters().at(r.kind)(r)};
 }
@@ -139,8 +170,11 @@ std::string format_timeline_line(const timeline_line& line) {
 
 std::vector<timeline_line> build_timeline(const std::vector<sim::trace_record>& records) {
   std::vector<timeline_line> out;
-  for (const sim::trace_record& r : records)
-    if (auto line = timeline_entry(r)) out.push_back(std::move(*line));
+  redelivery_causes causes;
+  for (const sim::trace_record& r : records) {
+    causes.observe(r);
+    if (auto line = timeline_entry(r, causes.backoff_for(r))) out.push_back(std::move(*line));
+  }
   return out;
 }
 
