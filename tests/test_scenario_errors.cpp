@@ -572,7 +572,7 @@ TEST_CASE("an output path that cannot be written exits 2 and leaves nothing behi
   for (const bad_output& c : cases) {
     INFO(c.flag << " " << c.path);
     twice::cli::run_options options;
-    options.files = {fixture("double_refund.toml")};
+    options.files = {(std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios" / "double_refund.toml").string()};
     options.json = true;
     (c.flag == "--trace" ? options.trace_path : options.markdown_path) = c.path;
     const command_output r = run_captured(options);

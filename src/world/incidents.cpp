@@ -15,8 +15,12 @@ world_config double_refund_config(bool fixed) {
   c.runtime.retry.jitter = jitter_kind::full;
   if (!fixed) {
     c.runtime.rules.key = key_mode::none;
-    // The deploy's kill lands after the refund, before the ack.
-    c.point_faults.push_back({.point = "after_tool", .tool = "refund", .attempt = 0u, .action = point_action::crash});
+    // A rolling deploy kills worker/0's pod at 2.420 s: the vendor committed
+    // the refund at 2.419 s, and the ack has not been sent.
+    c.deploys.push_back({.at = sim::instant::epoch() + sim::duration::from_ms(2420),
+                         .sha = "v2",
+                         .strategy = deploy_strategy::rolling_kill,
+                         .batch_interval = sim::duration::from_s(5)});
     return c;
   }
   c.runtime.rules.key = key_mode::stable;
