@@ -136,7 +136,7 @@ class kernel {
   std::uint64_t events_dispatched() const { return events_dispatched_; }
   std::size_t pending() const { return queue_.size(); }
 
-  // ---- the wait protocol used by awaitables (sim/awaitables.hpp) --------
+  // ---- the wait protocol used by awaitables (sim/sleep.hpp, sim/condition.hpp, sim/wait_list.hpp)
   // Starts a new wait of process `pid` that will resume `resume_point`;
   // returns the token every wake of this wait must carry.
   std::uint64_t begin_wait(process_id pid, std::coroutine_handle<> resume_point);

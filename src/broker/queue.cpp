@@ -231,10 +231,12 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
     // The lease expired and nobody holds it: SQS answers OK and changes
     // nothing (AWS-validated test in localstack/localstack PR #9632, "fix
     // change_message_visibility behaviour for expired handles"), although
-    // the API reference lists a MessageNotInflight error. DESIGN.md says OK.
+    // the API reference lists a MessageNotInflight error. The project's design
+    // notes (shared/DESIGN.md, "Semantics to model") say OK too.
   } else {
     // In flight. With an old handle SQS still applies it, to the copy now in
-    // flight (DESIGN.md); so a heartbeat cannot tell a worker it lost its lease.
+    // flight (the same localstack tests; the design notes' "Semantics to
+    // model"); so a heartbeat cannot tell a worker it lost its lease.
     status = apply_visibility(it->second, timeout);
     applied = status == queue_status::ok;
   }

@@ -35,10 +35,17 @@ std::string slug(std::string_view text) {
   return out;
 }
 
+namespace {
+// |v| in unsigned arithmetic: -INT64_MIN is not an int64 (negating it is
+// undefined behaviour), but its magnitude is a uint64.
+std::uint64_t magnitude(std::int64_t v) {
+  return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+}  // namespace
+
 std::string secs(std::int64_t us) {
-  const char* sign = us < 0 ? "-" : "";
-  if (us < 0) us = -us;
-  return fmt::format("{}{}.{:06}s", sign, us / 1'000'000, us % 1'000'000);
+  const std::uint64_t m = magnitude(us);
+  return fmt::format("{}{}.{:06}s", us < 0 ? "-" : "", m / 1'000'000, m % 1'000'000);
 }
 std::string secs(sim::instant t) { return secs(t.us()); }
 
@@ -50,10 +57,8 @@ std::string short_secs(std::int64_t us) {
 }
 
 std::string money(std::int64_t cents) {
-  const char* sign = cents < 0 ? "-" : "";
-  // The magnitude in unsigned arithmetic: -INT64_MIN is not an int64.
-  const std::uint64_t magnitude = cents < 0 ? 0 - static_cast<std::uint64_t>(cents) : static_cast<std::uint64_t>(cents);
-  return fmt::format("{}{}.{:02}", sign, magnitude / 100, magnitude % 100);
+  const std::uint64_t m = magnitude(cents);
+  return fmt::format("{}{}.{:02}", cents < 0 ? "-" : "", m / 100, m % 100);
 }
 
 std::string key_text(const std::string& key) { return key.empty() ? "(none)" : key; }
@@ -62,9 +67,9 @@ std::string key_text(const std::string& key) { return key.empty() ? "(none)" : k
 
 std::string px(std::int64_t tenths) {
   const char* sign = tenths < 0 ? "-" : "";
-  if (tenths < 0) tenths = -tenths;
-  if (tenths % 10 == 0) return fmt::format("{}{}", sign, tenths / 10);
-  return fmt::format("{}{}.{}", sign, tenths / 10, tenths % 10);
+  const std::uint64_t m = magnitude(tenths);
+  if (m % 10 == 0) return fmt::format("{}{}", sign, m / 10);
+  return fmt::format("{}{}.{}", sign, m / 10, m % 10);
 }
 
 std::int64_t axis::at(std::int64_t v) const {

@@ -1,0 +1,24 @@
+// report/html_format.hpp: the page's numbers, written out for every int64,
+// the extremes included (a budget-ended run can carry any instant).
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <limits>
+
+#include "report/html_format.hpp"
+
+using namespace twice::html_detail;
+
+TEST_CASE("times, money and coordinates print their sign once, INT64_MIN included", "[report][html]") {
+  constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
+  CHECK(secs(lowest) == "-9223372036854.775808s");
+  CHECK(secs(highest) == "9223372036854.775807s");
+  CHECK(secs(std::int64_t{-1}) == "-0.000001s");
+  CHECK(money(lowest) == "-92233720368547758.08");
+  CHECK(money(std::int64_t{-5}) == "-0.05");
+  CHECK(px(lowest) == "-922337203685477580.8");
+  CHECK(px(std::int64_t{-30}) == "-3");
+  CHECK(px(std::int64_t{25}) == "2.5");
+}
