@@ -9,6 +9,8 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/output_file.hpp"
+#include "cli/run_usage.hpp"
+#include "cli/scenario_input.hpp"
 #include "report/expectations.hpp"
 #include "report/json_report.hpp"
 #include "report/markdown_report.hpp"
@@ -89,7 +91,8 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   } else {
     fmt::print("\nexpectations NOT met\n");
     for (const std::string& f : s.expectations.failures) fmt::print("  - {}\n", f);
-    fmt::print("reproduce: twice run {} --seed {}\n", sc.path, s.seed);
+    // A scenario read from standard input is given again the same way.
+    fmt::print("reproduce: twice run {} --seed {}\n", sc.path == scenario_stdin_name ? "-" : sc.path, s.seed);
   }
 }
 struct divergence {
@@ -132,11 +135,15 @@ run_outcome run_one(const scenario& sc, bool keep_records) {
 }
 
 int run_command(const run_options& options) {
+  if (const std::string problem = run_usage_problem(options); !problem.empty()) {
+    fmt::print(stderr, "twice run: {}\n", problem);
+    return to_int(exit_code::bad_input);
+  }
   // Load everything first: a bad file means nothing runs and nothing is written.
   std::vector<scenario> scenarios;
   bool bad = false;
   for (const std::string& path : options.files) {
-    load_result loaded = load_scenario_file(path);
+    load_result loaded = load_scenario_argument(path);
     for (const scenario_error& e : loaded.errors) fmt::print(stderr, "{}\n", e.to_string());
     if (!loaded.errors.empty() || !loaded.value) {
       bad = true;
@@ -145,21 +152,6 @@ int run_command(const run_options& options) {
     scenarios.push_back(std::move(*loaded.value));
   }
   if (bad) return to_int(exit_code::bad_input);
-  const std::vector<std::pair<std::string_view, const std::string*>> outputs{{"--trace", &options.trace_path},
-                                                                             {"--markdown", &options.markdown_path},
-                                                                             {"--perfetto", &options.perfetto_path},
-                                                                             {"--report", &options.report_path}};
-  for (const auto& [flag, path] : outputs) {
-    if (path->empty()) continue;
-    if (options.files.size() != 1) {
-      fmt::print(stderr, "twice run: {} writes one file; give exactly one scenario\n", flag);
-      return to_int(exit_code::bad_input);
-    }
-    if (std::filesystem::weakly_canonical(*path) == std::filesystem::weakly_canonical(scenarios.front().path)) {
-      fmt::print(stderr, "twice run: {} {} would overwrite the scenario itself\n", flag, *path);
-      return to_int(exit_code::bad_input);
-    }
-  }
 
   bool all_met = true;
   for (scenario& sc : scenarios) {
