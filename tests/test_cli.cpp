@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -264,4 +266,59 @@ TEST_CASE("invalid UTF-8 in a scenario is reported at the byte itself", "[cli]")
   const run_result r = run("run " + file.string());
   CHECK(r.exit_code == 2);
   CHECK(r.out.find(file.string() + ":2:1: invalid UTF-8: byte 0xFF cannot start a character") != std::string::npos);
+}
+
+namespace {
+// The benchmarks' steady traffic cut to 1,000 jobs: some 23,000 events, so
+// the world calls the progress hook several times.
+std::filesystem::path busy_scenario() {
+  std::ifstream in(std::string(TWICE_SOURCE_DIR) + "/bench/scenarios/steady_traffic.toml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  const std::string count = "count = 10000";
+  REQUIRE(s.find(count) != std::string::npos);
+  s.replace(s.find(count), count.size(), "count = 1000");
+  const auto file = temp_dir() / "steady_1000.toml";
+  std::ofstream(file) << s;
+  return file;
+}
+
+// `twice ARGS` on a pseudo-terminal (util-linux's script): what the terminal shows.
+std::string on_terminal(const std::string& args) {
+  const std::string command = "script -qfec '" + std::string(TWICE_BINARY) + " " + args + "' /dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) out.append(buffer.data(), n);
+  pclose(pipe);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("twice run shows a progress line on a terminal, and only there", "[cli]") {
+  const std::string file = busy_scenario().string();
+  const std::string erase = "\r\033[K";
+  const std::string shown = on_terminal("run --quiet " + file);
+  INFO(shown.substr(0, 300));
+  CHECK(shown.find(erase + "steady_traffic: ") != std::string::npos);
+  CHECK(shown.find(" events, ") != std::string::npos);
+  CHECK(shown.find("/1000 jobs ended") != std::string::npos);
+  // Erased before the results print.
+  CHECK(shown.find(erase + "== steady_traffic") != std::string::npos);
+  CHECK(shown.find("expectations met") != std::string::npos);
+
+  // --json is for machines, even on a terminal.
+  CHECK(on_terminal("run --quiet --json " + file).find("jobs ended") == std::string::npos);
+
+  // Through a pipe: not one byte of it, on stdout or stderr.
+  const auto err = temp_dir() / "progress-stderr.txt";
+  const run_result piped = run("run --quiet " + file, err.string());
+  CHECK(piped.exit_code == 0);
+  CHECK(piped.out.find('\r') == std::string::npos);
+  CHECK(piped.out.find("jobs ended") == std::string::npos);
+  std::ifstream err_in(err);
+  const std::string err_text((std::istreambuf_iterator<char>(err_in)), std::istreambuf_iterator<char>());
+  CHECK(err_text.empty());
 }

@@ -9,6 +9,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/output_file.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/run_usage.hpp"
 #include "cli/scenario_input.hpp"
 #include "report/expectations.hpp"
@@ -112,10 +113,11 @@ std::optional<divergence> first_divergence(const std::vector<sim::trace_record>&
 }
 }  // namespace
 
-run_outcome run_one(const scenario& sc, bool keep_records) {
+run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_hook& progress) {
   world_config config = sc.world;
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(config);
+  if (progress) w.on_progress(progress_every_events, progress);
   invariant_checker checker;
   attempt_collector attempts;
   w.trace().add_observer(&checker);
@@ -154,12 +156,15 @@ int run_command(const run_options& options) {
   if (bad) return to_int(exit_code::bad_input);
 
   bool all_met = true;
+  progress_line progress(progress_line::wanted(options.json));
   for (scenario& sc : scenarios) {
     if (options.seed) sc.world.seed = *options.seed;
-    const run_outcome out = run_one(sc, true);
+    const run_outcome out = run_one(sc, true, progress.hook(sc.name));
+    progress.clear();
     if (options.check_determinism) {
       // A second run in a fresh world must tell the same story, record by record.
-      const run_outcome again = run_one(sc, true);
+      const run_outcome again = run_one(sc, true, progress.hook(sc.name + " (again)"));
+      progress.clear();
       if (const auto diverged = first_divergence(out.records, again.records)) {
         fmt::print(stderr, "twice run: {} is not deterministic: the traces diverge at record {}:\n  first:  {}\n  second: {}\n",
                    sc.path, diverged->index, diverged->first, diverged->second);
