@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -215,4 +216,173 @@ TEST_CASE("--check-determinism says so when it passes, in text and in JSON", "[c
   CHECK(d.at("identical") == true);
   // Without the flag, nothing claims a check that did not happen.
   CHECK_FALSE(nlohmann::json::parse(run("run --json " + scenario("double_refund.toml")).out).contains("determinism"));
+}
+
+TEST_CASE("an unknown command is named, with the closest one and the list", "[cli]") {
+  const run_result typo = run("rnu x.toml");
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.out.find("twice: unknown command \"rnu\"; did you mean \"run\"?") != std::string::npos);
+  CHECK(typo.out.find("  explore") != std::string::npos);
+  CHECK(typo.out.find("A subcommand is required") == std::string::npos);
+  CHECK(run("explor x.toml").out.find("did you mean \"explore\"?") != std::string::npos);
+  const run_result nothing_close = run("frobnicate");
+  CHECK(nothing_close.exit_code == 2);
+  CHECK(nothing_close.out.find("twice: unknown command \"frobnicate\"\n") != std::string::npos);
+  const run_result none = run("");
+  CHECK(none.exit_code == 2);
+  CHECK(none.out.find("twice: a command is required") != std::string::npos);
+}
+
+TEST_CASE("twice help prints the help, twice help COMMAND the command's", "[cli]") {
+  const run_result help = run("help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("Usage: twice [OPTIONS] SUBCOMMAND") != std::string::npos);
+  CHECK(help.out.find("explore") != std::string::npos);
+  const run_result help_run = run("help run");
+  CHECK(help_run.exit_code == 0);
+  CHECK(help_run.out.find("Usage: twice run") != std::string::npos);
+  CHECK(help_run.out.find("--check-determinism") != std::string::npos);
+  const run_result unknown = run("help rnu");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.out.find("did you mean \"run\"?") != std::string::npos);
+}
+
+TEST_CASE("every command's --help gives its exit status", "[cli]") {
+  for (const char* command : {"run", "lint", "explore", "demo", "incident", "help"}) {
+    INFO(command);
+    const run_result help = run(std::string(command) + " --help");
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find("Exit status: 0") != std::string::npos);
+  }
+  CHECK(run("--help").out.find("Exit status: 0") != std::string::npos);
+}
+
+TEST_CASE("--seed refuses negative and out-of-range values in every command", "[cli]") {
+  const std::string file = scenario("double_refund.toml");
+  for (const std::string& command : {"run " + file, "explore --runs 1 " + file, std::string("demo"),
+                                     std::string("incident")}) {
+    for (const char* seed : {" -1", "=-1", " 18446744073709551616", " 0x10", " 1e3"}) {
+      INFO(command << " --seed" << seed);
+      const run_result r = run(command + " --seed" + seed);
+      CHECK(r.exit_code == 2);
+      CHECK(r.out.find("--seed: expected a seed from 0 to 18446744073709551615") != std::string::npos);
+      CHECK(r.out.find("== double_refund") == std::string::npos);
+    }
+  }
+  const run_result largest = run("run --quiet --json " + file + " --seed 18446744073709551615");
+  CHECK(largest.exit_code == 0);
+  CHECK(nlohmann::json::parse(largest.out).at("seed") == 18446744073709551615ULL);
+}
+
+TEST_CASE("two outputs naming one file are a usage error before anything runs", "[cli]") {
+  const auto dir = temp_dir() / "same-output";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "sub");
+  const std::string file = scenario("double_refund.toml");
+  const std::string f = (dir / "out").string();
+  const std::string same = (dir / "sub" / ".." / "out").string();
+  const run_result r = run("run " + file + " --report " + f + " --markdown " + same);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("twice run: --markdown " + same + " and --report " + f + " name the same file") !=
+        std::string::npos);
+  CHECK(r.out.find("== double_refund") == std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(f));
+  CHECK(run("run " + file + " --trace " + f + " --perfetto " + f).exit_code == 2);
+  CHECK_FALSE(std::filesystem::exists(f));
+  // Different files are fine.
+  CHECK(run("run --quiet " + file + " --trace " + f + " --perfetto " + f + ".json").exit_code == 0);
+}
+
+TEST_CASE("- reads a scenario from standard input, once", "[cli]") {
+  const std::string file = scenario("double_refund.toml");
+  const run_result r = run("run --quiet - < " + file);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("== double_refund (<stdin>)") != std::string::npos);
+  CHECK(r.out.find("expectations met") != std::string::npos);
+  auto from_stdin = nlohmann::json::parse(run("run --quiet --json - < " + file).out);
+  auto from_file = nlohmann::json::parse(run("run --quiet --json " + file).out);
+  CHECK(from_stdin.at("path") == "<stdin>");
+  from_stdin.erase("path");
+  from_file.erase("path");
+  CHECK(from_stdin == from_file);
+  const run_result lint = run("lint - < " + file);
+  CHECK(lint.exit_code == 1);
+  CHECK(lint.out.find("<stdin>: 2 warning(s)") != std::string::npos);
+  const auto bad = temp_dir() / "bad-stdin.toml";
+  std::ofstream(bad) << "seed = 1\n[queue]\nvisiblity_timeout = \"10s\"\n";
+  const run_result located = run("run - < " + bad.string());
+  CHECK(located.exit_code == 2);
+  CHECK(located.out.find("<stdin>:3:1: queue.visiblity_timeout: unknown key") != std::string::npos);
+  const run_result twice_stdin = run("run - - < " + file);
+  CHECK(twice_stdin.exit_code == 2);
+  CHECK(twice_stdin.out.find("twice run: - (standard input) is given more than once") != std::string::npos);
+  CHECK(run("lint - - < " + file).exit_code == 2);
+  // Unmet expectations name the way the scenario came in.
+  const auto unmet = temp_dir() / "unmet-stdin.toml";
+  std::ofstream(unmet) << "seed = 3\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n"
+                          "[expect]\nvendor_refunds = 2\n";
+  CHECK(run("run --quiet - < " + unmet.string()).out.find("reproduce: twice run - --seed 3") != std::string::npos);
+}
+
+TEST_CASE("invalid UTF-8 in a scenario is reported at the byte itself", "[cli]") {
+  const auto file = temp_dir() / "bad-utf8.toml";
+  std::ofstream(file, std::ios::binary) << "seed = 1\n\xff = 2\n";
+  const run_result r = run("run " + file.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find(file.string() + ":2:1: invalid UTF-8: byte 0xFF cannot start a character") != std::string::npos);
+}
+
+namespace {
+// The benchmarks' steady traffic cut to 1,000 jobs: some 23,000 events, so
+// the world calls the progress hook several times.
+std::filesystem::path busy_scenario() {
+  std::ifstream in(std::string(TWICE_SOURCE_DIR) + "/bench/scenarios/steady_traffic.toml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  const std::string count = "count = 10000";
+  REQUIRE(s.find(count) != std::string::npos);
+  s.replace(s.find(count), count.size(), "count = 1000");
+  const auto file = temp_dir() / "steady_1000.toml";
+  std::ofstream(file) << s;
+  return file;
+}
+
+// `twice ARGS` on a pseudo-terminal (util-linux's script): what the terminal shows.
+std::string on_terminal(const std::string& args) {
+  const std::string command = "script -qfec '" + std::string(TWICE_BINARY) + " " + args + "' /dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  std::array<char, 4096> buffer{};
+  for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) out.append(buffer.data(), n);
+  pclose(pipe);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("twice run shows a progress line on a terminal, and only there", "[cli]") {
+  const std::string file = busy_scenario().string();
+  const std::string erase = "\r\033[K";
+  const std::string shown = on_terminal("run --quiet " + file);
+  INFO(shown.substr(0, 300));
+  CHECK(shown.find(erase + "steady_traffic: ") != std::string::npos);
+  CHECK(shown.find(" events, ") != std::string::npos);
+  CHECK(shown.find("/1000 jobs ended") != std::string::npos);
+  // Erased before the results print.
+  CHECK(shown.find(erase + "== steady_traffic") != std::string::npos);
+  CHECK(shown.find("expectations met") != std::string::npos);
+
+  // --json is for machines, even on a terminal.
+  CHECK(on_terminal("run --quiet --json " + file).find("jobs ended") == std::string::npos);
+
+  // Through a pipe: not one byte of it, on stdout or stderr.
+  const auto err = temp_dir() / "progress-stderr.txt";
+  const run_result piped = run("run --quiet " + file, err.string());
+  CHECK(piped.exit_code == 0);
+  CHECK(piped.out.find('\r') == std::string::npos);
+  CHECK(piped.out.find("jobs ended") == std::string::npos);
+  std::ifstream err_in(err);
+  const std::string err_text((std::istreambuf_iterator<char>(err_in)), std::istreambuf_iterator<char>());
+  CHECK(err_text.empty());
 }

@@ -69,6 +69,25 @@ TEST_CASE("TOML syntax errors are located", "[scenario]") {
         "t.toml:3:1: Error while parsing table header: cannot redefine existing table 'workers'");
 }
 
+TEST_CASE("invalid UTF-8 is located at the bad byte's own line and column", "[scenario]") {
+  // toml++ reports the last good character instead (the newline before a
+  // bad first byte: 1:9 here), so the loader checks the encoding itself.
+  CHECK(error_of("seed = 1\n\xff = 2\n") == "t.toml:2:1: invalid UTF-8: byte 0xFF cannot start a character");
+  CHECK(error_of("seed = 1\nname = \"ab\xff\"\n") ==
+        "t.toml:2:11: invalid UTF-8: byte 0xFF cannot start a character");
+  // Columns count characters, as toml++'s do: "é" is one column.
+  CHECK(error_of("name = \"\xc3\xa9\xc3\"\n") ==
+        "t.toml:1:10: invalid UTF-8: byte 0xC3 starts a character that does not continue");
+  CHECK(error_of("name = \"\xc0\xaf\"\n") == "t.toml:1:9: invalid UTF-8: an overlong encoding");
+  CHECK(error_of("name = \"\xed\xa0\x80\"\n") == "t.toml:1:9: invalid UTF-8: a surrogate (U+D800 to U+DFFF)");
+  CHECK(error_of("name = \"\xf4\x90\x80\x80\"\n") == "t.toml:1:9: invalid UTF-8: beyond U+10FFFF");
+  CHECK(error_of("name = \"x\"\n# \xe2\x82") == "t.toml:2:3: invalid UTF-8: byte 0xE2 starts a character that does not continue");
+  // A byte order mark is not a column, for toml++ either.
+  CHECK(error_of("\xEF\xBB\xBFseed = \xff\n") == "t.toml:1:8: invalid UTF-8: byte 0xFF cannot start a character");
+  // Valid multi-byte text still loads.
+  CHECK(load_scenario_text("# \xe2\x82\xac \xf0\x9f\x98\x80\nseed = 1\n", "t.toml").ok());
+}
+
 TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenario]") {
   CHECK(error_of("nme = \"x\"\n") == "t.toml:1:1: nme: unknown key; did you mean `name`?");
   CHECK(error_of("[retyr]\n") == "t.toml:1:2: retyr: unknown key; did you mean `retry`?");

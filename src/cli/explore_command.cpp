@@ -11,6 +11,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/output_file.hpp"
+#include "cli/scenario_input.hpp"
 #include "explore/explore.hpp"
 #include "sim/duration_text.hpp"
 
@@ -43,17 +44,10 @@ std::string repro_path(const std::string& dir, const std::string& name, const st
   return (std::filesystem::path(dir) / (stem + "-" + invariant + ".toml")).string();
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec1, ec2;
-  const auto ca = std::filesystem::weakly_canonical(a, ec1);
-  const auto cb = std::filesystem::weakly_canonical(b, ec2);
-  return !ec1 && !ec2 && ca == cb;
-}
-
 }  // namespace
 
 int explore_command(const explore_options& options) {
-  const explore::prepared prepared = explore::prepare_file(options.file);
+  const explore::prepared prepared = prepare_explore_argument(options.file);
   for (const scenario_error& e : prepared.errors) fmt::print(stderr, "{}\n", e.to_string());
   if (!prepared.input) return to_int(exit_code::bad_input);
   const explore::explore_input& input = *prepared.input;
@@ -117,7 +111,7 @@ int explore_command(const explore_options& options) {
   }
   for (const explore::finding& f : result.findings) {
     const std::string path = repro_path(options.out_dir, input.name, f.invariant);
-    if (same_file(path, input.path)) {
+    if (input.path != scenario_stdin_name && same_path(path, input.path)) {
       fmt::print(stderr, "twice explore: the repro {} would overwrite the scenario itself; choose another --out\n",
                  path);
       return to_int(exit_code::bad_input);

@@ -5,16 +5,21 @@
 #include <algorithm>
 
 #include "cli/exit_codes.hpp"
+#include "cli/scenario_input.hpp"
 #include "lint/lint.hpp"
 #include "scenario/scenario.hpp"
 
 namespace twice::cli {
 
 int lint_command(const std::vector<std::string>& files) {
+  if (const std::string problem = stdin_usage_problem(files); !problem.empty()) {
+    fmt::print(stderr, "twice lint: {}\n", problem);
+    return to_int(exit_code::bad_input);
+  }
   bool bad = false;
   std::size_t warnings = 0;
   for (const std::string& path : files) {
-    const load_result loaded = load_scenario_file(path);
+    const load_result loaded = load_scenario_argument(path);
     for (const scenario_error& e : loaded.errors) fmt::print(stderr, "{}\n", e.to_string());
     if (!loaded.ok()) {
       bad = true;
@@ -35,7 +40,7 @@ int lint_command(const std::vector<std::string>& files) {
       }
     }
     warnings += found.size();
-    fmt::print("{}: {}\n", path, found.empty() ? "no warnings" : fmt::format("{} warning(s)", found.size()));
+    fmt::print("{}: {}\n", loaded.value->path, found.empty() ? "no warnings" : fmt::format("{} warning(s)", found.size()));
     for (const lint_warning& w : found) fmt::print("{}", format_warning(w));
     for (const auto& [w, a] : kept) fmt::print("allowed[{}] {}: {}\n", w.rule, w.setting, a->reason);
     for (const lint_allowance& a : allowed)

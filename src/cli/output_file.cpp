@@ -33,4 +33,16 @@ std::string write_file_atomically(const std::string& path, std::string_view cont
   return {};
 }
 
+bool same_path(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  // When a path cannot be resolved (a parent that cannot be read), compare it as written, made absolute.
+  const auto resolved = [](const std::string& p) {
+    std::error_code ec;
+    fs::path out = fs::weakly_canonical(p, ec);
+    if (ec) out = fs::absolute(p, ec).lexically_normal();
+    return out;
+  };
+  return resolved(a) == resolved(b);
+}
+
 }  // namespace twice::cli

@@ -9,6 +9,9 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/output_file.hpp"
+#include "cli/progress_line.hpp"
+#include "cli/run_usage.hpp"
+#include "cli/scenario_input.hpp"
 #include "report/expectations.hpp"
 #include "report/json_report.hpp"
 #include "report/markdown_report.hpp"
@@ -90,7 +93,9 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   fmt::print("\nexpectations {}\n", s.expectations.met ? "met" : "NOT met");
   for (const std::string& f : s.expectations.failures) fmt::print("  - {}\n", f);
   for (const ignored_verdict& i : s.expectations.ignored) fmt::print("  - {}\n", describe(i));
-  if (!s.expectations.met) fmt::print("reproduce: twice run {} --seed {}\n", sc.path, s.seed);
+  // A scenario read from standard input is given again the same way.
+  if (!s.expectations.met)
+    fmt::print("reproduce: twice run {} --seed {}\n", sc.path == scenario_stdin_name ? "-" : sc.path, s.seed);
 }
 struct divergence {
   std::size_t index = 0;
@@ -109,10 +114,11 @@ std::optional<divergence> first_divergence(const std::vector<sim::trace_record>&
 }
 }  // namespace
 
-run_outcome run_one(const scenario& sc, bool keep_records) {
+run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_hook& progress) {
   world_config config = sc.world;
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(config);
+  if (progress) w.on_progress(progress_every_events, progress);
   invariant_checker checker;
   attempt_collector attempts;
   w.trace().add_observer(&checker);
@@ -132,11 +138,15 @@ run_outcome run_one(const scenario& sc, bool keep_records) {
 }
 
 int run_command(const run_options& options) {
+  if (const std::string problem = run_usage_problem(options); !problem.empty()) {
+    fmt::print(stderr, "twice run: {}\n", problem);
+    return to_int(exit_code::bad_input);
+  }
   // Load everything first: a bad file means nothing runs and nothing is written.
   std::vector<scenario> scenarios;
   bool bad = false;
   for (const std::string& path : options.files) {
-    load_result loaded = load_scenario_file(path);
+    load_result loaded = load_scenario_argument(path);
     for (const scenario_error& e : loaded.errors) fmt::print(stderr, "{}\n", e.to_string());
     if (!loaded.errors.empty() || !loaded.value) {
       bad = true;
@@ -145,29 +155,17 @@ int run_command(const run_options& options) {
     scenarios.push_back(std::move(*loaded.value));
   }
   if (bad) return to_int(exit_code::bad_input);
-  const std::vector<std::pair<std::string_view, const std::string*>> outputs{{"--trace", &options.trace_path},
-                                                                             {"--markdown", &options.markdown_path},
-                                                                             {"--perfetto", &options.perfetto_path},
-                                                                             {"--report", &options.report_path}};
-  for (const auto& [flag, path] : outputs) {
-    if (path->empty()) continue;
-    if (options.files.size() != 1) {
-      fmt::print(stderr, "twice run: {} writes one file; give exactly one scenario\n", flag);
-      return to_int(exit_code::bad_input);
-    }
-    if (std::filesystem::weakly_canonical(*path) == std::filesystem::weakly_canonical(scenarios.front().path)) {
-      fmt::print(stderr, "twice run: {} {} would overwrite the scenario itself\n", flag, *path);
-      return to_int(exit_code::bad_input);
-    }
-  }
 
   bool all_met = true;
+  progress_line progress(progress_line::wanted(options.json));
   for (scenario& sc : scenarios) {
     if (options.seed) sc.world.seed = *options.seed;
-    run_outcome out = run_one(sc, true);
+    run_outcome out = run_one(sc, true, progress.hook(sc.name));
+    progress.clear();
     if (options.check_determinism) {
       // A second run in a fresh world must tell the same story, record by record.
-      const run_outcome again = run_one(sc, true);
+      const run_outcome again = run_one(sc, true, progress.hook(sc.name + " (again)"));
+      progress.clear();
       if (const auto diverged = first_divergence(out.records, again.records)) {
         fmt::print(stderr, "twice run: {} is not deterministic: the traces diverge at record {}:\n  first:  {}\n  second: {}\n",
                    sc.path, diverged->index, diverged->first, diverged->second);

@@ -36,8 +36,10 @@ struct run_outcome {
   final_ledgers ledgers;  // kept with the records
 };
 
-// Runs one loaded scenario with the checkers attached.
-run_outcome run_one(const scenario& sc, bool keep_records);
+// Runs one loaded scenario with the checkers attached; `progress`, when
+// set, is called every progress_every_events events (cli/progress_line.hpp)
+// and cannot change the run.
+run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_hook& progress = {});
 int run_command(const run_options& options);
 
 }  // namespace twice::cli

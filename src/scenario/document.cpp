@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "scenario/utf8.hpp"
+
 namespace twice::scenario_detail {
 namespace {
 
@@ -75,6 +77,11 @@ const doc_node* doc_node::find(std::string_view key) const {
 
 parsed_document parse_document(std::string_view text, std::string_view path) {
   parsed_document out;
+  if (const std::optional<utf8_problem> bad = first_invalid_utf8(text)) {
+    out.error_pos = bad->pos;
+    out.error = bad->message;
+    return out;
+  }
   try {
     const toml::table root = toml::parse(text, path);
     out.root = convert_table(root);

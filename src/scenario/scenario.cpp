@@ -34,11 +34,8 @@ namespace {
 
 using namespace scenario_detail;
 
-// Larger than any hand-written scenario by far; a bound so a wrong path
-// (a log file, a device) fails fast instead of filling memory.
-constexpr std::uintmax_t file_size_max = 16u << 20;
-
 std::string default_name(const std::string& path) {
+  if (path == scenario_stdin_name) return "stdin";
   const std::string stem = std::filesystem::path(path).stem().string();
   return stem.empty() ? "scenario" : stem;
 }
@@ -118,7 +115,7 @@ load_result load_scenario_file(const std::string& path) {
     return failed(d);
   }
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size > file_size_max) {
+  if (ec || size > scenario_file_size_max) {
     d.error({}, {}, ec ? "cannot read the file: " + ec.message() : "the file is larger than 16 MiB");
     return failed(d);
   }

@@ -91,6 +91,13 @@ struct load_result {
 // Reads and loads a file. A file that cannot be read is one error.
 load_result load_scenario_file(const std::string& path);
 
+// Larger than any hand-written scenario by far; a bound so a wrong path
+// (a log file, a device) fails fast instead of filling memory.
+inline constexpr std::uintmax_t scenario_file_size_max = 16u << 20;
+// What a scenario read from standard input is called in messages; its
+// default name is then "stdin".
+inline constexpr std::string_view scenario_stdin_name = "<stdin>";
+
 // Loads text; `path_for_messages` names it in errors (and gives the default name).
 load_result load_scenario_text(std::string_view text, std::string path_for_messages);
 

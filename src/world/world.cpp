@@ -178,14 +178,14 @@ world_result world::run() {
   if (open_jobs_ == 0) shut_down();  // an empty workload: nothing will ever be recorded
 
   const sim::run_limits limits{.until = sim::instant::epoch() + config_.time_limit, .max_events = config_.event_budget};
-  const sim::run_result story = kernel_.run(limits);
+  const sim::run_result story = run_kernel(limits);
   world_result out;
   out.reason = story.reason;
   if (story.reason == sim::stop_reason::stopped) {
     // The story is over; let what the models still have scheduled happen (a
     // vendor commit after a client timeout, a dead letter's retention
     // expiry), within what is left of the budgets.
-    const sim::run_result settle = kernel_.run(
+    const sim::run_result settle = run_kernel(
         {.until = limits.until, .max_events = config_.event_budget - std::min(config_.event_budget, story.events)});
     out.settle_reason = settle.reason;
   }
@@ -195,6 +195,34 @@ world_result world::run() {
   out.events = kernel_.events_dispatched();
   out.trace_digest = trace_.digest();
   return out;
+}
+
+void world::on_progress(std::uint64_t every_events, world_progress_hook hook) {
+  TWICE_CHECK(every_events > 0);
+  progress_every_ = every_events;
+  progress_hook_ = std::move(hook);
+}
+
+world_progress world::progress() const {
+  return {kernel_.now(), kernel_.events_dispatched(), config_.jobs.size() - open_jobs_, config_.jobs.size()};
+}
+
+// One kernel run, in slices of progress_every_ events when a hook watches.
+sim::run_result world::run_kernel(sim::run_limits limits) {
+  if (!progress_hook_) return kernel_.run(limits);
+  sim::run_result total;
+  while (true) {
+    const std::uint64_t left = limits.max_events - total.events;
+    const sim::run_result slice = kernel_.run({.until = limits.until, .max_events = std::min(left, progress_every_)});
+    total.events += slice.events;
+    total.reason = slice.reason;
+    total.now = slice.now;
+    // Only a slice's own budget is resumed; a stop, the time limit,
+    // quiescence or the run's budget ends the run as it would have.
+    if (slice.reason != sim::stop_reason::event_budget || total.events >= limits.max_events) break;
+    progress_hook_(progress());
+  }
+  return total;
 }
 
 void world::mark_end(std::string_view job, job_end how) {

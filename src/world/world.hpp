@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -100,6 +101,15 @@ struct world_result {
   std::uint64_t trace_digest = 0;
 };
 
+// A snapshot of a run in progress, for a person watching a long one.
+struct world_progress {
+  sim::instant now;
+  std::uint64_t events = 0;      // dispatched so far
+  std::size_t jobs_ended = 0;    // story jobs done, failed or dead-lettered
+  std::size_t jobs_total = 0;
+};
+using world_progress_hook = std::function<void(const world_progress&)>;
+
 class world : private sim::trace_observer {
  public:
   explicit world(world_config config, handler* custom_handler = nullptr);
@@ -108,6 +118,13 @@ class world : private sim::trace_observer {
   ~world() override;
 
   world_result run();
+  // Calls `hook` after every `every_events` events of run(). It only
+  // observes: run() then hands the kernel its event budget in slices of
+  // that size, and a kernel run stopped by its budget resumes exactly where
+  // it stopped (every other stop is checked first), so the schedule, the
+  // trace and its digest are the same with a hook or without one. The hook
+  // may read the clock or print; it must not touch the world.
+  void on_progress(std::uint64_t every_events, world_progress_hook hook);
 
   const world_config& config() const { return config_; }
   sim::kernel& kernel() { return kernel_; }
@@ -132,6 +149,8 @@ class world : private sim::trace_observer {
   void note_end(const sim::trace_record& r);
   void mark_end(std::string_view job, job_end how);
   void shut_down();
+  sim::run_result run_kernel(sim::run_limits limits);
+  world_progress progress() const;
   bool story_over() const;
   static void shutdown_callback(sim::kernel&, void* ctx, std::uint64_t);
   static void crash_callback(sim::kernel&, void* ctx, std::uint64_t index);
@@ -177,6 +196,8 @@ class world : private sim::trace_observer {
   sim::instant story_end_;
   bool shutting_down_ = false;
   bool shutdown_scheduled_ = false;
+  std::uint64_t progress_every_ = 0;
+  world_progress_hook progress_hook_;
 };
 
 std::string_view to_string(job_end);

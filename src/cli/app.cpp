@@ -1,0 +1,245 @@
+#include "cli/app.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <string_view>
+
+#include "cli/exit_codes.hpp"
+#include "cli/incident_demo.hpp"
+#include "cli/kernel_demo.hpp"
+#include "cli/lint_command.hpp"
+
+namespace twice::cli {
+namespace {
+
+// CLI11 reads an unsigned integer with strtoull, which takes "-1" as
+// 2^64 - 1: the text is checked before it is converted.
+std::string seed_problem(const std::string& text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits && ec == std::errc() && end == text.data() + text.size()) return {};
+  return fmt::format("expected a seed from 0 to {} (a whole number), found \"{}\"",
+                     std::numeric_limits<std::uint64_t>::max(), text);
+}
+
+CLI::Validator seed_check() { return CLI::Validator([](std::string& text) { return seed_problem(text); }, "", "SEED"); }
+
+constexpr const char* bad_usage_only = "Exit status: 0, or 2 for bad usage.";
+
+void add_run(CLI::App& app, run_options& run) {
+  CLI::App* cmd = app.add_subcommand("run", "Run scenario files: timeline, invariant verdicts, expectations");
+  cmd->add_option("files", run.files, "Scenario files (TOML); - reads one from standard input")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--seed", run.seed, "Root seed, overriding each file's own")->check(seed_check())->type_name("SEED");
+  cmd->add_flag("--json", run.json, "Print one JSON object per scenario (see docs/json-output.md)");
+  cmd->add_option("--trace", run.trace_path, "Write the trace as JSON lines to this file")->type_name("FILE");
+  cmd->add_option("--markdown", run.markdown_path, "Write the incident write-up (Markdown) to this file")->type_name("FILE");
+  cmd->add_option("--perfetto", run.perfetto_path,
+                  "Write the trace in the Chrome trace event format (Perfetto) to this file")
+      ->type_name("FILE");
+  cmd->add_option("--report", run.report_path, "Write the self-contained HTML report to this file")->type_name("FILE");
+  cmd->add_flag("--quiet", run.quiet, "Leave out the timeline");
+  cmd->add_flag("--check-determinism", run.check_determinism,
+                "Run each scenario twice in fresh worlds; exit 3 at the first record where the traces differ");
+  cmd->footer(
+      "On a terminal, a progress line (simulated time, events, jobs ended) is shown on stderr while a\n"
+      "scenario runs; never in a pipe or with --json.\n"
+      "Exit status: 0 when every scenario met its expectations, 1 when one did not, 2 for bad input or usage,\n"
+      "3 when --check-determinism found two runs that differ.");
+}
+
+void add_lint(CLI::App& app, std::vector<std::string>& files) {
+  CLI::App* cmd = app.add_subcommand("lint", "Warn about the classic mistakes in scenario files, before anything runs");
+  cmd->add_option("files", files, "Scenario files (TOML); - reads one from standard input")
+      ->required()
+      ->type_name("FILE");
+  cmd->footer("Exit status: 0 without warnings, 1 with warnings, 2 for bad input or usage. Rules: docs/lint.md.");
+}
+
+void add_explore(CLI::App& app, explore_options& explore) {
+  CLI::App* cmd =
+      app.add_subcommand("explore", "Run a scenario under many seeds and variations; shrink a violation to a repro file");
+  cmd->add_option("file", explore.file,
+                  "Scenario file (TOML; - reads standard input); its [explore] table says what may vary")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--runs", explore.runs, "Runs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100'000'000))
+      ->type_name("N");
+  cmd->add_option("--seed", explore.seed, "Root seed of the runs' seeds (default: the file's seed)")
+      ->check(seed_check())
+      ->type_name("SEED");
+  cmd->add_option("--jobs", explore.jobs, "Threads running worlds (default: the core count)")
+      ->check(CLI::Range(1, 1024))
+      ->type_name("N");
+  cmd->add_option("--time-limit", explore.time_limit, "Wall-clock budget, like \"10m\": no run starts after it")
+      ->type_name("DURATION");
+  cmd->add_option("--out", explore.out_dir, "Directory for repro files")->capture_default_str()->type_name("DIR");
+  cmd->add_flag("--all", explore.all, "Shrink the first run of every violated invariant, not only the first");
+  cmd->footer(
+      "Exit status: 0 without violations, 1 with violations (repro files written), 2 for bad input or usage.\n"
+      "See docs/explore.md.");
+}
+
+void add_demo(CLI::App& app, command_values& v) {
+  CLI::App* cmd = app.add_subcommand("demo", "Run a small story on the bare kernel and print its trace digest");
+  cmd->add_option("--seed", v.demo_seed, "Root seed of every random stream")
+      ->capture_default_str()
+      ->check(seed_check())
+      ->type_name("SEED");
+  cmd->add_flag("--quiet", v.demo_quiet, "Print only the outcome and the digest");
+  cmd->footer(bad_usage_only);
+}
+
+void add_incident(CLI::App& app, command_values& v) {
+  CLI::App* cmd =
+      app.add_subcommand("incident", "Run the double refund, built in C++, on the world and print its timeline");
+  cmd->add_flag("--fixed", v.incident_fixed, "Run it with the stable idempotency key job_17:step_3:refund");
+  cmd->add_option("--seed", v.incident_seed, "Root seed (default: the incident's own, 17)")
+      ->check(seed_check())
+      ->type_name("SEED");
+  cmd->add_flag("--quiet", v.incident_quiet, "Print only the ledgers and the digest");
+  cmd->footer(bad_usage_only);
+}
+
+void add_help(CLI::App& app, command_values& v) {
+  CLI::App* cmd = app.add_subcommand("help", "Print this help, or a command's");
+  cmd->add_option("command", v.help_topic, "The command to explain")->type_name("COMMAND");
+  cmd->footer(bad_usage_only);
+}
+
+// ---- commands that are not there -------------------------------------------------
+
+// Optimal string alignment distance: a swap of two neighbours ("rnu") is one edit.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// The command a mistyped word most likely meant: a prefix ("ex"), or one
+// edit away (two for the longer names).
+std::optional<std::string> closest_command(std::string_view word, const std::vector<const CLI::App*>& commands) {
+  std::optional<std::string> best;
+  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  for (const CLI::App* c : commands) {
+    const std::string& name = c->get_name();
+    const std::size_t allowed = name.size() <= 4 ? 1 : 2;
+    std::size_t distance = edit_distance(word, name);
+    if (word.size() >= 2 && name.starts_with(word)) distance = std::min<std::size_t>(distance, 1);
+    if (distance <= allowed && distance < best_distance) {
+      best = name;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::string command_list(const CLI::App& app) {
+  std::string out = "commands:\n";
+  for (const CLI::App* c : app.get_subcommands({}))
+    out += fmt::format("  {:<10}{}\n", c->get_name(), c->get_description());
+  return out;
+}
+
+const CLI::App* find_command(const CLI::App& app, std::string_view name) {
+  for (const CLI::App* c : app.get_subcommands({}))
+    if (c->get_name() == name) return c;
+  return nullptr;
+}
+
+int unknown_command(const CLI::App& app, std::string_view word) {
+  const std::optional<std::string> guess = closest_command(word, app.get_subcommands({}));
+  fmt::print(stderr, "twice: unknown command \"{}\"{}\n{}Run twice --help for more information.\n", word,
+             guess ? fmt::format("; did you mean \"{}\"?", *guess) : "", command_list(app));
+  return to_int(exit_code::bad_input);
+}
+
+// The command word is the first argument that is not an option: the
+// top-level options (--help, --version) take no values. CLI11 would only
+// say "A subcommand is required" for a word it does not know.
+int unknown_or_missing_command(const CLI::App& app, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word.starts_with('-')) continue;
+    if (find_command(app, word) != nullptr) return -1;
+    return unknown_command(app, word);
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--help" || word == "-h" || word == "--version") return -1;  // CLI11 answers these
+  }
+  fmt::print(stderr, "twice: a command is required\n{}Run twice --help for more information.\n", command_list(app));
+  return to_int(exit_code::bad_input);
+}
+
+int print_help(const CLI::App& app, const std::string& topic) {
+  // Not app.help(): that would explain the selected subcommand, `help` itself.
+  if (topic.empty()) {
+    fmt::print("{}", app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal));
+  } else {
+    const CLI::App* cmd = find_command(app, topic);
+    if (cmd == nullptr) return unknown_command(app, topic);
+    fmt::print("{}", cmd->get_formatter()->make_help(cmd, app.get_name() + " " + cmd->get_name(),
+                                                      CLI::AppFormatMode::Normal));
+  }
+  return to_int(exit_code::ok);
+}
+
+}  // namespace
+
+std::unique_ptr<CLI::App> make_app(command_values& v) {
+  auto app = std::make_unique<CLI::App>(
+      "twice: a deterministic simulator for at-least-once job queues.\n"
+      "It answers, for every write a job makes: what happens if this slice runs twice?",
+      "twice");
+  app->set_version_flag("--version", std::string("twice ") + TWICE_VERSION);
+  app->require_subcommand(1);
+  add_run(*app, v.run);
+  add_lint(*app, v.lint_files);
+  add_explore(*app, v.explore);
+  add_demo(*app, v);
+  add_incident(*app, v);
+  add_help(*app, v);
+  app->footer(
+      "Run twice COMMAND --help (or twice help COMMAND) for a command's options and exit status.\n"
+      "Exit status: 0 success, 1 expectations not met, lint warnings or violations found,\n"
+      "2 bad input or usage, 3 a run that is not deterministic (run --check-determinism).");
+  return app;
+}
+
+int main_command(int argc, const char* const* argv) {
+  command_values v;
+  const std::unique_ptr<CLI::App> app = make_app(v);
+  if (const int code = unknown_or_missing_command(*app, argc, argv); code >= 0) return code;
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app->exit(e);
+    return code == 0 ? 0 : to_int(exit_code::bad_input);
+  }
+  const auto chosen = [&](std::string_view name) { return bool(*app->get_subcommand(std::string(name))); };
+  if (chosen("run")) return run_command(v.run);
+  if (chosen("lint")) return lint_command(v.lint_files);
+  if (chosen("explore")) return explore_command(v.explore);
+  if (chosen("demo")) return print_kernel_demo(v.demo_seed, v.demo_quiet);
+  if (chosen("incident")) return print_incident(v.incident_fixed, v.incident_seed, v.incident_quiet);
+  if (chosen("help")) return print_help(*app, v.help_topic);
+  return to_int(exit_code::bad_input);
+}
+
+}  // namespace twice::cli
