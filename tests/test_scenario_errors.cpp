@@ -85,7 +85,7 @@ TEST_CASE("invalid UTF-8 is located at the bad byte's own line and column", "[sc
   // A byte order mark is not a column, for toml++ either.
   CHECK(error_of("\xEF\xBB\xBFseed = \xff\n") == "t.toml:1:8: invalid UTF-8: byte 0xFF cannot start a character");
   // Valid multi-byte text still loads.
-  CHECK(load_scenario_text("# \xe2\x82\xac \xf0\x9f\x98\x80\nseed = 1\n", "t.toml").ok());
+  CHECK(load_scenario_text(test::with_a_job("# \xe2\x82\xac \xf0\x9f\x98\x80\nseed = 1\n"), "t.toml").ok());
 }
 
 TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenario]") {
