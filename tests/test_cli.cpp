@@ -161,7 +161,7 @@ TEST_CASE("--trace writes JSON lines and refuses to overwrite the scenario", "[c
     const auto j = nlohmann::json::parse(line);
     if (j.at("kind") == "tool_call" && j.at("tool") == "refund") {
       ++spans;
-      CHECK(j.contains("job"));
+      CHECK(j.at("job_id") == "job_17");
       CHECK(j.contains("attempt"));
       CHECK(j.contains("key"));
       CHECK(j.contains("sha"));

@@ -321,7 +321,9 @@ TEST_CASE("trace jsonl: every line parses back into its record", "[report][jsonl
     for (const auto& item : line.items()) {
       if (n++ < 3) continue;  // t_us, actor, kind come first
       const nlohmann::ordered_json& v = item.value();
-      sim::field f{item.key(), std::int64_t{0}};
+      // The one documented rename: a record's `job` is `job_id` in the lines.
+      CHECK(item.key() != "job");
+      sim::field f{item.key() == "job_id" ? std::string_view("job") : std::string_view(item.key()), std::int64_t{0}};
       if (v.is_boolean()) f.value = v.get<bool>();
       else if (v.is_number_integer()) f.value = v.get<std::int64_t>();
       else if (v.is_string()) f.value = v.get<std::string>();
@@ -330,6 +332,23 @@ TEST_CASE("trace jsonl: every line parses back into its record", "[report][jsonl
     }
     CHECK(back == records[i]);
   }
+}
+
+TEST_CASE("trace jsonl: every tool span carries attempt, job_id and key", "[report][jsonl]") {
+  const std::string text = trace_to_jsonl(cli::run_one(catalogue_scenario("double_refund_fixed"), true).records);
+  std::istringstream in(text);
+  std::size_t spans = 0;
+  for (std::string line; std::getline(in, line);) {
+    const json j = json::parse(line);
+    if (j.at("kind") != "tool_call") continue;
+    ++spans;
+    INFO(line);
+    CHECK(j.at("job_id") == "job_17");
+    CHECK(j.at("attempt").is_number_integer());
+    CHECK(j.at("key").is_string());
+    CHECK_FALSE(j.contains("job"));
+  }
+  CHECK(spans == 5);  // attempt 0: read, model, refund; attempts 1 and 2 resume at the refund
 }
 
 TEST_CASE("html report: the double refund, self-contained", "[report][html]") {
