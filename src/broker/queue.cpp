@@ -39,25 +39,6 @@ std::string status_field(queue_status status) { return std::string(to_string(sta
 
 }  // namespace
 
-std::string_view to_string(queue_status status) {
-  switch (status) {
-    case queue_status::ok: return "ok";
-    case queue_status::invalid_handle: return "invalid_handle";
-    case queue_status::stale_handle: return "stale_handle";
-    case queue_status::invalid_timeout: return "invalid_timeout";
-  }
-  return "unknown";
-}
-
-std::string_view queue::state_name(message_state state) {
-  switch (state) {
-    case message_state::delayed: return "delayed";
-    case message_state::visible: return "visible";
-    case message_state::in_flight: return "in_flight";
-  }
-  return "unknown";
-}
-
 queue::queue(sim::kernel& k, sim::trace_recorder& trace, queue_id_source& ids, queue_config config)
     : kernel_(k), trace_(trace), ids_(ids), config_(std::move(config)), actor_("queue/" + config_.name), available_(k) {
   // The scenario loader validates user input; here a bad value is a bug.
@@ -495,7 +476,7 @@ void queue::record_expiry(const message& m) {
   const sim::instant now = kernel_.now();
   trace_.record(now, actor_, "retention_expired",
                 {{"id", as_field(m.id)}, {"body", m.body}, {"age_us", (now - m.sent_at).us()},
-                 {"receive_count", m.receive_count}, {"state", std::string(state_name(m.state))}});
+                 {"receive_count", m.receive_count}, {"state", std::string(to_string(m.state))}});
   ++expired_;
   count_final(m.receive_count);
 }

@@ -65,6 +65,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/queue_status.hpp"
 #include "sim/condition.hpp"
 #include "sim/kernel.hpp"
 #include "sim/task.hpp"
@@ -113,13 +114,7 @@ struct receive_options {
   std::optional<sim::duration> visibility_timeout;  // this receive only
 };
 
-enum class queue_status : std::uint8_t {
-  ok,
-  invalid_handle,   // never issued, or the message is gone (deleted, expired, redriven)
-  stale_handle,     // strict semantics only: a newer receive owns the message
-  invalid_timeout,  // negative, above 12 h, or past 12 h in flight since the receive
-};
-std::string_view to_string(queue_status);
+
 
 // Seams for fault injection, implemented outside the model.
 class queue_faults {
@@ -172,7 +167,6 @@ class queue {
   const std::string& actor() const { return actor_; }
 
  private:
-  enum class message_state : std::uint8_t { delayed, visible, in_flight };
 
   // One record per message. Kernel timers name a message by id and carry
   // the version they were armed for, so a timer that a later visibility
@@ -225,7 +219,6 @@ class queue {
   void forget_handles(const std::vector<receipt_handle>& handles);
   void count_final(std::uint32_t receive_count);
   queue_status apply_visibility(message& m, sim::duration timeout);
-  static std::string_view state_name(message_state state);
 
   sim::kernel& kernel_;
   sim::trace_recorder& trace_;

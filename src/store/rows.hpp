@@ -10,26 +10,9 @@
 #include <string_view>
 
 #include "sim/time.hpp"
+#include "store/job_status.hpp"
 
 namespace twice {
-
-enum class job_status : std::uint8_t { queued, running, done, failed, dead_lettered };
-
-inline std::string_view to_string(job_status s) {
-  switch (s) {
-    case job_status::queued: return "queued";
-    case job_status::running: return "running";
-    case job_status::done: return "done";
-    case job_status::failed: return "failed";
-    case job_status::dead_lettered: return "dead_lettered";
-  }
-  return "unknown";
-}
-
-// A job has ended when nothing will run it again ("every job ends").
-inline bool is_terminal(job_status s) {
-  return s == job_status::done || s == job_status::failed || s == job_status::dead_lettered;
-}
 
 struct job_row {
   std::string job_id;
