@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,44 @@ TEST_CASE("the attempt counter lives on the job row and survives re-enqueue", "[
     for (const auto* s : records(w, "attempt_start")) attempts.push_back(*s->get_int("attempt"));
     REQUIRE(attempts.size() > 3);
     CHECK(std::count(attempts.begin(), attempts.end(), 0) == static_cast<std::ptrdiff_t>(attempts.size()));
+  }
+}
+
+TEST_CASE("a counter kept with the message (the bug) restarts on every delivery, whatever brought it back",
+          "[runtime]") {
+  // A delivery that ends without a nack: the slice dies, or its lease runs
+  // out, and the same message comes back. On the job row the counter goes on
+  // (0 then 1); kept with the message it starts again (0 then 0).
+  world_config c = one_job(2);
+  auto attempts_started = [](world& w) {
+    std::vector<std::int64_t> attempts;
+    for (const auto* s : records(w, "attempt_start")) attempts.push_back(*s->get_int("attempt"));
+    return attempts;
+  };
+  auto run = [&](bool reset) {
+    c.runtime.rules.reset_attempts_on_reenqueue = reset;
+    auto w = std::make_unique<world>(c);
+    REQUIRE(w->run().all_jobs_ended);
+    CHECK(w->job_ends().at("job_1") == job_end::done);
+    REQUIRE(records(*w, "nack").empty());  // no nack brought it back
+    return w;
+  };
+  SECTION("redelivered after a crash") {
+    c.crashes.push_back({instant::epoch() + duration::from_ms(500), 0, true});  // worker/0, in its model call
+    const auto on_row = run(false);
+    REQUIRE(records(*on_row, "crash").size() == 1);
+    CHECK(attempts_started(*on_row) == std::vector<std::int64_t>{0, 1});
+    CHECK(on_row->db().find_job("job_1")->attempts == 2);
+    const auto with_message = run(true);
+    REQUIRE(records(*with_message, "crash").size() == 1);
+    CHECK(attempts_started(*with_message) == std::vector<std::int64_t>{0, 0});
+    CHECK(with_message->db().find_job("job_1")->attempts == 1);
+  }
+  SECTION("redelivered after its lease ran out") {
+    c.queue.visibility_timeout = duration::from_s(10);
+    c.model.latency = latency_model::fixed(duration::from_s(30));
+    CHECK(attempts_started(*run(false)) == std::vector<std::int64_t>{0, 1});
+    CHECK(attempts_started(*run(true)) == std::vector<std::int64_t>{0, 0});
   }
 }
 

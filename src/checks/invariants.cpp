@@ -28,6 +28,17 @@ bool non_retryable_status(std::int64_t status) { return status >= 400 && status 
 
 std::string money(std::int64_t cents) { return fmt::format("{} cents", cents); }
 
+// "1 job", "3 jobs".
+std::string count_of(std::uint64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// A verdict's detail names the first thing found wrong; this says how many
+// more there were, so a reader never takes the first for the only one.
+std::string and_more(std::uint64_t more, std::string_view one, std::string_view many) {
+  return more == 0 ? std::string() : fmt::format(" (and {} more {})", more, more == 1 ? one : many);
+}
+
 // The final pass's tables are keyed by dense ids (string_ids), not sorted
 // strings: at a million jobs, sorting a table of string views costs twenty
 // million compares, each a cache miss into a row somewhere on the heap. Only
@@ -126,13 +137,36 @@ invariant_checker::invariant_checker(check_options options) : options_(options) 
   for (std::string_view name : invariant_names()) logs_[std::string(name)];
 }
 
-void invariant_checker::note(std::string_view invariant, const sim::trace_record& r, std::string_view why) {
+invariant_checker::violation_log& invariant_checker::log_of(std::string_view invariant) {
   auto it = logs_.find(invariant);
   TWICE_CHECK(it != logs_.end());
-  violation_log& log = it->second;
-  if (!log.violated) log.first = r.time;
-  log.violated = true;
-  if (log.evidence.size() < options_.evidence_max) log.evidence.push_back(describe(r) + "  <- " + std::string(why));
+  return it->second;
+}
+
+void invariant_checker::count_violation(violation_log& log, sim::instant at) {
+  ++log.count;
+  if (!log.first || at < *log.first) log.first = at;
+}
+
+bool invariant_checker::worth_keeping(const violation_log& log, sim::instant at) const {
+  if (options_.evidence_max == 0) return false;
+  return log.evidence.size() < options_.evidence_max || at < log.evidence.back().first;
+}
+
+// Lines stay in time order (after any of the same time): the final pass
+// finds some violations after later ones were noted while streaming.
+void invariant_checker::keep(violation_log& log, sim::instant at, std::string line) {
+  const auto later = std::upper_bound(log.evidence.begin(), log.evidence.end(), at,
+                                      [](sim::instant t, const auto& kept) { return t < kept.first; });
+  log.evidence.emplace(later, at, std::move(line));
+  if (log.evidence.size() > options_.evidence_max) log.evidence.pop_back();
+}
+
+void invariant_checker::note(std::string_view invariant, const sim::trace_record& r, std::string_view why) {
+  violation_log& log = log_of(invariant);
+  count_violation(log, r.time);
+  // Described only when kept: a bug may break an invariant on every delivery.
+  if (worth_keeping(log, r.time)) keep(log, r.time, describe(r) + "  <- " + std::string(why));
 }
 
 void invariant_checker::on_record(const sim::trace_record& r) {
@@ -145,8 +179,12 @@ void invariant_checker::on_record(const sim::trace_record& r) {
   if (kind == "stop" && r.get_bool("in_flight") == true && r.get_string("why") == "grace period expired")
     return note(drain_kills_nothing, r, "the grace period ended with a slice in flight");
   if (kind == "sent" && std::string_view(r.actor) == "vendor/email") return on_email_sent(r);
-  if (kind == "pool_wait" && r.get_int("waited_us").value_or(0) > options_.stall_bound.us())
-    return note(database_not_stalled, r, "waited for a connection longer than " + sim::format_duration(options_.stall_bound));
+  if (kind == "pool_wait")
+    if (const std::int64_t waited_us = r.get_int("waited_us").value_or(0); waited_us > options_.stall_bound.us())
+      return note(database_not_stalled, r,
+                  fmt::format("waited {} for a connection, longer than {}",
+                              sim::format_duration(sim::duration::from_us(waited_us)),
+                              sim::format_duration(options_.stall_bound)));
 }
 
 std::uint32_t invariant_checker::job_id(std::string_view job) {
@@ -182,19 +220,31 @@ void invariant_checker::on_tool_call(const sim::trace_record& r) {
       break;
     }
   if (mine == nullptr) return;  // the relay's sends are not slices
-  auto wrote = [step](const slice_span& s) {
-    return std::find(s.new_write_steps.begin(), s.new_write_steps.end(), step) != s.new_write_steps.end();
+  auto write_of = [step](const slice_span& s) {
+    return std::find_if(s.new_writes.begin(), s.new_writes.end(), [step](const step_write& w) { return w.step == step; });
   };
-  if (!wrote(*mine)) mine->new_write_steps.push_back(step);
+  if (write_of(*mine) == mine->new_writes.end()) mine->new_writes.push_back({step, r.time});
   for (const slice_span& other : spans) {
-    if (&other == mine || !wrote(other)) continue;
+    if (&other == mine) continue;
+    const auto earlier = write_of(other);
+    if (earlier == other.new_writes.end()) continue;
     const bool overlapped = !other.end || *other.end > mine->start;
     if (!overlapped) continue;
-    note(leases_exclusive, r,
-         fmt::format("a second new write for step {} while {} (attempt {}) held the same job", step, other.actor,
-                     other.attempt));
+    note(leases_exclusive, r, overlap_why(step, other, earlier->at, mine->start));
     break;  // one line per write, however many slices it overlapped
   }
+}
+
+// The other slice may have ended (acked, even) before this write: what the
+// two slices share is time, which is what the line says, never that the
+// other one still held the job.
+std::string invariant_checker::overlap_why(std::int64_t step, const slice_span& other, sim::instant other_wrote,
+                                           sim::instant mine_started) {
+  const sim::instant from = std::max(other.start, mine_started);
+  const std::string overlap = other.end ? fmt::format("overlapped this one from {} to {}", clock(from), clock(*other.end))
+                                        : fmt::format("still runs, overlapping this one since {}", clock(from));
+  return fmt::format("a second new write for step {}: {} (attempt {}) wrote it at {} in a slice that {}", step,
+                     other.actor, other.attempt, clock(other_wrote), overlap);
 }
 
 // Email providers take no key, so the provider's own log is the truth: a
@@ -211,9 +261,10 @@ void invariant_checker::on_attempt_start(const sim::trace_record& r) {
   const std::uint32_t id = job_id(r.get_string("job").value_or(""));
   job_watch& jw = jobs_[id];
   const std::int64_t attempt = r.get_int("attempt").value_or(0);
-  if (jw.last_attempt && attempt <= *jw.last_attempt)
-    note(attempts_monotonic, r, fmt::format("attempt {} after attempt {}", attempt, *jw.last_attempt));
+  if (jw.attempts_started > 0 && attempt <= jw.last_attempt)
+    note(attempts_monotonic, r, fmt::format("attempt {} after attempt {}", attempt, jw.last_attempt));
   jw.last_attempt = attempt;
+  ++jw.attempts_started;
   auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
   if (start == jw.start_index.end())
     jw.start_index.emplace_back(attempt, starts_++);
@@ -269,7 +320,7 @@ void invariant_checker::on_backoff(const sim::trace_record& r) {
     note(backoff_within_cap, r, "the delay is above the cap");
   const std::int64_t attempt = r.get_int("attempt").value_or(0);
   const auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
-  if (start != jw.start_index.end()) envelopes_[id].push_back({start->second, envelope, r.time, describe(r)});
+  if (start != jw.start_index.end()) envelopes_[id].push_back({start->second, attempt, envelope, r.time, describe(r)});
 }
 
 // The envelope must not fall from one attempt to the next, in the order the
@@ -285,15 +336,31 @@ void invariant_checker::check_envelopes() {
     std::stable_sort(points.begin(), points.end(),
                      [](const envelope_point& a, const envelope_point& b) { return a.start_index < b.start_index; });
     for (std::size_t i = 1; i < points.size(); ++i) {
-      if (points[i].envelope_us >= points[i - 1].envelope_us) continue;
-      violation_log& log = logs_.at(std::string(backoff_within_cap));
-      if (!log.violated || points[i].at < *log.first) log.first = points[i].at;
-      log.violated = true;
-      if (log.evidence.size() < options_.evidence_max)
-        log.evidence.push_back(points[i].record + fmt::format("  <- the envelope fell from {}us to {}us",
-                                                              points[i - 1].envelope_us, points[i].envelope_us));
+      const envelope_point& before = points[i - 1];
+      const envelope_point& now = points[i];
+      if (now.envelope_us >= before.envelope_us) continue;
+      violation_log& log = log_of(backoff_within_cap);
+      count_violation(log, now.at);
+      if (worth_keeping(log, now.at))
+        keep(log, now.at,
+             now.record + fmt::format("  <- the envelope fell from {}us (the backoff after attempt {} at {}) to {}us",
+                                      before.envelope_us, before.attempt, clock(before.at), now.envelope_us));
     }
   }
+}
+
+// An open job, as its row and the trace tell it. The row's counter is what
+// the runtime says; the attempts the trace saw start are what happened, and
+// a runtime that resets its counter makes the two differ.
+std::string invariant_checker::open_job_line(world& w, std::string_view job) const {
+  const auto row = w.db().find_job(job);
+  const auto id = job_ids_.find(job);
+  const std::uint64_t started = id ? jobs_[*id].attempts_started : 0;
+  std::string line = fmt::format("{} is {} after {}", job, row ? to_string(row->status) : "unknown",
+                                 count_of(started, "attempt", "attempts"));
+  if (row && row->attempts != started) line += fmt::format(" (its row's attempt counter says {})", row->attempts);
+  if (row && !row->last_error.empty()) line += ", last error " + row->last_error;
+  return line;
 }
 
 std::vector<verdict> invariant_checker::finish(world& w, const world_result& result) {
@@ -323,29 +390,40 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
   };
 
   std::vector<verdict> out;
+  // Streaming verdicts: the detail says what broke and, when the evidence
+  // cannot show every violation, how many there were.
   auto streaming = [&](std::string_view name, std::string held_detail, std::string violated_detail) {
     const violation_log& log = logs_.at(std::string(name));
-    verdict v{std::string(name), !log.violated, log.violated ? violated_detail : held_detail, log.evidence, log.first};
+    verdict v{std::string(name), log.count == 0, std::move(held_detail), {}, log.first};
+    if (v.held) return v;
+    v.detail = std::move(violated_detail);
+    if (log.count > log.evidence.size()) v.detail += fmt::format(" ({} in all, {} shown)", log.count, log.evidence.size());
+    for (const auto& [at, line] : log.evidence) v.evidence.push_back(line);
     return v;
   };
 
+  // The final pass's verdicts: the detail names the first thing found wrong
+  // (in the order the evidence lists them) and counts the rest.
   {
     verdict v{std::string(one_row_per_key), true, "every idempotency key has at most one row in each ledger", {}, {}};
-    auto report = [&](const auto& repeated, const auto& line_of) {
+    std::size_t repeated_count = 0;
+    auto report = [&](const auto& repeated, const auto& line_of, std::string_view ledger) {
       for (const auto& [key, rows] : repeated) {
+        if (v.held) v.detail = fmt::format("key {} has {} rows in {}", key, rows.size(), ledger);
         v.held = false;
-        v.detail = fmt::format("key {} has {} rows", key, rows.size());
+        ++repeated_count;
         for (const auto* row : rows)
           if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line_of(*row));
       }
     };
     report(repeated_keys(local_ledger, [](const ledger_row& l) { return l.key.empty() ? std::nullopt : std::optional<sv>(l.key); }),
-           local_line);
+           local_line, "our ledger");
     report(repeated_keys(vendor_ledger,
                          [](const vendor_refund& r) {
                            return r.idempotency_key ? std::optional<sv>(*r.idempotency_key) : std::nullopt;
                          }),
-           vendor_line);
+           vendor_line, "the vendor's ledger");
+    if (repeated_count > 1) v.detail += and_more(repeated_count - 1, "repeated key", "repeated keys");
     out.push_back(std::move(v));
   }
   {
@@ -353,11 +431,14 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
     std::vector<std::uint32_t> overpaid;
     for (std::uint32_t id = 0; id < invoices.paid.size(); ++id)
       if (invoices.paid[id] > invoices.asked[id]) overpaid.push_back(id);
-    for (const std::uint32_t id : sorted_by_name(std::move(overpaid), invoices.ids)) {
+    overpaid = sorted_by_name(std::move(overpaid), invoices.ids);
+    for (const std::uint32_t id : overpaid) {
       const sv invoice = invoices.ids.name(id);
+      if (v.held)
+        v.detail = fmt::format("invoice {} was refunded {} but asked {}", invoice, money(invoices.paid[id]),
+                               money(invoices.asked[id])) +
+                   and_more(overpaid.size() - 1, "overpaid invoice", "overpaid invoices");
       v.held = false;
-      v.detail = fmt::format("invoice {} was refunded {} but asked {}", invoice, money(invoices.paid[id]),
-                             money(invoices.asked[id]));
       for (const vendor_refund& r : vendor_ledger)
         if (r.invoice == invoice && v.evidence.size() < options_.evidence_max) v.evidence.push_back(vendor_line(r));
     }
@@ -395,9 +476,12 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
     std::vector<std::uint32_t> disagree;
     for (std::uint32_t id = 0; id < ours.size(); ++id)
       if (ours[id] != theirs[id]) disagree.push_back(id);
-    for (const std::uint32_t id : sorted_by_name(std::move(disagree), jobs)) {
+    disagree = sorted_by_name(std::move(disagree), jobs);
+    for (const std::uint32_t id : disagree) {
       const sv job = jobs.name(id);
-      if (v.held) v.detail = fmt::format("{}: our ledger {}, the vendor's {}", job, money(ours[id]), money(theirs[id]));
+      if (v.held)
+        v.detail = fmt::format("{}: our ledger {}, the vendor's {}", job, money(ours[id]), money(theirs[id])) +
+                   and_more(disagree.size() - 1, "job", "jobs");
       v.held = false;
       if (v.evidence.size() < options_.evidence_max)
         v.evidence.push_back(fmt::format("{}: local {} vs vendor {}", job, money(ours[id]), money(theirs[id])));
@@ -407,15 +491,14 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
   {
     verdict v{std::string(every_job_ends), result.all_jobs_ended, "every job ended: done, failed or dead-lettered", {}, {}};
     if (!v.held) {
-      v.detail = fmt::format("the run stopped ({}) at {} with jobs still open", sim::to_string(result.reason),
-                             clock(result.now));
-      for (const auto& [job, end] : w.job_ends())
-        if (end == job_end::open && v.evidence.size() < options_.evidence_max) {
-          const auto row = w.db().find_job(job);
-          v.evidence.push_back(fmt::format("{} is {} after {} attempts{}", job, row ? to_string(row->status) : "unknown",
-                                           row ? row->attempts : 0,
-                                           row && !row->last_error.empty() ? ", last error " + row->last_error : ""));
-        }
+      std::size_t open = 0;
+      for (const auto& [job, end] : w.job_ends()) {
+        if (end != job_end::open) continue;
+        ++open;
+        if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(open_job_line(w, job));
+      }
+      v.detail = fmt::format("the run stopped ({}) at {} with {} still open", sim::to_string(result.reason),
+                             clock(result.now), count_of(open, "job", "jobs"));
     }
     out.push_back(std::move(v));
   }
@@ -424,7 +507,7 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
   out.push_back(streaming(no_retry_of_non_retryable, "no job was retried after a non-retryable (4xx) answer",
                           "a job was retried after a non-retryable answer"));
   out.push_back(streaming(attempts_monotonic, "each job's attempt numbers only went up",
-                          "a job's attempt counter went backwards"));
+                          "a job's attempt counter repeated or went backwards"));
   out.push_back(streaming(leases_exclusive, "no two overlapping slices of a job both made a new write",
                           "two slices of one job overlapped and both wrote"));
   out.push_back(streaming(drain_kills_nothing, "no drain ended with a slice in flight",
@@ -437,8 +520,10 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
     // The other half of exactly once: a job reported done must have had its
     // effect. Catches the refund lost by checkpointing before the call.
     verdict v{std::string(done_jobs_paid_in_full), true, "every job that ended done was refunded in full", {}, {}};
+    std::size_t unpaid_jobs = 0;
     for (const job_spec& job : w.config().jobs) {
       if (w.job_ends().at(job.id) != job_end::done) continue;
+      bool unpaid = false;
       for (const step_spec& step : job.steps) {
         if (step.tool != "refund") continue;
         const std::int64_t paid = invoices.paid_for(step.target);
@@ -448,10 +533,14 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
           v.detail = fmt::format("{} ended done but invoice {} was refunded {} of {}", job.id, step.target, money(paid),
                                  money(asked));
         v.held = false;
+        unpaid = true;
         if (v.evidence.size() < options_.evidence_max)
-          v.evidence.push_back(fmt::format("{}: done; vendor refunds for {}: {}", job.id, step.target, money(paid)));
+          v.evidence.push_back(
+              fmt::format("{}: done; vendor refunds for {}: {} of {}", job.id, step.target, money(paid), money(asked)));
       }
+      if (unpaid) ++unpaid_jobs;
     }
+    if (unpaid_jobs > 1) v.detail += and_more(unpaid_jobs - 1, "job", "jobs");
     out.push_back(std::move(v));
   }
   out.push_back(streaming(one_email_per_step, "no job step emailed its recipient more than once",

@@ -54,21 +54,33 @@ class invariant_checker final : public sim::trace_observer {
   std::vector<verdict> finish(world& w, const world_result& result);
 
  private:
+  struct step_write {
+    std::int64_t step = 0;
+    sim::instant at;
+  };
   struct slice_span {
     std::string actor;
     std::int64_t attempt = 0;
     sim::instant start;
     std::optional<sim::instant> end;
-    std::vector<std::int64_t> new_write_steps;  // few: a job has a handful of write steps
+    std::vector<step_write> new_writes;  // few: a job has a handful of write steps
   };
   struct violation_log {
-    bool violated = false;
+    std::uint64_t count = 0;  // every violation seen, not only those kept as evidence
     std::optional<sim::instant> first;
-    std::vector<std::string> evidence;
+    // The earliest lines, in time order, at most evidence_max of them.
+    std::vector<std::pair<sim::instant, std::string>> evidence;
   };
 
   void note(std::string_view invariant, const sim::trace_record& r, std::string_view why);
+  violation_log& log_of(std::string_view invariant);
+  static void count_violation(violation_log& log, sim::instant at);
+  // Whether a line at `at` would be among the earliest evidence_max lines.
+  bool worth_keeping(const violation_log& log, sim::instant at) const;
+  void keep(violation_log& log, sim::instant at, std::string line);
   void on_tool_call(const sim::trace_record& r);
+  static std::string overlap_why(std::int64_t step, const slice_span& other, sim::instant other_wrote,
+                                 sim::instant mine_started);
   void on_attempt_start(const sim::trace_record& r);
   void on_slice_end(const sim::trace_record& r);
   void on_backoff(const sim::trace_record& r);
@@ -78,6 +90,7 @@ class invariant_checker final : public sim::trace_observer {
   std::map<std::string, violation_log, std::less<>> logs_;
   struct envelope_point {
     std::uint64_t start_index;  // the attempt's place in the job's start order
+    std::int64_t attempt;       // the number it carried (a counter reset repeats numbers)
     std::int64_t envelope_us;
     sim::instant at;
     std::string record;
@@ -92,12 +105,14 @@ class invariant_checker final : public sim::trace_observer {
   // only some jobs need (backoffs, 4xx answers) is kept apart, by job id, so
   // a million jobs cost a few dozen bytes each here.
   struct job_watch {
-    std::optional<std::int64_t> last_attempt;
+    std::int64_t last_attempt = 0;        // meaningful once attempts_started > 0
+    std::uint64_t attempts_started = 0;   // every attempt_start seen, whatever numbers they carried
     std::vector<std::pair<std::int64_t, std::uint64_t>> start_index;  // attempt -> place in the start order
     std::vector<slice_span> slices;
   };
   std::uint32_t job_id(std::string_view job);  // interns the job on its first record
   void check_envelopes();
+  std::string open_job_line(world& w, std::string_view job) const;
   std::uint64_t starts_ = 0;
   // Every job seen, by a dense id in order of first record: a hashed lookup
   // per record rather than a walk down a tree of a million string keys.

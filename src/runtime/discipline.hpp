@@ -34,7 +34,9 @@ struct discipline {
   checkpoint_mode checkpoint = checkpoint_mode::after_success;
   retry_mode retry = retry_mode::nack;
   bool retry_non_retryable = false;          // the bug: 400s retried like 503s
-  bool reset_attempts_on_reenqueue = false;  // the bug: the counter never reaches the limit
+  // The bug: attempts counted with the message, so the counter restarts on
+  // every delivery (nack, crash, lease expiry) and never reaches the limit.
+  bool reset_attempts_on_reenqueue = false;
   bool hold_transaction_across_model = false;  // the bug: a DB connection held for a slow call
   bool email_dedupe = true;                  // a local record written with each email send
   bool stop_on_lost_lease = true;            // abandon the slice when the runtime learns it lost the lease

@@ -294,6 +294,11 @@ sim::task<void> worker::run_slice(received_message message) {
   } guard{this};
 
   const std::uint32_t max_attempts = cfg.retry.maximum_attempts;
+  // The bug reset_attempts_on_reenqueue models: a runtime that counts
+  // attempts with the message or in its own memory, so the count starts
+  // again whenever the message comes back, whatever brought it back (a nack,
+  // a crash, a lease that ran out). Retries inside this slice still count.
+  bool first_attempt_of_delivery = true;
   while (true) {
     // Start the attempt: the counter on the job row goes up before any tool
     // runs, in the same transaction that claims the lease token. Like
@@ -322,6 +327,7 @@ sim::task<void> worker::run_slice(received_message message) {
         co_await ack(s);
         co_return;
       }
+      if (cfg.rules.reset_attempts_on_reenqueue && first_attempt_of_delivery) row->attempts = 0;  // the bug
       if (max_attempts != 0 && row->attempts >= max_attempts) {
         tx.rollback();
         co_await dead_letter(s, "attempts exhausted");
@@ -338,6 +344,7 @@ sim::task<void> worker::run_slice(received_message message) {
       co_await services_.job_handler.on_slice_start(s, tx);
       claimed = (co_await tx.commit()).ok();
     }
+    first_attempt_of_delivery = false;
     services_.trace.record(services_.kernel.now(), name_, "attempt_start",
                            {{"job", s.spec_.id},
                             {"attempt", std::int64_t{s.attempt_}},
@@ -403,7 +410,6 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   change.status = job_status::queued;
   change.last_error = outcome.error;
   change.unless_ended = true;  // another slice may have finished the job meanwhile
-  if (cfg.rules.reset_attempts_on_reenqueue) change.attempts = 0;  // the bug
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
   trace_backoff(s, outcome, delay, "nack");

@@ -34,7 +34,6 @@ struct job_update {
   std::optional<job_status> status;
   std::optional<std::int32_t> checkpoint_step;
   std::optional<std::string> last_error;
-  std::optional<std::uint32_t> attempts;  // only the reset-on-re-enqueue bug writes this
   // checkpoint_step = max(checkpoint_step, this): a split-out job resuming
   // its parent, where a late duplicate must not move the parent back.
   std::optional<std::int32_t> raise_checkpoint_to;
@@ -54,7 +53,6 @@ struct job_update {
     if (checkpoint_step) row.checkpoint_step = *checkpoint_step;
     if (raise_checkpoint_to) row.checkpoint_step = std::max(row.checkpoint_step, *raise_checkpoint_to);
     if (last_error) row.last_error = *last_error;
-    if (attempts) row.attempts = *attempts;
     if (lease_token) row.lease_token = *lease_token;
   }
 };
