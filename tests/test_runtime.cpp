@@ -4,9 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "sim/sleep.hpp"
 #include "world/world.hpp"
 #include "test_worlds.hpp"
 
@@ -257,6 +260,87 @@ TEST_CASE("with fencing, the slice whose lease was taken over cannot checkpoint"
   CHECK(w.job_ends().at("job_1") == job_end::done);
   CHECK(w.payments().ledger().size() == 1);
   CHECK(w.db().ledger().size() == 1);
+}
+
+namespace {
+// A refund API that, like Stripe refunding a charge already refunded in full
+// (400 charge_already_refunded), refuses a second refund of an invoice,
+// whatever its key: the first call pays, every later one is a 400.
+class refuses_second_refund final : public tool {
+ public:
+  std::string_view name() const override { return "refund"; }
+  bool writes() const override { return true; }
+  bool accepts_key() const override { return true; }
+  sim::task<tool_result> call(tool_call request) override {
+    co_await sim::sleep_for(duration::from_ms(300));
+    if (!refunded_.insert(request.target).second) co_return tool_result{400, "charge_already_refunded", "", false, {}};
+    co_return tool_result{200, "", "re_" + request.target, false, {}};
+  }
+
+ private:
+  std::set<std::string> refunded_;
+};
+
+// Two slices of job_1 at once, with no fencing: the lease (10 s) runs out
+// under the first slice's 30 s model call and worker/1 starts attempt 1
+// while worker/0 still runs attempt 0. worker/0 ends the job done at about
+// 31 s; worker/1 comes to its refund ten seconds later.
+world_config overlapping_slices_without_fencing() {
+  world_config c = one_job(2);
+  c.queue.visibility_timeout = duration::from_s(10);
+  c.model.latency = latency_model::fixed(duration::from_s(30));
+  REQUIRE_FALSE(c.runtime.rules.fencing);
+  return c;
+}
+
+void require_overlap_ended_done_first(world& w) {
+  const auto starts = records(w, "attempt_start");
+  REQUIRE(starts.size() == 2);
+  REQUIRE(starts[0]->actor != starts[1]->actor);
+  const auto done = records(w, "job_done");
+  REQUIRE(done.size() == 1);
+  REQUIRE(done[0]->get_int("attempt") == 0);
+}
+}  // namespace
+
+// An end is final: `UPDATE ... WHERE status NOT IN (ended)`. Without it the
+// slower slice's own end overwrites the first one's, and a job whose refund
+// was paid reads failed or dead-lettered (and would be paid again by anyone
+// who re-runs failed jobs).
+TEST_CASE("an overlapping slice that fails after the job ended done leaves the row done", "[runtime]") {
+  world_config c = overlapping_slices_without_fencing();
+  SECTION("the second slice hears a 400 and ends the job failed") {
+    refuses_second_refund refunds;
+    world w(c);
+    w.add_tool("refund", &refunds);
+    REQUIRE(w.run().all_jobs_ended);
+    require_overlap_ended_done_first(w);
+    const auto failed = records(w, "job_failed");
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0]->get_int("attempt") == 1);
+    CHECK(failed[0]->get_string("error") == "400 charge_already_refunded");
+    const std::optional<job_row> row = w.db().find_job("job_1");
+    REQUIRE(row.has_value());
+    CHECK(row->status == job_status::done);
+    CHECK(row->last_error.empty());
+    CHECK(w.job_ends().at("job_1") == job_end::done);
+  }
+  SECTION("the second slice runs out of attempts and dead-letters the job") {
+    c.runtime.retry.maximum_attempts = 2;
+    // The vendor goes down between the two refunds: attempt 1, the last, hears 503.
+    c.payments.outages.push_back({instant::epoch() + duration::from_s(35), instant::epoch() + duration::from_s(3600)});
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    require_overlap_ended_done_first(w);
+    const auto dead = records(w, "dead_letter", "worker/");
+    REQUIRE(dead.size() == 1);
+    CHECK(dead[0]->get_string("reason") == "503 unavailable");
+    const std::optional<job_row> row = w.db().find_job("job_1");
+    REQUIRE(row.has_value());
+    CHECK(row->status == job_status::done);
+    CHECK(row->last_error.empty());
+    CHECK(w.payments().ledger().size() == 1);
+  }
 }
 
 TEST_CASE("an email provider takes no key: a dedupe row claimed before the send makes each email at most once",
