@@ -157,6 +157,23 @@ TEST_CASE("checkpointing before the side effect violates done_jobs_paid_in_full"
   CHECK(r.verdicts.at("ledgers_agree").held);  // both ledgers are empty: only this invariant sees it
 }
 
+// In full, not merely something: a job refunding one invoice in two steps
+// that loses the second has paid part of what it asked.
+TEST_CASE("a done job whose invoice was refunded only in part violates done_jobs_paid_in_full", "[invariants]") {
+  world_config c = one_job();
+  c.jobs[0].steps.push_back({"refund", "inv_1", 300});  // step 4: inv_1 is asked 500 + 300 cents
+  c.point_faults.push_back({.point = "before_tool", .tool = "refund", .step = 4, .attempt = 0u, .action = point_action::crash});
+  CHECK(all_hold(run_checked(c)));
+  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;  // step 4 is checkpointed, then the crash loses it
+  const checked_run r = run_checked(c);
+  const verdict& v = r.verdicts.at("done_jobs_paid_in_full");
+  CHECK_FALSE(v.held);
+  // (The wording is the report's; the figures are what this test is about.)
+  CHECK_THAT(v.detail, Catch::Matchers::Contains("inv_1") && Catch::Matchers::Contains("500 cents") &&
+                           Catch::Matchers::Contains("800 cents"));
+  CHECK(r.verdicts.at("no_double_payment").held);
+}
+
 TEST_CASE("an email sent twice for one step violates one_email_per_step, whoever sent it", "[invariants]") {
   world_config c = one_job();
   c.jobs[0] = agent_job("job_1", "inv_1", 500, /*email=*/true);
