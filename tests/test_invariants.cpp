@@ -148,6 +148,34 @@ TEST_CASE("overlapping slices that both write violate leases_exclusive_or_absorb
   CHECK_FALSE(unkeyed.verdicts.at("no_double_payment").held);
 }
 
+// The other way to keep a lease exclusive: a broker that tells a heartbeat
+// its handle is stale, and a runtime that stops the slice when it hears so.
+// The broker delivers job_1 twice at once; each worker's slice calls the
+// model for 12 s, longer than the first heartbeat (3 s). No key absorbs a
+// second refund here, so only the stopped slice keeps it single.
+TEST_CASE("a strict broker's failed heartbeat stops the slice: leases stay exclusive without a key", "[invariants]") {
+  world_config c = one_job();
+  c.runtime.rules.key = key_mode::none;
+  c.queue.semantics = handle_semantics::strict;
+  c.queue.visibility_timeout = duration::from_s(10);
+  c.runtime.heartbeat_interval = duration::from_s(3);
+  c.model.latency = latency_model::fixed(duration::from_s(12));
+  c.queue_faults.push_back({.what = queue_fault::kind::duplicate_delivery, .job = "job_1", .nth = 1});
+  world w(c);
+  invariant_checker checker;
+  w.trace().add_observer(&checker);
+  const world_result result = w.run();
+  REQUIRE(result.all_jobs_ended);
+  std::size_t starts = 0;
+  for (const sim::trace_record& r : w.trace().records()) starts += r.kind == "attempt_start";
+  REQUIRE(starts == 2);  // the two slices overlapped
+  for (const verdict& v : checker.finish(w, result)) {
+    INFO(v.name << ": " << v.detail);
+    CHECK(v.held);
+  }
+  CHECK(w.payments().ledger().size() == 1);
+}
+
 TEST_CASE("a drain whose grace period is shorter than the slice violates drain_kills_nothing", "[invariants]") {
   world_config c = one_job();
   c.workers = 1;
