@@ -123,6 +123,36 @@ TEST_CASE("503s are retried with capped, growing backoff; the job succeeds after
   CHECK(w.db().find_job("job_1")->attempts == backoffs.size() + 1);
 }
 
+// Retrying before the server's Retry-After only earns another 429, so the
+// runtime waits it out even where it is longer than its own cap (8 s here).
+TEST_CASE("a 429's Retry-After is waited out before the next attempt, even past the cap", "[runtime]") {
+  world_config c = one_job();
+  c.payments.rate_limited_ppm = 500'000;
+  c.payments.retry_after = duration::from_s(30);
+  for (const retry_mode mode : {retry_mode::nack, retry_mode::in_slice}) {
+    INFO(to_string(mode));
+    c.runtime.rules.retry = mode;
+    c.runtime.heartbeat_interval = duration::from_s(10);  // keeps the lease through an in-slice wait
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    const auto starts = records(w, "attempt_start");
+    std::size_t rate_limited = 0;
+    for (const auto* b : records(w, "backoff")) {
+      if (b->get_string("error") != "429 rate_limited") continue;
+      ++rate_limited;
+      CHECK(b->get_int("delay_us") == duration::from_s(30).us());
+      // The next attempt starts no sooner than the server asked.
+      const auto next = std::find_if(starts.begin(), starts.end(), [&](const sim::trace_record* s) {
+        return s->get_int("attempt") == *b->get_int("attempt") + 1;
+      });
+      REQUIRE(next != starts.end());
+      CHECK((*next)->time - b->time >= duration::from_s(30));
+    }
+    CHECK(rate_limited >= 1);
+    CHECK(w.job_ends().at("job_1") == job_end::done);
+  }
+}
+
 TEST_CASE("a 400 is not retried; retrying it (the bug) burns every attempt", "[runtime]") {
   world_config c = one_job(1);
   c.payments.bad_invoices.insert("inv_1");
