@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -549,6 +550,35 @@ TEST_CASE("deploys: a drain kills no in-flight slice; a rolling kill does and th
     CHECK(w.payments().ledger().size() == 6);
     CHECK(w.db().ledger().size() == 6);
   }
+}
+
+// What the reports and drain_kills_nothing read: each stopped worker's
+// record says whether it drained in time or was killed at the deadline.
+TEST_CASE("a drain's stop says why: drained in time, or the grace period expired with a slice in flight",
+          "[runtime]") {
+  world_config c = one_job(2);
+  c.model.latency = latency_model::fixed(duration::from_s(20));
+  c.runtime.long_poll = duration::from_s(1);  // an idle worker drains once its poll returns
+  deploy_spec d;
+  d.at = instant::epoch() + duration::from_s(1);
+  d.strategy = deploy_strategy::drain;
+  d.batch_size = 2;  // both at once: the idle worker drains at once, the busy one runs out of time
+  d.grace_period = duration::from_s(5);
+  c.deploys.push_back(d);
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  std::map<std::string, std::vector<const sim::trace_record*>> deploy_stops;  // by why
+  for (const auto* s : records(w, "stop"))
+    if (s->get_string("why") != "shutdown") deploy_stops[std::string(*s->get_string("why"))].push_back(s);
+  REQUIRE(deploy_stops["grace period expired"].size() == 1);
+  const auto* killed = deploy_stops["grace period expired"][0];
+  CHECK(killed->get_bool("in_flight") == true);
+  CHECK(killed->get_string("job") == "job_1");
+  CHECK(killed->time == instant::epoch() + duration::from_s(6));  // the deploy plus the grace period
+  REQUIRE(deploy_stops["drained"].size() == 1);
+  CHECK(deploy_stops["drained"][0]->get_bool("in_flight") == false);
+  CHECK(deploy_stops["drained"][0]->actor != killed->actor);
+  CHECK(deploy_stops.size() == 2);
 }
 
 TEST_CASE("an ambiguous timeout: the vendor committed, the client heard nothing", "[runtime]") {
