@@ -2,7 +2,7 @@
 // Generators of worlds and fault schedules for the world properties, and the
 // world built from one schedule with the correct discipline. Every field
 // shrinks towards the simple end: fewer jobs, workers and faults, earlier
-// times, shorter and fixed latencies, no errors.
+// times, shorter and fixed latencies, no errors, the default pool.
 
 #include <rapidcheck.h>
 
@@ -11,6 +11,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checks/invariants.hpp"
@@ -86,15 +87,41 @@ inline rc::Gen<point_fault> gen_point_fault(std::uint32_t jobs) {
       rc::gen::inRange<std::uint32_t>(0, 3), rc::gen::arbitrary<bool>());
 }
 
-// An error rate: usually none, sometimes rare, sometimes common.
-inline rc::Gen<std::uint32_t> gen_ppm() { return rc::gen::element<std::uint32_t>(0, 0, 0, 100'000, 300'000); }
+// One of `choices`, each drawn in proportion to its weight, shrinking
+// towards the first. rc::gen::element and weightedElement never shrink
+// (they return their pick as it is): a counterexample kept every error rate
+// and the pool it was drawn with, needed or not (issue 16: a stalled pool
+// kept three error rates it did not need).
+template <class T>
+rc::Gen<T> shrinking_element(std::vector<std::pair<std::uint32_t, T>> choices) {
+  return [choices](const rc::Random& random, int) {
+    std::uint64_t total = 0;
+    for (const auto& [weight, value] : choices) total += weight;
+    std::uint64_t draw = rc::Random(random).next() % total;
+    std::size_t index = 0;
+    while (draw >= choices[index].first) draw -= choices[index++].first;
+    return rc::shrinkable::map(
+        rc::shrinkable::shrinkRecur(index, [](std::size_t i) { return rc::shrink::towards<std::size_t>(i, 0); }),
+        [choices](std::size_t i) { return choices[i].second; });
+  };
+}
 
-// The shape of the world: sizes, timeouts, latencies, pool, error mix.
+// An error rate: usually none, sometimes rare, sometimes common; shrinks to none.
+inline rc::Gen<std::uint32_t> gen_ppm() {
+  return shrinking_element<std::uint32_t>({{3, 0}, {1, 100'000}, {1, 300'000}});
+}
+
+// Database connections: the default ten, or a pool small enough to run dry;
+// shrinks to ten.
+inline rc::Gen<std::uint32_t> gen_pool_size() { return shrinking_element<std::uint32_t>({{1, 10}, {1, 1}, {1, 2}, {1, 3}}); }
+
+// The shape of the world: the error mix, sizes, pool, timeouts, latencies.
+// The error mix comes first so that shrinking tries each rate at zero before
+// it shortens any latency (see gen_schedule).
 inline rc::Gen<schedule> gen_shape(std::uint32_t jobs) {
   return rc::gen::apply(
-      [jobs](std::uint32_t workers, std::uint32_t pool, std::int64_t visibility_s, std::int64_t model_ms,
-             std::int64_t vendor_ms, std::int64_t vendor_spread_ms, std::uint32_t p503, std::uint32_t p429,
-             std::uint32_t lost) {
+      [jobs](std::uint32_t p503, std::uint32_t p429, std::uint32_t lost, std::uint32_t workers, std::uint32_t pool,
+             std::int64_t visibility_s, std::int64_t model_ms, std::int64_t vendor_ms, std::int64_t vendor_spread_ms) {
         schedule s;
         s.jobs = jobs;
         s.workers = workers;
@@ -108,11 +135,10 @@ inline rc::Gen<schedule> gen_shape(std::uint32_t jobs) {
         s.lost_response_ppm = lost;
         return s;
       },
-      rc::gen::inRange<std::uint32_t>(1, 5), rc::gen::element<std::uint32_t>(10, 1, 2, 3),
+      gen_ppm(), gen_ppm(), gen_ppm(), rc::gen::inRange<std::uint32_t>(1, 5), gen_pool_size(),
       rc::gen::inRange<std::int64_t>(5, 61), rc::gen::inRange<std::int64_t>(10, 20'000),
       rc::gen::inRange<std::int64_t>(10, 2'000),
-      rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::just<std::int64_t>(0)}, {1, rc::gen::inRange<std::int64_t>(0, 2'000)}}),
-      gen_ppm(), gen_ppm(), gen_ppm());
+      rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::just<std::int64_t>(0)}, {1, rc::gen::inRange<std::int64_t>(0, 2'000)}}));
 }
 
 // Whether the vendor may reject an invoice (a 400, non-retryable).
@@ -121,12 +147,19 @@ enum class rejections : std::uint8_t { none, some };
 // A world shape with any mix of faults: point crashes and errors, broker
 // duplicates and lost acks, timed crashes, one deploy, and (with
 // rejections::some) invoices the vendor rejects.
+//
+// The faults are drawn before the shape, which shrinks after them:
+// rapidcheck shrinks a tuple's elements in order, takes the first smaller
+// value that still fails and starts over from the first element. Faults
+// first means every fault that can go is dropped before any latency or
+// timeout is shortened; shortened first, a latency can leave faults as the
+// only way left to fail, and the counterexample keeps them.
 inline rc::Gen<schedule> gen_schedule(rejections rejected = rejections::some) {
   return rc::gen::mapcat(rc::gen::inRange<std::uint32_t>(1, 5), [rejected](std::uint32_t jobs) {
     return rc::gen::apply(
-        [jobs](schedule s, std::vector<std::uint32_t> bad, std::vector<point_fault> faults,
-               std::vector<std::uint32_t> dup_jobs, std::vector<std::uint32_t> lost_acks,
-               std::vector<std::int64_t> crash_times, rc::Maybe<std::int64_t> deploy_at) {
+        [jobs](std::vector<std::uint32_t> bad, std::vector<point_fault> faults, std::vector<std::uint32_t> dup_jobs,
+               std::vector<std::uint32_t> lost_acks, std::vector<std::int64_t> crash_times,
+               rc::Maybe<std::int64_t> deploy_at, schedule s) {
           std::sort(bad.begin(), bad.end());
           bad.erase(std::unique(bad.begin(), bad.end()), bad.end());
           s.bad_invoice_jobs = std::move(bad);
@@ -141,7 +174,6 @@ inline rc::Gen<schedule> gen_schedule(rejections rejected = rejections::some) {
           if (deploy_at) s.deploy_at_ms = *deploy_at;
           return s;
         },
-        gen_shape(jobs),
         rejected == rejections::none
             ? rc::gen::just(std::vector<std::uint32_t>{})
             : rc::gen::weightedOneOf<std::vector<std::uint32_t>>(
@@ -151,7 +183,7 @@ inline rc::Gen<schedule> gen_schedule(rejections rejected = rejections::some) {
         rc::gen::container<std::vector<std::uint32_t>>(rc::gen::inRange<std::uint32_t>(0, jobs)),
         rc::gen::container<std::vector<std::uint32_t>>(rc::gen::inRange<std::uint32_t>(0, jobs)),
         rc::gen::container<std::vector<std::int64_t>>(rc::gen::inRange<std::int64_t>(0, 30'000)),
-        rc::gen::maybe(rc::gen::inRange<std::int64_t>(0, 30'000)));
+        rc::gen::maybe(rc::gen::inRange<std::int64_t>(0, 30'000)), gen_shape(jobs));
   });
 }
 

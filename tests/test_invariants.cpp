@@ -109,6 +109,32 @@ TEST_CASE("backoff without a cap violates backoff_within_cap", "[invariants]") {
   CHECK_FALSE(run_checked(c).verdicts.at("backoff_within_cap").held);
 }
 
+// The runtime waits out a server's Retry-After even above its own cap
+// (retrying sooner only earns another 429): that delay is the server's, not
+// a broken cap.
+TEST_CASE("a Retry-After above the cap keeps backoff_within_cap", "[invariants]") {
+  world_config c = one_job();
+  c.runtime.retry.maximum_interval = duration::from_s(2);
+  c.payments.rate_limited_ppm = 500'000;
+  c.payments.retry_after = duration::from_s(30);
+  world w(c);
+  invariant_checker checker;
+  w.trace().add_observer(&checker);
+  const world_result result = w.run();
+  REQUIRE(result.all_jobs_ended);
+  std::size_t above_cap = 0;
+  for (const sim::trace_record& r : w.trace().records())
+    if (r.kind == "backoff" && r.get_int("delay_us") > r.get_int("cap_us")) {
+      CHECK(r.get_int("delay_us") == duration::from_s(30).us());
+      ++above_cap;
+    }
+  REQUIRE(above_cap >= 1);  // the world exercises the floor
+  for (const verdict& v : checker.finish(w, result)) {
+    INFO(v.name << ": " << v.detail);
+    CHECK(v.held);
+  }
+}
+
 TEST_CASE("overlapping slices that both write violate leases_exclusive_or_absorbed unless a key absorbs it", "[invariants]") {
   world_config c = one_job();
   c.queue.visibility_timeout = duration::from_s(10);
@@ -120,6 +146,34 @@ TEST_CASE("overlapping slices that both write violate leases_exclusive_or_absorb
   const checked_run unkeyed = run_checked(c);
   CHECK_FALSE(unkeyed.verdicts.at("leases_exclusive_or_absorbed").held);
   CHECK_FALSE(unkeyed.verdicts.at("no_double_payment").held);
+}
+
+// The other way to keep a lease exclusive: a broker that tells a heartbeat
+// its handle is stale, and a runtime that stops the slice when it hears so.
+// The broker delivers job_1 twice at once; each worker's slice calls the
+// model for 12 s, longer than the first heartbeat (3 s). No key absorbs a
+// second refund here, so only the stopped slice keeps it single.
+TEST_CASE("a strict broker's failed heartbeat stops the slice: leases stay exclusive without a key", "[invariants]") {
+  world_config c = one_job();
+  c.runtime.rules.key = key_mode::none;
+  c.queue.semantics = handle_semantics::strict;
+  c.queue.visibility_timeout = duration::from_s(10);
+  c.runtime.heartbeat_interval = duration::from_s(3);
+  c.model.latency = latency_model::fixed(duration::from_s(12));
+  c.queue_faults.push_back({.what = queue_fault::kind::duplicate_delivery, .job = "job_1", .nth = 1});
+  world w(c);
+  invariant_checker checker;
+  w.trace().add_observer(&checker);
+  const world_result result = w.run();
+  REQUIRE(result.all_jobs_ended);
+  std::size_t starts = 0;
+  for (const sim::trace_record& r : w.trace().records()) starts += r.kind == "attempt_start";
+  REQUIRE(starts == 2);  // the two slices overlapped
+  for (const verdict& v : checker.finish(w, result)) {
+    INFO(v.name << ": " << v.detail);
+    CHECK(v.held);
+  }
+  CHECK(w.payments().ledger().size() == 1);
 }
 
 TEST_CASE("a drain whose grace period is shorter than the slice violates drain_kills_nothing", "[invariants]") {
@@ -155,6 +209,23 @@ TEST_CASE("checkpointing before the side effect violates done_jobs_paid_in_full"
   CHECK_FALSE(v.held);
   CHECK(v.detail == "job_1 ended done but invoice inv_1 was refunded 0 cents of 500 cents");
   CHECK(r.verdicts.at("ledgers_agree").held);  // both ledgers are empty: only this invariant sees it
+}
+
+// In full, not merely something: a job refunding one invoice in two steps
+// that loses the second has paid part of what it asked.
+TEST_CASE("a done job whose invoice was refunded only in part violates done_jobs_paid_in_full", "[invariants]") {
+  world_config c = one_job();
+  c.jobs[0].steps.push_back({"refund", "inv_1", 300});  // step 4: inv_1 is asked 500 + 300 cents
+  c.point_faults.push_back({.point = "before_tool", .tool = "refund", .step = 4, .attempt = 0u, .action = point_action::crash});
+  CHECK(all_hold(run_checked(c)));
+  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;  // step 4 is checkpointed, then the crash loses it
+  const checked_run r = run_checked(c);
+  const verdict& v = r.verdicts.at("done_jobs_paid_in_full");
+  CHECK_FALSE(v.held);
+  // (The wording is the report's; the figures are what this test is about.)
+  CHECK_THAT(v.detail, Catch::Matchers::Contains("inv_1") && Catch::Matchers::Contains("500 cents") &&
+                           Catch::Matchers::Contains("800 cents"));
+  CHECK(r.verdicts.at("no_double_payment").held);
 }
 
 TEST_CASE("an email sent twice for one step violates one_email_per_step, whoever sent it", "[invariants]") {

@@ -277,7 +277,8 @@ TEST_CASE("attempts_reset_on_reenqueue: the counter goes back to 0", "[lint]") {
   const lint_warning w = only_warning(c);
   CHECK(w.rule == "attempts_reset_on_reenqueue");
   CHECK(w.setting == "discipline.reset_attempts_on_reenqueue");
-  CHECK_THAT(w.why, Contains("retry.maximum_attempts = 5 is never reached") &&
+  CHECK_THAT(w.why, Contains("goes back to 0 on every delivery (a nack, a crash, a lease that ran out)") &&
+                        Contains("retry.maximum_attempts = 5 is never reached across deliveries") &&
                         Contains("queue.max_receive_count = 5 deliveries"));
 }
 
@@ -287,117 +288,23 @@ TEST_CASE("attempts_reset_on_reenqueue: quiet when the counter only goes up", "[
   CHECK_FALSE(fires(c, "attempts_reset_on_reenqueue"));
 }
 
-TEST_CASE("attempts_reset_on_reenqueue: quiet when no nack re-enqueues a job with attempts left", "[lint]") {
+TEST_CASE("attempts_reset_on_reenqueue: a crash redelivery resets too, whatever the retry mode", "[lint]") {
   world_config c = clean_config();
   c.runtime.rules.reset_attempts_on_reenqueue = true;
-  REQUIRE(fires(c, "attempts_reset_on_reenqueue"));
-  // Retries slept inside the slice: nothing is re-enqueued, the job is
-  // dead-lettered once its attempts are used up.
+  // Retries slept inside the slice still count up within a delivery; a
+  // crash's redelivery starts the count again.
   c.runtime.rules.retry = retry_mode::in_slice;
-  CHECK(lint(c).empty());
-  // One attempt: the first failure dead-letters the job.
+  CHECK_THAT(only_warning(c).why, Contains("a message whose slice crashes or outlives its lease on every delivery"));
+  // One attempt: the first failure dead-letters the job, a crash loop does not.
   c.runtime.rules.retry = retry_mode::nack;
   c.runtime.retry.maximum_attempts = 1;
-  c.queue.max_receive_count = 1;
-  CHECK(lint(c).empty());
-}
-
-// ---- 8. checkpoint_before_effect ---------------------------------------------------------
-
-TEST_CASE("checkpoint_before_effect: the step marked done before the refund", "[lint]") {
-  world_config c = clean_config();
-  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
-  const lint_warning w = only_warning(c);
-  CHECK(w.rule == "checkpoint_before_effect");
-  CHECK(w.setting == "discipline.checkpoint");
-  CHECK_THAT(w.why, Contains("the refund at job_1 step 3 is marked done before the tool runs") &&
-                        Contains("the refund never happens"));
-}
-
-TEST_CASE("checkpoint_before_effect: quiet after success, with an outbox, or with no side effect", "[lint]") {
-  world_config c = clean_config();
-  c.runtime.rules.checkpoint = checkpoint_mode::after_success;
-  CHECK(lint(c).empty());
-  c.runtime.rules.checkpoint = checkpoint_mode::outbox;
-  CHECK(lint(c).empty());
-
-  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
-  c.jobs[0].steps.pop_back();  // read, model: nothing to lose
-  CHECK(lint(c).empty());
-}
-
-// ---- 9. key_per_attempt --------------------------------------------------------------
-
-TEST_CASE("key_per_attempt: a new key every attempt", "[lint]") {
-  world_config c = clean_config();
-  c.runtime.rules.key = key_mode::per_attempt;
-  const lint_warning w = only_warning(c);
-  CHECK(w.rule == "key_per_attempt");
-  CHECK(w.setting == "discipline.key");
-  CHECK_THAT(w.why, Contains("job_1:step_3:refund:attempt_0") && Contains("as a new refund"));
-  CHECK_THAT(w.fix, Contains("\"job_1:step_3:refund\""));
-}
-
-TEST_CASE("key_per_attempt: quiet with a stable key", "[lint]") {
-  world_config c = clean_config();
-  c.runtime.rules.key = key_mode::stable;
-  CHECK_FALSE(fires(c, "key_per_attempt"));
-}
-
-// ---- 10. transaction_across_model ---------------------------------------------------------
-
-TEST_CASE("transaction_across_model: a connection held across the model call", "[lint]") {
-  world_config c = clean_config();
-  c.runtime.rules.hold_transaction_across_model = true;
-  const lint_warning w = only_warning(c);
-  CHECK(w.rule == "transaction_across_model");
-  CHECK(w.setting == "discipline.hold_transaction_across_model");
-  CHECK_THAT(w.why, Contains("one of the store's 10 connections (store.pool_size)") && Contains("(p99 20s)"));
-
-  c.workers = 12;
-  CHECK_THAT(only_warning(c).why, Contains("with 12 workers, that is ordinary load"));
-}
-
-TEST_CASE("transaction_across_model: quiet when committed first, or with no model call", "[lint]") {
-  world_config c = clean_config();
-  c.runtime.rules.hold_transaction_across_model = false;
-  CHECK(lint(c).empty());
-
-  c.runtime.rules.hold_transaction_across_model = true;
-  c.jobs[0].steps.erase(c.jobs[0].steps.begin() + 1);  // read, refund
-  CHECK(lint(c).empty());
-}
-
-// ---- 11. rolling_kill_without_drain -------------------------------------------------------
-
-TEST_CASE("rolling_kill_without_drain: a rolling kill deploy", "[lint]") {
-  world_config c = clean_config();
-  deploy_spec drain;
-  drain.at = sim::instant::epoch() + duration::from_s(30);
-  deploy_spec kill;
-  kill.at = sim::instant::epoch() + duration::from_s(60);
-  kill.strategy = deploy_strategy::rolling_kill;
-  c.deploys = {drain, kill};
-  const lint_warning w = only_warning(c);
-  CHECK(w.rule == "rolling_kill_without_drain");
-  CHECK(w.setting == "deploy[1].strategy");
-  CHECK_THAT(w.why, Contains("the deploy to v2 at 1m kills 1 pod every 5s without draining") &&
-                        Contains("after the visibility timeout 30s"));
-  CHECK_THAT(w.fix, Contains("grace period (30s)"));
-}
-
-TEST_CASE("rolling_kill_without_drain: quiet with drains", "[lint]") {
-  world_config c = clean_config();
-  deploy_spec drain;
-  drain.strategy = deploy_strategy::drain;
-  c.deploys = {drain, drain};
-  CHECK(lint(c).empty());
+  CHECK_THAT(only_warning(c).why, Contains("a message whose slice crashes"));
 }
 
 // ---- 12. dead_letter_threshold ---------------------------------------------------------
 // Two bounds, as the runtime and the broker apply them: the attempt counter
 // on the job row (it goes up when a slice starts, so it bounds crash loops
-// and failures alike, unless reset in every nack), and the broker's redrive
+// and failures alike, unless reset on every delivery), and the broker's redrive
 // (it counts deliveries, so it bounds crash loops and nacked failures, not
 // retries slept inside one slice). The rule fires only when some path has
 // neither.
@@ -473,7 +380,7 @@ TEST_CASE("dead_letter_threshold: unlimited attempts and no redrive", "[lint]") 
                                   "queue.max_receive_count"));
 }
 
-TEST_CASE("dead_letter_threshold: the attempts reset in every nack and no redrive", "[lint]") {
+TEST_CASE("dead_letter_threshold: the attempts reset on every delivery and no redrive", "[lint]") {
   world_config c = attempts_only();
   c.runtime.retry.maximum_attempts = 3;
   c.runtime.rules.reset_attempts_on_reenqueue = true;
@@ -482,8 +389,7 @@ TEST_CASE("dead_letter_threshold: the attempts reset in every nack and no redriv
   CHECK(w.setting == "queue.max_receive_count");
   CHECK_THAT(w.why, Contains("a failing job never reaches retry.maximum_attempts = 3") &&
                         Contains("a job that keeps failing is re-enqueued forever") &&
-                        Contains("it is never dead-lettered") && Contains("still dead-lettered after 3 attempts"));
-  CHECK_THAT(w.why, !Contains("comes back every"));  // the crash loop is bounded
+                        Contains("comes back every 30s forever") && Contains("neither is ever dead-lettered"));
   CHECK_THAT(w.fix, Contains("Set queue.max_receive_count (3, the retry policy's attempts)") &&
                         Contains("Or set discipline.reset_attempts_on_reenqueue = false"));
 
@@ -491,7 +397,7 @@ TEST_CASE("dead_letter_threshold: the attempts reset in every nack and no redriv
   CHECK(dead_letter_warning(c).setting == "dead_letter_queue.enabled");
 }
 
-TEST_CASE("dead_letter_threshold: quiet when the reset cannot take effect, or a redrive bounds it", "[lint]") {
+TEST_CASE("dead_letter_threshold: with the reset, only a redrive bounds a crash loop", "[lint]") {
   world_config c = attempts_only();
   c.runtime.rules.reset_attempts_on_reenqueue = true;
   // A redrive counts the deliveries the reset cannot undo.
@@ -499,13 +405,19 @@ TEST_CASE("dead_letter_threshold: quiet when the reset cannot take effect, or a 
   CHECK_FALSE(fires(c, "dead_letter_threshold"));
   c.queue.max_receive_count = 0;
   REQUIRE(fires(c, "dead_letter_threshold"));
-  // One attempt allowed: the first failure dead-letters the job, no nack.
+  // One attempt allowed: the first failure dead-letters the job, but every
+  // crash's redelivery starts the count again.
   c.runtime.retry.maximum_attempts = 1;
-  CHECK_FALSE(fires(c, "dead_letter_threshold"));
-  // Retries inside the slice never nack; the runtime dead-letters the job
-  // when its attempts are used up.
+  CHECK_THAT(dead_letter_warning(c).why,
+             Contains("a crash loop never reaches retry.maximum_attempts = 1") && Contains("comes back every") &&
+                 !Contains("re-enqueued forever"));
+  // Retries inside the slice count up within a delivery: a failing job is
+  // dead-lettered, a crash loop is not.
   c.runtime.retry.maximum_attempts = 5;
   c.runtime.rules.retry = retry_mode::in_slice;
+  CHECK_THAT(dead_letter_warning(c).why, Contains("comes back every") && !Contains("retried forever"));
+  // Without the reset, the count bounds both.
+  c.runtime.rules.reset_attempts_on_reenqueue = false;
   CHECK_FALSE(fires(c, "dead_letter_threshold"));
 }
 
@@ -596,7 +508,7 @@ TEST_CASE("warnings come in rule order and name the jobs that call a tool", "[li
   CHECK_THAT(ws[0].why, Contains("job_1 step 3 (and 2 other jobs)"));
   CHECK(ws[8].setting == "deploy[0].strategy");
   CHECK(ws[9].setting == "deploy[1].strategy");
-  CHECK_THAT(ws[5].why, Contains("retries forever, and nothing else stops it"));
+  CHECK_THAT(ws[5].why, Contains("comes back forever, and nothing else stops it"));
 
   // Every rule id reported is a known one, in the declared order.
   std::size_t at = 0;

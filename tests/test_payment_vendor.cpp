@@ -381,6 +381,28 @@ TEST_CASE("a key is pruned after the retention; reusing it then executes anew", 
   CHECK(std::count(kinds.begin(), kinds.end(), "key_pruned") == 1);
 }
 
+// Stripe prunes keys "at least 24 hours old": a key exactly key_retention
+// old is gone, one a microsecond younger still replays.
+TEST_CASE("a key exactly key_retention old is pruned; a microsecond younger it replays", "[vendor]") {
+  payment_vendor_config c = quiet_config();
+  c.key_retention = 1_s * 3'600;
+  const sim::instant retention_end = sim::instant::epoch() + c.key_retention;  // the key was created at 0
+  for (const bool at_boundary : {false, true}) {
+    INFO((at_boundary ? "reused at created_at + key_retention" : "reused 1 us before"));
+    vendor_world w(c);
+    outcome& first = w.send_at(0, refund("in_1", 500, "job-1"));
+    outcome& again = w.outcomes.emplace_back();
+    const sim::instant reuse_at = at_boundary ? retention_end : retention_end - 1_us;
+    w.k.spawn(call_at(w.k, reuse_at, w.vendor, refund("in_1", 500, "job-1"), again), "caller");
+    w.k.run();
+    CHECK(result_of(first).ref == "re_1");
+    CHECK(result_of(again).replayed == !at_boundary);
+    CHECK(result_of(again).ref == (at_boundary ? "re_2" : "re_1"));
+    CHECK(w.vendor.ledger().size() == (at_boundary ? 2u : 1u));
+    CHECK(w.vendor.stats().keys_pruned == (at_boundary ? 1u : 0u));
+  }
+}
+
 TEST_CASE("an outage window answers 503 inside and succeeds outside", "[vendor]") {
   vendor_world w;
   w.vendor.add_outage(at_ms(1'000), at_ms(2'000));

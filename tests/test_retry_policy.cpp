@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "runtime/retry_policy.hpp"
@@ -76,6 +77,17 @@ TEST_CASE("decorrelated jitter grows from its previous delay", "[retry]") {
   }
   b.reset();
   CHECK(b.next_delay(0) <= duration::from_ms(300));
+}
+
+// The bounds above also hold for a backoff that forgets its previous delay
+// and draws from [base, base * 3] every time; only climbing tells them apart.
+TEST_CASE("decorrelated jitter climbs past three times its base, and is pinned for a seed", "[retry]") {
+  const retry_policy p = policy_with(jitter_kind::decorrelated);
+  backoff b(p, sim::random_root(42).stream("worker/0/backoff"));
+  std::vector<std::int64_t> us;
+  for (std::uint32_t n = 0; n < 8; ++n) us.push_back(b.next_delay(n).us());
+  CHECK(*std::max_element(us.begin(), us.end()) > 3 * p.initial_interval.us());
+  CHECK(us == std::vector<std::int64_t>{293723, 256438, 175762, 365178, 339252, 469953, 1157130, 1967385});
 }
 
 TEST_CASE("two workers' jittered delays differ; the same stream repeats exactly", "[retry]") {

@@ -4,10 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "sim/sleep.hpp"
 #include "world/world.hpp"
 #include "test_worlds.hpp"
 
@@ -119,6 +123,36 @@ TEST_CASE("503s are retried with capped, growing backoff; the job succeeds after
   CHECK(longest > duration::from_ms(500).us());
   CHECK(w.payments().ledger().size() == 1);
   CHECK(w.db().find_job("job_1")->attempts == backoffs.size() + 1);
+}
+
+// Retrying before the server's Retry-After only earns another 429, so the
+// runtime waits it out even where it is longer than its own cap (8 s here).
+TEST_CASE("a 429's Retry-After is waited out before the next attempt, even past the cap", "[runtime]") {
+  world_config c = one_job();
+  c.payments.rate_limited_ppm = 500'000;
+  c.payments.retry_after = duration::from_s(30);
+  for (const retry_mode mode : {retry_mode::nack, retry_mode::in_slice}) {
+    INFO(to_string(mode));
+    c.runtime.rules.retry = mode;
+    c.runtime.heartbeat_interval = duration::from_s(10);  // keeps the lease through an in-slice wait
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    const auto starts = records(w, "attempt_start");
+    std::size_t rate_limited = 0;
+    for (const auto* b : records(w, "backoff")) {
+      if (b->get_string("error") != "429 rate_limited") continue;
+      ++rate_limited;
+      CHECK(b->get_int("delay_us") == duration::from_s(30).us());
+      // The next attempt starts no sooner than the server asked.
+      const auto next = std::find_if(starts.begin(), starts.end(), [&](const sim::trace_record* s) {
+        return s->get_int("attempt") == *b->get_int("attempt") + 1;
+      });
+      REQUIRE(next != starts.end());
+      CHECK((*next)->time - b->time >= duration::from_s(30));
+    }
+    CHECK(rate_limited >= 1);
+    CHECK(w.job_ends().at("job_1") == job_end::done);
+  }
 }
 
 TEST_CASE("a 400 is not retried; retrying it (the bug) burns every attempt", "[runtime]") {
@@ -298,6 +332,87 @@ TEST_CASE("with fencing, the slice whose lease was taken over cannot checkpoint"
   CHECK(w.db().ledger().size() == 1);
 }
 
+namespace {
+// A refund API that, like Stripe refunding a charge already refunded in full
+// (400 charge_already_refunded), refuses a second refund of an invoice,
+// whatever its key: the first call pays, every later one is a 400.
+class refuses_second_refund final : public tool {
+ public:
+  std::string_view name() const override { return "refund"; }
+  bool writes() const override { return true; }
+  bool accepts_key() const override { return true; }
+  sim::task<tool_result> call(tool_call request) override {
+    co_await sim::sleep_for(duration::from_ms(300));
+    if (!refunded_.insert(request.target).second) co_return tool_result{400, "charge_already_refunded", "", false, {}};
+    co_return tool_result{200, "", "re_" + request.target, false, {}};
+  }
+
+ private:
+  std::set<std::string> refunded_;
+};
+
+// Two slices of job_1 at once, with no fencing: the lease (10 s) runs out
+// under the first slice's 30 s model call and worker/1 starts attempt 1
+// while worker/0 still runs attempt 0. worker/0 ends the job done at about
+// 31 s; worker/1 comes to its refund ten seconds later.
+world_config overlapping_slices_without_fencing() {
+  world_config c = one_job(2);
+  c.queue.visibility_timeout = duration::from_s(10);
+  c.model.latency = latency_model::fixed(duration::from_s(30));
+  REQUIRE_FALSE(c.runtime.rules.fencing);
+  return c;
+}
+
+void require_overlap_ended_done_first(world& w) {
+  const auto starts = records(w, "attempt_start");
+  REQUIRE(starts.size() == 2);
+  REQUIRE(starts[0]->actor != starts[1]->actor);
+  const auto done = records(w, "job_done");
+  REQUIRE(done.size() == 1);
+  REQUIRE(done[0]->get_int("attempt") == 0);
+}
+}  // namespace
+
+// An end is final: `UPDATE ... WHERE status NOT IN (ended)`. Without it the
+// slower slice's own end overwrites the first one's, and a job whose refund
+// was paid reads failed or dead-lettered (and would be paid again by anyone
+// who re-runs failed jobs).
+TEST_CASE("an overlapping slice that fails after the job ended done leaves the row done", "[runtime]") {
+  world_config c = overlapping_slices_without_fencing();
+  SECTION("the second slice hears a 400 and ends the job failed") {
+    refuses_second_refund refunds;
+    world w(c);
+    w.add_tool("refund", &refunds);
+    REQUIRE(w.run().all_jobs_ended);
+    require_overlap_ended_done_first(w);
+    const auto failed = records(w, "job_failed");
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0]->get_int("attempt") == 1);
+    CHECK(failed[0]->get_string("error") == "400 charge_already_refunded");
+    const std::optional<job_row> row = w.db().find_job("job_1");
+    REQUIRE(row.has_value());
+    CHECK(row->status == job_status::done);
+    CHECK(row->last_error.empty());
+    CHECK(w.job_ends().at("job_1") == job_end::done);
+  }
+  SECTION("the second slice runs out of attempts and dead-letters the job") {
+    c.runtime.retry.maximum_attempts = 2;
+    // The vendor goes down between the two refunds: attempt 1, the last, hears 503.
+    c.payments.outages.push_back({instant::epoch() + duration::from_s(35), instant::epoch() + duration::from_s(3600)});
+    world w(c);
+    REQUIRE(w.run().all_jobs_ended);
+    require_overlap_ended_done_first(w);
+    const auto dead = records(w, "dead_letter", "worker/");
+    REQUIRE(dead.size() == 1);
+    CHECK(dead[0]->get_string("reason") == "503 unavailable");
+    const std::optional<job_row> row = w.db().find_job("job_1");
+    REQUIRE(row.has_value());
+    CHECK(row->status == job_status::done);
+    CHECK(row->last_error.empty());
+    CHECK(w.payments().ledger().size() == 1);
+  }
+}
+
 TEST_CASE("an email provider takes no key: a dedupe row claimed before the send makes each email at most once",
           "[runtime]") {
   world_config c = one_job();
@@ -474,6 +589,35 @@ TEST_CASE("deploys: a drain kills no in-flight slice; a rolling kill does and th
     CHECK(w.payments().ledger().size() == 6);
     CHECK(w.db().ledger().size() == 6);
   }
+}
+
+// What the reports and drain_kills_nothing read: each stopped worker's
+// record says whether it drained in time or was killed at the deadline.
+TEST_CASE("a drain's stop says why: drained in time, or the grace period expired with a slice in flight",
+          "[runtime]") {
+  world_config c = one_job(2);
+  c.model.latency = latency_model::fixed(duration::from_s(20));
+  c.runtime.long_poll = duration::from_s(1);  // an idle worker drains once its poll returns
+  deploy_spec d;
+  d.at = instant::epoch() + duration::from_s(1);
+  d.strategy = deploy_strategy::drain;
+  d.batch_size = 2;  // both at once: the idle worker drains at once, the busy one runs out of time
+  d.grace_period = duration::from_s(5);
+  c.deploys.push_back(d);
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  std::map<std::string, std::vector<const sim::trace_record*>> deploy_stops;  // by why
+  for (const auto* s : records(w, "stop"))
+    if (s->get_string("why") != "shutdown") deploy_stops[std::string(*s->get_string("why"))].push_back(s);
+  REQUIRE(deploy_stops["grace period expired"].size() == 1);
+  const auto* killed = deploy_stops["grace period expired"][0];
+  CHECK(killed->get_bool("in_flight") == true);
+  CHECK(killed->get_string("job") == "job_1");
+  CHECK(killed->time == instant::epoch() + duration::from_s(6));  // the deploy plus the grace period
+  REQUIRE(deploy_stops["drained"].size() == 1);
+  CHECK(deploy_stops["drained"][0]->get_bool("in_flight") == false);
+  CHECK(deploy_stops["drained"][0]->actor != killed->actor);
+  CHECK(deploy_stops.size() == 2);
 }
 
 TEST_CASE("an ambiguous timeout: the vendor committed, the client heard nothing", "[runtime]") {

@@ -50,7 +50,7 @@ void print_settings(const scenario& s) {
   fmt::print("discipline key {}{}, ledger guard {}, checkpoint {}, retry by {}{}{}{}{}\n", to_string(d.key),
              d.pass_key_to_vendor ? "" : " (not sent to the vendor)", d.ledger_guard ? "on" : "off",
              to_string(d.checkpoint), to_string(d.retry), d.retry_non_retryable ? ", RETRIES 4xx" : "",
-             d.reset_attempts_on_reenqueue ? ", RESETS attempts on re-enqueue" : "",
+             d.reset_attempts_on_reenqueue ? ", RESETS attempts on every delivery" : "",
              d.hold_transaction_across_model ? ", HOLDS a transaction across the model call" : "",
              d.email_dedupe ? "" : ", NO email dedupe");
   if (!d.split_tool.empty())

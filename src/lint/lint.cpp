@@ -114,22 +114,28 @@ bool redrive_active(const world_config& config) {
 // do it. The runtime counts an attempt on the job row in the transaction that
 // starts a slice, before the handler runs, and a delivery that finds
 // retry.maximum_attempts used up dead-letters the job. That bounds a message
-// whose slice crashes or loses its lease on every delivery: nothing on that
-// path gives the message back or touches the counter. A job that fails and
-// is retried is bounded by the same count, unless
-// discipline.reset_attempts_on_reenqueue sets it back to 0 in each nack. The
-// broker's redrive counts receives: it bounds every path that redelivers the
-// message, but not retries slept inside one slice (discipline.retry =
-// "in_slice").
+// whose slice crashes or loses its lease on every delivery, and a job that
+// fails and is retried. discipline.reset_attempts_on_reenqueue sets the
+// counter back to 0 on every delivery (a nack, a crash, a lease that ran
+// out): then nothing that crosses deliveries is counted. Failures retried
+// inside one slice (discipline.retry = "in_slice") still count up, and with
+// one attempt allowed the first failure dead-letters the job without a
+// nack. The broker's redrive counts receives: it bounds every path that
+// redelivers the message, but not retries slept inside one slice.
 
-// Whether discipline.reset_attempts_on_reenqueue ever takes effect: the
-// counter is reset in the nack that re-enqueues a failed job, which the
-// runtime sends only in nack mode and only while attempts remain (with one
-// attempt allowed, the first failure dead-letters the job).
-bool attempts_reset_takes_effect(const world_config& config) {
+// Whether the attempt counter bounds a message whose slice crashes or loses
+// its lease on every delivery.
+bool crash_loops_counted(const world_config& config) {
+  return config.runtime.retry.maximum_attempts != 0 && !config.runtime.rules.reset_attempts_on_reenqueue;
+}
+
+// Whether the counter bounds a job whose slices keep failing: a reset undoes
+// the count only when a failure is re-enqueued (a nack with attempts left).
+bool failures_counted(const world_config& config) {
   const discipline& rules = config.runtime.rules;
-  return rules.reset_attempts_on_reenqueue && rules.retry == retry_mode::nack &&
-         config.runtime.retry.maximum_attempts != 1;
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  if (attempts == 0) return false;
+  return !(rules.reset_attempts_on_reenqueue && rules.retry == retry_mode::nack && attempts != 1);
 }
 
 // A queue the jobs' messages are delivered from.
@@ -162,13 +168,13 @@ struct redelivery_paths {
 };
 
 redelivery_paths unbounded_paths(const world_config& config, const std::vector<consumed_queue>& queues) {
-  const bool attempts_limited = config.runtime.retry.maximum_attempts != 0;
-  const bool failures_counted = attempts_limited && !attempts_reset_takes_effect(config);
+  const bool crashes_bounded = crash_loops_counted(config);
+  const bool failures_bounded = failures_counted(config);
   const bool in_slice = config.runtime.rules.retry == retry_mode::in_slice;
   redelivery_paths paths;
   for (const consumed_queue& q : queues) {
-    const bool crash_loop = !attempts_limited && !q.redriven;
-    const bool failing_job = !failures_counted && (in_slice || !q.redriven);
+    const bool crash_loop = !crashes_bounded && !q.redriven;
+    const bool failing_job = !failures_bounded && (in_slice || !q.redriven);
     paths.crash_loop = paths.crash_loop || crash_loop;
     paths.failing_job = paths.failing_job || failing_job;
     if (!q.redriven && (crash_loop || (failing_job && !in_slice))) paths.unredriven.push_back(&q);
@@ -367,24 +373,27 @@ void retries_non_retryable(const world_config& config, std::vector<lint_warning>
 }
 
 void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_warning>& out) {
-  // Retries slept inside the slice, or a single attempt, never re-enqueue a
-  // job with attempts left: the switch is set but nothing resets.
-  if (!attempts_reset_takes_effect(config)) return;
+  if (!config.runtime.rules.reset_attempts_on_reenqueue) return;
   const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
   std::string why;
   if (attempts == 0) {
-    why = "the attempt counter on the job row goes back to 0 whenever the message is re-enqueued: attempt numbers "
-          "repeat, so nothing can tell how often a job ran, and a retry.maximum_attempts set later never takes "
-          "effect.";
+    why = "the attempt counter on the job row goes back to 0 on every delivery (a nack, a crash, a lease that ran "
+          "out): attempt numbers repeat, so nothing can tell how often a job ran, and a retry.maximum_attempts set "
+          "later never takes effect.";
   } else {
     const std::string bound =
         redrive_active(config)
             ? fmt::format("until the broker redrives it after queue.max_receive_count = {} deliveries",
                           config.queue.max_receive_count)
             : std::string("forever, and nothing else stops it");
-    why = fmt::format("the attempt counter on the job row goes back to 0 whenever the message is re-enqueued, so "
-                      "retry.maximum_attempts = {} is never reached: a job that always fails retries {}.",
-                      attempts, bound);
+    // What the count still bounds: failures retried inside one delivery.
+    const std::string_view who = failures_counted(config)
+                                     ? "a message whose slice crashes or outlives its lease on every delivery"
+                                     : "a job that always fails, or whose slice crashes on every delivery,";
+    why = fmt::format("the attempt counter on the job row goes back to 0 on every delivery (a nack, a crash, a lease "
+                      "that ran out), so retry.maximum_attempts = {} is never reached across deliveries: {} comes "
+                      "back {}.",
+                      attempts, who, bound);
   }
   out.push_back({"attempts_reset_on_reenqueue", std::string(key::reset_attempts), std::move(why),
                  "Set discipline.reset_attempts_on_reenqueue = false: the counter lives on the job row and only "
@@ -477,10 +486,10 @@ std::string dead_letter_why(const world_config& config, const redelivery_paths& 
   const bool in_slice = config.runtime.rules.retry == retry_mode::in_slice;
   std::vector<std::string> causes;
   if (attempts == 0) causes.emplace_back("retry.maximum_attempts is unlimited");
-  if (attempts != 0 && attempts_reset_takes_effect(config)) {
-    causes.push_back(fmt::format("discipline.reset_attempts_on_reenqueue sets the attempt counter back to 0 in "
-                                 "every nack, so a failing job never reaches retry.maximum_attempts = {}",
-                                 attempts));
+  if (attempts != 0 && config.runtime.rules.reset_attempts_on_reenqueue) {
+    causes.push_back(fmt::format("discipline.reset_attempts_on_reenqueue sets the attempt counter back to 0 on "
+                                 "every delivery, so {} never reaches retry.maximum_attempts = {}",
+                                 failures_counted(config) ? "a crash loop" : "a failing job", attempts));
   }
   if (!paths.unredriven.empty())
     causes.push_back(fmt::format("there is no redrive ({})", no_redrive_text(config, paths)));
@@ -509,9 +518,9 @@ std::string dead_letter_why(const world_config& config, const redelivery_paths& 
   if (!paths.crash_loop) {
     // Say which path is still bounded, so the warning does not read as if
     // every poison message cycled forever.
-    if (attempts != 0) {
+    if (crash_loops_counted(config)) {
       why += fmt::format(" (A slice that crashes or loses its lease on every delivery is still dead-lettered after "
-                         "{} attempts: that path never nacks, so its count is never reset.)",
+                         "{} attempts: each delivery's attempt is counted on the job row.)",
                          attempts);
     } else {
       why += fmt::format(" (A slice that crashes or loses its lease on every delivery is still redriven after "
@@ -528,8 +537,7 @@ std::string dead_letter_fix(const world_config& config, const redelivery_paths& 
   // Counting attempts bounds every path once the counter only goes up.
   std::vector<std::string> counting;
   if (attempts == 0) counting.emplace_back("set retry.maximum_attempts (e.g. 5)");
-  if (rules.reset_attempts_on_reenqueue && rules.retry == retry_mode::nack)
-    counting.emplace_back("set discipline.reset_attempts_on_reenqueue = false");
+  if (rules.reset_attempts_on_reenqueue) counting.emplace_back("set discipline.reset_attempts_on_reenqueue = false");
   const std::string by_attempts =
       fmt::format("{}: the runtime counts an attempt on the job row when a slice starts, before the handler runs, "
                   "and dead-letters the job once they are used up, whether its slices fail or crash.",
