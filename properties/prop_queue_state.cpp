@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "events/event_log.hpp"
 #include "broker/queue.hpp"
 #include "sim/kernel.hpp"
 #include "sim/trace.hpp"
@@ -251,13 +252,14 @@ sim::task<void> receive_into(queue& q, receive_options options, std::vector<rece
 struct queue_sut {
   sim::kernel k;
   sim::trace_recorder trace{sim::trace_recorder::retention::digest_only};
+  event_log events{k, trace};
   queue_id_source ids;
   queue main;
   queue dlq;
   one_shot_faults faults;
 
   queue_sut(queue_config main_config, queue_config dlq_config)
-      : main(k, trace, ids, std::move(main_config)), dlq(k, trace, ids, std::move(dlq_config)) {
+      : main(k, events, ids, std::move(main_config)), dlq(k, events, ids, std::move(dlq_config)) {
     main.set_dead_letter(&dlq);
     main.set_faults(&faults);
     dlq.set_faults(&faults);

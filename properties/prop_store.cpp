@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "events/event_log.hpp"
 #include "sim/kernel.hpp"
 #include "sim/sleep.hpp"
 #include "sim/task.hpp"
@@ -153,7 +154,8 @@ TEST_CASE("the unique ledger key holds however transactions interleave", "[prope
                               [](const std::vector<ledger_tx>& v) { return v.size() >= 2 && v.size() <= 6; }));
     sim::kernel k;
     sim::trace_recorder trace;
-    store db(k, trace);
+    event_log events{k, trace};
+    store db(k, events);
     std::vector<ledger_tx_log> logs(txs.size());
     for (std::size_t i = 0; i < txs.size(); ++i) k.spawn(run_ledger_tx(db, txs[i], i, logs[i]), tx_name(i));
     k.run();
@@ -188,7 +190,8 @@ TEST_CASE("a fenced job write commits only on the lease token it read", "[proper
                               [](const std::vector<fenced_tx>& v) { return v.size() >= 2 && v.size() <= 6; }));
     sim::kernel k;
     sim::trace_recorder trace;
-    store db(k, trace);
+    event_log events{k, trace};
+    store db(k, events);
     job_row seeded;
     seeded.job_id = "j1";
     db.seed_job(seeded);

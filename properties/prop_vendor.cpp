@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "events/event_log.hpp"
 #include "sim/kernel.hpp"
 #include "sim/random.hpp"
 #include "sim/sleep.hpp"
@@ -120,9 +121,10 @@ TEST_CASE("the vendor's idempotency layer answers as Stripe's rules say", "[prop
     const auto plan = *rc::gen::resize(20, rc::gen::container<std::vector<request_plan>>(gen_request()));
     sim::kernel k;
     sim::trace_recorder trace;
+    event_log events{k, trace};
     payment_vendor_config config;
     config.latency = latency_model::fixed(latency);
-    payment_vendor vendor(k, trace, sim::random_stream(7), config);
+    payment_vendor vendor(k, events, sim::random_stream(7), config);
     std::deque<std::optional<tool_result>> answers(plan.size());
     instant t = instant::epoch();
     for (std::size_t i = 0; i < plan.size(); ++i) {

@@ -174,6 +174,11 @@ trace_recorder::trace_recorder(retention mode) : retention_(mode), digest_(fnv1a
 
 void trace_recorder::record(instant time, std::string_view actor, std::string_view kind,
                             std::initializer_list<field_arg> fields) {
+  record(time, actor, kind, std::span<const field_arg>(fields.begin(), fields.size()));
+}
+
+void trace_recorder::record(instant time, std::string_view actor, std::string_view kind,
+                            std::span<const field_arg> fields) {
   TWICE_CHECK(!notifying_);
   if (size_ > 0) TWICE_CHECK(time >= last_time_);
 

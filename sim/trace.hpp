@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -111,6 +112,7 @@ class trace_recorder {
   // Must not be called from inside an observer (records stay in order).
   void record(instant time, std::string_view actor, std::string_view kind,
               std::initializer_list<field_arg> fields = {});
+  void record(instant time, std::string_view actor, std::string_view kind, std::span<const field_arg> fields);
 
   // Not owned; must outlive the recorder's use. Observers are called
   // synchronously, in the order added, once per record, in record order.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "events/event_log.hpp"
 #include "sim/kernel.hpp"
 #include "sim/random.hpp"
 #include "sim/sleep.hpp"
@@ -57,7 +58,7 @@ payment_vendor_config quiet_config() {
 
 struct vendor_world {
   explicit vendor_world(payment_vendor_config config = quiet_config(), std::uint64_t seed = 7)
-      : vendor(k, trace, sim::random_stream(seed), std::move(config)) {}
+      : vendor(k, events, sim::random_stream(seed), std::move(config)) {}
 
   // Spawns a caller that sends `request` at `start_ms`.
   outcome& send_at(std::int64_t start_ms, tool_call request) {
@@ -74,6 +75,7 @@ struct vendor_world {
 
   sim::kernel k;
   sim::trace_recorder trace;
+  event_log events{k, trace};
   payment_vendor vendor;
   std::deque<outcome> outcomes;  // deque: references stay valid
   sim::process_id last_pid;
@@ -335,9 +337,10 @@ TEST_CASE("a caller killed mid-call does not stop the vendor from committing", "
 TEST_CASE("a vendor destroyed before the kernel leaves suspended callers safe to destroy", "[vendor]") {
   sim::kernel k;
   sim::trace_recorder trace;
+  event_log events{k, trace};
   outcome o;
   {
-    payment_vendor vendor(k, trace, sim::random_stream(1), quiet_config());
+    payment_vendor vendor(k, events, sim::random_stream(1), quiet_config());
     k.spawn(call_at(k, at_ms(0), vendor, refund("in_1", 500), o));
     k.run({.until = at_ms(50)});
   }
@@ -518,7 +521,8 @@ struct noisy_run {
 noisy_run run_noisy(std::uint64_t seed) {
   sim::kernel k;
   sim::trace_recorder trace;
-  payment_vendor v(k, trace, sim::random_stream(seed), noisy_config());
+  event_log events{k, trace};
+  payment_vendor v(k, events, sim::random_stream(seed), noisy_config());
   for (int worker = 0; worker < 8; ++worker) k.spawn(retrying_worker(v, worker, 20));
   k.run();
   return {trace.digest(), v.ledger().size()};

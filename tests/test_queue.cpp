@@ -1,6 +1,7 @@
 // The SQS standard queue model: one test per documented behaviour, each
 // driven by small coroutines on a kernel with a trace recorder.
 
+#include "events/event_log.hpp"
 #include "broker/queue.hpp"
 
 #include <catch2/catch.hpp>
@@ -59,11 +60,12 @@ sim::task<void> poll(sim::kernel& k, queue& q, sim::instant start, receive_optio
 struct world {
   sim::kernel k;
   sim::trace_recorder trace;
+  event_log events{k, trace};
   queue_id_source ids;
   queue q;
   std::unique_ptr<queue> dead_letter;
 
-  explicit world(queue_config config = {}) : q(k, trace, ids, std::move(config)) {}
+  explicit world(queue_config config = {}) : q(k, events, ids, std::move(config)) {}
 
   // A dead-letter queue named `name` (SQS's default retention unless given)
   // that q redrives into; it lives as long as the world.
@@ -71,7 +73,7 @@ struct world {
     queue_config config;
     config.name = std::move(name);
     if (retention) config.retention = *retention;
-    dead_letter = std::make_unique<queue>(k, trace, ids, std::move(config));
+    dead_letter = std::make_unique<queue>(k, events, ids, std::move(config));
     q.set_dead_letter(dead_letter.get());
     return *dead_letter;
   }

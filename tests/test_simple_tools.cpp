@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "events/event_log.hpp"
 #include "sim/kernel.hpp"
 #include "sim/random.hpp"
 #include "sim/sleep.hpp"
@@ -43,6 +44,7 @@ struct tools_world {
 
   sim::kernel k;
   sim::trace_recorder trace;
+  event_log events{k, trace};
   std::deque<outcome> outcomes;
   sim::process_id last_pid;
 };
@@ -66,7 +68,7 @@ const tool_result& result_of(const outcome& o) {
 
 TEST_CASE("the email provider ignores keys: the same key twice sends twice", "[tools]") {
   tools_world w;
-  email_provider email(w.k, w.trace, sim::random_stream(1), fixed_email(100_ms));
+  email_provider email(w.k, w.events, sim::random_stream(1), fixed_email(100_ms));
   CHECK(email.writes());
   CHECK_FALSE(email.accepts_key());
   CHECK(email.name() == "email");
@@ -87,7 +89,7 @@ TEST_CASE("the email provider ignores keys: the same key twice sends twice", "[t
 
 TEST_CASE("an email outage answers 503 and sends nothing; after it, the email goes out", "[tools]") {
   tools_world w;
-  email_provider email(w.k, w.trace, sim::random_stream(1), fixed_email(100_ms));
+  email_provider email(w.k, w.events, sim::random_stream(1), fixed_email(100_ms));
   email.add_outage(at_ms(0), at_ms(1'000));
   outcome& during = w.send_at(email, 0, email_to("ann@example.com"));
   outcome& after = w.send_at(email, 1'000, email_to("ann@example.com"));
@@ -104,7 +106,7 @@ TEST_CASE("a slow email provider: the caller times out, the email is sent anyway
   tools_world w;
   simple_tool_config c = fixed_email(5_s);
   c.client_timeout = 2_s;
-  email_provider email(w.k, w.trace, sim::random_stream(1), c);
+  email_provider email(w.k, w.events, sim::random_stream(1), c);
   outcome& o = w.send_at(email, 0, email_to("ann@example.com"));
   w.k.run({.until = at_ms(2'000)});
   CHECK(result_of(o).timed_out());
@@ -116,7 +118,7 @@ TEST_CASE("a slow email provider: the caller times out, the email is sent anyway
 
 TEST_CASE("a caller killed mid-send does not stop the email", "[tools]") {
   tools_world w;
-  email_provider email(w.k, w.trace, sim::random_stream(1), fixed_email(100_ms));
+  email_provider email(w.k, w.events, sim::random_stream(1), fixed_email(100_ms));
   outcome& o = w.send_at(email, 0, email_to("ann@example.com"));
   w.k.run({.until = at_ms(50)});
   REQUIRE(w.k.kill(w.last_pid));
@@ -128,7 +130,7 @@ TEST_CASE("a caller killed mid-send does not stop the email", "[tools]") {
 
 TEST_CASE("the model tool is a slow read: lognormal p50 4 s, p99 20 s by default", "[tools]") {
   tools_world w;
-  model_tool model(w.k, w.trace, sim::random_stream(3));
+  model_tool model(w.k, w.events, sim::random_stream(3));
   CHECK(model.name() == "model");
   CHECK_FALSE(model.writes());
   CHECK_FALSE(model.accepts_key());
@@ -150,7 +152,7 @@ TEST_CASE("the model tool's 503 rate answers before any work", "[tools]") {
   tools_world w;
   simple_tool_config c = model_tool::default_config();
   c.unavailable_ppm = ppm_denominator;
-  model_tool model(w.k, w.trace, sim::random_stream(3), c);
+  model_tool model(w.k, w.events, sim::random_stream(3), c);
   outcome& o = w.send_at(model, 0, tool_call{"prompt", 0, std::nullopt});
   w.k.run();
   CHECK(result_of(o).status == 503);
@@ -161,7 +163,7 @@ TEST_CASE("the model tool's 503 rate answers before any work", "[tools]") {
 
 TEST_CASE("the read tool is fast and read-only", "[tools]") {
   tools_world w;
-  read_tool read(w.k, w.trace, sim::random_stream(4));
+  read_tool read(w.k, w.events, sim::random_stream(4));
   CHECK(read.name() == "read");
   CHECK_FALSE(read.writes());
   outcome& o = w.send_at(read, 0, tool_call{"doc-1", 0, std::nullopt});
@@ -177,10 +179,11 @@ namespace {
 std::uint64_t email_digest(std::uint64_t seed) {
   sim::kernel k;
   sim::trace_recorder trace;
+  event_log events{k, trace};
   simple_tool_config c = email_provider::default_config();
   c.unavailable_ppm = 200'000;
   c.client_timeout = 500_ms;
-  email_provider email(k, trace, sim::random_stream(seed), c);
+  email_provider email(k, events, sim::random_stream(seed), c);
   std::deque<outcome> outcomes;
   for (int i = 0; i < 50; ++i) {
     outcomes.emplace_back();

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "events/event_log.hpp"
 #include "sim/kernel.hpp"
 #include "sim/sleep.hpp"
 #include "sim/task.hpp"
@@ -36,9 +37,10 @@ store_config pool_of(std::uint32_t connections) {
 // Declaration order is the usual world's: the store dies first, the kernel
 // (and any process still holding a transaction) last.
 struct world {
-  explicit world(store_config config = {}) : db(k, trace, config) {}
+  explicit world(store_config config = {}) : db(k, events, config) {}
   sim::kernel k;
   sim::trace_recorder trace;
+  event_log events{k, trace};
   store db;
 };
 
@@ -814,8 +816,9 @@ TEST_CASE("a fenced job write loses to the slice that took the lease over", "[st
 TEST_CASE("the store may die before the kernel with transactions open and waiters queued", "[store]") {
   sim::kernel k;
   sim::trace_recorder trace;
+  event_log events{k, trace};
   {
-    store db(k, trace, pool_of(1));
+    store db(k, events, pool_of(1));
     auto holder = [](store& db) -> task<void> {
       transaction tx = co_await db.begin("holder");
       co_await tx.insert_ledger(payment("k1", 1, "j1"));

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "checks/string_ids.hpp"
+#include "sim/string_ids.hpp"
 #include "sim/row_index.hpp"
 
-using twice::string_ids;
+using twice::sim::string_ids;
 
 TEST_CASE("string_ids hands out ids in order of first appearance and finds them again", "[string_ids]") {
   string_ids ids;

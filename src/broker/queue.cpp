@@ -29,18 +29,16 @@ constexpr sim::duration retention_max = sim::duration::from_s(14 * 24 * 3600);
 // Redrive policy maxReceiveCount: 1 .. 1000.
 constexpr std::uint32_t max_receive_count_max = 1000;
 
-// Trace fields are int64; ids, handles and counters are unsigned.
-std::int64_t as_field(std::uint64_t value) {
-  TWICE_CHECK(value <= static_cast<std::uint64_t>(INT64_MAX));
-  return static_cast<std::int64_t>(value);
-}
-
-std::string status_field(queue_status status) { return std::string(to_string(status)); }
-
 }  // namespace
 
-queue::queue(sim::kernel& k, sim::trace_recorder& trace, queue_id_source& ids, queue_config config)
-    : kernel_(k), trace_(trace), ids_(ids), config_(std::move(config)), actor_("queue/" + config_.name), available_(k) {
+queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_config config)
+    : kernel_(k),
+      events_(events),
+      ids_(ids),
+      config_(std::move(config)),
+      actor_("queue/" + config_.name),
+      actor_name_(events.name(actor_)),
+      available_(k) {
   // The scenario loader validates user input; here a bad value is a bug.
   TWICE_CHECK(sim::is_trace_identifier(config_.name));
   TWICE_CHECK(config_.visibility_timeout >= sim::duration::zero());
@@ -73,6 +71,7 @@ message_id queue::send(std::string body, sim::duration delay) {
   message m;
   m.id = ids_.next_message++;
   m.body = std::move(body);
+  m.body_name = events_.name(m.body);
   m.sent_at = now;
   m.entered_at = now;
   m.state = message_state::delayed;
@@ -81,8 +80,7 @@ message_id queue::send(std::string body, sim::duration delay) {
   TWICE_CHECK(inserted);
   message& stored = it->second;
   ++sent_;
-  trace_.record(now, actor_, "send",
-                {{"id", as_field(stored.id)}, {"body", stored.body}, {"delay_us", delay.us()}});
+  events_.emit(actor_name_, ev::send{stored.id, stored.body_name, delay});
   arm_retention_timer(stored);
   if (delay == sim::duration::zero()) {
     make_visible(stored);
@@ -117,7 +115,7 @@ sim::task<std::vector<received_message>> queue::receive(receive_options options)
     co_await available_.wait_until(deadline);
   }
   if (out.empty()) {
-    trace_.record(kernel_.now(), actor_, "receive_empty", {{"waited_us", (kernel_.now() - started).us()}});
+    events_.emit(actor_name_, ev::receive_empty{kernel_.now() - started});
   }
   co_return out;
 }
@@ -163,12 +161,8 @@ received_message queue::deliver(message& m, sim::duration timeout) {
   const bool duplicate = faults_ != nullptr && faults_->duplicate_delivery(r);
   if (duplicate) {
     // Left visible, at its place in the index: the next receive gets it too.
-    trace_.record(now, actor_, "receive",
-                  {{"id", as_field(m.id)}, {"handle", as_field(handle)}, {"body", m.body},
-                   {"receive_count", m.receive_count}, {"visible_until_us", now.us()}});
-    trace_.record(now, actor_, "duplicate_delivery",
-                  {{"id", as_field(m.id)}, {"handle", as_field(handle)}, {"body", m.body},
-                   {"receive_count", m.receive_count}});
+    events_.emit(actor_name_, ev::receive{m.id, handle, m.body_name, m.receive_count, now});
+    events_.emit(actor_name_, ev::duplicate_delivery{m.id, handle, m.body_name, m.receive_count});
     // A long poller may be waiting: the message is still there for it.
     available_.notify_one();
     return r;
@@ -178,9 +172,7 @@ received_message queue::deliver(message& m, sim::duration timeout) {
   m.state = message_state::in_flight;
   m.received_at = now;
   m.visible_at = now + timeout;
-  trace_.record(now, actor_, "receive",
-                {{"id", as_field(m.id)}, {"handle", as_field(handle)}, {"body", m.body},
-                 {"receive_count", m.receive_count}, {"visible_until_us", m.visible_at.us()}});
+  events_.emit(actor_name_, ev::receive{m.id, handle, m.body_name, m.receive_count, m.visible_at});
   // Even a zero timeout goes through a timer, so the message becomes visible
   // after this receive returns rather than being taken twice by it.
   arm_visibility_timer(m);
@@ -223,16 +215,7 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
   }
 
   const sim::instant now = kernel_.now();
-  if (applied) {
-    trace_.record(now, actor_, "change_visibility",
-                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"timeout_us", timeout.us()},
-                   {"status", status_field(status)}, {"applied", true}, {"latest", latest},
-                   {"visible_until_us", (now + timeout).us()}});
-  } else {
-    trace_.record(now, actor_, "change_visibility",
-                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"timeout_us", timeout.us()},
-                   {"status", status_field(status)}, {"applied", false}, {"latest", latest}});
-  }
+  events_.emit(actor_name_, ev::change_visibility{id, handle, timeout, status, applied, latest, now + timeout});
   return status;
 }
 
@@ -287,11 +270,9 @@ void queue::visibility_timer_fired(message_id id, std::uint64_t version_bits) {
   if (m.visible_at != kernel_.now()) return;  // a version that wrapped around: not this lease's timer
   const bool was_delayed = m.state == message_state::delayed;
   if (was_delayed) {
-    trace_.record(kernel_.now(), actor_, "delay_ended", {{"id", as_field(m.id)}, {"body", m.body}});
+    events_.emit(actor_name_, ev::delay_ended{m.id, m.body_name});
   } else {
-    trace_.record(kernel_.now(), actor_, "lease_expired",
-                  {{"id", as_field(m.id)}, {"handle", as_field(m.latest_handle)}, {"body", m.body},
-                   {"receive_count", m.receive_count}});
+    events_.emit(actor_name_, ev::lease_expired{m.id, m.latest_handle, m.body_name, m.receive_count});
   }
   make_visible(m);
 }
@@ -299,12 +280,9 @@ void queue::visibility_timer_fired(message_id id, std::uint64_t version_bits) {
 // ---- delete ---------------------------------------------------------------
 
 queue_status queue::delete_message(receipt_handle handle) {
-  const sim::instant now = kernel_.now();
   const auto entry = handles_.find(handle);
   if (entry == handles_.end()) {
-    trace_.record(now, actor_, "delete",
-                  {{"id", std::int64_t{0}}, {"handle", as_field(handle)}, {"body", ""},
-                   {"status", status_field(queue_status::invalid_handle)}, {"applied", false}});
+    events_.emit(actor_name_, ev::message_delete{0, handle, 0, queue_status::invalid_handle, false});
     return queue_status::invalid_handle;
   }
   const message_id id = entry->second.id;
@@ -312,9 +290,7 @@ queue_status queue::delete_message(receipt_handle handle) {
   if (it == messages_.end()) {
     // Only a deleted message keeps its handles: a repeated delete is fine.
     TWICE_CHECK(deleted_.contains(id));
-    trace_.record(now, actor_, "delete",
-                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"body", ""},
-                   {"status", status_field(queue_status::ok)}, {"applied", false}});
+    events_.emit(actor_name_, ev::message_delete{id, handle, 0, queue_status::ok, false});
     return queue_status::ok;
   }
   message& m = it->second;
@@ -324,22 +300,16 @@ queue_status queue::delete_message(receipt_handle handle) {
     // deleted" (DeleteMessage, API reference). We pick: not deleted.
     const queue_status status =
         config_.semantics == handle_semantics::strict ? queue_status::stale_handle : queue_status::ok;
-    trace_.record(now, actor_, "delete",
-                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"body", m.body},
-                   {"status", status_field(status)}, {"applied", false}});
+    events_.emit(actor_name_, ev::message_delete{id, handle, m.body_name, status, false});
     return status;
   }
   if (faults_ != nullptr && faults_->lose_delete(id)) {
-    trace_.record(now, actor_, "delete_lost",
-                  {{"id", as_field(id)}, {"handle", as_field(handle)}, {"body", m.body},
-                   {"status", status_field(queue_status::ok)}});
+    events_.emit(actor_name_, ev::delete_lost{id, handle, m.body_name, queue_status::ok});
     return queue_status::ok;
   }
   // The latest handle deletes whether or not its lease expired, "even if the
   // message is locked by another reader" (DeleteMessage, API reference).
-  trace_.record(now, actor_, "delete",
-                {{"id", as_field(id)}, {"handle", as_field(handle)}, {"body", m.body},
-                 {"status", status_field(queue_status::ok)}, {"applied", true}});
+  events_.emit(actor_name_, ev::message_delete{id, handle, m.body_name, queue_status::ok, true});
   ++deleted_count_;
   count_final(m.receive_count);
   if (m.state == message_state::visible) {
@@ -359,9 +329,7 @@ void queue::redrive(message_map::iterator it) {
   // A redrive policy without a target does not exist in SQS.
   TWICE_CHECK(dead_letter_ != nullptr);
   message& m = it->second;
-  trace_.record(kernel_.now(), actor_, "redrive",
-                {{"id", as_field(m.id)}, {"body", m.body}, {"receive_count", m.receive_count},
-                 {"to", dead_letter_->config_.name}});
+  events_.emit(actor_name_, ev::redrive{m.id, m.body_name, m.receive_count, events_.name(dead_letter_->config_.name)});
   ++redriven_;
   count_final(m.receive_count);
   // Keeps id, body, sent time (the enqueue timestamp), receive count, and
@@ -369,6 +337,7 @@ void queue::redrive(message_map::iterator it) {
   message moved;
   moved.id = m.id;
   moved.body = std::move(m.body);
+  moved.body_name = m.body_name;
   moved.sent_at = m.sent_at;
   moved.receive_count = m.receive_count;
   moved.version = m.version;
@@ -389,9 +358,7 @@ void queue::accept_redriven(message m, const std::string& from) {
   // queue, the enqueue timestamp is unchanged." (Developer Guide, "Setting-up
   // dead-letter queue retention").
   const sim::instant expires_at = m.sent_at + config_.retention;
-  trace_.record(now, actor_, "redrive_in",
-                {{"id", as_field(m.id)}, {"body", m.body}, {"receive_count", m.receive_count},
-                 {"from", from}, {"expires_at_us", expires_at.us()}});
+  events_.emit(actor_name_, ev::redrive_in{m.id, m.body_name, m.receive_count, events_.name(from), expires_at});
   if (expires_at <= now) {
     record_expiry(m);  // its retention had already passed: gone at once
     return;
@@ -474,9 +441,7 @@ void queue::expire(message_map::iterator it) {
 
 void queue::record_expiry(const message& m) {
   const sim::instant now = kernel_.now();
-  trace_.record(now, actor_, "retention_expired",
-                {{"id", as_field(m.id)}, {"body", m.body}, {"age_us", (now - m.sent_at).us()},
-                 {"receive_count", m.receive_count}, {"state", std::string(to_string(m.state))}});
+  events_.emit(actor_name_, ev::retention_expired{m.id, m.body_name, now - m.sent_at, m.receive_count, m.state});
   ++expired_;
   count_final(m.receive_count);
 }

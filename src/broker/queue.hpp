@@ -66,6 +66,7 @@
 #include <vector>
 
 #include "broker/queue_status.hpp"
+#include "events/event_log.hpp"
 #include "sim/condition.hpp"
 #include "sim/kernel.hpp"
 #include "sim/task.hpp"
@@ -145,7 +146,7 @@ struct queue_stats {
 // its kernel. Fault seams and trace observers must not call back into it.
 class queue {
  public:
-  queue(sim::kernel& k, sim::trace_recorder& trace, queue_id_source& ids, queue_config config);
+  queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_config config);
   queue(const queue&) = delete;
   queue& operator=(const queue&) = delete;
 
@@ -174,6 +175,7 @@ class queue {
   struct message {
     message_id id = 0;
     std::string body;
+    ev::name_id body_name = 0;  // the body in the event log's names
     sim::instant sent_at;     // original enqueue; kept on redrive (retention counts from it)
     sim::instant entered_at;  // when this queue got it (send, or redrive into a DLQ)
     std::uint32_t receive_count = 0;
@@ -221,10 +223,11 @@ class queue {
   queue_status apply_visibility(message& m, sim::duration timeout);
 
   sim::kernel& kernel_;
-  sim::trace_recorder& trace_;
+  event_log& events_;
   queue_id_source& ids_;
   queue_config config_;
   std::string actor_;
+  ev::name_id actor_name_ = 0;
   queue* dead_letter_ = nullptr;
   queue_faults* faults_ = nullptr;
 

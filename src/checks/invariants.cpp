@@ -55,7 +55,7 @@ void add_cents(std::int64_t& total, std::int64_t cents) {
 }
 
 // Ids in ascending order of their strings.
-std::vector<std::uint32_t> sorted_by_name(std::vector<std::uint32_t> ids, const string_ids& names) {
+std::vector<std::uint32_t> sorted_by_name(std::vector<std::uint32_t> ids, const sim::string_ids& names) {
   std::sort(ids.begin(), ids.end(), [&names](std::uint32_t a, std::uint32_t b) { return names.name(a) < names.name(b); });
   return ids;
 }
@@ -64,7 +64,7 @@ std::vector<std::uint32_t> sorted_by_name(std::vector<std::uint32_t> ids, const 
 // its rows in ledger order. `key_of(row)` is the row's key, if it has one.
 template <class Row, class KeyOf>
 std::vector<std::pair<sv, std::vector<const Row*>>> repeated_keys(const std::vector<Row>& ledger, KeyOf key_of) {
-  string_ids keys(ledger.size());
+  sim::string_ids keys(ledger.size());
   std::vector<std::uint32_t> rows_of_key;
   for (const Row& row : ledger)
     if (const std::optional<sv> key = key_of(row)) {
@@ -105,7 +105,7 @@ struct invoice_book {
   std::int64_t paid_for(sv invoice) const { return at_or_zero(paid, invoice); }
   std::int64_t asked_for(sv invoice) const { return at_or_zero(asked, invoice); }
 
-  string_ids ids;
+  sim::string_ids ids;
   std::vector<std::int64_t> asked, paid;
   std::vector<std::optional<sv>> owner;
 
@@ -448,7 +448,7 @@ std::vector<verdict> invariant_checker::finish(world& w, const world_result& res
     verdict v{std::string(ledgers_agree), true, "for every job, our ledger and the vendor's hold the same total", {}, {}};
     // Every job either ledger names, each once. A vendor refund of an invoice
     // no job names counts against a job of its own, "(unknown invoice inv_9)".
-    string_ids jobs(w.config().jobs.size());
+    sim::string_ids jobs(w.config().jobs.size());
     std::vector<std::int64_t> ours, theirs;
     auto job_id = [&](sv job) {
       const std::uint32_t id = jobs.intern(job);

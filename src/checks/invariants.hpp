@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "checks/string_ids.hpp"
+#include "sim/string_ids.hpp"
 #include "sim/trace.hpp"
 
 namespace twice {
@@ -116,7 +116,7 @@ class invariant_checker final : public sim::trace_observer {
   std::uint64_t starts_ = 0;
   // Every job seen, by a dense id in order of first record: a hashed lookup
   // per record rather than a walk down a tree of a million string keys.
-  string_ids job_ids_;
+  sim::string_ids job_ids_;
   std::deque<job_watch> jobs_;  // by id (a deque grows without copying a million watches)
   std::map<std::uint32_t, std::vector<envelope_point>> envelopes_;  // by job id: the jobs that backed off
   std::map<std::uint32_t, std::vector<heard_answer>> heard_;        // by job id: the jobs that heard a 4xx

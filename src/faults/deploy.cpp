@@ -21,10 +21,10 @@ sim::task<void> run_deploy(deploy_spec spec, std::vector<worker*> workers) {
       for (std::size_t i = first; i < last; ++i) workers[i]->begin_drain();
       for (std::size_t i = first; i < last; ++i) {
         const bool finished = co_await workers[i]->drained().wait_until(deadline);
-        workers[i]->stop(finished ? "drained" : "grace period expired");
+        workers[i]->stop(finished ? ev::stop_reason::drained : ev::stop_reason::grace_period_expired);
       }
     } else {
-      for (std::size_t i = first; i < last; ++i) workers[i]->stop("rolling kill");
+      for (std::size_t i = first; i < last; ++i) workers[i]->stop(ev::stop_reason::rolling_kill);
     }
     co_await sim::sleep_for(spec.startup);
     for (std::size_t i = first; i < last; ++i) {

@@ -30,7 +30,8 @@ void outbox_relay::stop() {
 }
 
 void outbox_relay::crash() {
-  services_.trace.record(services_.kernel.now(), relay_actor, "crash", {{"why", std::string("fault")}});
+  event_log& log = services_.events;
+  log.emit(log.name(relay_actor), ev::relay_crash{log.name("fault")});
   if (process_.valid()) services_.kernel.kill(process_);
   process_ = {};
   services_.kernel.schedule_after(services_.config.restart_delay, restart_callback, this, ++incarnation_);
@@ -69,22 +70,13 @@ sim::task<bool> outbox_relay::relay_one(const outbox_row& row) {
 
   const sim::instant started = services_.kernel.now();
   const std::int64_t step = row.step;
-  services_.trace.record(started, relay_actor, "tool_start",
-                         {{"job", row.job_id}, {"step", step}, {"tool", row.tool}, {"key", row.key},
-                          {"outbox_id", static_cast<std::int64_t>(row.id)}});
+  event_log& log = services_.events;
+  const ev::name_id actor = log.name(relay_actor), job = log.name(row.job_id), tool_id = log.name(row.tool),
+                    key = log.name(row.key);
+  log.emit(actor, ev::relay_tool_start{job, step, tool_id, key, row.id});
   const tool_result r = co_await t.call(request);
-  services_.trace.record(services_.kernel.now(), relay_actor, "tool_call",
-                         {{"job", row.job_id},
-                          {"step", step},
-                          {"tool", row.tool},
-                          {"key", row.key},
-                          {"status", std::int64_t{r.status}},
-                          {"error", r.error_code},
-                          {"ref", r.ref},
-                          {"replayed", r.replayed},
-                          {"new_write", t.writes() && r.ok() && !r.replayed},
-                          {"started_us", started.us()},
-                          {"outbox_id", static_cast<std::int64_t>(row.id)}});
+  log.emit(actor, ev::relay_tool_call{job, step, tool_id, key, r.status, log.name(r.error_code), log.name(r.ref),
+                                      r.replayed, t.writes() && r.ok() && !r.replayed, started, row.id});
 
   const point_event ev{relay_actor, row.job_id, 0, "after_send", static_cast<std::size_t>(row.step), row.tool};
   if (services_.faults.at_point(ev) == point_action::crash) {
@@ -105,8 +97,10 @@ sim::task<bool> outbox_relay::relay_one(const outbox_row& row) {
   }
   co_await tx.mark_outbox_sent(row.id);
   co_await tx.commit();
-  services_.trace.record(services_.kernel.now(), relay_actor, r.ok() ? "relayed" : "relay_gave_up",
-                         {{"job", row.job_id}, {"key", row.key}, {"status", std::int64_t{r.status}}});
+  if (r.ok())
+    log.emit(actor, ev::relayed{job, key, r.status});
+  else
+    log.emit(actor, ev::relay_gave_up{job, key, r.status});
   co_return true;
 }
 

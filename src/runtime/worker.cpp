@@ -63,24 +63,14 @@ class worker::slice final : public slice_context {
     const std::string tool_name = step >= 1 && step <= spec_.steps.size() ? spec_.steps[step - 1].tool : std::string(t.name());
     if (request.reference.empty()) request.reference = spec_.id + ":step_" + std::to_string(step) + ":" + tool_name;
     const sim::instant started = rs.kernel.now();
-    rs.trace.record(started, worker_.name_, "tool_start",
-                    {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"step", as_int(step)},
-                     {"tool", tool_name}, {"key", key}, {"sha", worker_.sha_}});
+    event_log& log = rs.events;
+    const ev::name_id job = log.name(spec_.id), tool_id = log.name(tool_name), key_id = log.name(key),
+                      sha = log.name(worker_.sha_);
+    log.emit(worker_.actor_, ev::tool_start{job, attempt_, as_int(step), tool_id, key_id, sha});
     tool_result r = co_await t.call(std::move(request));
     const bool new_write = t.writes() && r.ok() && !r.replayed;
-    rs.trace.record(rs.kernel.now(), worker_.name_, "tool_call",
-                    {{"job", spec_.id},
-                     {"attempt", std::int64_t{attempt_}},
-                     {"step", as_int(step)},
-                     {"tool", tool_name},
-                     {"key", key},
-                     {"sha", worker_.sha_},
-                     {"status", std::int64_t{r.status}},
-                     {"error", r.error_code},
-                     {"ref", r.ref},
-                     {"replayed", r.replayed},
-                     {"new_write", new_write},
-                     {"started_us", started.us()}});
+    log.emit(worker_.actor_, ev::tool_call{job, attempt_, as_int(step), tool_id, key_id, sha, r.status,
+                                           log.name(r.error_code), log.name(r.ref), r.replayed, new_write, started});
     check_lease();
     co_return r;
   }
@@ -92,16 +82,14 @@ class worker::slice final : public slice_context {
     switch (rs.faults.at_point(ev)) {
       case point_action::proceed: break;
       case point_action::crash:
-        rs.trace.record(rs.kernel.now(), worker_.name_, "fault_crash",
-                        {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"point", std::string(name)},
-                         {"step", as_int(step)}});
+        rs.events.emit(worker_.actor_,
+                       ev::fault_crash{rs.events.name(spec_.id), attempt_, rs.events.name(name), as_int(step)});
         worker_.crash("fault at " + std::string(name));
         co_await sim::suspend_forever{};  // the kill takes effect here
         break;
       case point_action::error:
-        rs.trace.record(rs.kernel.now(), worker_.name_, "fault_error",
-                        {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"point", std::string(name)},
-                         {"step", as_int(step)}});
+        rs.events.emit(worker_.actor_,
+                       ev::fault_error{rs.events.name(spec_.id), attempt_, rs.events.name(name), as_int(step)});
         throw slice_error("injected error at " + std::string(name));
     }
     co_return;
@@ -119,8 +107,7 @@ class worker::slice final : public slice_context {
     change.checkpoint_step = static_cast<std::int32_t>(step);
     const bool committed = co_await update_and_commit(tx, std::move(change));
     if (committed)
-      worker_.services_.trace.record(worker_.services_.kernel.now(), worker_.name_, "checkpoint",
-                                     {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}}, {"step", as_int(step)}});
+      worker_.emit(ev::checkpoint{worker_.name_of(spec_.id), attempt_, as_int(step)});
     co_return committed;
   }
 
@@ -139,9 +126,7 @@ class worker::slice final : public slice_context {
   }
 
   [[noreturn]] void fenced() const {
-    worker_.services_.trace.record(worker_.services_.kernel.now(), worker_.name_, "fenced",
-                                   {{"job", spec_.id}, {"attempt", std::int64_t{attempt_}},
-                                    {"token", as_int(lease_token_)}});
+    worker_.emit(ev::fenced{worker_.name_of(spec_.id), attempt_, lease_token_});
     throw lease_lost("fencing token superseded");
   }
 
@@ -161,6 +146,7 @@ class worker::slice final : public slice_context {
 worker::worker(runtime_services& services, std::uint32_t index, std::string sha, sim::random_stream backoff_rng)
     : services_(services),
       name_("worker/" + std::to_string(index)),
+      actor_(services.events.name(name_)),
       sha_(std::move(sha)),
       backoff_(services.config.retry, backoff_rng),
       drained_(std::make_unique<sim::signal>(services.kernel)) {}
@@ -172,7 +158,7 @@ void worker::start() {
   ++incarnation_;
   draining_ = false;
   drained_ = std::make_unique<sim::signal>(services_.kernel);
-  services_.trace.record(services_.kernel.now(), name_, "start", {{"sha", sha_}});
+  emit(ev::pod_start{name_of(sha_)});
   consumer_ = services_.kernel.spawn(consume(), name_);
 }
 
@@ -187,11 +173,7 @@ void worker::kill_processes() {
 void worker::crash(std::string_view why, bool restart) {
   if (!running()) return;
   const bool in_flight = slice_ != nullptr;
-  services_.trace.record(services_.kernel.now(), name_, "crash",
-                         {{"why", std::string(why)},
-                          {"sha", sha_},
-                          {"in_flight", in_flight},
-                          {"job", in_flight ? slice_->spec_.id : std::string()}});
+  emit(ev::crash{name_of(why), name_of(sha_), in_flight, in_flight ? name_of(slice_->spec_.id) : 0});
   end_slice("crashed");
   kill_processes();
   if (draining_) {
@@ -212,19 +194,16 @@ void worker::restart_callback(sim::kernel&, void* ctx, std::uint64_t incarnation
 
 void worker::begin_drain() {
   draining_ = true;
-  services_.trace.record(services_.kernel.now(), name_, "drain", {{"in_flight", slice_ != nullptr}});
+  emit(ev::drain{slice_ != nullptr});
   if (!running()) {
     ++incarnation_;  // a crashed pod waiting for its restart is simply gone
     drained_->trigger();
   }
 }
 
-void worker::stop(std::string_view why) {
+void worker::stop(ev::stop_reason why) {
   const bool in_flight = slice_ != nullptr;
-  services_.trace.record(services_.kernel.now(), name_, "stop",
-                         {{"why", std::string(why)},
-                          {"in_flight", in_flight},
-                          {"job", in_flight ? slice_->spec_.id : std::string()}});
+  emit(ev::stop{why, in_flight, in_flight ? name_of(slice_->spec_.id) : 0});
   end_slice("killed");
   ++incarnation_;  // no pending restart brings this pod back
   kill_processes();
@@ -243,8 +222,7 @@ void worker::end_slice(std::string_view how) {
   slice_ = nullptr;
   TWICE_CHECK(services_.slices_in_flight > 0);
   --services_.slices_in_flight;
-  services_.trace.record(services_.kernel.now(), name_, "slice_end",
-                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"how", std::string(how)}});
+  emit(ev::slice_end{name_of(s.spec_.id), s.attempt_, name_of(how)});
 }
 
 void worker::stop_heartbeat() {
@@ -272,8 +250,7 @@ sim::task<void> worker::consume() {
         // An error in the runtime's own steps (checkpoint, ack) after the
         // handler: the consumer loop logs it and moves on. Nothing nacks the
         // message; its lease expiring brings it back.
-        services_.trace.record(services_.kernel.now(), name_, "runtime_error",
-                               {{"job", job}, {"error", std::string(e.what())}});
+        emit(ev::runtime_error{name_of(job), name_of(e.what())});
       }
     }
   }
@@ -318,8 +295,7 @@ sim::task<void> worker::run_slice(received_message message) {
         // No attempt starts; faults keyed on an attempt see the next number.
         tx.rollback();
         s.attempt_ = row->attempts;
-        services_.trace.record(services_.kernel.now(), name_, "already_ended",
-                               {{"job", s.spec_.id}, {"status", std::string(to_string(row->status))}});
+        emit(ev::already_ended{name_of(s.spec_.id), row->status});
         // A split-out job done before a crash may not have resumed its
         // parent yet: resume it again (a parent that has moved on ignores it).
         if (s.spec_.then && row->status == job_status::done)
@@ -345,13 +321,8 @@ sim::task<void> worker::run_slice(received_message message) {
       claimed = (co_await tx.commit()).ok();
     }
     first_attempt_of_delivery = false;
-    services_.trace.record(services_.kernel.now(), name_, "attempt_start",
-                           {{"job", s.spec_.id},
-                            {"attempt", std::int64_t{s.attempt_}},
-                            {"sha", sha_},
-                            {"message", as_int(s.message_.id)},
-                            {"receive_count", std::int64_t{s.message_.receive_count}},
-                            {"checkpoint", std::int64_t{s.checkpoint_}}});
+    emit(ev::attempt_start{name_of(s.spec_.id), s.attempt_, name_of(sha_), s.message_.id, s.message_.receive_count,
+                           s.checkpoint_});
     if (cfg.heartbeat_interval && !heartbeat_.valid())
       heartbeat_ = services_.kernel.spawn(heartbeat(s.message_.handle, &s), name_ + "/heartbeat");
 
@@ -362,8 +333,7 @@ sim::task<void> worker::run_slice(received_message message) {
       outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero(), 0};
     } catch (const lease_lost& e) {
       // The lease belongs to someone else now: no checkpoint, no ack, no nack.
-      services_.trace.record(services_.kernel.now(), name_, "abandoned",
-                             {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"why", std::string(e.what())}});
+      emit(ev::abandoned{name_of(s.spec_.id), s.attempt_, name_of(e.what())});
       co_return;
     }
 
@@ -391,7 +361,7 @@ sim::task<void> worker::run_slice(received_message message) {
     // In-slice retry: sleep the backoff while the heartbeat keeps the lease,
     // then start the next attempt on the same message.
     const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);
-    trace_backoff(s, outcome, delay, "in_slice");
+    trace_backoff(s, outcome, delay, retry_mode::in_slice);
     co_await sim::sleep_for(delay);
     s.check_lease();
   }
@@ -412,25 +382,16 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   change.unless_ended = true;  // another slice may have finished the job meanwhile
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
-  trace_backoff(s, outcome, delay, "nack");
+  trace_backoff(s, outcome, delay, retry_mode::nack);
   // The nack: the message becomes visible again once the backoff passed.
   const queue_status st = services_.jobs.change_visibility(s.message_.handle, delay);
-  services_.trace.record(services_.kernel.now(), name_, "nack",
-                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}},
-                          {"status", std::string(to_string(st))}});
+  emit(ev::nack{name_of(s.spec_.id), s.attempt_, st});
 }
 
-void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, std::string_view mode) {
+void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode) {
   const retry_policy& policy = services_.config.retry;
-  services_.trace.record(services_.kernel.now(), name_, "backoff",
-                         {{"job", s.spec_.id},
-                          {"attempt", std::int64_t{s.attempt_}},
-                          {"error", outcome.error},
-                          {"delay_us", delay.us()},
-                          {"envelope_us", backoff_envelope(policy, s.attempt_).us()},
-                          {"cap_us", effective_cap(policy).us()},
-                          {"retry_after_us", outcome.retry_after.us()},
-                          {"mode", std::string(mode)}});
+  emit(ev::backoff{name_of(s.spec_.id), s.attempt_, name_of(outcome.error), delay, backoff_envelope(policy, s.attempt_),
+                   effective_cap(policy), outcome.retry_after, mode});
 }
 
 sim::task<void> worker::finish(slice& s, job_status status, std::string_view error) {
@@ -449,12 +410,13 @@ sim::task<void> worker::finish(slice& s, job_status status, std::string_view err
   try {
     co_await s.update_and_commit(tx, std::move(change));
   } catch (const lease_lost& e) {
-    services_.trace.record(services_.kernel.now(), name_, "abandoned",
-                           {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"why", std::string(e.what())}});
+    emit(ev::abandoned{name_of(s.spec_.id), s.attempt_, name_of(e.what())});
     co_return;
   }
-  services_.trace.record(services_.kernel.now(), name_, status == job_status::done ? "job_done" : "job_failed",
-                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"error", std::string(error)}});
+  if (status == job_status::done)
+    emit(ev::job_done{name_of(s.spec_.id), s.attempt_, name_of(error)});
+  else
+    emit(ev::job_failed{name_of(s.spec_.id), s.attempt_, name_of(error)});
   if (s.spec_.then) after_parent_update(s, status, "ended");
   co_await s.point("after_checkpoint", 0, {});
   co_await ack(s);
@@ -463,9 +425,7 @@ sim::task<void> worker::finish(slice& s, job_status status, std::string_view err
 sim::task<void> worker::ack(slice& s) {
   co_await s.point("before_ack", 0, {});
   const queue_status st = services_.jobs.delete_message(s.message_.handle);
-  services_.trace.record(services_.kernel.now(), name_, "ack",
-                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}},
-                          {"message", as_int(s.message_.id)}, {"status", std::string(to_string(st))}});
+  emit(ev::ack{name_of(s.spec_.id), s.attempt_, s.message_.id, st});
   co_await s.point("after_ack", 0, {});
 }
 
@@ -482,8 +442,7 @@ sim::task<void> worker::dead_letter(slice& s, std::string_view reason) {
   const std::optional<job_row> row = services_.db.find_job(s.spec_.id);
   TWICE_CHECK(row.has_value());
   if (services_.dead_letters != nullptr) services_.dead_letters->send(s.spec_.id);
-  services_.trace.record(services_.kernel.now(), name_, "dead_letter",
-                         {{"job", s.spec_.id}, {"attempts", std::int64_t{row->attempts}}, {"reason", std::string(reason)}});
+  emit(ev::dead_letter{name_of(s.spec_.id), row->attempts, name_of(reason)});
   if (s.spec_.then) after_parent_update(s, job_status::dead_lettered, "ended");
   co_await ack(s);
 }
@@ -497,9 +456,7 @@ sim::task<void> worker::hand_off(slice& s, std::size_t step) {
   TWICE_CHECK(services_.split_queue != nullptr);
   const std::string child = split_job(s.spec_, step).id;
   services_.split_queue->send(child);
-  services_.trace.record(services_.kernel.now(), name_, "hand_off",
-                         {{"job", s.spec_.id}, {"attempt", std::int64_t{s.attempt_}}, {"step", as_int(step)},
-                          {"to", child}});
+  emit(ev::hand_off{name_of(s.spec_.id), s.attempt_, as_int(step), name_of(child)});
   co_await ack(s);
 }
 
@@ -526,17 +483,13 @@ void worker::after_parent_update(const slice& s, job_status status, std::string_
   if (status == job_status::done) {
     TWICE_CHECK(services_.parent_queue != nullptr);
     services_.parent_queue->send(then.job);
-    services_.trace.record(services_.kernel.now(), name_, "resume",
-                           {{"job", then.job}, {"step", std::int64_t{then.step}}, {"from", s.spec_.id},
-                            {"why", std::string(why)}});
+    emit(ev::resume{name_of(then.job), then.step, name_of(s.spec_.id), name_of(why)});
     return;
   }
   const std::optional<job_row> parent = services_.db.find_job(then.job);
   TWICE_CHECK(parent.has_value());
   if (parent->status != job_status::failed) return;  // it had ended before
-  services_.trace.record(services_.kernel.now(), name_, "job_failed",
-                         {{"job", then.job}, {"attempt", std::int64_t{parent->attempts} - 1},
-                          {"error", parent->last_error}});
+  emit(ev::job_failed{name_of(then.job), std::int64_t{parent->attempts} - 1, name_of(parent->last_error)});
 }
 
 sim::task<void> worker::heartbeat(receipt_handle handle, slice* s) {
@@ -548,13 +501,10 @@ sim::task<void> worker::heartbeat(receipt_handle handle, slice* s) {
     // Counts from now. On SQS this answers OK even after the lease expired,
     // so the worker cannot learn it lost the lease; a strict broker says so.
     const queue_status st = services_.jobs.change_visibility(handle, timeout);
-    services_.trace.record(services_.kernel.now(), name_, "heartbeat",
-                           {{"job", s->spec_.id}, {"attempt", std::int64_t{s->attempt_}},
-                            {"status", std::string(to_string(st))}});
+    emit(ev::heartbeat{name_of(s->spec_.id), s->attempt_, st});
     if (st != queue_status::ok) {
       s->lease_lost_ = true;
-      services_.trace.record(services_.kernel.now(), name_, "lease_lost",
-                             {{"job", s->spec_.id}, {"attempt", std::int64_t{s->attempt_}}});
+      emit(ev::lease_lost{name_of(s->spec_.id), s->attempt_});
       co_return;
     }
   }

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "broker/queue.hpp"
+#include "events/event_log.hpp"
 #include "runtime/faults.hpp"
 #include "runtime/handler.hpp"
 #include "runtime/job_index.hpp"
@@ -37,7 +38,7 @@ class store;
 // What every worker of a world shares.
 struct runtime_services {
   sim::kernel& kernel;
-  sim::trace_recorder& trace;
+  event_log& events;
   queue& jobs;
   queue* dead_letters;  // where the runtime sends a job out of attempts; may be null
   store& db;
@@ -78,7 +79,7 @@ class worker {
   void begin_drain();
   sim::signal& drained() { return *drained_; }
   // The pod is gone for good (after a drain, or a kill during a deploy).
-  void stop(std::string_view why);
+  void stop(ev::stop_reason why);
   // A deploy replaces the pod with one on a new version.
   void set_sha(std::string sha) { sha_ = std::move(sha); }
 
@@ -97,7 +98,13 @@ class worker {
   // A split-out job's end, written to its parent in the same transaction.
   sim::task<void> update_parent(transaction& tx, const continuation& then, job_status status, std::string_view error);
   void after_parent_update(const slice& s, job_status status, std::string_view why);
-  void trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, std::string_view mode);
+  void trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode);
+  // Reports an event as this worker (actor worker/N).
+  template <class Payload>
+  void emit(const Payload& payload) {
+    services_.events.emit(actor_, payload);
+  }
+  ev::name_id name_of(std::string_view text) { return services_.events.name(text); }
   void stop_heartbeat();
   void begin_slice(slice* s);
   // The slice is over (`how`: "returned", "crashed", "killed"); traced.
@@ -107,6 +114,7 @@ class worker {
 
   runtime_services& services_;
   std::string name_;
+  ev::name_id actor_ = 0;  // name_ in the event log
   std::string sha_;
   backoff backoff_;
   sim::process_id consumer_;

@@ -28,11 +28,6 @@ namespace detail {
 namespace {
 constexpr std::string_view actor = "store";
 
-std::int64_t as_field(std::uint64_t v) {
-  TWICE_CHECK(v <= static_cast<std::uint64_t>(INT64_MAX));
-  return static_cast<std::int64_t>(v);
-}
-
 std::size_t wait_bucket(sim::duration waited) {
   for (std::size_t i = 0; i < pool_wait_bucket_upper.size(); ++i)
     if (waited <= pool_wait_bucket_upper[i]) return i;
@@ -85,10 +80,12 @@ class committed_jobs {
 // Everything the store owns. Transactions and waiting begin() calls hold it
 // weakly, so the store may die before the processes that used it.
 struct store_core {
-  store_core(sim::kernel& k, sim::trace_recorder& t, store_config c) : kernel(k), trace(t), config(c) {}
+  store_core(sim::kernel& k, event_log& e, store_config c)
+      : kernel(k), events(e), actor_name(e.name(actor)), config(c) {}
 
   sim::kernel& kernel;
-  sim::trace_recorder& trace;
+  event_log& events;
+  const ev::name_id actor_name;
   const store_config config;
 
   // Committed state.
@@ -226,11 +223,7 @@ void store_core::note_acquire(sim::duration waited, const std::string& holder) {
   ++stats.pool_waits;
   stats.pool_wait_total += waited;
   stats.pool_wait_max = std::max(stats.pool_wait_max, waited);
-  if (holder.empty()) {
-    trace.record(kernel.now(), actor, "pool_wait", {{"waited_us", waited.us()}});
-  } else {
-    trace.record(kernel.now(), actor, "pool_wait", {{"waited_us", waited.us()}, {"holder", holder}});
-  }
+  events.emit(actor_name, ev::pool_wait{waited, events.name(holder)});
 }
 
 // A worker killed while it waited for a connection was stalled all the
@@ -239,11 +232,7 @@ void store_core::note_abandoned_wait(sim::duration waited, const std::string& ho
   TWICE_CHECK(waited >= sim::duration::zero());
   ++stats.pool_waits_abandoned;
   stats.pool_wait_max = std::max(stats.pool_wait_max, waited);
-  if (holder.empty()) {
-    trace.record(kernel.now(), actor, "pool_wait_abandoned", {{"waited_us", waited.us()}});
-  } else {
-    trace.record(kernel.now(), actor, "pool_wait_abandoned", {{"waited_us", waited.us()}, {"holder", holder}});
-  }
+  events.emit(actor_name, ev::pool_wait_abandoned{waited, events.name(holder)});
 }
 
 namespace {
@@ -339,22 +328,15 @@ bool transaction::visible_dedupe(std::string_view key) const {
 void transaction::note_duplicate(detail::store_core& core, std::string_view table, std::string_view key,
                                  std::string_view phase) const {
   ++core.stats.constraint_violations;
-  core.trace.record(core.kernel.now(), detail::actor, "constraint_violation",
-                    {{"tx", detail::as_field(id_)},
-                     {"table", std::string(table)},
-                     {"key", std::string(key)},
-                     {"phase", std::string(phase)}});
+  core.events.emit(core.actor_name, ev::constraint_violation{id_, core.events.name(table), core.events.name(key),
+                                                            core.events.name(phase)});
 }
 
 void transaction::note_fenced(detail::store_core& core, std::string_view job_id, std::uint64_t expected,
                               std::uint64_t found, std::string_view phase) const {
   ++core.stats.fenced_writes;
-  core.trace.record(core.kernel.now(), detail::actor, "fenced",
-                    {{"tx", detail::as_field(id_)},
-                     {"job", std::string(job_id)},
-                     {"expected", detail::as_field(expected)},
-                     {"found", detail::as_field(found)},
-                     {"phase", std::string(phase)}});
+  core.events.emit(core.actor_name, ev::store_fenced{id_, core.events.name(job_id), expected, found,
+                                                    core.events.name(phase)});
 }
 
 sim::task<std::optional<job_row>> transaction::get_job(std::string job_id) {
@@ -583,13 +565,7 @@ sim::task<commit_result> transaction::commit() {
   writes_ = {};
   open_ = false;
   ++core->stats.commits;
-  const sim::field_arg tx{"tx", detail::as_field(id_)};
-  const sim::field_arg writes{"writes", static_cast<std::int64_t>(result.writes)};
-  if (holder_.empty()) {
-    core->trace.record(core->kernel.now(), detail::actor, "commit", {tx, writes});
-  } else {
-    core->trace.record(core->kernel.now(), detail::actor, "commit", {tx, writes, {"holder", holder_}});
-  }
+  core->events.emit(core->actor_name, ev::store_commit{id_, result.writes, core->events.name(holder_)});
   core->release_connection(connection_);
   co_return result;
 }
@@ -607,21 +583,15 @@ void transaction::end(std::string_view reason) {
   const std::shared_ptr<detail::store_core> core = core_.lock();
   if (core == nullptr) return;  // the store is gone; so is its pool
   ++core->stats.rollbacks;
-  const sim::field_arg tx{"tx", detail::as_field(id_)};
-  const sim::field_arg why{"reason", reason};
-  const sim::field_arg writes{"discarded", static_cast<std::int64_t>(discarded)};
-  if (holder_.empty()) {
-    core->trace.record(core->kernel.now(), detail::actor, "rollback", {tx, why, writes});
-  } else {
-    core->trace.record(core->kernel.now(), detail::actor, "rollback", {tx, why, writes, {"holder", holder_}});
-  }
+  core->events.emit(core->actor_name,
+                    ev::store_rollback{id_, core->events.name(reason), discarded, core->events.name(holder_)});
   core->release_connection(connection_);
 }
 
 // ---- store ---------------------------------------------------------------
 
-store::store(sim::kernel& kernel, sim::trace_recorder& trace, store_config config)
-    : core_(std::make_shared<detail::store_core>(kernel, trace, config)) {
+store::store(sim::kernel& kernel, event_log& events, store_config config)
+    : core_(std::make_shared<detail::store_core>(kernel, events, config)) {
   TWICE_CHECK(config.pool_size >= 1);
   TWICE_CHECK(config.pool_size <= pool_size_max);
   TWICE_CHECK(config.statement_latency >= sim::duration::zero());

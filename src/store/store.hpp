@@ -62,6 +62,7 @@
 #include "sim/kernel.hpp"
 #include "sim/task.hpp"
 #include "sim/time.hpp"
+#include "events/event_log.hpp"
 #include "sim/trace.hpp"
 #include "store/rows.hpp"
 
@@ -231,7 +232,7 @@ class transaction {
 
 class store {
  public:
-  store(sim::kernel& kernel, sim::trace_recorder& trace, store_config config = {});
+  store(sim::kernel& kernel, event_log& events, store_config config = {});
   store(const store&) = delete;
   store& operator=(const store&) = delete;
   ~store();

@@ -199,13 +199,14 @@ std::size_t answer_desk::slots_allocated() const { return state_->records.size()
 
 // ---- remote_endpoint -----------------------------------------------------------
 
-remote_endpoint::remote_endpoint(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng, std::string name,
+remote_endpoint::remote_endpoint(sim::kernel& k, event_log& events, sim::random_stream rng, std::string name,
                                  sim::duration client_timeout, sim::duration round_trip, call_stats& stats)
     : kernel_(&k),
-      trace_(&trace),
+      events_(&events),
       rng_(rng),
       name_(std::move(name)),
       actor_("vendor/" + name_),
+      actor_name_(events.name(actor_)),
       client_timeout_(client_timeout),
       round_trip_(round_trip),
       stats_(&stats) {
@@ -266,19 +267,13 @@ void remote_endpoint::end_execution() {
   --executing_;
 }
 
-void remote_endpoint::record(std::string_view kind, std::initializer_list<sim::field_arg> fields) const {
-  trace_->record(now(), actor_, kind, fields);
-}
-
 void remote_endpoint::count_rejection(int status) {
   TWICE_CHECK(status >= 300);
   ++stats_->rejections_by_status[status];
 }
 
 sim::task<tool_result> remote_endpoint::reject(std::uint64_t request_id, tool_result response) {
-  record("reject", {{"req", static_cast<std::int64_t>(request_id)},
-                    {"status", std::int64_t{response.status}},
-                    {"error_code", response.error_code}});
+  emit(ev::vendor_reject{request_id, response.status, name_of(response.error_code)});
   count_rejection(response.status);
   return answer(request_id, std::move(response));
 }
@@ -306,7 +301,7 @@ sim::task<tool_result> remote_endpoint::lose(std::uint64_t request_id) {
 
 tool_result remote_endpoint::client_timed_out(std::uint64_t request_id) {
   ++stats_->client_timeouts;
-  record("client_timeout", {{"req", static_cast<std::int64_t>(request_id)}});
+  emit(ev::vendor_client_timeout{request_id});
   tool_result r;
   r.status = 0;
   r.error_code = std::string(error_codes::timeout);

@@ -36,6 +36,7 @@
 #include "sim/random.hpp"
 #include "sim/task.hpp"
 #include "sim/time.hpp"
+#include "events/event_log.hpp"
 #include "sim/trace.hpp"
 #include "tools/tool.hpp"
 
@@ -207,7 +208,7 @@ class response_desk {
 // changed outcome early in a run does not reshuffle everything after it.
 class remote_endpoint {
  public:
-  remote_endpoint(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng, std::string name,
+  remote_endpoint(sim::kernel& k, event_log& events, sim::random_stream rng, std::string name,
                   sim::duration client_timeout, sim::duration round_trip, call_stats& stats);
   remote_endpoint(const remote_endpoint&) = delete;
   remote_endpoint& operator=(const remote_endpoint&) = delete;
@@ -238,7 +239,12 @@ class remote_endpoint {
   void end_execution();
   std::uint32_t executing() const { return executing_; }
 
-  void record(std::string_view kind, std::initializer_list<sim::field_arg> fields) const;
+  // Reports an event of this tool's (actor vendor/<name>).
+  template <class Payload>
+  void emit(const Payload& payload) const {
+    events_->emit(actor_name_, payload);
+  }
+  ev::name_id name_of(std::string_view text) const { return events_->name(text); }
   void count_rejection(int status);
 
   // A rejection that runs nothing: traced ("reject"), counted, and answered
@@ -256,10 +262,11 @@ class remote_endpoint {
   tool_result client_timed_out(std::uint64_t request_id);
 
   sim::kernel* kernel_;
-  sim::trace_recorder* trace_;
+  event_log* events_;
   sim::random_stream rng_;
   std::string name_;
   std::string actor_;
+  ev::name_id actor_name_ = 0;
   sim::duration client_timeout_;
   sim::duration round_trip_;
   call_stats* stats_;

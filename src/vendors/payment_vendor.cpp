@@ -16,16 +16,14 @@ tool_result rejection(int status, std::string_view code) {
   return r;
 }
 
-std::int64_t as_field(std::uint64_t v) { return static_cast<std::int64_t>(v); }
-
-std::string key_text(const std::optional<std::string>& key) { return key ? *key : std::string(); }
+std::string_view key_text(const std::optional<std::string>& key) { return key ? std::string_view(*key) : std::string_view(); }
 
 }  // namespace
 
-payment_vendor::payment_vendor(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng,
+payment_vendor::payment_vendor(sim::kernel& k, event_log& events, sim::random_stream rng,
                                payment_vendor_config config)
     : config_(std::move(config)),
-      endpoint_(k, trace, rng, config_.name, config_.client_timeout, config_.round_trip, stats_),
+      endpoint_(k, events, rng, config_.name, config_.client_timeout, config_.round_trip, stats_),
       desk_(k) {
   TWICE_CHECK(config_.unavailable_ppm <= ppm_denominator);
   TWICE_CHECK(config_.rate_limited_ppm <= ppm_denominator);
@@ -78,7 +76,7 @@ void payment_vendor::prune_expired_keys() {
     const auto it = prune_queue_.front();
     if (now - it->second.created_at < config_.key_retention) break;
     if (it->second.executing) break;
-    endpoint_.record("key_pruned", {{"key", it->first}, {"created_us", it->second.created_at.us()}});
+    endpoint_.emit(ev::key_pruned{endpoint_.name_of(it->first), it->second.created_at});
     ++stats_.keys_pruned;
     keys_.erase(it);
     prune_queue_.pop_front();
@@ -140,11 +138,9 @@ std::string_view payment_vendor::to_string(verdict v) {
 }
 
 void payment_vendor::trace_request(std::uint64_t request_id, const tool_call& request, verdict v) const {
-  endpoint_.record("request", {{"req", as_field(request_id)},
-                               {"key", key_text(request.idempotency_key)},
-                               {"target", request.target},
-                               {"amount", request.amount_cents},
-                               {"verdict", std::string(to_string(v))}});
+  endpoint_.emit(ev::vendor_request{request_id, endpoint_.name_of(key_text(request.idempotency_key)),
+                                    endpoint_.name_of(request.target), true, request.amount_cents,
+                                    endpoint_.name_of(to_string(v))});
 }
 
 // Not a coroutine: `request` is only read before the returned task starts.
@@ -179,10 +175,7 @@ sim::task<tool_result> payment_vendor::replay(std::uint64_t request_id, const st
   tool_result r = it->second.response;
   r.replayed = true;
   ++stats_.replays;
-  endpoint_.record("replay", {{"req", as_field(request_id)},
-                              {"key", key},
-                              {"status", std::int64_t{r.status}},
-                              {"ref", r.ref}});
+  endpoint_.emit(ev::vendor_replay{request_id, endpoint_.name_of(key), r.status, endpoint_.name_of(r.ref)});
   return endpoint_.answer(request_id, std::move(r));
 }
 
@@ -199,7 +192,7 @@ std::uint32_t payment_vendor::start_execution(std::uint64_t request_id, tool_cal
   const refund_result result = execution_result(request, draws);
   const sim::duration latency = draws.latency + endpoint_.spike_extra(now);
   endpoint_.begin_execution();
-  endpoint_.record("execute", {{"req", as_field(request_id)}, {"latency_us", latency.us()}});
+  endpoint_.emit(ev::vendor_execute{request_id, latency});
   const std::uint32_t slot = desk_.open(execution{request_id, std::move(request), result});
   endpoint_.kernel().schedule_at(now + latency, &payment_vendor::on_execution_done, this, slot);
   return slot;
@@ -228,7 +221,7 @@ void payment_vendor::finish_execution(std::uint32_t slot) {
   }
   if (e.result == refund_result::refund_response_lost) {
     ++stats_.lost_responses;
-    endpoint_.record("response_lost", {{"req", as_field(e.request_id)}, {"ref", response.ref}});
+    endpoint_.emit(ev::vendor_response_lost{e.request_id, endpoint_.name_of(response.ref)});
     desk_.drop(slot);  // `e` is gone from here on
     return;
   }
@@ -248,11 +241,9 @@ tool_result payment_vendor::commit_refund(const execution& e) {
   // built in C++ may ask for any positive amount.
   stats_.refunded_cents =
       sim::checked_add(stats_.refunded_cents, row.amount_cents, "the vendor's refunded total overflows int64 cents");
-  endpoint_.record("commit", {{"req", as_field(e.request_id)},
-                              {"ref", row.id},
-                              {"key", key_text(row.idempotency_key)},
-                              {"amount", row.amount_cents},
-                              {"target", row.invoice}});
+  endpoint_.emit(ev::vendor_commit{e.request_id, endpoint_.name_of(row.id),
+                                   endpoint_.name_of(key_text(row.idempotency_key)), row.amount_cents,
+                                   endpoint_.name_of(row.invoice)});
   tool_result r;
   r.status = 200;
   r.ref = row.id;
@@ -262,10 +253,8 @@ tool_result payment_vendor::commit_refund(const execution& e) {
 
 tool_result payment_vendor::execution_error(const execution& e, int status, std::string_view code) {
   endpoint_.count_rejection(status);
-  endpoint_.record("execution_error", {{"req", as_field(e.request_id)},
-                                       {"status", std::int64_t{status}},
-                                       {"error_code", std::string(code)},
-                                       {"key", key_text(e.request.idempotency_key)}});
+  endpoint_.emit(ev::vendor_execution_error{e.request_id, status, endpoint_.name_of(code),
+                                            endpoint_.name_of(key_text(e.request.idempotency_key))});
   return rejection(status, code);
 }
 

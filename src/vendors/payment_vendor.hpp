@@ -140,7 +140,7 @@ struct payment_vendor_stats : call_stats {
 class payment_vendor final : public tool {
  public:
   // The vendor must outlive every run of `k` (kernel callbacks point at it).
-  payment_vendor(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng,
+  payment_vendor(sim::kernel& k, event_log& events, sim::random_stream rng,
                  payment_vendor_config config = {});
   payment_vendor(const payment_vendor&) = delete;
   payment_vendor& operator=(const payment_vendor&) = delete;

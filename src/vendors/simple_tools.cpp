@@ -8,8 +8,6 @@ namespace twice {
 
 namespace {
 
-std::int64_t as_field(std::uint64_t v) { return static_cast<std::int64_t>(v); }
-
 tool_result ok_result(std::string ref) {
   tool_result r;
   r.status = 200;
@@ -21,10 +19,10 @@ tool_result ok_result(std::string ref) {
 
 // ---- simple_tool -------------------------------------------------------------
 
-simple_tool::simple_tool(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng,
+simple_tool::simple_tool(sim::kernel& k, event_log& events, sim::random_stream rng,
                          simple_tool_config config)
     : config_(std::move(config)),
-      endpoint_(k, trace, rng, config_.name, config_.client_timeout, config_.round_trip, stats_),
+      endpoint_(k, events, rng, config_.name, config_.client_timeout, config_.round_trip, stats_),
       desk_(k) {
   TWICE_CHECK(config_.unavailable_ppm <= ppm_denominator);
   for (const time_window& w : config_.outages) endpoint_.add_outage(w);
@@ -44,10 +42,8 @@ sim::task<tool_result> simple_tool::call(tool_call request) {
   const sim::duration latency = config_.latency.sample(a.rng);
   const bool outage = endpoint_.in_outage(a.sent_at);
   const std::string_view verdict = outage ? "outage" : unavailable ? "unavailable" : "execute";
-  endpoint_.record("request", {{"req", as_field(a.request_id)},
-                               {"key", request.idempotency_key.value_or("")},
-                               {"target", request.target},
-                               {"verdict", std::string(verdict)}});
+  endpoint_.emit(ev::vendor_request{a.request_id, endpoint_.name_of(request.idempotency_key.value_or("")),
+                                    endpoint_.name_of(request.target), false, 0, endpoint_.name_of(verdict)});
   if (outage || unavailable) {
     tool_result r;
     r.status = 503;
@@ -62,7 +58,7 @@ std::uint32_t simple_tool::start_execution(std::uint64_t request_id, tool_call r
   const sim::instant now = endpoint_.now();
   const sim::duration total = latency + endpoint_.spike_extra(now);
   endpoint_.begin_execution();
-  endpoint_.record("execute", {{"req", as_field(request_id)}, {"latency_us", total.us()}});
+  endpoint_.emit(ev::vendor_execute{request_id, total});
   const std::uint32_t slot = desk_.open(execution{request_id, std::move(request)});
   endpoint_.kernel().schedule_at(now + total, &simple_tool::on_execution_done, this, slot);
   return slot;
@@ -88,9 +84,9 @@ simple_tool_config email_provider::default_config() {
   return c;
 }
 
-email_provider::email_provider(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng,
+email_provider::email_provider(sim::kernel& k, event_log& events, sim::random_stream rng,
                                simple_tool_config config)
-    : simple_tool(k, trace, rng, std::move(config)) {}
+    : simple_tool(k, events, rng, std::move(config)) {}
 
 std::uint64_t email_provider::sent_count(std::string_view recipient) const {
   const auto it = per_recipient_.find(recipient);
@@ -101,11 +97,8 @@ tool_result email_provider::complete(std::uint64_t request_id, const tool_call& 
   sent_.push_back(sent_email{request.target, endpoint().now(), request_id, request.reference});
   const std::uint64_t count = ++per_recipient_[request.target];
   const std::string ref = "em_" + std::to_string(sent_.size());
-  endpoint().record("sent", {{"req", as_field(request_id)},
-                             {"ref", ref},
-                             {"recipient", request.target},
-                             {"reference", request.reference},
-                             {"count", as_field(count)}});
+  endpoint().emit(ev::email_sent{request_id, endpoint().name_of(ref), endpoint().name_of(request.target),
+                                 endpoint().name_of(request.reference), static_cast<std::int64_t>(count)});
   return ok_result(ref);
 }
 
@@ -118,12 +111,12 @@ simple_tool_config model_tool::default_config() {
   return c;
 }
 
-model_tool::model_tool(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng,
+model_tool::model_tool(sim::kernel& k, event_log& events, sim::random_stream rng,
                        simple_tool_config config)
-    : simple_tool(k, trace, rng, std::move(config)) {}
+    : simple_tool(k, events, rng, std::move(config)) {}
 
 tool_result model_tool::complete(std::uint64_t request_id, const tool_call&) {
-  endpoint().record("answered", {{"req", as_field(request_id)}});
+  endpoint().emit(ev::vendor_answered{request_id});
   return ok_result({});
 }
 
@@ -136,11 +129,11 @@ simple_tool_config read_tool::default_config() {
   return c;
 }
 
-read_tool::read_tool(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng, simple_tool_config config)
-    : simple_tool(k, trace, rng, std::move(config)) {}
+read_tool::read_tool(sim::kernel& k, event_log& events, sim::random_stream rng, simple_tool_config config)
+    : simple_tool(k, events, rng, std::move(config)) {}
 
 tool_result read_tool::complete(std::uint64_t request_id, const tool_call&) {
-  endpoint().record("answered", {{"req", as_field(request_id)}});
+  endpoint().emit(ev::vendor_answered{request_id});
   return ok_result({});
 }
 

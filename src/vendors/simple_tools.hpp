@@ -59,7 +59,7 @@ class simple_tool : public tool {
 
  protected:
   // The tool must outlive every run of `k` (kernel callbacks point at it).
-  simple_tool(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng, simple_tool_config config);
+  simple_tool(sim::kernel& k, event_log& events, sim::random_stream rng, simple_tool_config config);
   ~simple_tool() override = default;
 
   // The far side's effect, at the end of an execution; returns the answer.
@@ -100,7 +100,7 @@ class email_provider final : public simple_tool {
  public:
   static simple_tool_config default_config();  // "email", lognormal(p50=150ms, p99=1s)
 
-  email_provider(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng,
+  email_provider(sim::kernel& k, event_log& events, sim::random_stream rng,
                  simple_tool_config config = default_config());
 
   bool writes() const override { return true; }
@@ -126,7 +126,7 @@ class model_tool final : public simple_tool {
  public:
   static simple_tool_config default_config();  // "model", lognormal(p50=4s, p99=20s)
 
-  model_tool(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng,
+  model_tool(sim::kernel& k, event_log& events, sim::random_stream rng,
              simple_tool_config config = default_config());
 
   bool writes() const override { return false; }
@@ -144,7 +144,7 @@ class read_tool final : public simple_tool {
  public:
   static simple_tool_config default_config();  // "read", lognormal(p50=5ms, p99=50ms)
 
-  read_tool(sim::kernel& k, sim::trace_recorder& trace, sim::random_stream rng,
+  read_tool(sim::kernel& k, event_log& events, sim::random_stream rng,
             simple_tool_config config = default_config());
 
   bool writes() const override { return false; }

@@ -4,12 +4,12 @@
 // and the age of the oldest message over time.
 
 #include "broker/queue.hpp"
+#include "events/event_log.hpp"
 #include "sim/task.hpp"
 #include "sim/trace.hpp"
 
 namespace twice {
 
-sim::task<void> sample_queues(sim::kernel& k, sim::trace_recorder& trace, const queue& jobs, const queue* dead_letters,
-                              sim::duration interval);
+sim::task<void> sample_queues(event_log& events, const queue& jobs, const queue* dead_letters, sim::duration interval);
 
 }  // namespace twice

@@ -33,18 +33,18 @@ std::string_view describe_end(const world_result& r) {
 }
 
 world::world(world_config config, handler* custom_handler)
-    : config_(std::move(config)), trace_(config_.trace_retention), random_(config_.seed) {
-  trace_.add_observer(this);
-  queue_ = std::make_unique<queue>(kernel_, trace_, ids_, config_.queue);
+    : config_(std::move(config)), trace_(config_.trace_retention), events_(kernel_, trace_), random_(config_.seed) {
+  events_.add_observer(this);
+  queue_ = std::make_unique<queue>(kernel_, events_, ids_, config_.queue);
   if (config_.dead_letter_queue) {
-    dlq_ = std::make_unique<queue>(kernel_, trace_, ids_, config_.dead_letter);
+    dlq_ = std::make_unique<queue>(kernel_, events_, ids_, config_.dead_letter);
     if (config_.queue.max_receive_count > 0) queue_->set_dead_letter(dlq_.get());
   }
-  store_ = std::make_unique<store>(kernel_, trace_, config_.store);
-  payments_ = std::make_unique<payment_vendor>(kernel_, trace_, random_.stream("vendor/payments"), config_.payments);
-  email_ = std::make_unique<email_provider>(kernel_, trace_, random_.stream("tool/email"), config_.email);
-  model_ = std::make_unique<model_tool>(kernel_, trace_, random_.stream("tool/model"), config_.model);
-  read_ = std::make_unique<read_tool>(kernel_, trace_, random_.stream("tool/read"), config_.read);
+  store_ = std::make_unique<store>(kernel_, events_, config_.store);
+  payments_ = std::make_unique<payment_vendor>(kernel_, events_, random_.stream("vendor/payments"), config_.payments);
+  email_ = std::make_unique<email_provider>(kernel_, events_, random_.stream("tool/email"), config_.email);
+  model_ = std::make_unique<model_tool>(kernel_, events_, random_.stream("tool/model"), config_.model);
+  read_ = std::make_unique<read_tool>(kernel_, events_, random_.stream("tool/read"), config_.read);
   add_tool("refund", payments_.get());
   add_tool("email", email_.get());
   add_tool("model", model_.get());
@@ -83,20 +83,20 @@ world::world(world_config config, handler* custom_handler)
   ends_.seal();
 
   services_ = std::unique_ptr<runtime_services>(new runtime_services{
-      kernel_, trace_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, specs_, tools_});
+      kernel_, events_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, specs_, tools_});
   if (config_.runtime.rules.checkpoint == checkpoint_mode::outbox)
     relay_ = std::make_unique<outbox_relay>(*services_, config_.relay_poll_interval);
   for (std::uint32_t i = 0; i < config_.workers; ++i)
     workers_.push_back(std::make_unique<worker>(*services_, i, config_.sha,
                                                 random_.stream("worker/" + std::to_string(i) + "/backoff")));
   if (!split_tool.empty()) {
-    split_queue_ = std::make_unique<queue>(kernel_, trace_, ids_, config_.split.queue);
+    split_queue_ = std::make_unique<queue>(kernel_, events_, ids_, config_.split.queue);
     if (dlq_ && config_.split.queue.max_receive_count > 0) split_queue_->set_dead_letter(dlq_.get());
     split_queue_->set_faults(faults_.get());
     split_runtime_ = config_.runtime;
     split_runtime_.visibility_timeout.reset();  // the split queue's own
     split_services_ = std::unique_ptr<runtime_services>(new runtime_services{
-        kernel_, trace_, *split_queue_, dlq_.get(), *store_, *handler_, *faults_, split_runtime_, specs_, tools_});
+        kernel_, events_, *split_queue_, dlq_.get(), *store_, *handler_, *faults_, split_runtime_, specs_, tools_});
     services_->split_queue = split_queue_.get();
     split_services_->parent_queue = queue_.get();
     for (std::uint32_t i = config_.workers; i < config_.workers + config_.split.workers; ++i)
@@ -109,6 +109,7 @@ world::~world() {
   // A run stopped by a budget leaves slices in flight; killing them records
   // their end, which no observer of the run (often destroyed before the
   // world) should see.
+  events_.detach_observers();
   trace_.detach_observers();
   // Processes first: their frames refer to the models below.
   relay_.reset();
@@ -174,7 +175,7 @@ world_result world::run() {
   for (auto& w : workers_) pods.push_back(w.get());
   for (const deploy_spec& d : config_.deploys) deploys_.push_back(kernel_.spawn(run_deploy(d, pods), "deploy/" + d.sha));
   if (config_.sample_interval > sim::duration::zero())
-    sampler_ = kernel_.spawn(sample_queues(kernel_, trace_, *queue_, dlq_.get(), config_.sample_interval), "sampler");
+    sampler_ = kernel_.spawn(sample_queues(events_, *queue_, dlq_.get(), config_.sample_interval), "sampler");
   if (open_jobs_ == 0) shut_down();  // an empty workload: nothing will ever be recorded
 
   const sim::run_limits limits{.until = sim::instant::epoch() + config_.time_limit, .max_events = config_.event_budget};
@@ -239,8 +240,8 @@ void world::mark_end(std::string_view job, job_end how) {
 // and no slice runs: a message still in flight or coming back (a lost ack, a
 // duplicate, a slow overlapping worker) is part of the story — it is how a
 // job that already ended runs twice.
-void world::on_record(const sim::trace_record& r) {
-  note_end(r);
+void world::on_event(const ev::event& e) {
+  note_end(e);
   if (!shutdown_scheduled_ && story_over()) {
     shutdown_scheduled_ = true;
     // Not from inside the observer: the shutdown itself writes records.
@@ -258,14 +259,12 @@ bool world::story_over() const {
   return true;
 }
 
-void world::note_end(const sim::trace_record& r) {
-  const std::string_view kind = r.kind;
-  if (kind != "job_done" && kind != "job_failed" && kind != "dead_letter" && kind != "redrive") return;
-  const auto job = r.get_string(kind == "redrive" ? "body" : "job");
-  if (!job) return;
-  if (kind == "job_done") mark_end(*job, job_end::done);
-  if (kind == "job_failed") mark_end(*job, job_end::failed);
-  if (kind == "dead_letter" || kind == "redrive") mark_end(*job, job_end::dead_lettered);
+void world::note_end(const ev::event& e) {
+  const name_table& names = events_.names();
+  if (const auto* d = std::get_if<ev::job_done>(&e.body)) mark_end(names.text(d->job), job_end::done);
+  if (const auto* f = std::get_if<ev::job_failed>(&e.body)) mark_end(names.text(f->job), job_end::failed);
+  if (const auto* l = std::get_if<ev::dead_letter>(&e.body)) mark_end(names.text(l->job), job_end::dead_lettered);
+  if (const auto* r = std::get_if<ev::redrive>(&e.body)) mark_end(names.text(r->body), job_end::dead_lettered);
 }
 
 void world::shutdown_callback(sim::kernel&, void* ctx, std::uint64_t) { static_cast<world*>(ctx)->shut_down(); }
@@ -274,12 +273,12 @@ void world::shut_down() {
   if (shutting_down_) return;
   shutting_down_ = true;
   story_end_ = kernel_.now();
-  trace_.record(kernel_.now(), "world", "all_jobs_ended", {{"jobs", static_cast<std::int64_t>(specs_.size())}});
+  events_.emit(events_.name("world"), ev::all_jobs_ended{static_cast<std::int64_t>(specs_.size())});
   kernel_.request_stop();  // run() reports the story's end, then lets the models settle
   for (sim::process_id d : deploys_) kernel_.kill(d);
   if (sampler_.valid()) kernel_.kill(sampler_);
   if (relay_) relay_->stop();  // a deploy still under way stops with the story
-  for (auto& w : workers_) w->stop("shutdown");
+  for (auto& w : workers_) w->stop(ev::stop_reason::shutdown);
 }
 
 }  // namespace twice

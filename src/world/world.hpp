@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "broker/queue.hpp"
+#include "events/event_log.hpp"
 #include "faults/deploy.hpp"
 #include "faults/scripted_faults.hpp"
 #include "handlers/agent_handler.hpp"
@@ -110,7 +111,7 @@ struct world_progress {
 };
 using world_progress_hook = std::function<void(const world_progress&)>;
 
-class world : private sim::trace_observer {
+class world : private event_observer {
  public:
   explicit world(world_config config, handler* custom_handler = nullptr);
   world(const world&) = delete;
@@ -129,6 +130,8 @@ class world : private sim::trace_observer {
   const world_config& config() const { return config_; }
   sim::kernel& kernel() { return kernel_; }
   sim::trace_recorder& trace() { return trace_; }
+  // The run's typed events; checkers observe them (add_observer before run()).
+  event_log& events() { return events_; }
   queue& jobs_queue() { return *queue_; }
   queue* dead_letter_queue() { return dlq_.get(); }
   queue* split_queue() { return split_queue_.get(); }
@@ -145,8 +148,8 @@ class world : private sim::trace_observer {
   void add_tool(std::string step_name, tool* t);
 
  private:
-  void on_record(const sim::trace_record& r) override;
-  void note_end(const sim::trace_record& r);
+  void on_event(const ev::event& e) override;
+  void note_end(const ev::event& e);
   void mark_end(std::string_view job, job_end how);
   void shut_down();
   sim::run_result run_kernel(sim::run_limits limits);
@@ -161,6 +164,7 @@ class world : private sim::trace_observer {
   world_config config_;
   sim::kernel kernel_;
   sim::trace_recorder trace_;
+  event_log events_;
   sim::random_root random_;
   queue_id_source ids_;
   std::unique_ptr<queue> queue_;

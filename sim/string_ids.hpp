@@ -17,7 +17,7 @@
 #include "sim/check.hpp"
 #include "sim/row_index.hpp"
 
-namespace twice {
+namespace twice::sim {
 
 class string_ids {
  public:
@@ -74,4 +74,4 @@ class string_ids {
   std::size_t block_used_ = 0;
 };
 
-}  // namespace twice
+}  // namespace twice::sim
