@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "sim/check.hpp"
+#include "sim/fp_math.hpp"
 
 namespace twice::sim {
 
@@ -73,10 +74,11 @@ bool bernoulli(random_stream& rng, std::uint64_t numerator, std::uint64_t denomi
 double exponential(random_stream& rng, double mean) {
   TWICE_CHECK(is_finite(mean));
   TWICE_CHECK(mean >= 0.0);
-  // u < 1, so log1p(-u) is finite (>= log(2^-53)); log1p keeps precision for
-  // small u, where most draws land.
+  // u = k * 2^-53 < 1, so 1 - u = (2^53 - k) * 2^-53 is exact and at least
+  // 2^-53: log(1 - u) is log1p(-u) exactly (no precision lost for small u)
+  // and finite (>= log(2^-53)).
   const double u = uniform_real01(rng);
-  return -mean * std::log1p(-u);
+  return -mean * fp_math::log(1.0 - u);
 }
 
 double standard_normal(random_stream& rng) {
@@ -90,7 +92,7 @@ double standard_normal(random_stream& rng) {
     const double v = 2.0 * uniform_real01(rng) - 1.0;
     s = u * u + v * v;
   } while (s >= 1.0 || s == 0.0);
-  return u * std::sqrt(-2.0 * std::log(s) / s);
+  return u * std::sqrt(-2.0 * fp_math::log(s) / s);
 }
 
 double normal(random_stream& rng, double mean, double stddev) {
@@ -105,8 +107,8 @@ lognormal_params lognormal_from_median_p99(double median, double p99) {
   TWICE_CHECK(is_finite(p99));
   TWICE_CHECK(median > 0.0);
   TWICE_CHECK(median <= p99);
-  const double mu = std::log(median);
-  return lognormal_params{mu, (std::log(p99) - mu) / z_0_99};
+  const double mu = fp_math::log(median);
+  return lognormal_params{mu, (fp_math::log(p99) - mu) / z_0_99};
 }
 
 double lognormal(random_stream& rng, lognormal_params params) {
@@ -114,7 +116,7 @@ double lognormal(random_stream& rng, lognormal_params params) {
   TWICE_CHECK(is_finite(params.sigma));
   TWICE_CHECK(params.sigma >= 0.0);
   // May overflow to +inf for absurd parameters; duration callers clamp.
-  return std::exp(params.mu + params.sigma * standard_normal(rng));
+  return fp_math::exp(params.mu + params.sigma * standard_normal(rng));
 }
 
 duration uniform_duration(random_stream& rng, duration lo, duration hi) {

@@ -6,11 +6,12 @@
 //
 // Integer samplers are exact. Floating-point samplers use only IEEE basic
 // operations (+ - * /, sqrt: correctly rounded everywhere; the build passes
-// -ffp-contract=off so no FMA changes a result) plus std::log, std::log1p and
-// std::exp. Those three come from glibc's libm, which gcc and clang share on
-// the build machine: that is the ONE platform dependency of a draw. Another
-// libm could differ in the last ulp of a latency before rounding to whole
-// microseconds.
+// -ffp-contract=off so no FMA changes a result) and the in-house exp and log
+// of sim/fp_math.hpp, which are built from those same operations. No libm
+// function is called, so a draw has no platform dependency: the same seed
+// gives the same bits with any compiler, standard library, libm or CPU that
+// implements IEEE 754 doubles without excess precision. (std::llround, in the
+// duration helpers, is an exact operation, not an approximation.)
 
 #include <cstdint>
 
@@ -39,7 +40,8 @@ double uniform_real01(random_stream& rng);
 bool bernoulli(random_stream& rng, std::uint64_t numerator, std::uint64_t denominator);
 
 // Exponential with the given mean (>= 0, finite), by inversion:
-// -mean * log1p(-u), u = uniform_real01. One draw; never infinite.
+// -mean * log(1 - u), u = uniform_real01 (1 - u is exact, so this is
+// log1p(-u) without a log1p). One draw; never infinite.
 double exponential(random_stream& rng, double mean);
 
 // Standard normal by Marsaglia's polar method. The second value of each pair

@@ -43,9 +43,30 @@ struct queue_fault {
   std::uint32_t probability_ppm = 0;   // with job empty: chance per receive / delete
 };
 
+// Random streams: one per rule, derived from the world's root, named by
+// what the rule is rather than by where it sits in the scenario:
+//   fault/point=<len>:<point>/tool=<len>:<tool>/step=<n>/job=<len>:<job>/
+//     attempt=<n or any>/worker=<len>:<worker>/action=<crash|error>#<k>
+//   queue_fault/kind=<duplicate_delivery|lose_delete>/job=<len>:<job>/nth=<n>#<k>
+// (lengths make every name unambiguous; k counts earlier rules of the same
+// list with the same name, so identical rules still draw independently).
+// With one shared stream, or with names by position, adding, removing or
+// reordering any rule (swarm testing drops whole fault kinds, shrinking
+// deletes rules) shifted every other probabilistic rule's draws; with
+// these names a rule's draws change only if the rule itself changes. And
+// every matching rule draws at each of its points, even where an earlier
+// rule fires (scripted_faults.cpp), so a rule's n-th draw always falls on
+// its n-th matching point.
+// Probability and max_times are left out of the name on purpose: shrinking
+// or exploring a rule's probability keeps its draws, so a lower probability
+// fires at a subset of the points a higher one does (same history assumed).
+std::vector<std::string> point_fault_stream_names(const std::vector<point_fault>& points);
+std::vector<std::string> queue_fault_stream_names(const std::vector<queue_fault>& queue_faults);
+
 class scripted_faults final : public fault_plan, public queue_faults {
  public:
-  scripted_faults(std::vector<point_fault> points, std::vector<queue_fault> queue_faults, sim::random_stream rng);
+  scripted_faults(std::vector<point_fault> points, std::vector<queue_fault> queue_faults,
+                  const sim::random_root& random);
 
   point_action at_point(const point_event& ev) override;
   bool duplicate_delivery(const received_message& m) override;
@@ -60,13 +81,14 @@ class scripted_faults final : public fault_plan, public queue_faults {
 
  private:
   bool matches(const point_fault& f, const point_event& ev) const;
-  bool fires(std::uint32_t probability_ppm);
+  static bool fires(sim::random_stream& rng, std::uint32_t probability_ppm);
   bool queue_rule_fires(queue_fault::kind kind, const std::string& job, std::uint32_t nth);
 
   std::vector<point_fault> points_;
-  std::vector<std::uint32_t> fired_;  // per point rule
+  std::vector<std::uint32_t> fired_;             // per point rule
+  std::vector<sim::random_stream> point_rngs_;   // per point rule
   std::vector<queue_fault> queue_faults_;
-  sim::random_stream rng_;
+  std::vector<sim::random_stream> queue_rngs_;   // per queue rule (only those without a job draw)
   bool counts_deletes_ = false;  // some rule is a lose_delete
   std::map<message_id, std::string> jobs_by_message_;
   std::map<message_id, std::uint32_t> deletes_seen_;

@@ -52,7 +52,7 @@ world::world(world_config config, handler* custom_handler)
 
   default_handler_ = std::make_unique<agent_handler>();
   handler_ = custom_handler != nullptr ? custom_handler : default_handler_.get();
-  faults_ = std::make_unique<scripted_faults>(config_.point_faults, config_.queue_faults, random_.stream("faults"));
+  faults_ = std::make_unique<scripted_faults>(config_.point_faults, config_.queue_faults, random_);
   queue_->set_faults(faults_.get());
 
   const std::string& split_tool = config_.runtime.rules.split_tool;
