@@ -46,7 +46,7 @@ steady_run run_digest_only(world_config config) {
   config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(std::move(config));
   invariant_checker checker;
-  w.trace().add_observer(&checker);
+  w.events().add_observer(&checker);
   const world_result result = w.run();
   steady_run out;
   out.jobs = jobs;

@@ -265,7 +265,7 @@ inline world_config correct_world(const schedule& s, std::uint64_t seed) {
 inline std::vector<verdict> run_checked(const world_config& c) {
   world w(c);
   invariant_checker checker;
-  w.trace().add_observer(&checker);
+  w.events().add_observer(&checker);
   const world_result r = w.run();
   return checker.finish(w, r);
 }

@@ -34,7 +34,7 @@ inline checked_world run_checked_world(const world_config& c, check_options opti
   checked_world out;
   out.checker = std::make_unique<invariant_checker>(options);
   out.w = std::make_unique<world>(c);
-  out.w->trace().add_observer(out.checker.get());
+  out.w->events().add_observer(out.checker.get());
   out.result = out.w->run();
   for (verdict& v : out.checker->finish(*out.w, out.result)) out.verdicts.emplace(v.name, std::move(v));
   return out;

@@ -24,7 +24,7 @@ struct checked_run {
 checked_run run_checked(const world_config& c, check_options options = {}) {
   world w(c);
   invariant_checker checker(options);
-  w.trace().add_observer(&checker);
+  w.events().add_observer(&checker);
   checked_run out;
   out.result = w.run();
   for (verdict& v : checker.finish(w, out.result)) out.verdicts.emplace(v.name, std::move(v));
@@ -119,7 +119,7 @@ TEST_CASE("a Retry-After above the cap keeps backoff_within_cap", "[invariants]"
   c.payments.retry_after = duration::from_s(30);
   world w(c);
   invariant_checker checker;
-  w.trace().add_observer(&checker);
+  w.events().add_observer(&checker);
   const world_result result = w.run();
   REQUIRE(result.all_jobs_ended);
   std::size_t above_cap = 0;
@@ -163,7 +163,7 @@ TEST_CASE("a strict broker's failed heartbeat stops the slice: leases stay exclu
   c.queue_faults.push_back({.what = queue_fault::kind::duplicate_delivery, .job = "job_1", .nth = 1});
   world w(c);
   invariant_checker checker;
-  w.trace().add_observer(&checker);
+  w.events().add_observer(&checker);
   const world_result result = w.run();
   REQUIRE(result.all_jobs_ended);
   std::size_t starts = 0;
@@ -275,7 +275,7 @@ TEST_CASE("rows repeating a key, and refunds of an invoice no job names, are rep
   c.payments.key_retention = duration::from_s(1);
   world w(c);
   invariant_checker checker;
-  w.trace().add_observer(&checker);
+  w.events().add_observer(&checker);
   world_result result = w.run();
   REQUIRE(w.db().ledger().size() == 1);
   const std::string used_key = w.db().ledger()[0].key;

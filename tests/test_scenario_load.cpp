@@ -742,7 +742,7 @@ TEST_CASE("the incident files' expectations are what a run shows", "[scenario]")
     const expectations& e = r.value->expect;
     world w(r.value->world);
     invariant_checker checker;
-    w.trace().add_observer(&checker);
+    w.events().add_observer(&checker);
     const world_result result = w.run();
     for (const verdict& v : checker.finish(w, result)) {
       INFO(v.name << ": " << v.detail);

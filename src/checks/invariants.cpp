@@ -21,8 +21,6 @@ constexpr std::string_view leases_exclusive = leases_exclusive_or_absorbed;
 
 std::string clock(sim::instant t) { return fmt::format("{}.{:06}s", t.us() / 1'000'000, t.us() % 1'000'000); }
 
-bool is_worker(const sim::trace_record& r) { return r.actor.starts_with("worker/") || r.actor == "relay"; }
-
 // 4xx other than 409 (key in use: retry later) and 429 (rate limited).
 bool non_retryable_status(std::int64_t status) { return status >= 400 && status < 500 && status != 409 && status != 429; }
 
@@ -162,28 +160,34 @@ void invariant_checker::keep(violation_log& log, sim::instant at, std::string li
   if (log.evidence.size() > options_.evidence_max) log.evidence.pop_back();
 }
 
-void invariant_checker::note(std::string_view invariant, const sim::trace_record& r, std::string_view why) {
-  violation_log& log = log_of(invariant);
-  count_violation(log, r.time);
-  // Described only when kept: a bug may break an invariant on every delivery.
-  if (worth_keeping(log, r.time)) keep(log, r.time, describe(r) + "  <- " + std::string(why));
+std::string invariant_checker::describe(const ev::event& e) const {
+  TWICE_CHECK(names_ != nullptr);
+  return twice::describe(as_record(e, *names_));
 }
 
-void invariant_checker::on_record(const sim::trace_record& r) {
-  // string_view comparisons: the length is compared first, and every record passes here.
-  const std::string_view kind = r.kind;
-  if (kind == "tool_call" && is_worker(r)) return on_tool_call(r);
-  if (kind == "attempt_start") return on_attempt_start(r);
-  if (kind == "slice_end") return on_slice_end(r);
-  if (kind == "backoff") return on_backoff(r);
-  if (kind == "stop" && r.get_bool("in_flight") == true && r.get_string("why") == "grace period expired")
-    return note(drain_kills_nothing, r, "the grace period ended with a slice in flight");
-  if (kind == "sent" && std::string_view(r.actor) == "vendor/email") return on_email_sent(r);
-  if (kind == "pool_wait")
-    if (const std::int64_t waited_us = r.get_int("waited_us").value_or(0); waited_us > options_.stall_bound.us())
-      return note(database_not_stalled, r,
-                  fmt::format("waited {} for a connection, longer than {}",
-                              sim::format_duration(sim::duration::from_us(waited_us)),
+void invariant_checker::note(std::string_view invariant, const ev::event& e, std::string_view why) {
+  violation_log& log = log_of(invariant);
+  count_violation(log, e.at);
+  // Described only when kept: a bug may break an invariant on every delivery.
+  if (worth_keeping(log, e.at)) keep(log, e.at, describe(e) + "  <- " + std::string(why));
+}
+
+void invariant_checker::on_event(const ev::event& e, const name_table& names) {
+  names_ = &names;
+  if (const auto* call = std::get_if<ev::tool_call>(&e.body)) return on_tool_call(e, *call);
+  if (const auto* start = std::get_if<ev::attempt_start>(&e.body)) return on_attempt_start(e, *start);
+  if (const auto* end = std::get_if<ev::slice_end>(&e.body)) return on_slice_end(e, *end);
+  if (const auto* b = std::get_if<ev::backoff>(&e.body)) return on_backoff(e, *b);
+  if (const auto* stop = std::get_if<ev::stop>(&e.body)) {
+    if (stop->in_flight && stop->why == ev::stop_reason::grace_period_expired)
+      note(drain_kills_nothing, e, "the grace period ended with a slice in flight");
+    return;
+  }
+  if (const auto* sent = std::get_if<ev::email_sent>(&e.body)) return on_email_sent(e, *sent);
+  if (const auto* wait = std::get_if<ev::pool_wait>(&e.body))
+    if (wait->waited > options_.stall_bound)
+      return note(database_not_stalled, e,
+                  fmt::format("waited {} for a connection, longer than {}", sim::format_duration(wait->waited),
                               sim::format_duration(options_.stall_bound)));
 }
 
@@ -194,43 +198,44 @@ std::uint32_t invariant_checker::job_id(std::string_view job) {
   return id;
 }
 
-void invariant_checker::on_tool_call(const sim::trace_record& r) {
-  const std::string_view job = r.get_string("job").value_or("");
-  const std::int64_t step = r.get_int("step").value_or(0);
-  const bool new_write = r.get_bool("new_write") == true;
-  const std::int64_t status = r.get_int("status").value_or(0);
+// A worker's tool call (the relay's sends are no slice of a job, so its
+// relay_tool_call events are not watched here).
+void invariant_checker::on_tool_call(const ev::event& e, const ev::tool_call& call) {
+  const std::int64_t step = call.step;
+  const bool new_write = call.new_write;
+  const std::int64_t status = call.status;
   if (!new_write && !non_retryable_status(status)) return;
-  const std::uint32_t id = job_id(job);
+  const std::uint32_t id = job_id(names_->text(call.job));
   job_watch& jw = jobs_[id];
   if (non_retryable_status(status)) {
-    std::string error = fmt::format("{} {}", status, r.get_string("error").value_or(""));
+    std::string error = fmt::format("{} {}", status, names_->text(call.error));
     std::vector<heard_answer>& answers = heard_[id];
-    auto heard = std::find_if(answers.begin(), answers.end(), [&](const heard_answer& h) { return h.actor == r.actor; });
-    if (heard == answers.end()) heard = answers.insert(answers.end(), heard_answer{r.actor, {}, {}});
+    auto heard = std::find_if(answers.begin(), answers.end(), [&](const heard_answer& h) { return h.actor == e.actor; });
+    if (heard == answers.end()) heard = answers.insert(answers.end(), heard_answer{e.actor, {}, {}});
     heard->error = std::move(error);
-    heard->record = describe(r);
+    heard->record = describe(e);
   }
   if (!new_write) return;
   // The slice this write belongs to: the open one of this actor for this job.
   auto& spans = jw.slices;
   slice_span* mine = nullptr;
   for (auto it = spans.rbegin(); it != spans.rend(); ++it)
-    if (it->actor == r.actor && !it->end) {
+    if (it->actor_name == e.actor && !it->end) {
       mine = &*it;
       break;
     }
-  if (mine == nullptr) return;  // the relay's sends are not slices
+  if (mine == nullptr) return;
   auto write_of = [step](const slice_span& s) {
     return std::find_if(s.new_writes.begin(), s.new_writes.end(), [step](const step_write& w) { return w.step == step; });
   };
-  if (write_of(*mine) == mine->new_writes.end()) mine->new_writes.push_back({step, r.time});
+  if (write_of(*mine) == mine->new_writes.end()) mine->new_writes.push_back({step, e.at});
   for (const slice_span& other : spans) {
     if (&other == mine) continue;
     const auto earlier = write_of(other);
     if (earlier == other.new_writes.end()) continue;
     const bool overlapped = !other.end || *other.end > mine->start;
     if (!overlapped) continue;
-    note(leases_exclusive, r, overlap_why(step, other, earlier->at, mine->start));
+    note(leases_exclusive, e, overlap_why(step, other, earlier->at, mine->start));
     break;  // one line per write, however many slices it overlapped
   }
 }
@@ -250,19 +255,21 @@ std::string invariant_checker::overlap_why(std::int64_t step, const slice_span& 
 // Email providers take no key, so the provider's own log is the truth: a
 // second email for one step is a duplicate the customer sees, whoever sent
 // it (a replayed slice, an overlapping worker, the outbox relay).
-void invariant_checker::on_email_sent(const sim::trace_record& r) {
-  const std::string reference(r.get_string("reference").value_or(""));
+void invariant_checker::on_email_sent(const ev::event& e, const ev::email_sent& sent) {
+  const std::string_view reference = names_->text(sent.reference);
   if (reference.empty()) return;  // not sent on a job's behalf
-  const std::uint32_t count = ++emails_sent_[reference];
-  if (count > 1) note(one_email_per_step, r, fmt::format("email number {} for {}", count, reference));
+  auto it = emails_sent_.find(reference);
+  if (it == emails_sent_.end()) it = emails_sent_.emplace(std::string(reference), 0).first;
+  const std::uint32_t count = ++it->second;
+  if (count > 1) note(one_email_per_step, e, fmt::format("email number {} for {}", count, reference));
 }
 
-void invariant_checker::on_attempt_start(const sim::trace_record& r) {
-  const std::uint32_t id = job_id(r.get_string("job").value_or(""));
+void invariant_checker::on_attempt_start(const ev::event& e, const ev::attempt_start& start_event) {
+  const std::uint32_t id = job_id(names_->text(start_event.job));
   job_watch& jw = jobs_[id];
-  const std::int64_t attempt = r.get_int("attempt").value_or(0);
+  const std::int64_t attempt = start_event.attempt;
   if (jw.attempts_started > 0 && attempt <= jw.last_attempt)
-    note(attempts_monotonic, r, fmt::format("attempt {} after attempt {}", attempt, jw.last_attempt));
+    note(attempts_monotonic, e, fmt::format("attempt {} after attempt {}", attempt, jw.last_attempt));
   jw.last_attempt = attempt;
   ++jw.attempts_started;
   auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
@@ -272,18 +279,18 @@ void invariant_checker::on_attempt_start(const sim::trace_record& r) {
     start->second = starts_++;
   // This slice has heard nothing yet.
   if (const auto answers = heard_.find(id); answers != heard_.end()) {
-    std::erase_if(answers->second, [&](const heard_answer& h) { return h.actor == r.actor; });
+    std::erase_if(answers->second, [&](const heard_answer& h) { return h.actor == e.actor; });
     if (answers->second.empty()) heard_.erase(answers);
   }
-  jw.slices.push_back(slice_span{r.actor, attempt, r.time, std::nullopt, {}});
+  jw.slices.push_back(slice_span{std::string(names_->text(e.actor)), e.actor, attempt, e.at, std::nullopt, {}});
 }
 
-void invariant_checker::on_slice_end(const sim::trace_record& r) {
-  job_watch& jw = jobs_[job_id(r.get_string("job").value_or(""))];
+void invariant_checker::on_slice_end(const ev::event& e, const ev::slice_end& end) {
+  job_watch& jw = jobs_[job_id(names_->text(end.job))];
   auto& spans = jw.slices;
   for (auto it = spans.rbegin(); it != spans.rend(); ++it)
-    if (it->actor == r.actor && !it->end) {
-      it->end = r.time;
+    if (it->actor_name == e.actor && !it->end) {
+      it->end = e.at;
       break;
     }
   // With no slice of this job open, every span so far ended at or before
@@ -297,8 +304,8 @@ void invariant_checker::on_slice_end(const sim::trace_record& r) {
   std::vector<std::pair<std::int64_t, std::uint64_t>>().swap(jw.start_index);
 }
 
-void invariant_checker::on_backoff(const sim::trace_record& r) {
-  const std::uint32_t id = job_id(r.get_string("job").value_or(""));
+void invariant_checker::on_backoff(const ev::event& e, const ev::backoff& b) {
+  const std::uint32_t id = job_id(names_->text(b.job));
   const job_watch& jw = jobs_[id];
   // A retry is a decision: the slice that heard the 4xx schedules another
   // attempt because of it. (A slice that crashed, or raised an error of its
@@ -306,21 +313,21 @@ void invariant_checker::on_backoff(const sim::trace_record& r) {
   // reason and asks again: that is at-least-once, not a retry of the 4xx.)
   if (const auto answers = heard_.find(id); answers != heard_.end()) {
     const auto heard = std::find_if(answers->second.begin(), answers->second.end(),
-                                    [&](const heard_answer& h) { return h.actor == r.actor; });
-    if (heard != answers->second.end() && r.get_string("error") == heard->error)
-      note(no_retry_of_non_retryable, r, "a retry scheduled after a non-retryable answer: " + heard->record);
+                                    [&](const heard_answer& h) { return h.actor == e.actor; });
+    if (heard != answers->second.end() && names_->text(b.error) == heard->error)
+      note(no_retry_of_non_retryable, e, "a retry scheduled after a non-retryable answer: " + heard->record);
   }
-  const std::int64_t delay = r.get_int("delay_us").value_or(0);
-  const std::int64_t cap = r.get_int("cap_us").value_or(0);
-  const std::int64_t floor = r.get_int("retry_after_us").value_or(0);
-  const std::int64_t envelope = r.get_int("envelope_us").value_or(0);
+  const std::int64_t delay = b.delay.us();
+  const std::int64_t cap = b.cap.us();
+  const std::int64_t floor = b.retry_after.us();
+  const std::int64_t envelope = b.envelope.us();
   if (cap >= uncapped_ceiling.us())
-    note(backoff_within_cap, r, "no maximum interval is configured: the delay grows without bound");
+    note(backoff_within_cap, e, "no maximum interval is configured: the delay grows without bound");
   else if (delay > std::max(cap, floor))
-    note(backoff_within_cap, r, "the delay is above the cap");
-  const std::int64_t attempt = r.get_int("attempt").value_or(0);
+    note(backoff_within_cap, e, "the delay is above the cap");
+  const std::int64_t attempt = b.attempt;
   const auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
-  if (start != jw.start_index.end()) envelopes_[id].push_back({start->second, attempt, envelope, r.time, describe(r)});
+  if (start != jw.start_index.end()) envelopes_[id].push_back({start->second, attempt, envelope, e.at, describe(e)});
 }
 
 // The envelope must not fall from one attempt to the next, in the order the

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "events/event_log.hpp"
 #include "sim/string_ids.hpp"
 #include "sim/trace.hpp"
 
@@ -43,12 +44,12 @@ struct check_options {
   std::size_t evidence_max = 4;
 };
 
-class invariant_checker final : public sim::trace_observer {
+class invariant_checker final : public event_observer {
  public:
   explicit invariant_checker(check_options options = {});
 
-  // Streaming: called for every record as it is made.
-  void on_record(const sim::trace_record& r) override;
+  // Streaming: called for every event as it is emitted (world::events()).
+  void on_event(const ev::event& e, const name_table& names) override;
 
   // Final state checks, then every verdict in invariant_names() order.
   std::vector<verdict> finish(world& w, const world_result& result);
@@ -60,6 +61,7 @@ class invariant_checker final : public sim::trace_observer {
   };
   struct slice_span {
     std::string actor;
+    ev::name_id actor_name = 0;
     std::int64_t attempt = 0;
     sim::instant start;
     std::optional<sim::instant> end;
@@ -72,19 +74,21 @@ class invariant_checker final : public sim::trace_observer {
     std::vector<std::pair<sim::instant, std::string>> evidence;
   };
 
-  void note(std::string_view invariant, const sim::trace_record& r, std::string_view why);
+  void note(std::string_view invariant, const ev::event& e, std::string_view why);
   violation_log& log_of(std::string_view invariant);
   static void count_violation(violation_log& log, sim::instant at);
   // Whether a line at `at` would be among the earliest evidence_max lines.
   bool worth_keeping(const violation_log& log, sim::instant at) const;
   void keep(violation_log& log, sim::instant at, std::string line);
-  void on_tool_call(const sim::trace_record& r);
+  void on_tool_call(const ev::event& e, const ev::tool_call& call);
   static std::string overlap_why(std::int64_t step, const slice_span& other, sim::instant other_wrote,
                                  sim::instant mine_started);
-  void on_attempt_start(const sim::trace_record& r);
-  void on_slice_end(const sim::trace_record& r);
-  void on_backoff(const sim::trace_record& r);
-  void on_email_sent(const sim::trace_record& r);
+  void on_attempt_start(const ev::event& e, const ev::attempt_start& start);
+  void on_slice_end(const ev::event& e, const ev::slice_end& end);
+  void on_backoff(const ev::event& e, const ev::backoff& b);
+  void on_email_sent(const ev::event& e, const ev::email_sent& sent);
+  // The event as an evidence line.
+  std::string describe(const ev::event& e) const;
 
   check_options options_;
   std::map<std::string, violation_log, std::less<>> logs_;
@@ -97,7 +101,7 @@ class invariant_checker final : public sim::trace_observer {
   };
   // The non-retryable answer a slice heard (cleared when its actor starts an attempt).
   struct heard_answer {
-    std::string actor;
+    ev::name_id actor = 0;
     std::string error;   // as a retry would name it: "400 invoice_not_found"
     std::string record;  // the tool call, described
   };
@@ -121,6 +125,7 @@ class invariant_checker final : public sim::trace_observer {
   std::map<std::uint32_t, std::vector<envelope_point>> envelopes_;  // by job id: the jobs that backed off
   std::map<std::uint32_t, std::vector<heard_answer>> heard_;        // by job id: the jobs that heard a 4xx
   std::map<std::string, std::uint32_t, std::less<>> emails_sent_;  // reference (job:step:email) -> sends
+  const name_table* names_ = nullptr;  // the run's, from its first event
 };
 
 // A record as one readable line: "12.000250s worker/0 tool_call job=... key=...".

@@ -121,8 +121,8 @@ run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_
   if (progress) w.on_progress(progress_every_events, progress);
   invariant_checker checker;
   attempt_collector attempts;
-  w.trace().add_observer(&checker);
-  w.trace().add_observer(&attempts);
+  w.events().add_observer(&checker);
+  w.events().add_observer(&attempts);
   const world_result result = w.run();
   run_outcome out;
   out.summary = summarize(w, result, attempts.attempts(), checker.finish(w, result));

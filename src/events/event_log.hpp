@@ -19,13 +19,6 @@
 
 namespace twice {
 
-// Sees every event as it is emitted, in emission order.
-class event_observer {
- public:
-  virtual ~event_observer() = default;
-  virtual void on_event(const ev::event& e) = 0;
-};
-
 // The texts behind name_ids: id 0 is "", ids follow first appearance.
 class name_table {
  public:
@@ -37,6 +30,17 @@ class name_table {
  private:
   sim::string_ids ids_;
 };
+
+// Sees every event as it is emitted, in emission order; `names` turns the
+// event's names into text where an observer keeps text (evidence lines).
+class event_observer {
+ public:
+  virtual ~event_observer() = default;
+  virtual void on_event(const ev::event& e, const name_table& names) = 0;
+};
+
+// The event as the trace record it is written as (its text form).
+sim::trace_record as_record(const ev::event& e, const name_table& names);
 
 class event_log {
  public:
@@ -55,7 +59,7 @@ class event_log {
     record(actor, Payload::kind, payload);
     if (observers_.empty()) return;
     const ev::event e{kernel_.now(), actor, payload};
-    for (event_observer* o : observers_) o->on_event(e);
+    for (event_observer* o : observers_) o->on_event(e, names_);
   }
 
   // Not owned; called in the order added. Must outlive the log's use.

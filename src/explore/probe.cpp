@@ -36,7 +36,7 @@ probe_result probe(const scenario& sc) {
   config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(std::move(config));
   invariant_checker checker;
-  w.trace().add_observer(&checker);
+  w.events().add_observer(&checker);
   const world_result result = w.run();
   probe_result out;
   out.loaded = true;

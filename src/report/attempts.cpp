@@ -2,49 +2,50 @@
 
 namespace twice {
 
-attempt_summary* attempt_collector::current(const sim::trace_record& r) {
-  const auto job = r.get_string("job");
-  if (!job) return nullptr;
-  auto it = open_.find({std::string(*job), r.actor});
+attempt_summary* attempt_collector::current(ev::name_id job, ev::name_id worker) {
+  auto it = open_.find({job, worker});
   return it == open_.end() ? nullptr : &attempts_[it->second];
 }
 
-void attempt_collector::on_record(const sim::trace_record& r) {
-  if (!r.actor.starts_with("worker/")) return;
-  const std::string_view kind = r.kind;
-  if (kind == "attempt_start") {
+void attempt_collector::on_event(const ev::event& e, const name_table& names) {
+  if (const auto* start = std::get_if<ev::attempt_start>(&e.body)) {
     attempt_summary a;
-    a.job_id = std::string(r.get_string("job").value_or(""));
-    a.attempt = r.get_int("attempt").value_or(0);
-    a.worker = r.actor;
-    a.started = r.time;
-    open_[{a.job_id, a.worker}] = attempts_.size();
+    a.job_id = std::string(names.text(start->job));
+    a.attempt = start->attempt;
+    a.worker = std::string(names.text(e.actor));
+    a.started = e.at;
+    open_[{start->job, e.actor}] = attempts_.size();
     attempts_.push_back(std::move(a));
     return;
   }
-  if (kind == "crash" || kind == "stop") {
-    if (r.get_bool("in_flight") != true) return;
-    if (attempt_summary* a = current(r); a != nullptr && a->outcome == "running")
-      a->outcome = kind == "crash" ? "crashed" : "killed";
-    return;
-  }
-  attempt_summary* a = current(r);
-  if (a == nullptr) return;
-  if (kind == "tool_call") {
-    const auto key = r.get_string("key");
-    if (key && !key->empty()) a->key = std::string(*key);
-    if (r.get_bool("new_write") == true) a->new_write = true;
-  } else if (kind == "backoff") {
-    a->outcome = "retry";
-    a->backoff_us = r.get_int("delay_us").value_or(0);
-  } else if (kind == "job_done") {
-    a->outcome = "done";
-  } else if (kind == "job_failed") {
-    a->outcome = "failed";
-  } else if (kind == "dead_letter") {
-    a->outcome = "dead_lettered";
-  } else if (kind == "abandoned") {
-    a->outcome = "abandoned";
+  // A pod that dies or is stopped with a slice in flight ends its attempt.
+  auto interrupted = [&](bool in_flight, ev::name_id job, const char* outcome) {
+    if (!in_flight) return;
+    if (attempt_summary* a = current(job, e.actor); a != nullptr && a->outcome == "running") a->outcome = outcome;
+  };
+  if (const auto* crash = std::get_if<ev::crash>(&e.body)) return interrupted(crash->in_flight, crash->job, "crashed");
+  if (const auto* stop = std::get_if<ev::stop>(&e.body)) return interrupted(stop->in_flight, stop->job, "killed");
+  auto ending = [&](ev::name_id job, const char* outcome) {
+    if (attempt_summary* a = current(job, e.actor)) a->outcome = outcome;
+  };
+  if (const auto* call = std::get_if<ev::tool_call>(&e.body)) {
+    attempt_summary* a = current(call->job, e.actor);
+    if (a == nullptr) return;
+    if (call->key != 0) a->key = std::string(names.text(call->key));
+    if (call->new_write) a->new_write = true;
+  } else if (const auto* b = std::get_if<ev::backoff>(&e.body)) {
+    if (attempt_summary* a = current(b->job, e.actor)) {
+      a->outcome = "retry";
+      a->backoff_us = b->delay.us();
+    }
+  } else if (const auto* done = std::get_if<ev::job_done>(&e.body)) {
+    ending(done->job, "done");
+  } else if (const auto* failed = std::get_if<ev::job_failed>(&e.body)) {
+    ending(failed->job, "failed");
+  } else if (const auto* dead = std::get_if<ev::dead_letter>(&e.body)) {
+    ending(dead->job, "dead_lettered");
+  } else if (const auto* abandoned = std::get_if<ev::abandoned>(&e.body)) {
+    ending(abandoned->job, "abandoned");
   }
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// One summary per attempt of each job, gathered from the trace as it is
-// recorded: who ran it, the key its write carried, whether the write was
+// One summary per attempt of each job, gathered from the run's events as
+// they are emitted: who ran it, the key its write carried, whether the write was
 // new at the far side, how the attempt ended and the backoff that followed.
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "events/event_log.hpp"
 #include "sim/trace.hpp"
 
 namespace twice {
@@ -24,17 +25,17 @@ struct attempt_summary {
   sim::instant started;
 };
 
-class attempt_collector final : public sim::trace_observer {
+class attempt_collector final : public event_observer {
  public:
-  void on_record(const sim::trace_record& r) override;
+  void on_event(const ev::event& e, const name_table& names) override;
   // In the order attempts started.
   const std::vector<attempt_summary>& attempts() const { return attempts_; }
 
  private:
-  attempt_summary* current(const sim::trace_record& r);
+  attempt_summary* current(ev::name_id job, ev::name_id worker);
   std::vector<attempt_summary> attempts_;
   // (job, worker) -> index of that worker's latest attempt of the job
-  std::map<std::pair<std::string, std::string>, std::size_t> open_;
+  std::map<std::pair<ev::name_id, ev::name_id>, std::size_t> open_;
 };
 
 }  // namespace twice

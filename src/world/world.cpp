@@ -240,7 +240,7 @@ void world::mark_end(std::string_view job, job_end how) {
 // and no slice runs: a message still in flight or coming back (a lost ack, a
 // duplicate, a slow overlapping worker) is part of the story — it is how a
 // job that already ended runs twice.
-void world::on_event(const ev::event& e) {
+void world::on_event(const ev::event& e, const name_table&) {
   note_end(e);
   if (!shutdown_scheduled_ && story_over()) {
     shutdown_scheduled_ = true;

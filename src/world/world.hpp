@@ -148,7 +148,7 @@ class world : private event_observer {
   void add_tool(std::string step_name, tool* t);
 
  private:
-  void on_event(const ev::event& e) override;
+  void on_event(const ev::event& e, const name_table& names) override;
   void note_end(const ev::event& e);
   void mark_end(std::string_view job, job_end how);
   void shut_down();
