@@ -251,8 +251,7 @@ sim::task<void> receive_into(queue& q, receive_options options, std::vector<rece
 
 struct queue_sut {
   sim::kernel k;
-  sim::trace_recorder trace{sim::trace_recorder::retention::digest_only};
-  event_log events{k, trace};
+  event_log events{k, sim::trace_recorder::retention::digest_only};
   queue_id_source ids;
   queue main;
   queue dlq;

@@ -153,8 +153,7 @@ TEST_CASE("the unique ledger key holds however transactions interleave", "[prope
         12, rc::gen::suchThat(rc::gen::container<std::vector<ledger_tx>>(gen_ledger_tx()),
                               [](const std::vector<ledger_tx>& v) { return v.size() >= 2 && v.size() <= 6; }));
     sim::kernel k;
-    sim::trace_recorder trace;
-    event_log events{k, trace};
+    event_log events{k};
     store db(k, events);
     std::vector<ledger_tx_log> logs(txs.size());
     for (std::size_t i = 0; i < txs.size(); ++i) k.spawn(run_ledger_tx(db, txs[i], i, logs[i]), tx_name(i));
@@ -189,8 +188,7 @@ TEST_CASE("a fenced job write commits only on the lease token it read", "[proper
         12, rc::gen::suchThat(rc::gen::container<std::vector<fenced_tx>>(gen_fenced_tx()),
                               [](const std::vector<fenced_tx>& v) { return v.size() >= 2 && v.size() <= 6; }));
     sim::kernel k;
-    sim::trace_recorder trace;
-    event_log events{k, trace};
+    event_log events{k};
     store db(k, events);
     job_row seeded;
     seeded.job_id = "j1";

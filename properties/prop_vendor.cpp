@@ -120,8 +120,7 @@ TEST_CASE("the vendor's idempotency layer answers as Stripe's rules say", "[prop
   rc::prop("each refund's answer is the model's; the ledger holds the executions", [] {
     const auto plan = *rc::gen::resize(20, rc::gen::container<std::vector<request_plan>>(gen_request()));
     sim::kernel k;
-    sim::trace_recorder trace;
-    event_log events{k, trace};
+    event_log events{k};
     payment_vendor_config config;
     config.latency = latency_model::fixed(latency);
     payment_vendor vendor(k, events, sim::random_stream(7), config);

@@ -1,9 +1,10 @@
 #pragma once
-// The trace recorder: every observable step of a run (a receive, a vendor
-// call, a crash) is one record, and the whole run is summarised by a 64-bit
-// digest. Same scenario + seed + build => same digest on every machine, so
-// the digest is what CI and bug reports compare; the records themselves are
-// for reports, invariant checkers (observers) and debugging.
+// Trace records and their canonical text form. A world's run is a stream of
+// typed events (src/events/): its outputs (timeline, JSON lines, reports)
+// read the events as these records, and its digest is computed from the
+// events' binary encoding (src/events/event_digest.hpp). The recorder below
+// is the bare kernel's own (the kernel demo and kernel tests): it keeps
+// records and folds their canonical text into an FNV-1a digest.
 //
 // Canonical line (one per record, the only thing the digest sees):
 //

@@ -24,7 +24,7 @@ struct checked_world {
   // The trace's records of one kind, optionally only one actor's.
   std::vector<const sim::trace_record*> records(std::string_view kind, std::string_view actor = "") const {
     std::vector<const sim::trace_record*> out;
-    for (const sim::trace_record& r : w->trace().records())
+    for (const sim::trace_record& r : w->events().records())
       if (r.kind == kind && (actor.empty() || r.actor == actor)) out.push_back(&r);
     return out;
   }

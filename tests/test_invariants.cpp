@@ -123,7 +123,7 @@ TEST_CASE("a Retry-After above the cap keeps backoff_within_cap", "[invariants]"
   const world_result result = w.run();
   REQUIRE(result.all_jobs_ended);
   std::size_t above_cap = 0;
-  for (const sim::trace_record& r : w.trace().records())
+  for (const sim::trace_record& r : w.events().records())
     if (r.kind == "backoff" && r.get_int("delay_us") > r.get_int("cap_us")) {
       CHECK(r.get_int("delay_us") == duration::from_s(30).us());
       ++above_cap;
@@ -167,7 +167,7 @@ TEST_CASE("a strict broker's failed heartbeat stops the slice: leases stay exclu
   const world_result result = w.run();
   REQUIRE(result.all_jobs_ended);
   std::size_t starts = 0;
-  for (const sim::trace_record& r : w.trace().records()) starts += r.kind == "attempt_start";
+  for (const sim::trace_record& r : w.events().records()) starts += r.kind == "attempt_start";
   REQUIRE(starts == 2);  // the two slices overlapped
   for (const verdict& v : checker.finish(w, result)) {
     INFO(v.name << ": " << v.detail);

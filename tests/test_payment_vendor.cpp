@@ -69,13 +69,12 @@ struct vendor_world {
 
   std::vector<std::string> kinds() const {
     std::vector<std::string> out;
-    for (const sim::trace_record& r : trace.records()) out.push_back(r.kind);
+    for (const sim::trace_record& r : events.records()) out.push_back(r.kind);
     return out;
   }
 
   sim::kernel k;
-  sim::trace_recorder trace;
-  event_log events{k, trace};
+  event_log events{k};
   payment_vendor vendor;
   std::deque<outcome> outcomes;  // deque: references stay valid
   sim::process_id last_pid;
@@ -336,8 +335,7 @@ TEST_CASE("a caller killed mid-call does not stop the vendor from committing", "
 
 TEST_CASE("a vendor destroyed before the kernel leaves suspended callers safe to destroy", "[vendor]") {
   sim::kernel k;
-  sim::trace_recorder trace;
-  event_log events{k, trace};
+  event_log events{k};
   outcome o;
   {
     payment_vendor vendor(k, events, sim::random_stream(1), quiet_config());
@@ -474,13 +472,13 @@ TEST_CASE("the trace tells a refund's story under vendor/<name>", "[vendor]") {
   w.send_at(1'000, refund("in_1", 500, "job-1"));
   w.k.run();
   CHECK(w.kinds() == std::vector<std::string>{"request", "execute", "commit", "request", "replay"});
-  const sim::trace_record& request = w.trace.records()[0];
+  const sim::trace_record& request = w.events.records()[0];
   CHECK(request.actor == "vendor/payments");
   CHECK(request.get_string("key") == std::optional<std::string_view>("job-1"));
   CHECK(request.get_string("target") == std::optional<std::string_view>("in_1"));
   CHECK(request.get_int("amount") == std::optional<std::int64_t>(500));
   CHECK(request.get_string("verdict") == std::optional<std::string_view>("execute"));
-  const sim::trace_record& commit = w.trace.records()[2];
+  const sim::trace_record& commit = w.events.records()[2];
   CHECK(commit.time == at_ms(100));
   CHECK(commit.get_string("ref") == std::optional<std::string_view>("re_1"));
 }
@@ -520,12 +518,11 @@ struct noisy_run {
 
 noisy_run run_noisy(std::uint64_t seed) {
   sim::kernel k;
-  sim::trace_recorder trace;
-  event_log events{k, trace};
+  event_log events{k};
   payment_vendor v(k, events, sim::random_stream(seed), noisy_config());
   for (int worker = 0; worker < 8; ++worker) k.spawn(retrying_worker(v, worker, 20));
   k.run();
-  return {trace.digest(), v.ledger().size()};
+  return {events.digest(), v.ledger().size()};
 }
 
 }  // namespace

@@ -59,8 +59,7 @@ sim::task<void> poll(sim::kernel& k, queue& q, sim::instant start, receive_optio
 // optional dead-letter queue wired to it).
 struct world {
   sim::kernel k;
-  sim::trace_recorder trace;
-  event_log events{k, trace};
+  event_log events{k};
   queue_id_source ids;
   queue q;
   std::unique_ptr<queue> dead_letter;
@@ -98,7 +97,7 @@ struct world {
 
   std::vector<const sim::trace_record*> records(std::string_view kind) const {
     std::vector<const sim::trace_record*> out;
-    for (const sim::trace_record& r : trace.records())
+    for (const sim::trace_record& r : events.records())
       if (r.kind == kind) out.push_back(&r);
     return out;
   }
@@ -681,8 +680,8 @@ std::string scripted_run(std::uint64_t& digest) {
   w.run_until(at(60_s));
   for (const received_message& m : p3.messages) w.q.delete_message(m.handle);
   w.run_until(at(days(5)));
-  digest = w.trace.digest();
-  return w.trace.canonical();
+  digest = w.events.digest();
+  return w.events.canonical();
 }
 }  // namespace
 

@@ -46,7 +46,7 @@ point_fault at(std::string point, std::string tool, std::uint32_t attempt, point
 
 std::vector<const sim::trace_record*> records(world& w, std::string_view kind, std::string_view actor_prefix = "") {
   std::vector<const sim::trace_record*> out;
-  for (const sim::trace_record& r : w.trace().records())
+  for (const sim::trace_record& r : w.events().records())
     if (r.kind == kind && r.actor.starts_with(actor_prefix)) out.push_back(&r);
   return out;
 }
@@ -754,7 +754,7 @@ TEST_CASE("a crash at every moment the built-in handler is suspended frees its f
     {
       world clean(base);
       REQUIRE(clean.run().all_jobs_ended);
-      for (const sim::trace_record& r : clean.trace().records())
+      for (const sim::trace_record& r : clean.events().records())
         if (r.actor == "worker/0" && (moments.empty() || moments.back() != r.time)) moments.push_back(r.time);
     }
     REQUIRE(moments.size() >= 10);

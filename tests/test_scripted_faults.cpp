@@ -172,7 +172,7 @@ std::vector<std::int64_t> job_1_error_times(const world_config& c) {
   world w(c);
   w.run();
   std::vector<std::int64_t> out;
-  for (const sim::trace_record& r : w.trace().records())
+  for (const sim::trace_record& r : w.events().records())
     if (r.kind == "fault_error" && r.get_string("job") == "job_1") out.push_back(r.time.us());
   return out;
 }

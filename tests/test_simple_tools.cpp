@@ -43,8 +43,7 @@ struct tools_world {
   }
 
   sim::kernel k;
-  sim::trace_recorder trace;
-  event_log events{k, trace};
+  event_log events{k};
   std::deque<outcome> outcomes;
   sim::process_id last_pid;
 };
@@ -170,16 +169,15 @@ TEST_CASE("the read tool is fast and read-only", "[tools]") {
   w.k.run();
   CHECK(result_of(o).ok());
   CHECK(o.answered_at < at_ms(1'000));
-  REQUIRE_FALSE(w.trace.records().empty());
-  CHECK(w.trace.records().front().actor == "vendor/read");
+  REQUIRE_FALSE(w.events.records().empty());
+  CHECK(w.events.records().front().actor == "vendor/read");
 }
 
 namespace {
 
 std::uint64_t email_digest(std::uint64_t seed) {
   sim::kernel k;
-  sim::trace_recorder trace;
-  event_log events{k, trace};
+  event_log events{k};
   simple_tool_config c = email_provider::default_config();
   c.unavailable_ppm = 200'000;
   c.client_timeout = 500_ms;
@@ -190,7 +188,7 @@ std::uint64_t email_digest(std::uint64_t seed) {
     k.spawn(call_at(k, at_ms(i * 20), email, email_to("user" + std::to_string(i % 7)), outcomes.back()));
   }
   k.run();
-  return trace.digest();
+  return events.digest();
 }
 
 }  // namespace

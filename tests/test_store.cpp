@@ -39,8 +39,7 @@ store_config pool_of(std::uint32_t connections) {
 struct world {
   explicit world(store_config config = {}) : db(k, events, config) {}
   sim::kernel k;
-  sim::trace_recorder trace;
-  event_log events{k, trace};
+  event_log events{k};
   store db;
 };
 
@@ -70,9 +69,9 @@ outbox_row intent(std::string key, std::string job_id, std::int32_t step) {
   return row;
 }
 
-std::vector<sim::trace_record> records_of(const sim::trace_recorder& trace, std::string_view kind) {
+std::vector<sim::trace_record> records_of(const event_log& events, std::string_view kind) {
   std::vector<sim::trace_record> out;
-  for (const sim::trace_record& r : trace.records())
+  for (const sim::trace_record& r : events.records())
     if (r.actor == "store" && r.kind == kind) out.push_back(r);
   return out;
 }
@@ -128,7 +127,7 @@ TEST_CASE("commit applies every write at once, after one latency per statement",
   CHECK(s.rollbacks == 0);
   CHECK(s.acquires == 1);
   CHECK(s.connections_in_use == 0);
-  const auto commits = records_of(w.trace, "commit");
+  const auto commits = records_of(w.events, "commit");
   REQUIRE(commits.size() == 1);
   CHECK(commits[0].time == at_ms(10));
   CHECK(commits[0].get_int("tx") == 1);
@@ -171,7 +170,7 @@ TEST_CASE("a transaction destroyed without commit leaves nothing and frees its c
   CHECK(w.db.ledger().empty());
   CHECK(w.db.dedupes().empty());
   CHECK(w.db.stats().rollbacks == 2);  // the dropped one, and `again` at the end of the process
-  const auto rollbacks = records_of(w.trace, "rollback");
+  const auto rollbacks = records_of(w.events, "rollback");
   REQUIRE(rollbacks.size() == 2);
   CHECK(rollbacks[0].get_string("reason") == "dropped");
   CHECK(rollbacks[0].get_int("discarded") == 3);
@@ -190,7 +189,7 @@ TEST_CASE("an explicit rollback applies nothing and frees the connection", "[sto
   w.k.spawn(worker(w));
   w.k.run();
   CHECK(w.db.ledger().empty());
-  const auto rollbacks = records_of(w.trace, "rollback");
+  const auto rollbacks = records_of(w.events, "rollback");
   REQUIRE(rollbacks.size() == 1);
   CHECK(rollbacks[0].get_string("reason") == "rollback");
   CHECK(rollbacks[0].get_string("holder") == "w");
@@ -239,7 +238,7 @@ TEST_CASE("a process killed mid-transaction leaves nothing and frees its connect
     CHECK(s.pool_waits == 1);
     CHECK(s.pool_wait_max == 5_s - 1_ms);
     CHECK(s.connections_in_use == 0);
-    const auto rollbacks = records_of(w.trace, "rollback");
+    const auto rollbacks = records_of(w.events, "rollback");
     REQUIRE(rollbacks.size() == 1);
     CHECK(rollbacks[0].time == instant::epoch() + 5_s);
     CHECK(rollbacks[0].get_string("holder") == "victim");
@@ -286,7 +285,7 @@ TEST_CASE("a process killed mid-transaction leaves nothing and frees its connect
     CHECK(s.pool_waits == 0);
     CHECK(s.pool_waits_abandoned == 1);
     CHECK(s.pool_wait_max == 500_ms);  // the withdrawn wait still counts as a stall
-    const auto abandoned = records_of(w.trace, "pool_wait_abandoned");
+    const auto abandoned = records_of(w.events, "pool_wait_abandoned");
     REQUIRE(abandoned.size() == 1);
     CHECK(abandoned[0].get_string("holder") == "waiter");
   }
@@ -310,7 +309,7 @@ TEST_CASE("unique ledger key: a second insert of a key fails, in the same transa
     w.k.run();
     CHECK(w.db.ledger().size() == 1);
     CHECK(w.db.stats().constraint_violations == 1);
-    const auto violations = records_of(w.trace, "constraint_violation");
+    const auto violations = records_of(w.events, "constraint_violation");
     REQUIRE(violations.size() == 1);
     CHECK(violations[0].get_string("key") == "k1");
     CHECK(violations[0].get_string("table") == "ledger");
@@ -363,10 +362,10 @@ TEST_CASE("unique ledger key: a second insert of a key fails, in the same transa
     CHECK(s.constraint_violations == 1);
     CHECK(s.rollbacks == 1);
     CHECK(s.connections_in_use == 0);
-    const auto violations = records_of(w.trace, "constraint_violation");
+    const auto violations = records_of(w.events, "constraint_violation");
     REQUIRE(violations.size() == 1);
     CHECK(violations[0].get_string("phase") == "commit");
-    const auto rollbacks = records_of(w.trace, "rollback");
+    const auto rollbacks = records_of(w.events, "rollback");
     REQUIRE(rollbacks.size() == 1);
     CHECK(rollbacks[0].get_string("reason") == "duplicate_key");
   }
@@ -503,7 +502,7 @@ TEST_CASE("a transaction held across a 30 s model call starves a pool of one", "
   CHECK(s.pool_busy_total == 30'010_ms);  // busy from 0 until fast commits at 30.010 s
   CHECK(s.pool_busy_longest == 30'010_ms);
   CHECK(s.waiting == 0);
-  const auto waits = records_of(w.trace, "pool_wait");
+  const auto waits = records_of(w.events, "pool_wait");
   REQUIRE(waits.size() == 1);
   CHECK(waits[0].get_int("waited_us") == waited.us());
   CHECK(waits[0].get_string("holder") == "fast");
@@ -807,7 +806,7 @@ TEST_CASE("a fenced job write loses to the slice that took the lease over", "[st
   CHECK(row.status == job_status::running);
   CHECK(row.attempts == 2);
   CHECK(w.db.stats().fenced_writes == 2);
-  const auto fenced = records_of(w.trace, "fenced");
+  const auto fenced = records_of(w.events, "fenced");
   REQUIRE(fenced.size() == 2);
   CHECK(fenced[0].get_int("expected") == 7);
   CHECK(fenced[0].get_int("found") == 8);
@@ -815,8 +814,7 @@ TEST_CASE("a fenced job write loses to the slice that took the lease over", "[st
 
 TEST_CASE("the store may die before the kernel with transactions open and waiters queued", "[store]") {
   sim::kernel k;
-  sim::trace_recorder trace;
-  event_log events{k, trace};
+  event_log events{k};
   {
     store db(k, events, pool_of(1));
     auto holder = [](store& db) -> task<void> {
@@ -855,7 +853,7 @@ TEST_CASE("the store's trace is deterministic", "[store]") {
     w.k.run({.until = instant::epoch() + 60_ms});
     w.k.kill(pids[3]);
     w.k.run();
-    return std::pair{w.trace.digest(), w.trace.canonical()};
+    return std::pair{w.events.digest(), w.events.canonical()};
   };
   const auto first = run();
   const auto second = run();
@@ -864,7 +862,7 @@ TEST_CASE("the store's trace is deterministic", "[store]") {
   CHECK_FALSE(first.second.empty());
   // Pinned: gcc and clang, -O0 and -O2 agree on it. It changes only when the
   // store's trace vocabulary or the scenario above changes; do that on purpose.
-  CHECK(sim::format_digest(first.first) == "9cdfd0cdaf2f3e5f");
+  CHECK(sim::format_digest(first.first) == "0ecf775482c373dc");
 }
 
 TEST_CASE("update_job changes only its columns, on the row as it is at commit", "[store]") {

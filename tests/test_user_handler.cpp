@@ -98,7 +98,7 @@ TEST_CASE("a user's handler and tool run under the simulator with every fault av
   // Step 2 ran twice (attempt 0 crashed after it), the key made it count once.
   CHECK(points.balance("alice") == 350);
   std::size_t replays = 0;
-  for (const sim::trace_record& r : w.trace().records())
+  for (const sim::trace_record& r : w.events().records())
     if (r.kind == "tool_call" && r.get_bool("replayed") == true) ++replays;
   CHECK(replays == 1);
 }

@@ -17,7 +17,7 @@ using sim::instant;
 namespace {
 std::vector<const sim::trace_record*> records_of(world& w, std::string_view kind) {
   std::vector<const sim::trace_record*> out;
-  for (const sim::trace_record& r : w.trace().records())
+  for (const sim::trace_record& r : w.events().records())
     if (r.kind == kind) out.push_back(&r);
   return out;
 }

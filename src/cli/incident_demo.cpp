@@ -11,8 +11,8 @@
 namespace twice::cli {
 
 namespace {
-void print_timeline(const sim::trace_recorder& trace) {
-  for (const timeline_line& line : build_timeline(trace.records())) fmt::print("{}\n", format_timeline_line(line));
+void print_timeline(const event_log& events) {
+  for (const timeline_line& line : build_timeline(events.records())) fmt::print("{}\n", format_timeline_line(line));
 }
 }  // namespace
 
@@ -25,7 +25,7 @@ int print_incident(bool fixed, std::optional<std::uint64_t> seed, bool quiet) {
   fmt::print("key: {}, workers: {}, visibility timeout: {}\n\n", to_string(config.runtime.rules.key), config.workers,
              format_clock(sim::instant::epoch() + config.queue.visibility_timeout));
   if (!quiet) {
-    print_timeline(w.trace());
+    print_timeline(w.events());
     fmt::print("\n");
   }
   fmt::print("vendor ledger:\n");

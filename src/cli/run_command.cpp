@@ -130,8 +130,8 @@ run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_
   out.summary.path = sc.path;
   out.summary.expectations = evaluate(sc.expect, out.summary);
   if (keep_records) {
-    out.timeline = build_timeline(w.trace().records());
-    out.records = w.trace().records();
+    out.timeline = build_timeline(w.events().records());
+    out.records = w.events().records();
     out.ledgers = final_ledgers{w.db().ledger(), w.payments().ledger()};
   }
   return out;

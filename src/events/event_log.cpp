@@ -36,7 +36,41 @@ sim::trace_record as_record(const ev::event& e, const name_table& names) {
 
 void event_log::add_observer(event_observer* observer) {
   TWICE_CHECK(observer != nullptr);
+  TWICE_CHECK(!notifying_);
   observers_.push_back(observer);
+}
+
+void event_log::append(ev::event e) {
+  TWICE_CHECK(!notifying_);
+  if (size_ > 0) TWICE_CHECK(e.at >= last_);
+  last_ = e.at;
+  ++size_;
+  digest_.add(e, names_);
+  if (retention_ == retention::keep_records) kept_.push_back(e);
+  notifying_ = true;
+  for (event_observer* o : observers_) o->on_event(e, names_);
+  notifying_ = false;
+}
+
+const std::vector<ev::event>& event_log::events() const {
+  TWICE_CHECK(retention_ == retention::keep_records);
+  return kept_;
+}
+
+const std::vector<sim::trace_record>& event_log::records() const {
+  TWICE_CHECK(retention_ == retention::keep_records);
+  records_.reserve(kept_.size());
+  for (std::size_t i = records_.size(); i < kept_.size(); ++i) records_.push_back(as_record(kept_[i], names_));
+  return records_;
+}
+
+std::string event_log::canonical() const {
+  std::string out;
+  for (const sim::trace_record& r : records()) {
+    sim::append_canonical(r, out);
+    out += '\n';
+  }
+  return out;
 }
 
 }  // namespace twice

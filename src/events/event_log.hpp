@@ -1,17 +1,20 @@
 #pragma once
 // Where models report what happened: one typed event at a time
-// (events/trace_events.hpp), at the kernel's current instant. The log hands
-// each event to its observers (typed callbacks: the world's bookkeeping, the
-// checkers) and to the trace recorder, as the record whose canonical text
-// the digest is computed from (sim/trace.hpp). Names are interned here, once
-// per distinct text, so an event is a few integers.
+// (events/trace_events.hpp), at the kernel's current instant. The log folds
+// each event into the run's digest (events/event_digest.hpp), keeps it when
+// asked to, and hands it to its observers (typed callbacks: the world's
+// bookkeeping, the checkers). Names are interned here, once per distinct
+// text, so an event is a few integers; text is made only at the output edge
+// (as_record).
 //
 //   log.emit(actor, ev::ack{job, attempt, message, status});
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "events/event_digest.hpp"
 #include "events/trace_events.hpp"
 #include "sim/kernel.hpp"
 #include "sim/string_ids.hpp"
@@ -44,7 +47,12 @@ sim::trace_record as_record(const ev::event& e, const name_table& names);
 
 class event_log {
  public:
-  event_log(sim::kernel& k, sim::trace_recorder& trace) : kernel_(k), trace_(trace) {}
+  // keep_records: keep every event (reports, timelines, tests); digest_only:
+  // keep nothing but the digest and the count, so memory does not grow with
+  // the run. Observers see every event either way.
+  using retention = sim::trace_recorder::retention;
+
+  explicit event_log(sim::kernel& k, retention keep = retention::keep_records) : kernel_(k), retention_(keep) {}
   event_log(const event_log&) = delete;
   event_log& operator=(const event_log&) = delete;
 
@@ -56,10 +64,7 @@ class event_log {
   // from inside an observer (events stay in order).
   template <class Payload>
   void emit(ev::name_id actor, const Payload& payload) {
-    record(actor, Payload::kind, payload);
-    if (observers_.empty()) return;
-    const ev::event e{kernel_.now(), actor, payload};
-    for (event_observer* o : observers_) o->on_event(e, names_);
+    append(ev::event{kernel_.now(), actor, payload});
   }
 
   // Not owned; called in the order added. Must outlive the log's use.
@@ -67,33 +72,31 @@ class event_log {
   // Nobody sees later events (a world tearing down after its run).
   void detach_observers() { observers_.clear(); }
 
+  // The digest of every event so far (events/event_digest.hpp).
+  std::uint64_t digest() const { return digest_.value(); }
+  std::uint64_t size() const { return size_; }
+  retention mode() const { return retention_; }
+  // The kept events (keep_records only).
+  const std::vector<ev::event>& events() const;
+  // The kept events as trace records, their text form (keep_records only),
+  // made when first asked for and then kept with the events.
+  const std::vector<sim::trace_record>& records() const;
+  // Every kept event's canonical line (sim/trace.hpp), each ending in '\n':
+  // for comparing two runs by eye.
+  std::string canonical() const;
+
  private:
-  // The event's fields as the trace record's field list.
-  class record_fields {
-   public:
-    explicit record_fields(const name_table& names, std::vector<sim::field_arg>& out) : names_(names), out_(out) {}
-    void name(std::string_view field, ev::name_id id) { out_.push_back({field, names_.text(id)}); }
-    void integer(std::string_view field, std::int64_t v) { out_.push_back({field, v}); }
-    void boolean(std::string_view field, bool v) { out_.push_back({field, v}); }
-    void word(std::string_view field, std::uint8_t, std::string_view text) { out_.push_back({field, text}); }
-
-   private:
-    const name_table& names_;
-    std::vector<sim::field_arg>& out_;
-  };
-
-  template <class Payload>
-  void record(ev::name_id actor, std::string_view kind, const Payload& payload) {
-    fields_.clear();
-    record_fields v(names_, fields_);
-    payload.fields(v);
-    trace_.record(kernel_.now(), names_.text(actor), kind, fields_);
-  }
+  void append(ev::event e);
 
   sim::kernel& kernel_;
-  sim::trace_recorder& trace_;
+  retention retention_;
   name_table names_;
-  std::vector<sim::field_arg> fields_;  // reused: no allocation per event
+  event_digest digest_;
+  std::uint64_t size_ = 0;
+  sim::instant last_;
+  bool notifying_ = false;
+  std::vector<ev::event> kept_;
+  mutable std::vector<sim::trace_record> records_;  // kept_[0, records_.size()) as text
   std::vector<event_observer*> observers_;
 };
 

@@ -33,7 +33,7 @@ std::string_view describe_end(const world_result& r) {
 }
 
 world::world(world_config config, handler* custom_handler)
-    : config_(std::move(config)), trace_(config_.trace_retention), events_(kernel_, trace_), random_(config_.seed) {
+    : config_(std::move(config)), events_(kernel_, config_.trace_retention), random_(config_.seed) {
   events_.add_observer(this);
   queue_ = std::make_unique<queue>(kernel_, events_, ids_, config_.queue);
   if (config_.dead_letter_queue) {
@@ -110,7 +110,6 @@ world::~world() {
   // their end, which no observer of the run (often destroyed before the
   // world) should see.
   events_.detach_observers();
-  trace_.detach_observers();
   // Processes first: their frames refer to the models below.
   relay_.reset();
   workers_.clear();
@@ -194,7 +193,7 @@ world_result world::run() {
   out.story_end = open_jobs_ == 0 ? story_end_ : kernel_.now();
   out.now = kernel_.now();
   out.events = kernel_.events_dispatched();
-  out.trace_digest = trace_.digest();
+  out.trace_digest = events_.digest();
   return out;
 }
 

@@ -129,9 +129,9 @@ class world : private event_observer {
 
   const world_config& config() const { return config_; }
   sim::kernel& kernel() { return kernel_; }
-  sim::trace_recorder& trace() { return trace_; }
   // The run's typed events; checkers observe them (add_observer before run()).
   event_log& events() { return events_; }
+  const event_log& events() const { return events_; }
   queue& jobs_queue() { return *queue_; }
   queue* dead_letter_queue() { return dlq_.get(); }
   queue* split_queue() { return split_queue_.get(); }
@@ -163,7 +163,6 @@ class world : private event_observer {
 
   world_config config_;
   sim::kernel kernel_;
-  sim::trace_recorder trace_;
   event_log events_;
   sim::random_root random_;
   queue_id_source ids_;
