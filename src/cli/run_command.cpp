@@ -156,15 +156,21 @@ int run_command(const run_options& options) {
   }
   if (bad) return to_int(exit_code::bad_input);
 
+  // The events are kept only for what prints or writes them: a quiet run
+  // (or --json) with no output file keeps the digest alone, so its memory
+  // does not grow with the run.
+  const bool keep_records = (!options.quiet && !options.json) || options.check_determinism ||
+                            !options.trace_path.empty() || !options.markdown_path.empty() ||
+                            !options.perfetto_path.empty() || !options.report_path.empty();
   bool all_met = true;
   progress_line progress(progress_line::wanted(options.json));
   for (scenario& sc : scenarios) {
     if (options.seed) sc.world.seed = *options.seed;
-    run_outcome out = run_one(sc, true, progress.hook(sc.name));
+    run_outcome out = run_one(sc, keep_records, progress.hook(sc.name));
     progress.clear();
     if (options.check_determinism) {
       // A second run in a fresh world must tell the same story, record by record.
-      const run_outcome again = run_one(sc, true, progress.hook(sc.name + " (again)"));
+      const run_outcome again = run_one(sc, keep_records, progress.hook(sc.name + " (again)"));
       progress.clear();
       if (const auto diverged = first_divergence(out.records, again.records)) {
         fmt::print(stderr, "twice run: {} is not deterministic: the traces diverge at record {}:\n  first:  {}\n  second: {}\n",
