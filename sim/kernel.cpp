@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "sim/footprint.hpp"
 #include "sim/task.hpp"
 
 namespace twice::sim {
@@ -19,6 +20,7 @@ std::string_view to_string(stop_reason r) {
     case stop_reason::time_limit: return "time_limit";
     case stop_reason::event_budget: return "event_budget";
     case stop_reason::stopped: return "stopped";
+    case stop_reason::memory_budget: return "memory_budget";
   }
   return "unknown";
 }
@@ -251,6 +253,16 @@ run_result kernel::run(run_limits limits) {
   TWICE_CHECK(out.events <= limits.max_events);
   out.now = now_;
   return out;
+}
+
+// A slice's chain of coroutine frames (worker loop, handler, tool call,
+// waits) is a few hundred bytes each; a kilobyte per live process covers it.
+inline constexpr std::uint64_t frames_per_process = 1024;
+
+std::uint64_t kernel::footprint() const {
+  std::uint64_t bytes = footprint_of(queue_) + footprint_of(slots_) + footprint_of(free_slots_);
+  for (const process_slot& slot : slots_) bytes += footprint_of(slot.name);
+  return bytes + live_processes_ * frames_per_process;
 }
 
 }  // namespace twice::sim

@@ -49,6 +49,8 @@ enum class stop_reason : std::uint8_t {
   time_limit,    // the next event lies past run_limits::until
   event_budget,  // run_limits::max_events events were dispatched
   stopped,       // request_stop() was called: the model decided its story ended
+  memory_budget, // never returned by the kernel: a caller that checks the
+                 // memory held between slices of a run ends it with this
 };
 std::string_view to_string(stop_reason);
 
@@ -134,6 +136,9 @@ class kernel {
   // whose story is over while timers it no longer cares about remain).
   void request_stop() { stop_requested_ = true; }
   std::uint64_t events_dispatched() const { return events_dispatched_; }
+  // Bytes held for pending events and processes (sim/footprint.hpp); a live
+  // process's coroutine frames are counted at a fixed estimate.
+  std::uint64_t footprint() const;
   std::size_t pending() const { return queue_.size(); }
 
   // ---- the wait protocol used by awaitables (sim/sleep.hpp, sim/condition.hpp, sim/wait_list.hpp)

@@ -45,6 +45,7 @@ class row_index {
   }
 
   std::size_t size() const { return size_; }
+  std::uint64_t footprint() const { return slots_.capacity() * sizeof(slot); }
 
   static std::uint64_t hash(std::string_view key) {
     // FNV-1a's low bits are weak for keys that differ in their last byte

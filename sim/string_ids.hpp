@@ -44,6 +44,9 @@ class string_ids {
 
   std::string_view name(std::uint32_t id) const { return names_.at(id); }
   std::size_t size() const { return names_.size(); }
+  std::uint64_t footprint() const {
+    return names_.capacity() * sizeof(std::string_view) + index_.footprint() + blocks_.size() * block_size_;
+  }
 
  private:
   struct name_of_id {

@@ -278,7 +278,7 @@ worker = 0
       for (const twice::scenario_error& e : loaded.errors) errors += e.to_string() + "\n";
       INFO(errors);
       REQUIRE(loaded.ok());
-      const twice::cli::run_outcome out = twice::cli::run_one(*loaded.value, false);
+      const twice::cli::run_outcome out = twice::cli::run_one(*loaded.value, twice::cli::run_keeps{.attempts = true});
       CHECK(out.summary.result.reason == twice::sim::stop_reason::time_limit);
       CHECK(out.summary.result.events < 100'000);
       // The one attempt met the outage and backed off from the last hour.

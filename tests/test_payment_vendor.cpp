@@ -459,12 +459,29 @@ TEST_CASE("requests are counted per 100 ms bucket of their send time", "[vendor]
   vendor_world w;
   for (const std::int64_t ms : {0, 50, 99, 100, 250, 260, 1'000}) w.send_at(ms, refund("in_1", 100));
   w.k.run();
-  const std::map<std::int64_t, std::uint64_t> expected{{0, 3}, {1, 1}, {2, 2}, {10, 1}};
-  CHECK(w.vendor.stats().requests_per_100ms == expected);
+  using bucket = request_buckets::bucket;
+  const std::vector<bucket> expected{{0, 3}, {2, 2}, {1, 1}, {10, 1}};
+  CHECK(w.vendor.stats().requests_per_100ms.tallest() == expected);
+  CHECK(w.vendor.stats().requests_per_100ms.peak() == 3);
   CHECK(w.vendor.stats().calls == 7);
 }
 
 // ---- observability and determinism ----------------------------------------------
+
+TEST_CASE("only the tallest request buckets are kept, tallest first, the earlier of a tie first", "[vendor]") {
+  request_buckets buckets;
+  // Bucket b gets b % 20 requests (b = 0 .. 99): heights 19 four times, 18 four times, ...
+  for (std::int64_t b = 0; b < 100; ++b)
+    for (std::int64_t r = 0; r < b % 20; ++r) buckets.count(sim::instant::epoch() + request_bucket_width * b);
+  const auto& tallest = buckets.tallest();
+  REQUIRE(tallest.size() == request_buckets::kept);
+  CHECK(buckets.peak() == 19);
+  for (std::size_t i = 0; i < tallest.size(); ++i) {
+    const std::uint64_t height = 19 - i / 5;
+    CHECK(tallest[i].requests == height);
+    CHECK(tallest[i].index == static_cast<std::int64_t>(height + 20 * (i % 5)));
+  }
+}
 
 TEST_CASE("the trace tells a refund's story under vendor/<name>", "[vendor]") {
   vendor_world w;

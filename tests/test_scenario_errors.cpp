@@ -196,6 +196,20 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   CHECK(error_of("[budget]\nevents = 1000000000001\n") ==
         "t.toml:2:10: budget.events: must be between 1 and 1000000000000, found 1000000000001");
   CHECK(load_scenario_text(test::with_a_job("[budget]\nevents = 1000000000000\n"), "t.toml").ok());
+  CHECK(error_of("[budget]\nmemory = \"512KiB\"\n") ==
+        "t.toml:2:10: budget.memory: expected a size from 1MiB to 1TiB, found \"512KiB\"");
+  CHECK(error_of("[budget]\nmemory = \"2TiB\"\n") ==
+        "t.toml:2:10: budget.memory: expected a size from 1MiB to 1TiB, found \"2TiB\"");
+  CHECK(error_of("[budget]\nmemory = \"1GB\"\n") ==
+        "t.toml:2:10: budget.memory: \"1GB\" is not a size: expected digits and a unit, B, KiB, MiB, GiB or TiB "
+        "(like \"512MiB\")");
+  CHECK(error_of("[budget]\nmemory = 1024\n") == "t.toml:2:10: budget.memory: expected a string, found integer 1024");
+  const load_result sized = load_scenario_text(test::with_a_job("[budget]\nmemory = \"1536MiB\"\n"), "t.toml");
+  REQUIRE(sized.ok());
+  CHECK(sized.value->world.memory_budget == std::uint64_t{1536} << 20);
+  const load_result unsized = load_scenario_text(test::with_a_job("seed = 3\n"), "t.toml");
+  REQUIRE(unsized.ok());
+  CHECK(unsized.value->world.memory_budget == std::uint64_t{1} << 30);
 }
 
 TEST_CASE("exact ratios refuse more precision than they keep", "[scenario]") {

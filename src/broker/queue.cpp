@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "sim/footprint.hpp"
+
 #include "sim/check.hpp"
 
 namespace twice {
@@ -153,9 +155,9 @@ received_message queue::deliver(message& m, sim::duration timeout) {
   ++received_;
   const receipt_handle handle = ids_.next_handle++;
   m.latest_handle = handle;
-  m.handles.push_back(handle);
-  const auto [entry, inserted] = handles_.emplace(handle, handle_entry{m.id, m.receive_count});
-  TWICE_CHECK(inserted);
+  TWICE_CHECK(handle_rows_.empty() || handle_rows_.back().handle < handle);
+  handle_rows_.push_back({handle, m.id});
+  ++m.handles_issued;
   received_message r{m.id, handle, m.body, m.receive_count, m.sent_at};
 
   const bool duplicate = faults_ != nullptr && faults_->duplicate_delivery(r);
@@ -182,10 +184,9 @@ received_message queue::deliver(message& m, sim::duration timeout) {
 // ---- visibility -----------------------------------------------------------
 
 queue_status queue::change_visibility(receipt_handle handle, sim::duration timeout) {
-  const auto entry = handles_.find(handle);
-  const message_id id = entry == handles_.end() ? 0 : entry->second.id;
+  const message_id id = message_of(handle);
   // A deleted message's handles are still known, but it is not in messages_.
-  const auto it = entry == handles_.end() ? messages_.end() : messages_.find(id);
+  const auto it = id == 0 ? messages_.end() : messages_.find(id);
   const bool known = it != messages_.end();
   const bool latest = known && it->second.latest_handle == handle;
 
@@ -280,12 +281,11 @@ void queue::visibility_timer_fired(message_id id, std::uint64_t version_bits) {
 // ---- delete ---------------------------------------------------------------
 
 queue_status queue::delete_message(receipt_handle handle) {
-  const auto entry = handles_.find(handle);
-  if (entry == handles_.end()) {
+  const message_id id = message_of(handle);
+  if (id == 0) {
     events_.emit(actor_name_, ev::message_delete{0, handle, 0, queue_status::invalid_handle, false});
     return queue_status::invalid_handle;
   }
-  const message_id id = entry->second.id;
   const auto it = messages_.find(id);
   if (it == messages_.end()) {
     // Only a deleted message keeps its handles: a repeated delete is fine.
@@ -317,7 +317,7 @@ queue_status queue::delete_message(receipt_handle handle) {
     TWICE_CHECK(erased == 1);
   }
   // Its retention timer, still pending, drops the tombstone.
-  const bool inserted = deleted_.emplace(id, tombstone{std::move(m.handles)}).second;
+  const bool inserted = deleted_.emplace(id, tombstone{m.handles_from, m.handles_issued}).second;
   TWICE_CHECK(inserted);
   messages_.erase(it);
   return queue_status::ok;
@@ -351,7 +351,8 @@ void queue::accept_redriven(message m, const std::string& from) {
   m.state = message_state::visible;
   m.visible_at = now;
   m.latest_handle = 0;  // the source queue's handles mean nothing here
-  m.handles.clear();
+  m.handles_from = ids_.next_handle;
+  m.handles_issued = 0;
   ++m.version;
   // "For standard queues, the expiration of a message is always based on its
   // original enqueue timestamp. When a message is moved to a dead-letter
@@ -420,8 +421,9 @@ void queue::retention_due(std::uint64_t seq) {
 void queue::retention_timer_fired(message_id id) {
   const auto tomb = deleted_.find(id);
   if (tomb != deleted_.end()) {
-    forget_handles(tomb->second.handles);
+    const std::uint32_t rows = tomb->second.handles_issued;
     deleted_.erase(tomb);
+    forget_handles(rows);
     return;
   }
   const auto it = messages_.find(id);
@@ -452,15 +454,38 @@ void queue::erase_message(message_map::iterator it) {
     const std::size_t erased = visible_index_.erase({m.visible_at.us(), m.id});
     TWICE_CHECK(erased == 1);
   }
-  forget_handles(m.handles);
+  const std::uint32_t rows = m.handles_issued;
   messages_.erase(it);
+  forget_handles(rows);
 }
 
-void queue::forget_handles(const std::vector<receipt_handle>& handles) {
-  for (const receipt_handle handle : handles) {
-    const std::size_t erased = handles_.erase(handle);
-    TWICE_CHECK(erased == 1);
-  }
+// ---- receipt handles ------------------------------------------------------
+
+message_id queue::message_of(receipt_handle handle) const {
+  const auto row = std::lower_bound(handle_rows_.begin(), handle_rows_.end(), handle,
+                                    [](const handle_row& r, receipt_handle h) { return r.handle < h; });
+  if (row == handle_rows_.end() || row->handle != handle || !row_live(*row)) return 0;
+  return row->id;
+}
+
+bool queue::row_live(const handle_row& row) const {
+  if (const auto it = messages_.find(row.id); it != messages_.end()) return row.handle >= it->second.handles_from;
+  if (const auto tomb = deleted_.find(row.id); tomb != deleted_.end()) return row.handle >= tomb->second.handles_from;
+  return false;
+}
+
+void queue::forget_handles(std::uint32_t rows) {
+  forgotten_rows_ += rows;
+  TWICE_CHECK(forgotten_rows_ <= handle_rows_.size());
+  // In batches, once dead rows are half of them: each row is looked at
+  // O(1) times on average, and the table stays within twice the live rows.
+  if (forgotten_rows_ >= 1024 && 2 * forgotten_rows_ >= handle_rows_.size()) compact_handles();
+}
+
+void queue::compact_handles() {
+  std::erase_if(handle_rows_, [this](const handle_row& row) { return !row_live(row); });
+  forgotten_rows_ = 0;
+  if (handle_rows_.capacity() > 4 * handle_rows_.size() + 1024) handle_rows_.shrink_to_fit();
 }
 
 void queue::count_final(std::uint32_t receive_count) { ++receive_count_histogram_[receive_count]; }
@@ -495,5 +520,10 @@ queue_stats queue::stats() const {
 }
 
 bool queue::contains(message_id id) const { return messages_.contains(id); }
+
+std::uint64_t queue::footprint() const {
+  return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(deleted_) + sim::tree_footprint(visible_index_) + sim::footprint_of(retention_) +
+         sim::tree_footprint(receive_count_histogram_);
+}
 
 }  // namespace twice

@@ -164,6 +164,8 @@ class queue {
   bool contains(message_id id) const;
   // Messages held: visible, delayed or in flight.
   std::size_t size() const { return messages_.size(); }
+  // Bytes held (sim/footprint.hpp): messages, receipt handles, tombstones.
+  std::uint64_t footprint() const;
   // The trace actor of this queue: "queue/<name>".
   const std::string& actor() const { return actor_; }
 
@@ -184,19 +186,28 @@ class queue {
     sim::instant received_at;  // start of the current lease: the 12 h limit counts from it
     receipt_handle latest_handle = 0;     // 0: never received in this queue
     std::uint64_t version = 0;            // bumped on every visibility change
-    std::vector<receipt_handle> handles;  // every handle issued, dropped with the message
+    // Its handles in this queue are those of its rows in handle_rows_ from
+    // handles_from on: a message redriven away and back starts a new list.
+    receipt_handle handles_from = 0;
+    std::uint32_t handles_issued = 0;
   };
 
-  struct handle_entry {
+  // Every receipt handle this queue issued, in issue order (ascending), with
+  // its message: 16 bytes a delivery, where a tree node per handle was five
+  // times that for a message redelivered without end. A row is live while
+  // its message (or the message's tombstone) is here and the handle is of
+  // its current stint; dead rows are dropped in batches (compact_handles).
+  struct handle_row {
+    receipt_handle handle = 0;
     message_id id = 0;
-    std::uint32_t receive_count = 0;  // the delivery this handle was issued for
   };
 
   // A deleted message's handles stay known until its retention would have
   // ended, so a repeated delete still answers OK; after that they are
   // forgotten and memory stays bounded by the retention window.
   struct tombstone {
-    std::vector<receipt_handle> handles;
+    receipt_handle handles_from = 0;
+    std::uint32_t handles_issued = 0;
   };
 
   using message_map = std::map<message_id, message>;
@@ -218,7 +229,12 @@ class queue {
   void expire(message_map::iterator it);
   void record_expiry(const message& m);
   void erase_message(message_map::iterator it);
-  void forget_handles(const std::vector<receipt_handle>& handles);
+  // The message a handle was issued for, while the handle is still known
+  // (0: never issued here, or forgotten with its message).
+  message_id message_of(receipt_handle handle) const;
+  bool row_live(const handle_row& row) const;
+  void forget_handles(std::uint32_t rows);
+  void compact_handles();
   void count_final(std::uint32_t receive_count);
   queue_status apply_visibility(message& m, sim::duration timeout);
 
@@ -235,7 +251,8 @@ class queue {
   // (visible_at_us, id): receive takes the oldest-visible first, the lower id
   // on a tie. Holds exactly the messages in state visible.
   std::set<std::pair<std::int64_t, message_id>> visible_index_;
-  std::map<receipt_handle, handle_entry> handles_;
+  std::vector<handle_row> handle_rows_;
+  std::uint64_t forgotten_rows_ = 0;  // rows of handle_rows_ no longer live
   std::map<message_id, tombstone> deleted_;
   // Every message's retention deadline, soonest first by (time, place in the
   // kernel's order), the place taken when the message was stored. Only the

@@ -8,6 +8,7 @@
 
 #include "runtime/retry_policy.hpp"
 #include "scenario/invariant_names.hpp"
+#include "sim/footprint.hpp"
 #include "sim/checked.hpp"
 #include "sim/duration_text.hpp"
 #include "world/world.hpp"
@@ -191,6 +192,14 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
                               sim::format_duration(options_.stall_bound)));
 }
 
+// A job's watch holds its open slices (a handful; dropped once none is
+// open), and a step's email reference is ~48 bytes of text.
+std::uint64_t invariant_checker::footprint() const {
+  return jobs_.size() * (sizeof(job_watch) + sizeof(slice_span)) + job_ids_.footprint() +
+         sim::tree_footprint(envelopes_) + envelope_points_ * sizeof(envelope_point) + sim::tree_footprint(heard_) +
+         sim::tree_footprint(emails_sent_) + emails_sent_.size() * 48;
+}
+
 std::uint32_t invariant_checker::job_id(std::string_view job) {
   const std::uint32_t id = job_ids_.intern_copy(job);
   if (id == jobs_.size()) jobs_.emplace_back();
@@ -286,7 +295,8 @@ void invariant_checker::on_attempt_start(const ev::event& e, const ev::attempt_s
 }
 
 void invariant_checker::on_slice_end(const ev::event& e, const ev::slice_end& end) {
-  job_watch& jw = jobs_[job_id(names_->text(end.job))];
+  const std::uint32_t id = job_id(names_->text(end.job));
+  job_watch& jw = jobs_[id];
   auto& spans = jw.slices;
   for (auto it = spans.rbegin(); it != spans.rend(); ++it)
     if (it->actor_name == e.actor && !it->end) {
@@ -300,6 +310,7 @@ void invariant_checker::on_slice_end(const ev::event& e, const ev::slice_end& en
   // its last attempt, not a span per delivery for the rest of the run.
   const bool any_open = std::any_of(spans.begin(), spans.end(), [](const slice_span& s) { return !s.end; });
   if (any_open) return;
+  settle_envelopes(id);
   std::vector<slice_span>().swap(spans);
   std::vector<std::pair<std::int64_t, std::uint64_t>>().swap(jw.start_index);
 }
@@ -327,33 +338,46 @@ void invariant_checker::on_backoff(const ev::event& e, const ev::backoff& b) {
     note(backoff_within_cap, e, "the delay is above the cap");
   const std::int64_t attempt = b.attempt;
   const auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
-  if (start != jw.start_index.end()) envelopes_[id].push_back({start->second, attempt, envelope, e.at, describe(e)});
+  if (start != jw.start_index.end()) {
+    envelopes_[id].push_back({start->second, attempt, envelope, e.at, e});
+    ++envelope_points_;
+  }
 }
 
 // The envelope must not fall from one attempt to the next, in the order the
 // attempts started (overlapping slices may record their backoffs out of
 // order; a counter reset starts a later attempt from the bottom again).
+// Settled whenever none of the job's slices is open: every backoff of the
+// attempts started so far is then recorded, and any later attempt starts
+// later, so only the last point is kept to compare the next ones with.
+void invariant_checker::settle_envelopes(std::uint32_t id) {
+  const auto found = envelopes_.find(id);
+  if (found == envelopes_.end()) return;
+  std::vector<envelope_point>& points = found->second;
+  std::stable_sort(points.begin(), points.end(),
+                   [](const envelope_point& a, const envelope_point& b) { return a.start_index < b.start_index; });
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const envelope_point& before = points[i - 1];
+    const envelope_point& now = points[i];
+    if (now.envelope_us >= before.envelope_us) continue;
+    violation_log& log = log_of(backoff_within_cap);
+    count_violation(log, now.at);
+    if (worth_keeping(log, now.at))
+      keep(log, now.at,
+           describe(now.backoff) + fmt::format("  <- the envelope fell from {}us (the backoff after attempt {} at {}) to {}us",
+                                               before.envelope_us, before.attempt, clock(before.at), now.envelope_us));
+  }
+  envelope_points_ -= points.size() - 1;
+  points.erase(points.begin(), points.end() - 1);
+}
+
+// The jobs still open at the end, in name order, so the evidence reads the
+// same however they were first seen.
 void invariant_checker::check_envelopes() {
-  // Jobs in id order, so the evidence reads the same however they were first seen.
   std::vector<std::uint32_t> with_envelopes;
   for (const auto& [id, points] : envelopes_)
     if (points.size() > 1) with_envelopes.push_back(id);
-  for (const std::uint32_t id : sorted_by_name(std::move(with_envelopes), job_ids_)) {
-    auto& points = envelopes_.at(id);
-    std::stable_sort(points.begin(), points.end(),
-                     [](const envelope_point& a, const envelope_point& b) { return a.start_index < b.start_index; });
-    for (std::size_t i = 1; i < points.size(); ++i) {
-      const envelope_point& before = points[i - 1];
-      const envelope_point& now = points[i];
-      if (now.envelope_us >= before.envelope_us) continue;
-      violation_log& log = log_of(backoff_within_cap);
-      count_violation(log, now.at);
-      if (worth_keeping(log, now.at))
-        keep(log, now.at,
-             now.record + fmt::format("  <- the envelope fell from {}us (the backoff after attempt {} at {}) to {}us",
-                                      before.envelope_us, before.attempt, clock(before.at), now.envelope_us));
-    }
-  }
+  for (const std::uint32_t id : sorted_by_name(std::move(with_envelopes), job_ids_)) settle_envelopes(id);
 }
 
 // An open job, as its row and the trace tell it. The row's counter is what

@@ -51,6 +51,10 @@ class invariant_checker final : public event_observer {
   // Streaming: called for every event as it is emitted (world::events()).
   void on_event(const ev::event& e, const name_table& names) override;
 
+  // Bytes held (sim/footprint.hpp): a watch per job seen, the backoffs of
+  // jobs with a slice open, the emails sent per step.
+  std::uint64_t footprint() const override;
+
   // Final state checks, then every verdict in invariant_names() order.
   std::vector<verdict> finish(world& w, const world_result& result);
 
@@ -97,7 +101,7 @@ class invariant_checker final : public event_observer {
     std::int64_t attempt;       // the number it carried (a counter reset repeats numbers)
     std::int64_t envelope_us;
     sim::instant at;
-    std::string record;
+    ev::event backoff;  // described only if it is evidence
   };
   // The non-retryable answer a slice heard (cleared when its actor starts an attempt).
   struct heard_answer {
@@ -115,6 +119,7 @@ class invariant_checker final : public event_observer {
     std::vector<slice_span> slices;
   };
   std::uint32_t job_id(std::string_view job);  // interns the job on its first record
+  void settle_envelopes(std::uint32_t id);
   void check_envelopes();
   std::string open_job_line(world& w, std::string_view job) const;
   std::uint64_t starts_ = 0;
@@ -123,6 +128,7 @@ class invariant_checker final : public event_observer {
   sim::string_ids job_ids_;
   std::deque<job_watch> jobs_;  // by id (a deque grows without copying a million watches)
   std::map<std::uint32_t, std::vector<envelope_point>> envelopes_;  // by job id: the jobs that backed off
+  std::uint64_t envelope_points_ = 0;                                // in all of envelopes_
   std::map<std::uint32_t, std::vector<heard_answer>> heard_;        // by job id: the jobs that heard a 4xx
   std::map<std::string, std::uint32_t, std::less<>> emails_sent_;  // reference (job:step:email) -> sends
   const name_table* names_ = nullptr;  // the run's, from its first event

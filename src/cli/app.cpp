@@ -11,6 +11,8 @@
 #include "cli/incident_demo.hpp"
 #include "cli/kernel_demo.hpp"
 #include "cli/lint_command.hpp"
+#include "sim/byte_size_text.hpp"
+#include "world/world.hpp"
 
 namespace twice::cli {
 namespace {
@@ -28,6 +30,21 @@ std::string seed_problem(const std::string& text) {
 
 CLI::Validator seed_check() { return CLI::Validator([](std::string& text) { return seed_problem(text); }, "", "SEED"); }
 
+// A size in the budget's range, checked as text so the message says what
+// was expected; the option then holds it in bytes.
+CLI::Validator memory_limit_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const sim::result<std::uint64_t> bytes = sim::parse_byte_size(text);
+        if (!bytes.ok()) return bytes.error();
+        if (bytes.value() < memory_budget_min || bytes.value() > memory_budget_max)
+          return fmt::format("expected a size from 1MiB to 1TiB, found \"{}\"", text);
+        text = std::to_string(bytes.value());
+        return {};
+      },
+      "", "SIZE");
+}
+
 constexpr const char* bad_usage_only = "Exit status: 0, or 2 for bad usage.";
 
 void add_run(CLI::App& app, run_options& run) {
@@ -36,6 +53,10 @@ void add_run(CLI::App& app, run_options& run) {
       ->required()
       ->type_name("FILE");
   cmd->add_option("--seed", run.seed, "Root seed, overriding each file's own")->check(seed_check())->type_name("SEED");
+  cmd->add_option("--memory-limit", run.memory_limit,
+                  "Memory budget, overriding each file's [budget] memory (like 512MiB or 4GiB; default 1GiB)")
+      ->transform(memory_limit_check())
+      ->type_name("SIZE");
   cmd->add_flag("--json", run.json, "Print one JSON object per scenario (see docs/json-output.md)");
   cmd->add_option("--trace", run.trace_path, "Write the trace as JSON lines to this file")->type_name("FILE");
   cmd->add_option("--markdown", run.markdown_path, "Write the incident write-up (Markdown) to this file")->type_name("FILE");

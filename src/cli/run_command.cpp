@@ -20,6 +20,7 @@
 #include "report/timeline.hpp"
 #include "report/trace_jsonl.hpp"
 #include "scenario/scenario.hpp"
+#include "sim/byte_size_text.hpp"
 #include "sim/duration_text.hpp"
 
 namespace twice::cli {
@@ -70,7 +71,8 @@ void print_verdicts(const run_summary& s) {
   }
 }
 
-void print_text(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& timeline, bool quiet) {
+void print_text(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& timeline, bool quiet,
+                std::optional<std::uint64_t> memory_limit) {
   fmt::print("== {} ({})\n", sc.name, sc.path);
   if (!sc.story.empty()) fmt::print("{}\n", sc.story);
   print_settings(sc);
@@ -80,6 +82,11 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   }
   fmt::print("\noutcome    {} at {}, {} events, trace digest {:016x}\n", describe_end(s.result),
              clock(s.result.story_end), s.result.events, s.result.trace_digest);
+  if (s.result.reason == sim::stop_reason::memory_budget)
+    fmt::print("memory     the world held {} at event {}, over its budget of {}: raise [budget] memory or "
+               "--memory-limit, or find what keeps growing\n",
+               sim::describe_byte_size(s.result.footprint_peak), s.result.events,
+               sim::format_byte_size(sc.world.memory_budget));
   fmt::print("jobs       {} total: {} done, {} failed, {} dead-lettered\n", s.jobs_total, s.jobs_succeeded,
              s.jobs_failed, s.jobs_dead_lettered);
   fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents\n", s.ledger_rows,
@@ -95,7 +102,8 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   for (const ignored_verdict& i : s.expectations.ignored) fmt::print("  - {}\n", describe(i));
   // A scenario read from standard input is given again the same way.
   if (!s.expectations.met)
-    fmt::print("reproduce: twice run {} --seed {}\n", sc.path == scenario_stdin_name ? "-" : sc.path, s.seed);
+    fmt::print("reproduce: twice run {} --seed {}{}\n", sc.path == scenario_stdin_name ? "-" : sc.path, s.seed,
+               memory_limit ? " --memory-limit " + sim::format_byte_size(*memory_limit) : "");
 }
 struct divergence {
   std::size_t index = 0;
@@ -114,18 +122,19 @@ std::optional<divergence> first_divergence(const std::vector<sim::trace_record>&
 }
 }  // namespace
 
-run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_hook& progress) {
+run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_hook& progress) {
+  const bool keep_records = keeps.records;
   world_config config = sc.world;
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(config);
   if (progress) w.on_progress(progress_every_events, progress);
   invariant_checker checker;
-  attempt_collector attempts;
+  attempt_collector attempts(keeps.attempts ? attempt_detail_max : 0);
   w.events().add_observer(&checker);
   w.events().add_observer(&attempts);
   const world_result result = w.run();
   run_outcome out;
-  out.summary = summarize(w, result, attempts.attempts(), checker.finish(w, result));
+  out.summary = summarize(w, result, attempts, checker.finish(w, result));
   out.summary.scenario = sc.name;
   out.summary.path = sc.path;
   out.summary.expectations = evaluate(sc.expect, out.summary);
@@ -159,18 +168,20 @@ int run_command(const run_options& options) {
   // The events are kept only for what prints or writes them: a quiet run
   // (or --json) with no output file keeps the digest alone, so its memory
   // does not grow with the run.
-  const bool keep_records = (!options.quiet && !options.json) || options.check_determinism ||
-                            !options.trace_path.empty() || !options.markdown_path.empty() ||
-                            !options.perfetto_path.empty() || !options.report_path.empty();
+  run_keeps keeps;
+  keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.trace_path.empty() ||
+                  !options.markdown_path.empty() || !options.perfetto_path.empty() || !options.report_path.empty();
+  keeps.attempts = keeps.records || options.json;
   bool all_met = true;
   progress_line progress(progress_line::wanted(options.json));
   for (scenario& sc : scenarios) {
     if (options.seed) sc.world.seed = *options.seed;
-    run_outcome out = run_one(sc, keep_records, progress.hook(sc.name));
+    if (options.memory_limit) sc.world.memory_budget = *options.memory_limit;
+    run_outcome out = run_one(sc, keeps, progress.hook(sc.name));
     progress.clear();
     if (options.check_determinism) {
       // A second run in a fresh world must tell the same story, record by record.
-      const run_outcome again = run_one(sc, keep_records, progress.hook(sc.name + " (again)"));
+      const run_outcome again = run_one(sc, keeps, progress.hook(sc.name + " (again)"));
       progress.clear();
       if (const auto diverged = first_divergence(out.records, again.records)) {
         fmt::print(stderr, "twice run: {} is not deterministic: the traces diverge at record {}:\n  first:  {}\n  second: {}\n",
@@ -183,7 +194,7 @@ int run_command(const run_options& options) {
     if (options.json) {
       fmt::print("{}\n", to_json_line(out.summary));
     } else {
-      print_text(sc, out.summary, out.timeline, options.quiet);
+      print_text(sc, out.summary, out.timeline, options.quiet, options.memory_limit);
       if (&sc != &scenarios.back()) fmt::print("\n");
     }
     std::string error;

@@ -1,7 +1,8 @@
 #pragma once
-// `twice run FILE... [--seed N] [--json] [--trace F.jsonl] [--perfetto F.json] [--report F.html]
+// `twice run FILE... [--seed N] [--memory-limit SIZE] [--json] [--trace F.jsonl] [--perfetto F.json] [--report F.html]
 // [--markdown F.md] [--quiet] [--check-determinism]`.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@ namespace twice::cli {
 struct run_options {
   std::vector<std::string> files;
   std::optional<std::uint64_t> seed;
+  std::optional<std::uint64_t> memory_limit;  // bytes; overrides each file's [budget] memory
   bool json = false;
   std::string trace_path;
   std::string markdown_path;
@@ -39,7 +41,19 @@ struct run_outcome {
 // Runs one loaded scenario with the checkers attached; `progress`, when
 // set, is called every progress_every_events events (cli/progress_line.hpp)
 // and cannot change the run.
-run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_hook& progress = {});
+// What a run keeps beyond its verdicts and figures: every event (for the
+// outputs that print or write them), and a summary of each attempt (for
+// those and --json).
+struct run_keeps {
+  bool records = false;
+  bool attempts = false;
+};
+// At most this many attempts are summarised; all are counted.
+inline constexpr std::size_t attempt_detail_max = 1'000'000;
+run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_hook& progress = {});
+inline run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_hook& progress = {}) {
+  return run_one(sc, run_keeps{keep_records, keep_records}, progress);
+}
 int run_command(const run_options& options);
 
 }  // namespace twice::cli

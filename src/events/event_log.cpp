@@ -1,6 +1,7 @@
 #include "events/event_log.hpp"
 
 #include "sim/check.hpp"
+#include "sim/footprint.hpp"
 
 namespace twice {
 
@@ -71,6 +72,17 @@ std::string event_log::canonical() const {
     out += '\n';
   }
   return out;
+}
+
+// A record's texts (actor, kind, field names and values) beyond the
+// record itself: a few short strings and a vector of fields, ~30 bytes a field.
+inline constexpr std::uint64_t record_text_bytes = 256;
+
+std::uint64_t event_log::footprint() const {
+  std::uint64_t bytes = sim::footprint_of(kept_) + names_.footprint() + sim::footprint_of(observers_);
+  bytes += sim::footprint_of(records_) + records_.size() * record_text_bytes;
+  for (const event_observer* observer : observers_) bytes += observer->footprint();
+  return bytes;
 }
 
 }  // namespace twice

@@ -29,6 +29,7 @@ class name_table {
   ev::name_id intern(std::string_view text) { return ids_.intern_copy(text); }
   std::string_view text(ev::name_id id) const { return ids_.name(id); }
   std::size_t size() const { return ids_.size(); }
+  std::uint64_t footprint() const { return ids_.footprint(); }
 
  private:
   sim::string_ids ids_;
@@ -40,6 +41,9 @@ class event_observer {
  public:
   virtual ~event_observer() = default;
   virtual void on_event(const ev::event& e, const name_table& names) = 0;
+  // Bytes the observer holds (sim/footprint.hpp): a checker attached to a
+  // world counts against the world's memory budget.
+  virtual std::uint64_t footprint() const { return 0; }
 };
 
 // The event as the trace record it is written as (its text form).
@@ -84,6 +88,8 @@ class event_log {
   // Every kept event's canonical line (sim/trace.hpp), each ending in '\n':
   // for comparing two runs by eye.
   std::string canonical() const;
+  // Bytes held: the kept events and records, the names, and every observer's.
+  std::uint64_t footprint() const;
 
  private:
   void append(ev::event e);

@@ -1,14 +1,33 @@
 #include "report/attempts.hpp"
 
+#include "sim/footprint.hpp"
+
 namespace twice {
+
+// A summary's job id, worker, key and outcome: ~64 bytes of text.
+std::uint64_t attempt_collector::footprint() const {
+  return sim::footprint_of(attempts_) + attempts_.size() * 64 + sim::tree_footprint(open_);
+}
 
 attempt_summary* attempt_collector::current(ev::name_id job, ev::name_id worker) {
   auto it = open_.find({job, worker});
   return it == open_.end() ? nullptr : &attempts_[it->second];
 }
 
+// The job ended in this worker's attempt, which nothing later changes (a
+// slice of another worker that overlapped it still finds its own).
+void attempt_collector::job_ended(ev::name_id job, const char* outcome, ev::name_id worker) {
+  if (attempt_summary* a = current(job, worker)) a->outcome = outcome;
+  open_.erase({job, worker});
+}
+
 void attempt_collector::on_event(const ev::event& e, const name_table& names) {
   if (const auto* start = std::get_if<ev::attempt_start>(&e.body)) {
+    ++started_;
+    if (attempts_.size() >= detail_max_) {
+      open_.erase({start->job, e.actor});  // not its earlier attempt's any more
+      return;
+    }
     attempt_summary a;
     a.job_id = std::string(names.text(start->job));
     a.attempt = start->attempt;
@@ -25,9 +44,7 @@ void attempt_collector::on_event(const ev::event& e, const name_table& names) {
   };
   if (const auto* crash = std::get_if<ev::crash>(&e.body)) return interrupted(crash->in_flight, crash->job, "crashed");
   if (const auto* stop = std::get_if<ev::stop>(&e.body)) return interrupted(stop->in_flight, stop->job, "killed");
-  auto ending = [&](ev::name_id job, const char* outcome) {
-    if (attempt_summary* a = current(job, e.actor)) a->outcome = outcome;
-  };
+  auto ending = [&](ev::name_id job, const char* outcome) { job_ended(job, outcome, e.actor); };
   if (const auto* call = std::get_if<ev::tool_call>(&e.body)) {
     attempt_summary* a = current(call->job, e.actor);
     if (a == nullptr) return;

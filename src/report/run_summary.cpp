@@ -6,7 +6,7 @@
 
 namespace twice {
 
-run_summary summarize(world& w, const world_result& result, std::vector<attempt_summary> attempts,
+run_summary summarize(world& w, const world_result& result, attempt_collector& attempts,
                       std::vector<verdict> verdicts) {
   run_summary s;
   s.seed = w.config().seed;
@@ -29,9 +29,10 @@ run_summary summarize(world& w, const world_result& result, std::vector<attempt_
     s.vendor_total_cents =
         sim::checked_add(s.vendor_total_cents, r.amount_cents, "the vendor ledger's total overflows int64 cents");
   const payment_vendor_stats& vs = w.payments().stats();
-  for (const auto& [bucket, n] : vs.requests_per_100ms) s.vendor_peak_per_100ms = std::max(s.vendor_peak_per_100ms, n);
+  s.vendor_peak_per_100ms = vs.requests_per_100ms.peak();
   if (auto it = vs.rejections_by_status.find(503); it != vs.rejections_by_status.end()) s.vendor_rejected_503 = it->second;
-  s.attempts = std::move(attempts);
+  s.attempts_total = attempts.started();
+  s.attempts = attempts.take_attempts();
   s.verdicts = std::move(verdicts);
   return s;
 }

@@ -49,14 +49,15 @@ struct run_summary {
   std::int64_t vendor_total_cents = 0;
   std::uint64_t vendor_peak_per_100ms = 0;  // the tallest 100 ms bucket of requests: a stampede shows here
   std::uint64_t vendor_rejected_503 = 0;    // outages, shedding above capacity, random 503s
-  std::vector<attempt_summary> attempts;
+  std::uint64_t attempts_total = 0;       // every attempt that started
+  std::vector<attempt_summary> attempts;  // the first of them, when an output lists them
   std::vector<verdict> verdicts;
   expectation_result expectations;
   std::optional<determinism_check> determinism;  // set when the run was checked
 };
 
 // Fills the figures from the world after its run.
-run_summary summarize(world& w, const world_result& result, std::vector<attempt_summary> attempts,
+run_summary summarize(world& w, const world_result& result, attempt_collector& attempts,
                       std::vector<verdict> verdicts);
 
 }  // namespace twice

@@ -49,6 +49,7 @@ class job_index {
   }
 
   std::size_t size() const { return entries_.size(); }
+  std::uint64_t footprint() const { return entries_.capacity() * sizeof(entry); }
   bool empty() const { return entries_.empty(); }
   iterator begin() { return entries_.begin(); }
   iterator end() { return entries_.end(); }

@@ -3,6 +3,7 @@
 // systems' where there is one (SQS for the broker, Temporal's vocabulary for
 // retries); otherwise a bound that keeps the simulator's arithmetic safe.
 
+#include "sim/byte_size_text.hpp"
 #include "scenario/sections.hpp"
 
 namespace twice::scenario_detail {
@@ -51,9 +52,20 @@ void load_seed(const table_reader& root, load_state& s) {
 void load_budget(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("budget");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "budget", {"time_limit", "events"});
+  const table_reader r(s.d, *t, "budget", {"time_limit", "events", "memory"});
   r.duration("time_limit", s.world.time_limit, {duration::from_us(1), instant_offset_max, " (ten years)"});
   r.integer("events", s.world.event_budget, events_limits);
+  if (const doc_node* n = r.get("memory")) {
+    const std::optional<std::string> text = read_string(s.d, *n, r.path_of("memory"));
+    if (!text) return;
+    const sim::result<std::uint64_t> bytes = sim::parse_byte_size(*text);
+    if (!bytes.ok())
+      s.d.error(n->pos, r.path_of("memory"), bytes.error());
+    else if (bytes.value() < memory_budget_min || bytes.value() > memory_budget_max)
+      s.d.error(n->pos, r.path_of("memory"), "expected a size from 1MiB to 1TiB, found \"" + *text + "\"");
+    else
+      s.world.memory_budget = bytes.value();
+  }
 }
 
 void load_trace(const table_reader& root, load_state& s) {

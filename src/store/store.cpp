@@ -6,6 +6,7 @@
 #include <functional>
 #include <utility>
 
+#include "sim/footprint.hpp"
 #include "sim/check.hpp"
 #include "sim/row_index.hpp"
 #include "sim/sleep.hpp"
@@ -67,6 +68,8 @@ class committed_jobs {
       insert(std::move(row));
   }
   std::size_t size() const { return rows_.size(); }
+  // A row's id and last error are short texts, ~48 bytes beyond the row.
+  std::uint64_t footprint() const { return rows_.size() * (sizeof(job_row) + 48) + index_.footprint(); }
 
  private:
   struct id_of {
@@ -616,6 +619,14 @@ void store::seed_job(job_row row) {
 
 std::size_t store::job_count() const { return core_->jobs.size(); }
 const std::vector<ledger_row>& store::ledger() const { return core_->ledger; }
+
+// A ledger row's job id, key and vendor reference: ~96 bytes of text.
+std::uint64_t store::footprint() const {
+  const detail::store_core& c = *core_;
+  return c.jobs.footprint() + sim::footprint_of(c.ledger) + c.ledger.size() * 96 + c.ledger_first_by_key.footprint() +
+         sim::tree_footprint(c.outbox) + sim::tree_footprint(c.unsent_outbox_ids) + sim::tree_footprint(c.dedupes) +
+         sim::tree_footprint(c.waiting_since);
+}
 const outbox_table& store::outbox() const { return core_->outbox; }
 const dedupe_table& store::dedupes() const { return core_->dedupes; }
 

@@ -255,6 +255,8 @@ class store {
   std::optional<job_row> find_job(std::string_view job_id) const;
 
   store_stats stats() const;
+  // Bytes held (sim/footprint.hpp): rows, ledgers, outbox and dedupe tables.
+  std::uint64_t footprint() const;
 
  private:
   std::shared_ptr<detail::store_core> core_;

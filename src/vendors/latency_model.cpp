@@ -1,5 +1,7 @@
 #include "vendors/latency_model.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -216,17 +218,31 @@ remote_endpoint::remote_endpoint(sim::kernel& k, event_log& events, sim::random_
   TWICE_CHECK(round_trip_ >= sim::duration::zero());
 }
 
+void request_buckets::count(sim::instant t) {
+  const std::int64_t index = t.us() / request_bucket_width.us();
+  TWICE_CHECK(index >= current_.index);
+  if (index != current_.index) current_ = bucket{index, 0};
+  ++current_.requests;
+  // Counts only grow, so the current bucket climbs the list one place at a
+  // time: it is in the list already, or enters it by passing the shortest.
+  auto in_list = std::find_if(tallest_.begin(), tallest_.end(), [&](const bucket& b) { return b.index == index; });
+  if (in_list == tallest_.end()) {
+    if (tallest_.size() == kept && tallest_.back().requests >= current_.requests) return;
+    if (tallest_.size() == kept) tallest_.pop_back();
+    in_list = tallest_.insert(tallest_.end(), current_);
+  }
+  in_list->requests = current_.requests;
+  // Above every shorter bucket; below any the same height, which got there first.
+  while (in_list != tallest_.begin() && std::prev(in_list)->requests < in_list->requests) {
+    std::iter_swap(in_list, std::prev(in_list));
+    --in_list;
+  }
+}
+
 remote_endpoint::arrival remote_endpoint::arrive() {
   const sim::instant t = now();
   ++stats_->calls;
-  // Time only moves forward, so the bucket is the last one or a new last one:
-  // no walk down the tree of every 100 ms the run has seen.
-  auto& buckets = stats_->requests_per_100ms;
-  const std::int64_t bucket = t.us() / request_bucket_width.us();
-  if (!buckets.empty() && buckets.rbegin()->first == bucket)
-    ++buckets.rbegin()->second;
-  else
-    ++buckets.emplace_hint(buckets.end(), bucket, 0)->second;
+  stats_->requests_per_100ms.count(t);
   return arrival{next_request_id_++, t, sim::random_stream(rng_.next_u64())};
 }
 

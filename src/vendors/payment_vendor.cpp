@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "sim/footprint.hpp"
 #include "sim/check.hpp"
 #include "sim/checked.hpp"
 
@@ -256,6 +257,12 @@ tool_result payment_vendor::execution_error(const execution& e, int status, std:
   endpoint_.emit(ev::vendor_execution_error{e.request_id, status, endpoint_.name_of(code),
                                             endpoint_.name_of(key_text(e.request.idempotency_key))});
   return rejection(status, code);
+}
+
+// A refund's invoice, id and key, and a stored key's text: ~64 bytes each.
+std::uint64_t payment_vendor::footprint() const {
+  return sim::footprint_of(ledger_) + ledger_.size() * 64 + sim::tree_footprint(keys_) + keys_.size() * 64 +
+         sim::footprint_of(prune_queue_);
 }
 
 }  // namespace twice

@@ -158,6 +158,8 @@ class payment_vendor final : public tool {
   const payment_vendor_config& config() const { return config_; }
   const std::vector<vendor_refund>& ledger() const { return ledger_; }
   const payment_vendor_stats& stats() const { return stats_; }
+  // Bytes held (sim/footprint.hpp): the ledger and the stored keys.
+  std::uint64_t footprint() const;
   // Keys currently stored (executing or answered, not yet pruned).
   bool knows_key(std::string_view key) const { return keys_.find(key) != keys_.end(); }
   std::size_t stored_keys() const { return keys_.size(); }

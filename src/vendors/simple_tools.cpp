@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "sim/footprint.hpp"
 #include "sim/check.hpp"
 
 namespace twice {
@@ -135,6 +136,11 @@ read_tool::read_tool(sim::kernel& k, event_log& events, sim::random_stream rng, 
 tool_result read_tool::complete(std::uint64_t request_id, const tool_call&) {
   endpoint().emit(ev::vendor_answered{request_id});
   return ok_result({});
+}
+
+// An email's recipient and reference: ~64 bytes of text.
+std::uint64_t email_provider::footprint() const {
+  return sim::footprint_of(sent_) + sent_.size() * 64 + sim::tree_footprint(per_recipient_);
 }
 
 }  // namespace twice

@@ -109,6 +109,8 @@ class email_provider final : public simple_tool {
   // target = recipient.
   const std::vector<sent_email>& sent() const { return sent_; }
   std::uint64_t sent_count(std::string_view recipient) const;
+  // Bytes held (sim/footprint.hpp): every email sent.
+  std::uint64_t footprint() const;
 
  private:
   tool_result complete(std::uint64_t request_id, const tool_call& request) override;

@@ -19,6 +19,7 @@ std::string_view end_name(const world_result& r) {
     case sim::stop_reason::stopped: return "all_jobs_ended";
     case sim::stop_reason::time_limit: return "time_limit";
     case sim::stop_reason::event_budget: return "event_budget";
+    case sim::stop_reason::memory_budget: return "memory_budget";
     case sim::stop_reason::quiescent: return r.all_jobs_ended ? "all_jobs_ended" : "stuck";
   }
   return "unknown";
@@ -29,6 +30,7 @@ std::string_view describe_end(const world_result& r) {
   if (name == "all_jobs_ended") return "every job ended";
   if (name == "time_limit") return "TIME LIMIT reached with jobs open";
   if (name == "event_budget") return "EVENT BUDGET spent with jobs open";
+  if (name == "memory_budget") return "MEMORY BUDGET spent with jobs open";
   return "STUCK: nothing left to happen, jobs still open";
 }
 
@@ -194,6 +196,7 @@ world_result world::run() {
   out.now = kernel_.now();
   out.events = kernel_.events_dispatched();
   out.trace_digest = events_.digest();
+  out.footprint_peak = footprint_peak_;
   return out;
 }
 
@@ -207,22 +210,53 @@ world_progress world::progress() const {
   return {kernel_.now(), kernel_.events_dispatched(), config_.jobs.size() - open_jobs_, config_.jobs.size()};
 }
 
-// One kernel run, in slices of progress_every_ events when a hook watches.
+// One kernel run, in slices: a hook watching is called every
+// progress_every_ events, and the memory held is measured every
+// memory_check_every. A kernel run stopped by its slice's budget resumes
+// exactly where it stopped, so slicing changes nothing in the schedule.
 sim::run_result world::run_kernel(sim::run_limits limits) {
-  if (!progress_hook_) return kernel_.run(limits);
+  const bool measure = config_.memory_budget > 0;
+  if (!progress_hook_ && !measure) return kernel_.run(limits);
+  const std::uint64_t hook_every = progress_hook_ ? progress_every_ : UINT64_MAX;
+  std::uint64_t next_hook = hook_every;
+  std::uint64_t next_measure = measure ? memory_check_every : UINT64_MAX;
   sim::run_result total;
   while (true) {
-    const std::uint64_t left = limits.max_events - total.events;
-    const sim::run_result slice = kernel_.run({.until = limits.until, .max_events = std::min(left, progress_every_)});
+    const std::uint64_t slice_end = std::min({limits.max_events, next_hook, next_measure});
+    const sim::run_result slice = kernel_.run({.until = limits.until, .max_events = slice_end - total.events});
     total.events += slice.events;
     total.reason = slice.reason;
     total.now = slice.now;
     // Only a slice's own budget is resumed; a stop, the time limit,
     // quiescence or the run's budget ends the run as it would have.
     if (slice.reason != sim::stop_reason::event_budget || total.events >= limits.max_events) break;
-    progress_hook_(progress());
+    if (total.events >= next_measure) {
+      next_measure += memory_check_every;
+      const std::uint64_t held = held_bytes();
+      footprint_peak_ = std::max(footprint_peak_, held);
+      if (held > config_.memory_budget) {
+        total.reason = sim::stop_reason::memory_budget;
+        break;
+      }
+    }
+    if (total.events >= next_hook) {
+      next_hook += hook_every;
+      progress_hook_(progress());
+    }
   }
   return total;
+}
+
+// A generated or loaded job's spec: its id, steps, targets and keys.
+inline constexpr std::uint64_t job_spec_bytes = 340;
+
+std::uint64_t world::held_bytes() const {
+  std::uint64_t bytes = kernel_.footprint() + events_.footprint() + queue_->footprint() + store_->footprint() +
+                        payments_->footprint() + email_->footprint() + ends_.footprint() + specs_.footprint() +
+                        (config_.jobs.size() + split_specs_.size()) * job_spec_bytes;
+  if (dlq_) bytes += dlq_->footprint();
+  if (split_queue_) bytes += split_queue_->footprint();
+  return bytes;
 }
 
 void world::mark_end(std::string_view job, job_end how) {

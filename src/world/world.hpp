@@ -61,6 +61,10 @@ struct world_config {
   // How often the queues' counters are sampled into the trace; zero: never.
   sim::duration sample_interval = sim::duration::from_s(1);
   std::uint64_t event_budget = 50'000'000;
+  // Bytes the world may hold (world::held_bytes(), checkers included), checked
+  // every memory_check_every events; past it the run ends, reported like
+  // the event budget. Zero: unchecked.
+  std::uint64_t memory_budget = std::uint64_t{1} << 30;
   sim::trace_recorder::retention trace_retention = sim::trace_recorder::retention::keep_records;
 
   queue_config queue;
@@ -100,7 +104,16 @@ struct world_result {
   sim::instant now;        // the clock when the run returned
   std::uint64_t events = 0;
   std::uint64_t trace_digest = 0;
+  std::uint64_t footprint_peak = 0;  // the most bytes held at a memory check (0: none was made)
 };
+
+// How often the world measures what it holds: often enough that a runaway
+// world overshoots its budget by little (a few thousand events' worth).
+inline constexpr std::uint64_t memory_check_every = 16'384;
+// The memory budgets a scenario or the command line may set: below a MiB no
+// world runs; past a TiB is a typo.
+inline constexpr std::uint64_t memory_budget_min = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t memory_budget_max = std::uint64_t{1} << 40;
 
 // A snapshot of a run in progress, for a person watching a long one.
 struct world_progress {
@@ -128,6 +141,10 @@ class world : private event_observer {
   void on_progress(std::uint64_t every_events, world_progress_hook hook);
 
   const world_config& config() const { return config_; }
+  // Bytes the world holds now (sim/footprint.hpp), its observers included.
+  // (Not footprint(): the world observes its own events, and an observer's
+  // footprint() is counted inside this sum.)
+  std::uint64_t held_bytes() const;
   sim::kernel& kernel() { return kernel_; }
   // The run's typed events; checkers observe them (add_observer before run()).
   event_log& events() { return events_; }
@@ -196,6 +213,7 @@ class world : private event_observer {
   std::unique_ptr<outbox_relay> relay_;
   job_index<job_end> ends_;
   std::size_t open_jobs_ = 0;
+  std::uint64_t footprint_peak_ = 0;
   sim::instant story_end_;
   bool shutting_down_ = false;
   bool shutdown_scheduled_ = false;
