@@ -195,15 +195,21 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
 // A job's watch holds its open slices (a handful; dropped once none is
 // open), and a step's email reference is ~48 bytes of text.
 std::uint64_t invariant_checker::footprint() const {
-  return jobs_.size() * (sizeof(job_watch) + sizeof(slice_span)) + job_ids_.footprint() +
+  return jobs_.size() * (sizeof(job_watch) + sizeof(slice_span)) + sim::footprint_of(job_of_name_) +
          sim::tree_footprint(envelopes_) + envelope_points_ * sizeof(envelope_point) + sim::tree_footprint(heard_) +
          sim::tree_footprint(emails_sent_) + emails_sent_.size() * 48;
 }
 
-std::uint32_t invariant_checker::job_id(std::string_view job) {
-  const std::uint32_t id = job_ids_.intern_copy(job);
-  if (id == jobs_.size()) jobs_.emplace_back();
-  TWICE_CHECK(id < jobs_.size());
+constexpr std::uint32_t no_job = UINT32_MAX;
+
+std::uint32_t invariant_checker::job_id(ev::name_id job) {
+  if (job >= job_of_name_.size()) job_of_name_.resize(std::max<std::size_t>(job + 1, 2 * job_of_name_.size()), no_job);
+  std::uint32_t& id = job_of_name_[job];
+  if (id == no_job) {
+    TWICE_CHECK(jobs_.size() < no_job);
+    id = static_cast<std::uint32_t>(jobs_.size());
+    jobs_.emplace_back().name = job;
+  }
   return id;
 }
 
@@ -214,7 +220,7 @@ void invariant_checker::on_tool_call(const ev::event& e, const ev::tool_call& ca
   const bool new_write = call.new_write;
   const std::int64_t status = call.status;
   if (!new_write && !non_retryable_status(status)) return;
-  const std::uint32_t id = job_id(names_->text(call.job));
+  const std::uint32_t id = job_id(call.job);
   job_watch& jw = jobs_[id];
   if (non_retryable_status(status)) {
     std::string error = fmt::format("{} {}", status, names_->text(call.error));
@@ -274,7 +280,7 @@ void invariant_checker::on_email_sent(const ev::event& e, const ev::email_sent& 
 }
 
 void invariant_checker::on_attempt_start(const ev::event& e, const ev::attempt_start& start_event) {
-  const std::uint32_t id = job_id(names_->text(start_event.job));
+  const std::uint32_t id = job_id(start_event.job);
   job_watch& jw = jobs_[id];
   const std::int64_t attempt = start_event.attempt;
   if (jw.attempts_started > 0 && attempt <= jw.last_attempt)
@@ -295,7 +301,7 @@ void invariant_checker::on_attempt_start(const ev::event& e, const ev::attempt_s
 }
 
 void invariant_checker::on_slice_end(const ev::event& e, const ev::slice_end& end) {
-  const std::uint32_t id = job_id(names_->text(end.job));
+  const std::uint32_t id = job_id(end.job);
   job_watch& jw = jobs_[id];
   auto& spans = jw.slices;
   for (auto it = spans.rbegin(); it != spans.rend(); ++it)
@@ -316,7 +322,7 @@ void invariant_checker::on_slice_end(const ev::event& e, const ev::slice_end& en
 }
 
 void invariant_checker::on_backoff(const ev::event& e, const ev::backoff& b) {
-  const std::uint32_t id = job_id(names_->text(b.job));
+  const std::uint32_t id = job_id(b.job);
   const job_watch& jw = jobs_[id];
   // A retry is a decision: the slice that heard the 4xx schedules another
   // attempt because of it. (A slice that crashed, or raised an error of its
@@ -377,7 +383,10 @@ void invariant_checker::check_envelopes() {
   std::vector<std::uint32_t> with_envelopes;
   for (const auto& [id, points] : envelopes_)
     if (points.size() > 1) with_envelopes.push_back(id);
-  for (const std::uint32_t id : sorted_by_name(std::move(with_envelopes), job_ids_)) settle_envelopes(id);
+  std::sort(with_envelopes.begin(), with_envelopes.end(), [this](std::uint32_t a, std::uint32_t b) {
+    return names_->text(jobs_[a].name) < names_->text(jobs_[b].name);
+  });
+  for (const std::uint32_t id : with_envelopes) settle_envelopes(id);
 }
 
 // An open job, as its row and the trace tell it. The row's counter is what
@@ -385,8 +394,9 @@ void invariant_checker::check_envelopes() {
 // a runtime that resets its counter makes the two differ.
 std::string invariant_checker::open_job_line(world& w, std::string_view job) const {
   const auto row = w.db().find_job(job);
-  const auto id = job_ids_.find(job);
-  const std::uint64_t started = id ? jobs_[*id].attempts_started : 0;
+  const std::optional<ev::name_id> name = names_ == nullptr ? std::nullopt : names_->find(job);
+  const std::uint32_t id = name && *name < job_of_name_.size() ? job_of_name_[*name] : no_job;
+  const std::uint64_t started = id != no_job ? jobs_[id].attempts_started : 0;
   std::string line = fmt::format("{} is {} after {}", job, row ? to_string(row->status) : "unknown",
                                  count_of(started, "attempt", "attempts"));
   if (row && row->attempts != started) line += fmt::format(" (its row's attempt counter says {})", row->attempts);

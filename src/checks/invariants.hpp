@@ -113,19 +113,20 @@ class invariant_checker final : public event_observer {
   // only some jobs need (backoffs, 4xx answers) is kept apart, by job id, so
   // a million jobs cost a few dozen bytes each here.
   struct job_watch {
+    ev::name_id name = 0;                 // the job's id in the run's names
     std::int64_t last_attempt = 0;        // meaningful once attempts_started > 0
     std::uint64_t attempts_started = 0;   // every attempt_start seen, whatever numbers they carried
     std::vector<std::pair<std::int64_t, std::uint64_t>> start_index;  // attempt -> place in the start order
     std::vector<slice_span> slices;
   };
-  std::uint32_t job_id(std::string_view job);  // interns the job on its first record
+  std::uint32_t job_id(ev::name_id job);  // the job's watch, made on its first event
   void settle_envelopes(std::uint32_t id);
   void check_envelopes();
   std::string open_job_line(world& w, std::string_view job) const;
   std::uint64_t starts_ = 0;
-  // Every job seen, by a dense id in order of first record: a hashed lookup
-  // per record rather than a walk down a tree of a million string keys.
-  sim::string_ids job_ids_;
+  // Every job seen, by a dense id in order of first event, found from the
+  // event's name id (names are dense too): an index, not a hashed string.
+  std::vector<std::uint32_t> job_of_name_;  // name id -> job id; no_job where none
   std::deque<job_watch> jobs_;  // by id (a deque grows without copying a million watches)
   std::map<std::uint32_t, std::vector<envelope_point>> envelopes_;  // by job id: the jobs that backed off
   std::uint64_t envelope_points_ = 0;                                // in all of envelopes_

@@ -126,7 +126,7 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   const bool keep_records = keeps.records;
   world_config config = sc.world;
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
-  world w(config);
+  world w(std::move(config));
   if (progress) w.on_progress(progress_every_events, progress);
   invariant_checker checker;
   attempt_collector attempts(keeps.attempts ? attempt_detail_max : 0);

@@ -28,6 +28,7 @@ class name_table {
   name_table() { ids_.intern_copy({}); }
   ev::name_id intern(std::string_view text) { return ids_.intern_copy(text); }
   std::string_view text(ev::name_id id) const { return ids_.name(id); }
+  std::optional<ev::name_id> find(std::string_view text) const { return ids_.find(text); }
   std::size_t size() const { return ids_.size(); }
   std::uint64_t footprint() const { return ids_.footprint(); }
 

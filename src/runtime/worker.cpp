@@ -25,8 +25,10 @@ slice_outcome slice_outcome::from(const tool_result& r) {
 // One slice: the handler's view of the runtime while it runs one attempt.
 class worker::slice final : public slice_context {
  public:
+  // The job's name was interned when its message was sent (queue::send):
+  // looked up once here, not on every event of the slice.
   slice(twice::worker& w, received_message message, const job_spec& spec)
-      : worker_(w), message_(std::move(message)), spec_(spec) {}
+      : worker_(w), message_(std::move(message)), spec_(spec), job_name_(w.name_of(spec.id)) {}
 
   // slice_context
   const job_spec& job() const override { return spec_; }
@@ -64,8 +66,7 @@ class worker::slice final : public slice_context {
     if (request.reference.empty()) request.reference = spec_.id + ":step_" + std::to_string(step) + ":" + tool_name;
     const sim::instant started = rs.kernel.now();
     event_log& log = rs.events;
-    const ev::name_id job = log.name(spec_.id), tool_id = log.name(tool_name), key_id = log.name(key),
-                      sha = log.name(worker_.sha_);
+    const ev::name_id job = job_name_, tool_id = log.name(tool_name), key_id = log.name(key), sha = worker_.sha_name_;
     log.emit(worker_.actor_, ev::tool_start{job, attempt_, as_int(step), tool_id, key_id, sha});
     tool_result r = co_await t.call(std::move(request));
     const bool new_write = t.writes() && r.ok() && !r.replayed;
@@ -83,13 +84,13 @@ class worker::slice final : public slice_context {
       case point_action::proceed: break;
       case point_action::crash:
         rs.events.emit(worker_.actor_,
-                       ev::fault_crash{rs.events.name(spec_.id), attempt_, rs.events.name(name), as_int(step)});
+                       ev::fault_crash{job_name_, attempt_, rs.events.name(name), as_int(step)});
         worker_.crash("fault at " + std::string(name));
         co_await sim::suspend_forever{};  // the kill takes effect here
         break;
       case point_action::error:
         rs.events.emit(worker_.actor_,
-                       ev::fault_error{rs.events.name(spec_.id), attempt_, rs.events.name(name), as_int(step)});
+                       ev::fault_error{job_name_, attempt_, rs.events.name(name), as_int(step)});
         throw slice_error("injected error at " + std::string(name));
     }
     co_return;
@@ -107,7 +108,7 @@ class worker::slice final : public slice_context {
     change.checkpoint_step = static_cast<std::int32_t>(step);
     const bool committed = co_await update_and_commit(tx, std::move(change));
     if (committed)
-      worker_.emit(ev::checkpoint{worker_.name_of(spec_.id), attempt_, as_int(step)});
+      worker_.emit(ev::checkpoint{job_name_, attempt_, as_int(step)});
     co_return committed;
   }
 
@@ -126,7 +127,7 @@ class worker::slice final : public slice_context {
   }
 
   [[noreturn]] void fenced() const {
-    worker_.emit(ev::fenced{worker_.name_of(spec_.id), attempt_, lease_token_});
+    worker_.emit(ev::fenced{job_name_, attempt_, lease_token_});
     throw lease_lost("fencing token superseded");
   }
 
@@ -137,6 +138,7 @@ class worker::slice final : public slice_context {
   twice::worker& worker_;
   received_message message_;
   const job_spec& spec_;
+  const ev::name_id job_name_;
   std::uint32_t attempt_ = 0;
   std::int32_t checkpoint_ = 0;
   std::uint64_t lease_token_ = 0;
@@ -158,7 +160,8 @@ void worker::start() {
   ++incarnation_;
   draining_ = false;
   drained_ = std::make_unique<sim::signal>(services_.kernel);
-  emit(ev::pod_start{name_of(sha_)});
+  sha_name_ = name_of(sha_);
+  emit(ev::pod_start{sha_name_});
   consumer_ = services_.kernel.spawn(consume(), name_);
 }
 
@@ -173,7 +176,7 @@ void worker::kill_processes() {
 void worker::crash(std::string_view why, bool restart) {
   if (!running()) return;
   const bool in_flight = slice_ != nullptr;
-  emit(ev::crash{name_of(why), name_of(sha_), in_flight, in_flight ? name_of(slice_->spec_.id) : 0});
+  emit(ev::crash{name_of(why), sha_name_, in_flight, in_flight ? slice_->job_name_ : 0});
   end_slice("crashed");
   kill_processes();
   if (draining_) {
@@ -203,7 +206,7 @@ void worker::begin_drain() {
 
 void worker::stop(ev::stop_reason why) {
   const bool in_flight = slice_ != nullptr;
-  emit(ev::stop{why, in_flight, in_flight ? name_of(slice_->spec_.id) : 0});
+  emit(ev::stop{why, in_flight, in_flight ? slice_->job_name_ : 0});
   end_slice("killed");
   ++incarnation_;  // no pending restart brings this pod back
   kill_processes();
@@ -222,7 +225,7 @@ void worker::end_slice(std::string_view how) {
   slice_ = nullptr;
   TWICE_CHECK(services_.slices_in_flight > 0);
   --services_.slices_in_flight;
-  emit(ev::slice_end{name_of(s.spec_.id), s.attempt_, name_of(how)});
+  emit(ev::slice_end{s.job_name_, s.attempt_, name_of(how)});
 }
 
 void worker::stop_heartbeat() {
@@ -295,7 +298,7 @@ sim::task<void> worker::run_slice(received_message message) {
         // No attempt starts; faults keyed on an attempt see the next number.
         tx.rollback();
         s.attempt_ = row->attempts;
-        emit(ev::already_ended{name_of(s.spec_.id), row->status});
+        emit(ev::already_ended{s.job_name_, row->status});
         // A split-out job done before a crash may not have resumed its
         // parent yet: resume it again (a parent that has moved on ignores it).
         if (s.spec_.then && row->status == job_status::done)
@@ -321,7 +324,7 @@ sim::task<void> worker::run_slice(received_message message) {
       claimed = (co_await tx.commit()).ok();
     }
     first_attempt_of_delivery = false;
-    emit(ev::attempt_start{name_of(s.spec_.id), s.attempt_, name_of(sha_), s.message_.id, s.message_.receive_count,
+    emit(ev::attempt_start{s.job_name_, s.attempt_, sha_name_, s.message_.id, s.message_.receive_count,
                            s.checkpoint_});
     if (cfg.heartbeat_interval && !heartbeat_.valid())
       heartbeat_ = services_.kernel.spawn(heartbeat(s.message_.handle, &s), name_ + "/heartbeat");
@@ -333,7 +336,7 @@ sim::task<void> worker::run_slice(received_message message) {
       outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero(), 0};
     } catch (const lease_lost& e) {
       // The lease belongs to someone else now: no checkpoint, no ack, no nack.
-      emit(ev::abandoned{name_of(s.spec_.id), s.attempt_, name_of(e.what())});
+      emit(ev::abandoned{s.job_name_, s.attempt_, name_of(e.what())});
       co_return;
     }
 
@@ -385,12 +388,12 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   trace_backoff(s, outcome, delay, retry_mode::nack);
   // The nack: the message becomes visible again once the backoff passed.
   const queue_status st = services_.jobs.change_visibility(s.message_.handle, delay);
-  emit(ev::nack{name_of(s.spec_.id), s.attempt_, st});
+  emit(ev::nack{s.job_name_, s.attempt_, st});
 }
 
 void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode) {
   const retry_policy& policy = services_.config.retry;
-  emit(ev::backoff{name_of(s.spec_.id), s.attempt_, name_of(outcome.error), delay, backoff_envelope(policy, s.attempt_),
+  emit(ev::backoff{s.job_name_, s.attempt_, name_of(outcome.error), delay, backoff_envelope(policy, s.attempt_),
                    effective_cap(policy), outcome.retry_after, mode});
 }
 
@@ -410,13 +413,13 @@ sim::task<void> worker::finish(slice& s, job_status status, std::string_view err
   try {
     co_await s.update_and_commit(tx, std::move(change));
   } catch (const lease_lost& e) {
-    emit(ev::abandoned{name_of(s.spec_.id), s.attempt_, name_of(e.what())});
+    emit(ev::abandoned{s.job_name_, s.attempt_, name_of(e.what())});
     co_return;
   }
   if (status == job_status::done)
-    emit(ev::job_done{name_of(s.spec_.id), s.attempt_, name_of(error)});
+    emit(ev::job_done{s.job_name_, s.attempt_, name_of(error)});
   else
-    emit(ev::job_failed{name_of(s.spec_.id), s.attempt_, name_of(error)});
+    emit(ev::job_failed{s.job_name_, s.attempt_, name_of(error)});
   if (s.spec_.then) after_parent_update(s, status, "ended");
   co_await s.point("after_checkpoint", 0, {});
   co_await ack(s);
@@ -425,7 +428,7 @@ sim::task<void> worker::finish(slice& s, job_status status, std::string_view err
 sim::task<void> worker::ack(slice& s) {
   co_await s.point("before_ack", 0, {});
   const queue_status st = services_.jobs.delete_message(s.message_.handle);
-  emit(ev::ack{name_of(s.spec_.id), s.attempt_, s.message_.id, st});
+  emit(ev::ack{s.job_name_, s.attempt_, s.message_.id, st});
   co_await s.point("after_ack", 0, {});
 }
 
@@ -442,7 +445,7 @@ sim::task<void> worker::dead_letter(slice& s, std::string_view reason) {
   const std::optional<job_row> row = services_.db.find_job(s.spec_.id);
   TWICE_CHECK(row.has_value());
   if (services_.dead_letters != nullptr) services_.dead_letters->send(s.spec_.id);
-  emit(ev::dead_letter{name_of(s.spec_.id), row->attempts, name_of(reason)});
+  emit(ev::dead_letter{s.job_name_, row->attempts, name_of(reason)});
   if (s.spec_.then) after_parent_update(s, job_status::dead_lettered, "ended");
   co_await ack(s);
 }
@@ -456,7 +459,7 @@ sim::task<void> worker::hand_off(slice& s, std::size_t step) {
   TWICE_CHECK(services_.split_queue != nullptr);
   const std::string child = split_job(s.spec_, step).id;
   services_.split_queue->send(child);
-  emit(ev::hand_off{name_of(s.spec_.id), s.attempt_, as_int(step), name_of(child)});
+  emit(ev::hand_off{s.job_name_, s.attempt_, as_int(step), name_of(child)});
   co_await ack(s);
 }
 
@@ -483,7 +486,7 @@ void worker::after_parent_update(const slice& s, job_status status, std::string_
   if (status == job_status::done) {
     TWICE_CHECK(services_.parent_queue != nullptr);
     services_.parent_queue->send(then.job);
-    emit(ev::resume{name_of(then.job), then.step, name_of(s.spec_.id), name_of(why)});
+    emit(ev::resume{name_of(then.job), then.step, s.job_name_, name_of(why)});
     return;
   }
   const std::optional<job_row> parent = services_.db.find_job(then.job);
@@ -501,10 +504,10 @@ sim::task<void> worker::heartbeat(receipt_handle handle, slice* s) {
     // Counts from now. On SQS this answers OK even after the lease expired,
     // so the worker cannot learn it lost the lease; a strict broker says so.
     const queue_status st = services_.jobs.change_visibility(handle, timeout);
-    emit(ev::heartbeat{name_of(s->spec_.id), s->attempt_, st});
+    emit(ev::heartbeat{s->job_name_, s->attempt_, st});
     if (st != queue_status::ok) {
       s->lease_lost_ = true;
-      emit(ev::lease_lost{name_of(s->spec_.id), s->attempt_});
+      emit(ev::lease_lost{s->job_name_, s->attempt_});
       co_return;
     }
   }

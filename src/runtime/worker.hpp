@@ -116,6 +116,7 @@ class worker {
   std::string name_;
   ev::name_id actor_ = 0;  // name_ in the event log
   std::string sha_;
+  ev::name_id sha_name_ = 0;  // sha_ in the event log, from the first start()
   backoff backoff_;
   sim::process_id consumer_;
   sim::process_id heartbeat_;
