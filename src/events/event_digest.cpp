@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -40,19 +41,6 @@ class field_encoder {
 event_digest::event_digest() : state_(std::make_unique<state>()) {}
 event_digest::~event_digest() = default;
 
-void event_digest::put_u32(std::uint32_t v) {
-  const std::uint8_t bytes[4] = {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8),
-                                 static_cast<std::uint8_t>(v >> 16), static_cast<std::uint8_t>(v >> 24)};
-  put(bytes, sizeof bytes);
-}
-
-void event_digest::put_i64(std::int64_t v) {
-  const auto u = static_cast<std::uint64_t>(v);
-  std::uint8_t bytes[8];
-  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<std::uint8_t>(u >> (8 * i));
-  put(bytes, sizeof bytes);
-}
-
 void event_digest::put(const void* data, std::size_t size) {
   const auto* bytes = static_cast<const std::uint8_t*>(data);
   while (size > 0) {
@@ -73,9 +61,9 @@ void event_digest::flush() {
 
 void event_digest::put_name(ev::name_id id, const name_table& names) {
   put_u32(id);
-  if (id < written_.size() && written_[id]) return;
-  if (id >= written_.size()) written_.resize(static_cast<std::size_t>(id) + 1, false);
-  written_[id] = true;
+  if (id < written_.size() && written_[id] != 0) return;
+  if (id >= written_.size()) written_.resize(std::max<std::size_t>(static_cast<std::size_t>(id) + 1, 2 * written_.size()), 0);
+  written_[id] = 1;
   const std::string_view text = names.text(id);
   TWICE_CHECK(text.size() <= UINT32_MAX);
   put_u32(static_cast<std::uint32_t>(text.size()));

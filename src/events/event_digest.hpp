@@ -54,12 +54,32 @@ class event_digest {
   std::uint64_t value() const;
 
   // The encoder, for the tests and anyone checking the specification.
-  void put_u8(std::uint8_t v) { put(&v, 1); }
-  void put_u32(std::uint32_t v);
-  void put_i64(std::int64_t v);
+  // Fixed-width fields are written byte by byte in little-endian order
+  // whatever the host's; inline, so each is a store or two into the buffer.
+  void put_u8(std::uint8_t v) {
+    std::uint8_t* at = room(1);
+    at[0] = v;
+  }
+  void put_u32(std::uint32_t v) {
+    std::uint8_t* at = room(4);
+    for (int i = 0; i < 4; ++i) at[i] = static_cast<std::uint8_t>(v >> (8 * i));
+  }
+  void put_i64(std::int64_t v) {
+    const auto u = static_cast<std::uint64_t>(v);
+    std::uint8_t* at = room(8);
+    for (int i = 0; i < 8; ++i) at[i] = static_cast<std::uint8_t>(u >> (8 * i));
+  }
   void put_name(ev::name_id id, const name_table& names);
 
  private:
+  // Where the next `n` bytes (n <= the buffer) go, flushing first if they
+  // would not fit.
+  std::uint8_t* room(std::size_t n) {
+    if (buffer_.size() - used_ < n) flush();
+    std::uint8_t* at = buffer_.data() + used_;
+    used_ += n;
+    return at;
+  }
   void put(const void* data, std::size_t size);
   void flush();
 
@@ -69,7 +89,7 @@ class event_digest {
   // per block, not per field.
   std::array<std::uint8_t, 4096> buffer_{};
   std::size_t used_ = 0;
-  std::vector<bool> written_;  // by name id: its text is in the stream
+  std::vector<std::uint8_t> written_;  // by name id: 1 once its text is in the stream
 };
 
 }  // namespace twice
