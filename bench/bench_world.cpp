@@ -7,10 +7,11 @@
 //                       process (world, checkers, verdicts: the unit of exploration),
 //                       with the scenario loaded once, and loaded from its text each
 //                       run as `twice explore` does;
-//   digest_floor        FNV-1a, the trace digest's definition, over the canonical
-//                       text of the steady world's trace (1,000 jobs, recorded
-//                       once): the digest's cost per job, and so the most jobs
-//                       per second any world that keeps the digest can reach.
+//   digest_floor        XXH3 over the binary encoding of the steady world's typed
+//                       events (1,000 jobs, recorded once; the trace digest's
+//                       definition, src/events/event_digest.hpp): the digest's
+//                       cost per job, and so the most jobs per second any world
+//                       that keeps the digest can reach.
 // Every run must end every job with every invariant held (and the double refund
 // must give its pinned digest), or the benchmark reports an error: a fast wrong
 // world is not a result.
@@ -188,7 +189,7 @@ int main(int argc, char** argv) {
                reporter.get("double_refund_fixed_loaded_once/items_per_second"), 1e4, "runs/s");
   print_target("double_refund_fixed runs/s (from text)", reporter.get("double_refund_fixed_from_text/items_per_second"),
                1e4, "runs/s");
-  print_target("trace text per job (steady world)", reporter.get("digest_floor/bytes_per_job"), -1, "bytes");
+  print_target("events per job (steady world)", reporter.get("digest_floor/events_per_job"), -1, "events");
   print_target("digest alone: most jobs/s a world can reach", reporter.get("digest_floor/jobs_per_second"), -1,
                "jobs/s");
   benchmark::Shutdown();

@@ -38,6 +38,9 @@ scenario load_steady(const std::string& path, std::uint64_t jobs) {
     for (const scenario_error& e : loaded.errors) all += e.to_string() + "\n";
     fail(all);
   }
+  // The benchmarks measure the whole run: a million steady jobs hold more
+  // than the default memory budget today (bench/README.md).
+  loaded.value->world.memory_budget = memory_budget_max;
   return std::move(*loaded.value);
 }
 

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Every benchmark, one command: builds the Release bench tree (build-bench/)
-# and prints the kernel, world, scaling and exploration figures, each with
+# and prints the kernel, world, scaling, whole-process and exploration figures, each with
 # its target. Never part of the test run. Numbers mean something only on an
 # otherwise idle machine; the million-job scaling run needs about 2 GiB.
 #
 #   bash scripts/bench.sh                # everything (about a minute)
-#   SIZES=1000,10000 bash scripts/bench.sh   # a quicker scaling table
+#   SIZES=1000,10000 CLI_SIZES=10000 bash scripts/bench.sh   # quicker tables
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
 configure build-bench -DCMAKE_BUILD_TYPE=Release -DTWICE_BUILD_TESTS=OFF -DTWICE_BUILD_BENCH=ON
-cmake --build build-bench -j2 --target twice twice_bench_kernel twice_bench_world twice_bench_scaling
+cmake --build build-bench -j2 --target twice twice_bench_kernel twice_bench_world twice_bench_scaling twice_bench_cli
 
 echo "== 1. kernel: the hold model against a bare std::priority_queue"
 build-bench/bench/twice_bench_kernel
@@ -25,7 +25,11 @@ echo "== 3. scaling: the steady-traffic scenario from 1,000 to 1,000,000 jobs"
 build-bench/bench/twice_bench_scaling --sizes "${SIZES:-1000,10000,100000,1000000}"
 
 echo
-echo "== 4. exploration: twice explore with --jobs 1 and --jobs 2, same file and seeds"
+echo "== 4. twice run --quiet, the whole process as users run it"
+build-bench/bench/twice_bench_cli build-bench/twice --sizes "${CLI_SIZES:-10000,100000,1000000}"
+
+echo
+echo "== 5. exploration: twice explore with --jobs 1 and --jobs 2, same file and seeds"
 scenario=scenarios/double_refund_fixed.toml
 runs=${EXPLORE_RUNS:-50000}
 out1=$(mktemp) out2=$(mktemp)
