@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "checks/invariants.hpp"
-#include "scenario/invariant_names.hpp"
+#include "checks/invariant_names.hpp"
 #include "scenario/scenario.hpp"
 #include "world/incidents.hpp"
 #include "scenario_text.hpp"

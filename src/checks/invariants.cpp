@@ -7,7 +7,7 @@
 #include <fmt/core.h>
 
 #include "runtime/retry_policy.hpp"
-#include "scenario/invariant_names.hpp"
+#include "checks/invariant_names.hpp"
 #include "sim/checked.hpp"
 #include "sim/duration_text.hpp"
 #include "world/world.hpp"
