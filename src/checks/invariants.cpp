@@ -352,7 +352,7 @@ void invariant_checker::check_envelopes() {
 // An open job, as its row and the trace tell it. The row's counter is what
 // the runtime says; the attempts the trace saw start are what happened, and
 // a runtime that resets its counter makes the two differ.
-std::string invariant_checker::open_job_line(world& w, std::string_view job) const {
+std::string invariant_checker::open_job_line(const world& w, std::string_view job) const {
   const auto row = w.db().find_job(job);
   const auto id = job_ids_.find(job);
   const std::uint64_t started = id ? jobs_[*id].attempts_started : 0;
@@ -363,7 +363,7 @@ std::string invariant_checker::open_job_line(world& w, std::string_view job) con
   return line;
 }
 
-std::vector<verdict> invariant_checker::finish(world& w, const world_result& result) {
+std::vector<verdict> invariant_checker::finish(const world& w, const world_result& result) {
   check_envelopes();
   // Final state: the two ledgers and the jobs. Keys view strings the world
   // owns (its job specs and both ledgers), which outlive this call; lines of

@@ -51,7 +51,7 @@ class invariant_checker final : public sim::trace_observer {
   void on_record(const sim::trace_record& r) override;
 
   // Final state checks, then every verdict in invariant_names() order.
-  std::vector<verdict> finish(world& w, const world_result& result);
+  std::vector<verdict> finish(const world& w, const world_result& result);
 
  private:
   struct step_write {
@@ -112,7 +112,7 @@ class invariant_checker final : public sim::trace_observer {
   };
   std::uint32_t job_id(std::string_view job);  // interns the job on its first record
   void check_envelopes();
-  std::string open_job_line(world& w, std::string_view job) const;
+  std::string open_job_line(const world& w, std::string_view job) const;
   std::uint64_t starts_ = 0;
   // Every job seen, by a dense id in order of first record: a hashed lookup
   // per record rather than a walk down a tree of a million string keys.

@@ -6,7 +6,7 @@
 
 namespace twice {
 
-run_summary summarize(world& w, const world_result& result, std::vector<attempt_summary> attempts,
+run_summary summarize(const world& w, const world_result& result, std::vector<attempt_summary> attempts,
                       std::vector<verdict> verdicts) {
   run_summary s;
   s.seed = w.config().seed;

@@ -56,7 +56,7 @@ struct run_summary {
 };
 
 // Fills the figures from the world after its run.
-run_summary summarize(world& w, const world_result& result, std::vector<attempt_summary> attempts,
+run_summary summarize(const world& w, const world_result& result, std::vector<attempt_summary> attempts,
                       std::vector<verdict> verdicts);
 
 }  // namespace twice
