@@ -19,6 +19,7 @@
 #include "sim/task.hpp"
 #include "sim/trace.hpp"
 #include "vendors/latency_model.hpp"
+#include "vendors/tool_faults.hpp"
 #include "vendors/payment_vendor.hpp"
 
 using namespace twice;
