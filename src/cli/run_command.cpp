@@ -16,7 +16,7 @@
 #include "report/json_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/perfetto_trace.hpp"
-#include "checks/invariants.hpp"
+#include "checks/checked_run.hpp"
 #include "report/timeline.hpp"
 #include "report/trace_jsonl.hpp"
 #include "scenario/scenario.hpp"
@@ -119,13 +119,11 @@ run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(config);
   if (progress) w.on_progress(progress_every_events, progress);
-  invariant_checker checker;
   attempt_collector attempts;
-  w.trace().add_observer(&checker);
   w.trace().add_observer(&attempts);
-  const world_result result = w.run();
+  checked_result checked = run_with_checkers(w);
   run_outcome out;
-  out.summary = summarize(w, result, attempts.attempts(), checker.finish(w, result));
+  out.summary = summarize(w, checked.result, attempts.attempts(), std::move(checked.verdicts));
   out.summary.scenario = sc.name;
   out.summary.path = sc.path;
   out.summary.expectations = evaluate(sc.expect, out.summary);
