@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "checks/invariants.hpp"
+#include "checks/checked_run.hpp"
 #include "scenario/doc_writer.hpp"
 #include "scenario/document.hpp"
 #include "scenario/key_path.hpp"
@@ -47,10 +47,8 @@ scenario load_steady(const std::string& path, std::uint64_t jobs) {
 steady_run run_digest_only(world_config config) {
   const std::uint64_t jobs = config.jobs.size();
   config.trace_retention = sim::trace_recorder::retention::digest_only;
-  world w(std::move(config));
-  invariant_checker checker;
-  w.events().add_observer(&checker);
-  const world_result result = w.run();
+  const checked_result checked = run_with_checkers(std::move(config));
+  const world_result& result = checked.result;
   steady_run out;
   out.jobs = jobs;
   out.events = result.events;
@@ -58,7 +56,7 @@ steady_run run_digest_only(world_config config) {
   out.simulated_seconds = static_cast<double>(result.now.us()) / 1e6;
   out.all_jobs_ended = result.all_jobs_ended;
   out.invariants_held = true;
-  for (const verdict& v : checker.finish(w, result)) out.invariants_held = out.invariants_held && v.held;
+  for (const verdict& v : checked.verdicts) out.invariants_held = out.invariants_held && v.held;
   return out;
 }
 

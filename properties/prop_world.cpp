@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "scenario/invariant_names.hpp"
+#include "checks/invariant_names.hpp"
 #include "world_gen.hpp"
 
 using namespace twice;

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "checks/invariants.hpp"
+#include "checks/checked_run.hpp"
 #include "world/world.hpp"
 
 namespace twice::props {
@@ -262,13 +262,7 @@ inline world_config correct_world(const schedule& s, std::uint64_t seed) {
   return c;
 }
 
-inline std::vector<verdict> run_checked(const world_config& c) {
-  world w(c);
-  invariant_checker checker;
-  w.events().add_observer(&checker);
-  const world_result r = w.run();
-  return checker.finish(w, r);
-}
+inline std::vector<verdict> run_checked(const world_config& c) { return run_with_checkers(c).verdicts; }
 
 inline const verdict& find_verdict(const std::vector<verdict>& vs, std::string_view name) {
   for (const verdict& v : vs)

@@ -8,13 +8,12 @@
 #include <string_view>
 #include <vector>
 
-#include "checks/invariants.hpp"
+#include "checks/checked_run.hpp"
 #include "world/world.hpp"
 
 namespace twice::test_worlds {
 
 struct checked_world {
-  std::unique_ptr<invariant_checker> checker;  // declared first: it outlives the world that points at it
   std::unique_ptr<world> w;
   world_result result;
   std::map<std::string, verdict> verdicts;
@@ -32,11 +31,10 @@ struct checked_world {
 
 inline checked_world run_checked_world(const world_config& c, check_options options = {}) {
   checked_world out;
-  out.checker = std::make_unique<invariant_checker>(options);
   out.w = std::make_unique<world>(c);
-  out.w->events().add_observer(out.checker.get());
-  out.result = out.w->run();
-  for (verdict& v : out.checker->finish(*out.w, out.result)) out.verdicts.emplace(v.name, std::move(v));
+  checked_result checked = run_with_checkers(*out.w, options);
+  out.result = checked.result;
+  for (verdict& v : checked.verdicts) out.verdicts.emplace(v.name, std::move(v));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "checks/checked_run.hpp"
 #include "checks/invariants.hpp"
 #include "sim/sleep.hpp"
 #include "world/incidents.hpp"
@@ -22,12 +23,10 @@ struct checked_run {
 };
 
 checked_run run_checked(const world_config& c, check_options options = {}) {
-  world w(c);
-  invariant_checker checker(options);
-  w.events().add_observer(&checker);
+  checked_result checked = run_with_checkers(c, options);
   checked_run out;
-  out.result = w.run();
-  for (verdict& v : checker.finish(w, out.result)) out.verdicts.emplace(v.name, std::move(v));
+  out.result = checked.result;
+  for (verdict& v : checked.verdicts) out.verdicts.emplace(v.name, std::move(v));
   return out;
 }
 

@@ -18,7 +18,9 @@
 #include "sim/sleep.hpp"
 #include "sim/task.hpp"
 #include "sim/trace.hpp"
+#include "vendors/call_stats.hpp"
 #include "vendors/latency_model.hpp"
+#include "vendors/tool_faults.hpp"
 #include "vendors/payment_vendor.hpp"
 
 using namespace twice;

@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "checks/checked_run.hpp"
 #include "checks/invariants.hpp"
-#include "scenario/invariant_names.hpp"
+#include "checks/invariant_names.hpp"
 #include "scenario/scenario.hpp"
 #include "world/incidents.hpp"
 #include "scenario_text.hpp"
@@ -741,10 +742,9 @@ TEST_CASE("the incident files' expectations are what a run shows", "[scenario]")
     REQUIRE(r.ok());
     const expectations& e = r.value->expect;
     world w(r.value->world);
-    invariant_checker checker;
-    w.events().add_observer(&checker);
-    const world_result result = w.run();
-    for (const verdict& v : checker.finish(w, result)) {
+    const checked_result checked = run_with_checkers(w);
+    const world_result& result = checked.result;
+    for (const verdict& v : checked.verdicts) {
       INFO(v.name << ": " << v.detail);
       // Every invariant holds except those the file expects violated.
       CHECK(v.held == !e.expects_violated(v.name));

@@ -7,7 +7,7 @@
 #include <fmt/core.h>
 
 #include "runtime/retry_policy.hpp"
-#include "scenario/invariant_names.hpp"
+#include "checks/invariant_names.hpp"
 #include "sim/footprint.hpp"
 #include "sim/checked.hpp"
 #include "sim/duration_text.hpp"
@@ -392,7 +392,7 @@ void invariant_checker::check_envelopes() {
 // An open job, as its row and the trace tell it. The row's counter is what
 // the runtime says; the attempts the trace saw start are what happened, and
 // a runtime that resets its counter makes the two differ.
-std::string invariant_checker::open_job_line(world& w, std::string_view job) const {
+std::string invariant_checker::open_job_line(const world& w, std::string_view job) const {
   const auto row = w.db().find_job(job);
   const std::optional<ev::name_id> name = names_ == nullptr ? std::nullopt : names_->find(job);
   const std::uint32_t id = name && *name < job_of_name_.size() ? job_of_name_[*name] : no_job;
@@ -404,7 +404,7 @@ std::string invariant_checker::open_job_line(world& w, std::string_view job) con
   return line;
 }
 
-std::vector<verdict> invariant_checker::finish(world& w, const world_result& result) {
+std::vector<verdict> invariant_checker::finish(const world& w, const world_result& result) {
   check_envelopes();
   // Final state: the two ledgers and the jobs. Keys view strings the world
   // owns (its job specs and both ledgers), which outlive this call; lines of

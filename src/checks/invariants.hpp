@@ -56,7 +56,7 @@ class invariant_checker final : public event_observer {
   std::uint64_t footprint() const override;
 
   // Final state checks, then every verdict in invariant_names() order.
-  std::vector<verdict> finish(world& w, const world_result& result);
+  std::vector<verdict> finish(const world& w, const world_result& result);
 
  private:
   struct step_write {
@@ -122,7 +122,7 @@ class invariant_checker final : public event_observer {
   std::uint32_t job_id(ev::name_id job);  // the job's watch, made on its first event
   void settle_envelopes(std::uint32_t id);
   void check_envelopes();
-  std::string open_job_line(world& w, std::string_view job) const;
+  std::string open_job_line(const world& w, std::string_view job) const;
   std::uint64_t starts_ = 0;
   // Every job seen, by a dense id in order of first event, found from the
   // event's name id (names are dense too): an index, not a hashed string.

@@ -16,7 +16,7 @@
 #include "report/json_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/perfetto_trace.hpp"
-#include "checks/invariants.hpp"
+#include "checks/checked_run.hpp"
 #include "report/timeline.hpp"
 #include "report/trace_jsonl.hpp"
 #include "scenario/scenario.hpp"
@@ -127,14 +127,14 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   world_config config = sc.world;
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(std::move(config));
-  if (progress) w.on_progress(progress_every_events, progress);
-  invariant_checker checker;
   attempt_collector attempts(keeps.attempts ? attempt_detail_max : 0);
-  w.events().add_observer(&checker);
-  w.events().add_observer(&attempts);
-  const world_result result = w.run();
+  checked_run_options options;
+  options.observers = {&attempts};
+  options.progress = progress;
+  options.progress_every = progress_every_events;
+  checked_result checked = run_with_checkers(w, options);
   run_outcome out;
-  out.summary = summarize(w, result, attempts, checker.finish(w, result));
+  out.summary = summarize(w, checked.result, attempts, std::move(checked.verdicts));
   out.summary.scenario = sc.name;
   out.summary.path = sc.path;
   out.summary.expectations = evaluate(sc.expect, out.summary);

@@ -41,6 +41,11 @@ void event_log::add_observer(event_observer* observer) {
   observers_.push_back(observer);
 }
 
+void event_log::remove_observer(event_observer* observer) {
+  TWICE_CHECK(!notifying_);
+  std::erase(observers_, observer);
+}
+
 void event_log::append(ev::event e) {
   TWICE_CHECK(!notifying_);
   if (size_ > 0) TWICE_CHECK(e.at >= last_);

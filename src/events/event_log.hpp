@@ -74,6 +74,8 @@ class event_log {
 
   // Not owned; called in the order added. Must outlive the log's use.
   void add_observer(event_observer* observer);
+  // `observer` sees no later event and is no longer counted in footprint().
+  void remove_observer(event_observer* observer);
   // Nobody sees later events (a world tearing down after its run).
   void detach_observers() { observers_.clear(); }
 

@@ -1,6 +1,6 @@
 #include "explore/probe.hpp"
 
-#include "world/world.hpp"
+#include "checks/checked_run.hpp"
 
 namespace twice::explore {
 
@@ -34,14 +34,11 @@ bool probe_result::violates(std::string_view invariant) const {
 probe_result probe(const scenario& sc) {
   world_config config = sc.world;
   config.trace_retention = sim::trace_recorder::retention::digest_only;
-  world w(std::move(config));
-  invariant_checker checker;
-  w.events().add_observer(&checker);
-  const world_result result = w.run();
+  checked_result checked = run_with_checkers(std::move(config));
   probe_result out;
   out.loaded = true;
-  out.verdicts = checker.finish(w, result);
-  out.trace_digest = result.trace_digest;
+  out.verdicts = std::move(checked.verdicts);
+  out.trace_digest = checked.result.trace_digest;
   out.size = size_of(sc.world);
   return out;
 }

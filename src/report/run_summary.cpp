@@ -6,7 +6,7 @@
 
 namespace twice {
 
-run_summary summarize(world& w, const world_result& result, attempt_collector& attempts,
+run_summary summarize(const world& w, const world_result& result, attempt_collector& attempts,
                       std::vector<verdict> verdicts) {
   run_summary s;
   s.seed = w.config().seed;

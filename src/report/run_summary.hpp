@@ -57,7 +57,7 @@ struct run_summary {
 };
 
 // Fills the figures from the world after its run.
-run_summary summarize(world& w, const world_result& result, attempt_collector& attempts,
+run_summary summarize(const world& w, const world_result& result, attempt_collector& attempts,
                       std::vector<verdict> verdicts);
 
 }  // namespace twice

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "scenario/invariant_names.hpp"
+#include "checks/invariant_names.hpp"
 #include "scenario/sections.hpp"
 
 namespace twice::scenario_detail {

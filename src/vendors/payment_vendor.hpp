@@ -86,6 +86,7 @@
 #include "sim/trace.hpp"
 #include "tools/tool.hpp"
 #include "vendors/latency_model.hpp"
+#include "vendors/remote_endpoint.hpp"
 
 namespace twice {
 

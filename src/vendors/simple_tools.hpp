@@ -2,7 +2,7 @@
 // The tools a slice calls besides the payment vendor: an email provider, an
 // LLM call and a fast read. They share one small config and one call flow
 // (simple_tool), built on the same far-side machinery as the payment vendor
-// (vendors/latency_model.hpp): the same timeouts, outages, latency spikes and
+// (vendors/remote_endpoint.hpp): the same timeouts, outages, latency spikes and
 // per-request randomness, and traces under "vendor/<name>".
 //
 // Call flow: outage window -> 503 unavailable; random 503 -> unavailable;
@@ -27,6 +27,7 @@
 #include "sim/trace.hpp"
 #include "tools/tool.hpp"
 #include "vendors/latency_model.hpp"
+#include "vendors/remote_endpoint.hpp"
 
 namespace twice {
 

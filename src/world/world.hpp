@@ -153,7 +153,9 @@ class world : private event_observer {
   queue* dead_letter_queue() { return dlq_.get(); }
   queue* split_queue() { return split_queue_.get(); }
   store& db() { return *store_; }
+  const store& db() const { return *store_; }
   payment_vendor& payments() { return *payments_; }
+  const payment_vendor& payments() const { return *payments_; }
   email_provider& email() { return *email_; }
   // The workers in index order: the main pool, then the split queue's.
   worker& worker_at(std::size_t i) { return *workers_.at(i); }

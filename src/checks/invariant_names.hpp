@@ -1,8 +1,9 @@
 #pragma once
-// The stable invariant names a scenario's [expect] may list. They are plain
-// strings here so the loader does not depend on the checkers that evaluate
-// them (checks/invariants.hpp keeps the same list in report order; a test
-// keeps the two in step).
+// The stable invariant names a scenario's [expect] may list. They live with
+// the checkers that evaluate them (a layer beneath the scenario loader), as
+// plain strings in a header of their own, so the loader reads the names
+// without the checkers' code (checks/invariants.hpp keeps the same list in
+// report order; a test keeps the two in step).
 
 #include <algorithm>
 #include <array>

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# check_layers.sh must pass on the tree as it is and fail, naming the file,
+# on each include planted against the layer order in a copy of it.
+#   usage: check_layers_catches.sh SOURCE_ROOT
+set -euo pipefail
+root=$(cd "${1:?usage: check_layers_catches.sh SOURCE_ROOT}" && pwd)
+check="$root/tests/layers/check_layers.sh"
+copy=$(mktemp -d)
+trap 'rm -rf "$copy"' EXIT
+cp -R "$root/sim" "$root/src" "$copy/"
+
+bash "$check" "$copy" >/dev/null || { echo "check_layers.sh fails on the tree as it is"; exit 1; }
+
+failures=0
+# plant FILE LINE EXPECTED: append LINE to FILE; the check must fail with a
+# line matching EXPECTED; then FILE is put back.
+plant() {
+  local file=$1 bad=$2 expected=$3 out
+  cp "$copy/$file" "$copy/$file.orig"
+  printf '%s\n' "$bad" >>"$copy/$file"
+  if out=$(bash "$check" "$copy" 2>&1); then
+    echo "not caught: $bad in $file"
+    failures=$((failures + 1))
+  elif ! grep -Eq "$expected" <<<"$out"; then
+    echo "caught, but not as expected ($expected): $bad in $file"
+    echo "$out"
+    failures=$((failures + 1))
+  fi
+  mv "$copy/$file.orig" "$copy/$file"
+}
+
+plant sim/kernel.cpp '#include "world/world.hpp"' '^sim/kernel.cpp:[0-9]+: sim may not include world/world.hpp'
+plant src/world/world.cpp '#include "cli/app.hpp"' '^src/world/world.cpp:[0-9]+: world may not include cli/app.hpp'
+plant src/checks/invariants.cpp '#include "scenario/scenario.hpp"' '^src/checks/invariants.cpp:[0-9]+: checks may not include'
+plant src/checks/invariants.hpp '#  include "lint/lint.hpp"' '^src/checks/invariants.hpp:[0-9]+: checks may not include lint/'
+plant src/report/timeline.hpp '#include "explore/probe.hpp"' '^src/report/timeline.hpp:[0-9]+: report may not include explore/'
+plant src/broker/queue.hpp '#include "store/store.hpp"' '^src/broker/queue.hpp:[0-9]+: broker may not include store/'
+plant src/vendors/payment_vendor.cpp '#include "runtime/worker.hpp"' '^src/vendors/payment_vendor.cpp:[0-9]+: vendors may not include'
+plant src/events/trace_events.hpp '#include "broker/queue.hpp"' '^src/events/trace_events.hpp:[0-9]+: events may not include broker/queue.hpp'
+plant src/store/job_status.hpp '#include "store/store.hpp"' '^src/store/job_status.hpp:[0-9]+: a shared leaf .* includes store/store.hpp'
+plant src/store/store.cpp '#include "../cli/app.hpp"' '^src/store/store.cpp:[0-9]+: .*never with ".."'
+plant src/world/world.cpp '#include "fuzz/input_checks.hpp"' '^src/world/world.cpp:[0-9]+: .*which is no layer'
+plant src/runtime/worker.cpp '#include <thread>' '^src/runtime/worker.cpp:[0-9]+: runtime is in the core.*<thread>'
+plant sim/trace.cpp '#include <chrono>' '^sim/trace.cpp:[0-9]+: sim is in the core.*<chrono>'
+
+mkdir "$copy/src/plugins"
+touch "$copy/src/plugins/plugin.cpp"
+if out=$(bash "$check" "$copy" 2>&1) || ! grep -q '^src/plugins/: a directory with no place' <<<"$out"; then
+  echo "not caught: a directory src/plugins/ with no place in the layer order"
+  failures=$((failures + 1))
+fi
+
+# Threads are fine above the core.
+printf '#include <thread>\n' >>"$copy/src/explore/explore.cpp"
+rm -r "$copy/src/plugins"
+bash "$check" "$copy" >/dev/null || { echo "<thread> in explore/ is refused, but explore is not the core"; failures=$((failures + 1)); }
+
+((failures == 0)) || exit 1
