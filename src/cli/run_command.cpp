@@ -72,7 +72,7 @@ void print_verdicts(const run_summary& s) {
 }
 
 void print_text(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& timeline, bool quiet,
-                std::optional<std::uint64_t> memory_limit) {
+                std::optional<std::uint64_t> memory_limit, bool kept_events) {
   fmt::print("== {} ({})\n", sc.name, sc.path);
   if (!sc.story.empty()) fmt::print("{}\n", sc.story);
   print_settings(sc);
@@ -82,11 +82,15 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   }
   fmt::print("\noutcome    {} at {}, {} events, trace digest {:016x}\n", describe_end(s.result),
              clock(s.result.story_end), s.result.events, s.result.trace_digest);
-  if (s.result.reason == sim::stop_reason::memory_budget)
+  if (s.result.reason == sim::stop_reason::memory_budget) {
     fmt::print("memory     the world held {} at event {}, over its budget of {}: raise [budget] memory or "
                "--memory-limit, or find what keeps growing\n",
                sim::describe_byte_size(s.result.footprint_peak), s.result.events,
                sim::format_byte_size(sc.world.memory_budget));
+    if (kept_events)
+      fmt::print("           (this run kept every event for the timeline and the output files, ~1 KB each; "
+                 "--quiet without output files keeps none)\n");
+  }
   fmt::print("jobs       {} total: {} done, {} failed, {} dead-lettered\n", s.jobs_total, s.jobs_succeeded,
              s.jobs_failed, s.jobs_dead_lettered);
   fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents\n", s.ledger_rows,
@@ -140,7 +144,7 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   out.summary.expectations = evaluate(sc.expect, out.summary);
   if (keep_records) {
     out.timeline = build_timeline(w.events().records());
-    out.records = w.events().records();
+    out.records = w.events().take_records();
     out.ledgers = final_ledgers{w.db().ledger(), w.payments().ledger()};
   }
   return out;
@@ -194,7 +198,7 @@ int run_command(const run_options& options) {
     if (options.json) {
       fmt::print("{}\n", to_json_line(out.summary));
     } else {
-      print_text(sc, out.summary, out.timeline, options.quiet, options.memory_limit);
+      print_text(sc, out.summary, out.timeline, options.quiet, options.memory_limit, keeps.records);
       if (&sc != &scenarios.back()) fmt::print("\n");
     }
     std::string error;

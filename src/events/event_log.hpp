@@ -88,6 +88,9 @@ class event_log {
   // The kept events as trace records, their text form (keep_records only),
   // made when first asked for and then kept with the events.
   const std::vector<sim::trace_record>& records() const;
+  // The same, moved out (a run handing its records to the outputs as the
+  // world goes away); records() makes them again if asked.
+  std::vector<sim::trace_record> take_records();
   // Every kept event's canonical line (sim/trace.hpp), each ending in '\n':
   // for comparing two runs by eye.
   std::string canonical() const;
