@@ -6,11 +6,11 @@
 #include <optional>
 #include <fmt/core.h>
 
-#include "runtime/retry_policy.hpp"
 #include "checks/invariant_names.hpp"
-#include "sim/footprint.hpp"
+#include "runtime/retry_policy.hpp"
 #include "sim/checked.hpp"
 #include "sim/duration_text.hpp"
+#include "sim/footprint.hpp"
 #include "world/world.hpp"
 
 namespace twice {

@@ -3,8 +3,8 @@
 // systems' where there is one (SQS for the broker, Temporal's vocabulary for
 // retries); otherwise a bound that keeps the simulator's arithmetic safe.
 
-#include "sim/byte_size_text.hpp"
 #include "scenario/sections.hpp"
+#include "sim/byte_size_text.hpp"
 
 namespace twice::scenario_detail {
 namespace {

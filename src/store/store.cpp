@@ -6,8 +6,8 @@
 #include <functional>
 #include <utility>
 
-#include "sim/footprint.hpp"
 #include "sim/check.hpp"
+#include "sim/footprint.hpp"
 #include "sim/row_index.hpp"
 #include "sim/sleep.hpp"
 #include "sim/wait_list.hpp"

@@ -2,9 +2,9 @@
 
 #include <utility>
 
-#include "sim/footprint.hpp"
 #include "sim/check.hpp"
 #include "sim/checked.hpp"
+#include "sim/footprint.hpp"
 
 namespace twice {
 

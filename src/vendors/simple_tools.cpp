@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "sim/footprint.hpp"
 #include "sim/check.hpp"
+#include "sim/footprint.hpp"
 
 namespace twice {
 
