@@ -22,6 +22,10 @@ void attempt_collector::job_ended(ev::name_id job, const char* outcome, ev::name
 }
 
 void attempt_collector::on_event(const ev::event& e, const name_table& names) {
+  if (detail_max_ == 0) {  // counting only: nothing else to follow
+    started_ += std::holds_alternative<ev::attempt_start>(e.body) ? 1 : 0;
+    return;
+  }
   if (const auto* start = std::get_if<ev::attempt_start>(&e.body)) {
     ++started_;
     if (attempts_.size() >= detail_max_) {

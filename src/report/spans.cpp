@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "events/trace_events.hpp"
 #include "report/timeline.hpp"
 
 namespace twice {
@@ -26,8 +27,14 @@ std::pair<std::string_view, std::optional<std::int64_t>> split_number(std::strin
 
 bool is_lane_actor(std::string_view actor) { return actor.starts_with("worker/") || actor == "relay"; }
 
+// A stop's reason, read back from its record: every reason but the story's
+// own shutdown belongs to a deploy. Compared with the reasons' own text
+// (ev::to_string), not with literals copied here.
 bool is_deploy_stop(std::string_view why) {
-  return why == "rolling kill" || why == "drained" || why == "grace period expired";
+  for (const ev::stop_reason reason :
+       {ev::stop_reason::rolling_kill, ev::stop_reason::drained, ev::stop_reason::grace_period_expired})
+    if (why == ev::to_string(reason)) return true;
+  return false;
 }
 
 struct pending_receive {
