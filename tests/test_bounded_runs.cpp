@@ -21,6 +21,17 @@ std::string fixture(std::string_view name) {
   return (std::filesystem::path(__FILE__).parent_path() / "scenarios" / name).string();
 }
 
+// The never-ending story with room for ten million events: only a memory
+// budget of `bytes` stops it early.
+scenario runaway_with_memory_budget(std::uint64_t bytes) {
+  const load_result loaded = load_scenario_file(fixture("pathological_budget.toml"));
+  REQUIRE(loaded.ok());
+  scenario sc = *loaded.value;
+  sc.world.event_budget = 10'000'000;
+  sc.world.memory_budget = bytes;
+  return sc;
+}
+
 }  // namespace
 
 TEST_CASE("a run that would never end stops at its event budget and reports it", "[bounded]") {
@@ -48,11 +59,7 @@ TEST_CASE("a run that would never end stops at its event budget and reports it",
 }
 
 TEST_CASE("a run that keeps every event of a runaway story ends at its memory budget, outputs intact", "[bounded]") {
-  const load_result loaded = load_scenario_file(fixture("pathological_budget.toml"));
-  REQUIRE(loaded.ok());
-  scenario sc = *loaded.value;
-  sc.world.event_budget = 10'000'000;
-  sc.world.memory_budget = std::uint64_t{8} << 20;
+  const scenario sc = runaway_with_memory_budget(std::uint64_t{8} << 20);
   const cli::run_outcome out = cli::run_one(sc, true);
   const world_result& r = out.summary.result;
   CHECK(r.reason == sim::stop_reason::memory_budget);
@@ -75,11 +82,7 @@ TEST_CASE("a run that keeps every event of a runaway story ends at its memory bu
 }
 
 TEST_CASE("the memory budget counts what the world holds, and stopping for it is deterministic", "[bounded]") {
-  const load_result loaded = load_scenario_file(fixture("pathological_budget.toml"));
-  REQUIRE(loaded.ok());
-  scenario sc = *loaded.value;
-  sc.world.event_budget = 10'000'000;
-  sc.world.memory_budget = std::uint64_t{4} << 20;
+  const scenario sc = runaway_with_memory_budget(std::uint64_t{4} << 20);
   // Keeping every event grows the world by at least the events' own size.
   world kept_world([&] {
     world_config c = sc.world;

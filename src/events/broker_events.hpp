@@ -1,0 +1,205 @@
+#pragma once
+// The broker's events (the vocabulary: events/trace_events.hpp).
+
+#include <cstdint>
+#include <string_view>
+
+#include "broker/queue_status.hpp"
+#include "events/event_basics.hpp"
+#include "sim/time.hpp"
+
+namespace twice::ev {
+
+// ---- broker (actor queue/NAME) ---------------------------------------------------
+
+// A message's body is the job id it carries.
+struct send {
+  static constexpr std::string_view kind = "send";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  sim::duration delay;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+    v.integer("delay_us", delay.us());
+  }
+};
+
+struct receive_empty {
+  static constexpr std::string_view kind = "receive_empty";
+  sim::duration waited;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("waited_us", waited.us());
+  }
+};
+
+struct receive {
+  static constexpr std::string_view kind = "receive";
+  std::uint64_t id = 0;
+  std::uint64_t handle = 0;
+  name_id body = 0;
+  std::int64_t receive_count = 0;
+  sim::instant visible_until;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.integer("handle", static_cast<std::int64_t>(handle));
+    v.name("body", body);
+    v.integer("receive_count", receive_count);
+    v.integer("visible_until_us", visible_until.us());
+  }
+};
+
+// A delivery without any crash (an injected broker fault).
+struct duplicate_delivery {
+  static constexpr std::string_view kind = "duplicate_delivery";
+  std::uint64_t id = 0;
+  std::uint64_t handle = 0;
+  name_id body = 0;
+  std::int64_t receive_count = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.integer("handle", static_cast<std::int64_t>(handle));
+    v.name("body", body);
+    v.integer("receive_count", receive_count);
+  }
+};
+
+// ChangeMessageVisibility; `visible_until` only when it was applied.
+struct change_visibility {
+  static constexpr std::string_view kind = "change_visibility";
+  std::uint64_t id = 0;
+  std::uint64_t handle = 0;
+  sim::duration timeout;
+  queue_status status = queue_status::ok;
+  bool applied = false;
+  bool latest = false;
+  sim::instant visible_until;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.integer("handle", static_cast<std::int64_t>(handle));
+    v.integer("timeout_us", timeout.us());
+    v.word("status", raw(status), to_string(status));
+    v.boolean("applied", applied);
+    v.boolean("latest", latest);
+    if (applied) v.integer("visible_until_us", visible_until.us());
+  }
+};
+
+struct delay_ended {
+  static constexpr std::string_view kind = "delay_ended";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+  }
+};
+
+// The message is visible again: its lease ran out, or the delay a nack set.
+struct lease_expired {
+  static constexpr std::string_view kind = "lease_expired";
+  std::uint64_t id = 0;
+  std::uint64_t handle = 0;
+  name_id body = 0;
+  std::int64_t receive_count = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.integer("handle", static_cast<std::int64_t>(handle));
+    v.name("body", body);
+    v.integer("receive_count", receive_count);
+  }
+};
+
+// DeleteMessage (the ack); `applied` when it removed the message.
+struct message_delete {
+  static constexpr std::string_view kind = "delete";
+  std::uint64_t id = 0;
+  std::uint64_t handle = 0;
+  name_id body = 0;
+  queue_status status = queue_status::ok;
+  bool applied = false;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.integer("handle", static_cast<std::int64_t>(handle));
+    v.name("body", body);
+    v.word("status", raw(status), to_string(status));
+    v.boolean("applied", applied);
+  }
+};
+
+// A delete the broker answered OK but never applied (an injected fault).
+struct delete_lost {
+  static constexpr std::string_view kind = "delete_lost";
+  std::uint64_t id = 0;
+  std::uint64_t handle = 0;
+  name_id body = 0;
+  queue_status status = queue_status::ok;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.integer("handle", static_cast<std::int64_t>(handle));
+    v.name("body", body);
+    v.word("status", raw(status), to_string(status));
+  }
+};
+
+// Moved to the dead-letter queue `to` (maxReceiveCount reached).
+struct redrive {
+  static constexpr std::string_view kind = "redrive";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  std::int64_t receive_count = 0;
+  name_id to = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+    v.integer("receive_count", receive_count);
+    v.name("to", to);
+  }
+};
+
+// Arrived from the queue `from` (on the dead-letter queue's side).
+struct redrive_in {
+  static constexpr std::string_view kind = "redrive_in";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  std::int64_t receive_count = 0;
+  name_id from = 0;
+  sim::instant expires_at;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+    v.integer("receive_count", receive_count);
+    v.name("from", from);
+    v.integer("expires_at_us", expires_at.us());
+  }
+};
+
+struct retention_expired {
+  static constexpr std::string_view kind = "retention_expired";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  sim::duration age;
+  std::int64_t receive_count = 0;
+  message_state state = message_state::visible;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+    v.integer("age_us", age.us());
+    v.integer("receive_count", receive_count);
+    v.word("state", raw(state), to_string(state));
+  }
+};
+
+}  // namespace twice::ev
