@@ -45,7 +45,7 @@ scenario load_steady(const std::string& path, std::uint64_t jobs) {
 }
 
 steady_run run_digest_only(world_config config) {
-  const std::uint64_t jobs = config.jobs.size();
+  const std::uint64_t jobs = job_count(config);
   config.trace_retention = sim::trace_recorder::retention::digest_only;
   const checked_result checked = run_with_checkers(std::move(config));
   const world_result& result = checked.result;

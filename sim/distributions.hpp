@@ -39,6 +39,11 @@ double uniform_real01(random_stream& rng);
 // the stream by a different amount.
 bool bernoulli(random_stream& rng, std::uint64_t numerator, std::uint64_t denominator);
 
+// Probabilities in scenarios are exact ratios in parts per million (the
+// kernel rules: no floating-point probabilities): bernoulli(rng, ppm,
+// ppm_denominator).
+inline constexpr std::uint32_t ppm_denominator = 1'000'000;
+
 // Exponential with the given mean (>= 0, finite), by inversion:
 // -mean * log(1 - u), u = uniform_real01 (1 - u is exact, so this is
 // log1p(-u) without a log1p). One draw; never infinite.

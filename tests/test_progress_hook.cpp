@@ -68,7 +68,7 @@ void check_same_run(const world_config& config, std::uint64_t every) {
   CHECK(seen.seen.size() + 2 >= alone.result.events / every);
   for (std::size_t i = 0; i < seen.seen.size(); ++i) {
     const world_progress& p = seen.seen[i];
-    CHECK(p.jobs_total == config.jobs.size());
+    CHECK(p.jobs_total == job_count(config));
     CHECK(p.jobs_ended <= p.jobs_total);
     CHECK(p.events <= alone.result.events);
     if (i > 0) {

@@ -99,7 +99,7 @@ TEST_CASE("checkpointing before the side effect loses the effect", "[runtime]") 
   c.point_faults.push_back(at("before_tool", "refund", 0, point_action::crash));
   world w(c);
   REQUIRE(w.run().all_jobs_ended);
-  CHECK(w.job_ends().at("job_1") == job_end::done);
+  CHECK(w.jobs().end_of("job_1") == job_end::done);
   CHECK(refund_calls(w) == 0);  // the replay skipped the step: it was "durable"
   CHECK(w.payments().ledger().empty());
 }
@@ -110,7 +110,7 @@ TEST_CASE("503s are retried with capped, growing backoff; the job succeeds after
   c.payments.outages.push_back({instant::epoch(), instant::epoch() + duration::from_s(20)});
   world w(c);
   REQUIRE(w.run().all_jobs_ended);
-  CHECK(w.job_ends().at("job_1") == job_end::done);
+  CHECK(w.jobs().end_of("job_1") == job_end::done);
   const auto backoffs = records(w, "backoff");
   REQUIRE(backoffs.size() >= 3);
   for (const auto* b : backoffs) {
@@ -151,7 +151,7 @@ TEST_CASE("a 429's Retry-After is waited out before the next attempt, even past 
       CHECK((*next)->time - b->time >= duration::from_s(30));
     }
     CHECK(rate_limited >= 1);
-    CHECK(w.job_ends().at("job_1") == job_end::done);
+    CHECK(w.jobs().end_of("job_1") == job_end::done);
   }
 }
 
@@ -161,7 +161,7 @@ TEST_CASE("a 400 is not retried; retrying it (the bug) burns every attempt", "[r
   SECTION("the correct discipline fails the job at once") {
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
-    CHECK(w.job_ends().at("job_1") == job_end::failed);
+    CHECK(w.jobs().end_of("job_1") == job_end::failed);
     CHECK(refund_calls(w) == 1);
     CHECK(records(w, "backoff").empty());
     CHECK(w.db().find_job("job_1")->last_error == "400 invoice_not_found");
@@ -171,7 +171,7 @@ TEST_CASE("a 400 is not retried; retrying it (the bug) burns every attempt", "[r
     c.runtime.retry.maximum_attempts = 4;
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
-    CHECK(w.job_ends().at("job_1") == job_end::dead_lettered);
+    CHECK(w.jobs().end_of("job_1") == job_end::dead_lettered);
     CHECK(refund_calls(w) == 4);
     CHECK(records(w, "backoff").size() == 3);
     CHECK(w.dead_letter_queue()->stats().sent == 1);
@@ -185,7 +185,7 @@ TEST_CASE("the attempt counter lives on the job row and survives re-enqueue", "[
   SECTION("counted across workers and messages, then dead-lettered") {
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
-    CHECK(w.job_ends().at("job_1") == job_end::dead_lettered);
+    CHECK(w.jobs().end_of("job_1") == job_end::dead_lettered);
     CHECK(w.db().find_job("job_1")->attempts == 3);
     std::vector<std::int64_t> attempts;
     for (const auto* s : records(w, "attempt_start")) attempts.push_back(*s->get_int("attempt"));
@@ -220,7 +220,7 @@ TEST_CASE("a counter kept with the message (the bug) restarts on every delivery,
     c.runtime.rules.reset_attempts_on_reenqueue = reset;
     auto w = std::make_unique<world>(c);
     REQUIRE(w->run().all_jobs_ended);
-    CHECK(w->job_ends().at("job_1") == job_end::done);
+    CHECK(w->jobs().end_of("job_1") == job_end::done);
     REQUIRE(records(*w, "nack").empty());  // no nack brought it back
     return w;
   };
@@ -298,7 +298,7 @@ TEST_CASE("on a strict broker the heartbeat learns the lease is gone and the sli
   REQUIRE(abandoned.size() == 1);
   CHECK(abandoned[0]->actor == "worker/0");
   CHECK(refund_calls(w) == 1);  // only the lease holder reached the write
-  CHECK(w.job_ends().at("job_1") == job_end::done);
+  CHECK(w.jobs().end_of("job_1") == job_end::done);
   CHECK(w.payments().ledger().size() == 1);
 }
 
@@ -327,7 +327,7 @@ TEST_CASE("with fencing, the slice whose lease was taken over cannot checkpoint"
   const auto fenced = records(w, "fenced", "worker/");
   REQUIRE_FALSE(fenced.empty());
   CHECK(fenced[0]->get_int("attempt") == 0);
-  CHECK(w.job_ends().at("job_1") == job_end::done);
+  CHECK(w.jobs().end_of("job_1") == job_end::done);
   CHECK(w.payments().ledger().size() == 1);
   CHECK(w.db().ledger().size() == 1);
 }
@@ -393,7 +393,7 @@ TEST_CASE("an overlapping slice that fails after the job ended done leaves the r
     REQUIRE(row.has_value());
     CHECK(row->status == job_status::done);
     CHECK(row->last_error.empty());
-    CHECK(w.job_ends().at("job_1") == job_end::done);
+    CHECK(w.jobs().end_of("job_1") == job_end::done);
   }
   SECTION("the second slice runs out of attempts and dead-letters the job") {
     c.runtime.retry.maximum_attempts = 2;
@@ -434,7 +434,7 @@ TEST_CASE("an email provider takes no key: a dedupe row claimed before the send 
     REQUIRE(w.run().all_jobs_ended);
     CHECK(emails(w) == 1);
     CHECK(w.db().dedupes().contains("job_1:step_4:email"));
-    CHECK(w.job_ends().at("job_1") == job_end::done);
+    CHECK(w.jobs().end_of("job_1") == job_end::done);
   }
   SECTION("a send that timed out after the provider sent it is not repeated") {
     c.email.client_timeout = duration::from_ms(100);  // every send outlives the client
@@ -442,7 +442,7 @@ TEST_CASE("an email provider takes no key: a dedupe row claimed before the send 
     REQUIRE(w.run().all_jobs_ended);
     CHECK(emails(w) == 1);
     CHECK(records(w, "backoff").size() == 1);  // the timeout was retried; the retry skipped the send
-    CHECK(w.job_ends().at("job_1") == job_end::done);
+    CHECK(w.jobs().end_of("job_1") == job_end::done);
   }
   SECTION("a 503 means nothing was sent: the claim is given back and the retry sends") {
     c.email.outages.push_back({instant::epoch(), instant::epoch() + duration::from_s(2)});
@@ -457,7 +457,7 @@ TEST_CASE("an email provider takes no key: a dedupe row claimed before the send 
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
     CHECK(emails(w) == 0);
-    CHECK(w.job_ends().at("job_1") == job_end::done);
+    CHECK(w.jobs().end_of("job_1") == job_end::done);
   }
 }
 
@@ -497,8 +497,8 @@ TEST_CASE("a slow step split into a job of its own: no lease outlived, the job r
     CHECK(starts[2]->get_string("job") == "job_1");
     CHECK(starts[2]->get_int("checkpoint") == 2);
     CHECK(records(w, "lease_expired").empty());
-    CHECK(w.job_ends().at("job_1") == job_end::done);
-    CHECK(w.job_ends().size() == 1);  // the split-out job is not one of the story's jobs
+    CHECK(w.jobs().end_of("job_1") == job_end::done);
+    CHECK(w.jobs().story_jobs() == 1);  // the split-out job is not one of the story's jobs
   }
   SECTION("a crash after the split-out job ended: its redelivery resumes again, and the job is already done") {
     point_fault f = at("after_checkpoint", "", 0, point_action::crash);
@@ -517,7 +517,7 @@ TEST_CASE("a slow step split into a job of its own: no lease outlived, the job r
     c.runtime.retry.maximum_attempts = 3;
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
-    CHECK(w.job_ends().at("job_1") == job_end::failed);
+    CHECK(w.jobs().end_of("job_1") == job_end::failed);
     CHECK(w.payments().ledger().empty());
     const auto row = w.db().find_job("job_1");
     REQUIRE(row.has_value());
@@ -546,7 +546,7 @@ TEST_CASE("the broker's redrive dead-letters a message that keeps coming back; u
   world w(c);
   const world_result r = w.run();
   REQUIRE(r.all_jobs_ended);
-  CHECK(w.job_ends().at("job_1") == job_end::dead_lettered);
+  CHECK(w.jobs().end_of("job_1") == job_end::dead_lettered);
   CHECK(records(w, "redrive").size() == 1);
   const auto expired = records(w, "retention_expired", "queue/jobs-dlq");
   REQUIRE(expired.size() == 1);
@@ -628,7 +628,7 @@ TEST_CASE("an ambiguous timeout: the vendor committed, the client heard nothing"
   SECTION("the same key on the retry learns the answer from the vendor's stored response") {
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
-    CHECK(w.job_ends().at("job_1") == job_end::done);
+    CHECK(w.jobs().end_of("job_1") == job_end::done);
     REQUIRE(w.payments().ledger().size() == 1);
     REQUIRE(w.db().ledger().size() == 1);
     CHECK(w.db().ledger()[0].vendor_ref == w.payments().ledger()[0].id);
@@ -637,7 +637,7 @@ TEST_CASE("an ambiguous timeout: the vendor committed, the client heard nothing"
     c.runtime.rules.pass_key_to_vendor = false;
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
-    CHECK(w.job_ends().at("job_1") == job_end::dead_lettered);
+    CHECK(w.jobs().end_of("job_1") == job_end::dead_lettered);
     CHECK(w.payments().ledger().size() == 3);
     CHECK(w.db().ledger().empty());
   }
@@ -766,7 +766,7 @@ TEST_CASE("a crash at every moment the built-in handler is suspended frees its f
       REQUIRE(w.run().all_jobs_ended);
       CHECK(w.payments().ledger().size() == 1);
       CHECK(w.email().sent().size() <= 1);
-      CHECK(w.job_ends().at("job_1") == job_end::done);
+      CHECK(w.jobs().end_of("job_1") == job_end::done);
     }
   }
 }

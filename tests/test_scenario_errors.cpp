@@ -254,6 +254,11 @@ TEST_CASE("references must name a worker or a job that exists", "[scenario]") {
         "t.toml:7:7: fault[0].job: no job has the id \"job_71\"; did you mean `job_17`?");
   CHECK(error_of(std::string(job) + "[[queue_fault]]\nkind = \"lose_delete\"\njob = \"refund_job\"\n") ==
         "t.toml:7:7: queue_fault[0].job: no job has the id \"refund_job\"");
+  // Generated ids are known by their pattern: the prefix and 1..count.
+  constexpr std::string_view workload = "[workload]\ncount = 3\namount_cents = 1\n";
+  CHECK(load_scenario_text(std::string(workload) + "[[fault]]\npoint = \"after_tool\"\njob = \"gen_3\"\n", "t.toml").ok());
+  CHECK(error_of(std::string(workload) + "[[fault]]\npoint = \"after_tool\"\njob = \"gen_4\"\n") ==
+        "t.toml:6:7: fault[0].job: no job has the id \"gen_4\"");
   // A worker count that did not load is reported once, not once per reference.
   CHECK(errors_of("[workers]\ncount = 0\n[[crash]]\nat = \"1s\"\nworker = 5\n").size() == 1);
   CHECK(errors_of("workers = 3\n[[crash]]\nat = \"1s\"\nworker = 2\n") ==
@@ -267,6 +272,11 @@ TEST_CASE("job ids are unique, whether written or generated", "[scenario]") {
   CHECK(error_of("[[job]]\nid = \"gen_2\"\ninvoice = \"i\"\namount_cents = 1\n"
                  "[workload]\ncount = 3\namount_cents = 1\n") ==
         "t.toml:5:1: workload.id_prefix: generates the job id \"gen_2\", already defined at line 2, column 6; choose "
+        "another id_prefix");
+  // Several clash: the first the workload would generate is named.
+  CHECK(error_of("[[job]]\nid = \"gen_3\"\ninvoice = \"i\"\namount_cents = 1\n[[job]]\nid = \"gen_2\"\ninvoice = \"i\"\n"
+                 "amount_cents = 1\n[workload]\ncount = 3\namount_cents = 1\n") ==
+        "t.toml:9:1: workload.id_prefix: generates the job id \"gen_2\", already defined at line 6, column 6; choose "
         "another id_prefix");
   CHECK(error_of("[[job]]\nid = \"job 17\"\ninvoice = \"i\"\namount_cents = 1\n") ==
         "t.toml:2:6: job[0].id: expected 1 to 128 letters, digits, '_', '-' or '.', found \"job 17\"");

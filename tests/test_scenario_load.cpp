@@ -16,6 +16,7 @@
 #include "scenario/scenario.hpp"
 #include "world/incidents.hpp"
 #include "scenario_text.hpp"
+#include "test_worlds.hpp"
 
 using namespace twice;
 using sim::duration;
@@ -646,33 +647,34 @@ amount_cents = [100, 5000]
 email_probability = 0.5
 )";
   const std::string with_seed_7 = "seed = 7\n" + std::string(workload);
-  const world_config a = load_ok(with_seed_7).world;
-  const world_config b = load_ok(with_seed_7).world;
-  check_same(a.jobs, b.jobs);
+  const std::vector<job_spec> a = test_worlds::all_jobs(load_ok(with_seed_7).world);
+  const std::vector<job_spec> b = test_worlds::all_jobs(load_ok(with_seed_7).world);
+  check_same(a, b);
 
   // Its own stream: more workers, another vendor latency, the same jobs.
-  const world_config c = load_ok(with_seed_7 + "[workers]\ncount = 9\n[vendor]\nlatency = { fixed = \"1s\" }\n").world;
-  check_same(a.jobs, c.jobs);
+  const std::vector<job_spec> c = test_worlds::all_jobs(
+      load_ok(with_seed_7 + "[workers]\ncount = 9\n[vendor]\nlatency = { fixed = \"1s\" }\n").world);
+  check_same(a, c);
 
-  const world_config d = load_ok("seed = 8\n" + std::string(workload)).world;
-  REQUIRE(d.jobs.size() == 50);
+  const std::vector<job_spec> d = test_worlds::all_jobs(load_ok("seed = 8\n" + std::string(workload)).world);
+  REQUIRE(d.size() == 50);
   bool differs = false;
   for (std::size_t i = 0; i < 50; ++i)
-    differs = differs || d.jobs[i].enqueue_at != a.jobs[i].enqueue_at ||
-              d.jobs[i].steps.size() != a.jobs[i].steps.size() ||
-              d.jobs[i].steps[2].amount_cents != a.jobs[i].steps[2].amount_cents;
+    differs = differs || d[i].enqueue_at != a[i].enqueue_at ||
+              d[i].steps.size() != a[i].steps.size() ||
+              d[i].steps[2].amount_cents != a[i].steps[2].amount_cents;
   CHECK(differs);
 
-  REQUIRE(a.jobs.size() == 50);
+  REQUIRE(a.size() == 50);
   bool some_email = false, some_without = false;
-  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
-    const job_spec& j = a.jobs[i];
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const job_spec& j = a[i];
     CHECK(j.id == "gen_" + std::to_string(i + 1));
     REQUIRE(j.steps.size() >= 3);
     CHECK(j.steps[2].target == "inv_" + j.id);
     CHECK(j.steps[2].amount_cents >= 100);
     CHECK(j.steps[2].amount_cents <= 5000);
-    if (i > 0) CHECK(j.enqueue_at >= a.jobs[i - 1].enqueue_at);
+    if (i > 0) CHECK(j.enqueue_at >= a[i - 1].enqueue_at);
     (j.steps.size() == 4 ? some_email : some_without) = true;
   }
   CHECK(some_email);
@@ -693,7 +695,7 @@ rate = 4
 amount_cents = 700
 id_prefix = "w"
 )");
-  const std::vector<job_spec>& jobs = s.world.jobs;
+  const std::vector<job_spec> jobs = test_worlds::all_jobs(s.world);
   REQUIRE(jobs.size() == 4);
   CHECK(jobs[0].id == "job_17");
   CHECK(jobs[1].id == "w1");

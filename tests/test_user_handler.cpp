@@ -94,7 +94,7 @@ TEST_CASE("a user's handler and tool run under the simulator with every fault av
   // --8<-- [end:world]
 
   REQUIRE(result.all_jobs_ended);
-  CHECK(w.job_ends().at("job_42") == job_end::done);
+  CHECK(w.jobs().end_of("job_42") == job_end::done);
   // Step 2 ran twice (attempt 0 crashed after it), the key made it count once.
   CHECK(points.balance("alice") == 350);
   std::size_t replays = 0;

@@ -40,7 +40,7 @@ TEST_CASE("the double refund: no key, a kill after the refund and before the ack
   world w(double_refund_config(false));
   const world_result r = w.run();
   REQUIRE(r.all_jobs_ended);
-  CHECK(w.job_ends().at("job_17") == job_end::done);
+  CHECK(w.jobs().end_of("job_17") == job_end::done);
   // The vendor refunded twice; our ledger knows of one.
   REQUIRE(w.payments().ledger().size() == 2);
   CHECK(vendor_total(w) == 2 * 1999);
@@ -61,7 +61,7 @@ TEST_CASE("the double refund fixed: a stable key absorbs two failures after the 
   world w(double_refund_config(true));
   const world_result r = w.run();
   REQUIRE(r.all_jobs_ended);
-  CHECK(w.job_ends().at("job_17") == job_end::done);
+  CHECK(w.jobs().end_of("job_17") == job_end::done);
   REQUIRE(w.payments().ledger().size() == 1);
   CHECK(w.payments().ledger()[0].amount_cents == 1999);
   CHECK(w.payments().ledger()[0].idempotency_key == "job_17:step_3:refund");

@@ -2,10 +2,18 @@
 // Small worlds several test files share, so a story is told once.
 
 #include <string>
+#include <vector>
 
 #include "world/world.hpp"
 
 namespace twice::test_worlds {
+
+// Every job of a configuration, generated ones made: for a test to look at.
+inline std::vector<job_spec> all_jobs(const world_config& c) {
+  std::vector<job_spec> out;
+  for_each_job(c, [&out](const job_spec& j) { out.push_back(j); });
+  return out;
+}
 
 // Four workers, a pool of one connection, four jobs whose model call takes
 // 5 s: holding a transaction across that call starves everyone else.

@@ -92,8 +92,9 @@ std::vector<std::pair<sv, std::vector<const Row*>>> repeated_keys(const std::vec
 // to name it (its owner).
 struct invoice_book {
   explicit invoice_book(std::size_t expected) : ids(expected) {}
+  // Copies: a generated job's spec lives only while it is walked.
   std::uint32_t intern(sv invoice) {
-    const std::uint32_t id = ids.intern(invoice);
+    const std::uint32_t id = ids.intern_copy(invoice);
     if (id == asked.size()) {
       asked.push_back(0);
       paid.push_back(0);
@@ -104,9 +105,12 @@ struct invoice_book {
   std::int64_t paid_for(sv invoice) const { return at_or_zero(paid, invoice); }
   std::int64_t asked_for(sv invoice) const { return at_or_zero(asked, invoice); }
 
+  void set_owner(std::uint32_t invoice, sv job) { owner[invoice] = owner_names.name(owner_names.intern_copy(job)); }
+
   sim::string_ids ids;
   std::vector<std::int64_t> asked, paid;
-  std::vector<std::optional<sv>> owner;
+  std::vector<std::optional<sv>> owner;  // views of owner_names
+  sim::string_ids owner_names;
 
  private:
   std::int64_t at_or_zero(const std::vector<std::int64_t>& column, sv invoice) const {
@@ -397,7 +401,7 @@ std::string invariant_checker::open_job_line(const world& w, std::string_view jo
   const std::optional<ev::name_id> name = names_ == nullptr ? std::nullopt : names_->find(job);
   const std::uint32_t id = name && *name < job_of_name_.size() ? job_of_name_[*name] : no_job;
   const std::uint64_t started = id != no_job ? jobs_[id].attempts_started : 0;
-  std::string line = fmt::format("{} is {} after {}", job, row ? to_string(row->status) : "unknown",
+  std::string line = fmt::format("{} is {} after {}", job, row ? to_string(row->status) : "not yet enqueued",
                                  count_of(started, "attempt", "attempts"));
   if (row && row->attempts != started) line += fmt::format(" (its row's attempt counter says {})", row->attempts);
   if (row && !row->last_error.empty()) line += ", last error " + row->last_error;
@@ -407,18 +411,20 @@ std::string invariant_checker::open_job_line(const world& w, std::string_view jo
 std::vector<verdict> invariant_checker::finish(const world& w, const world_result& result) {
   check_envelopes();
   // Final state: the two ledgers and the jobs. Keys view strings the world
-  // owns (its job specs and both ledgers), which outlive this call; lines of
-  // evidence are formatted only for what is found wrong.
+  // owns (both ledgers), which outlive this call, or copies of the jobs'
+  // (a generated spec lives only while it is walked); lines of evidence are
+  // formatted only for what is found wrong.
   const std::vector<vendor_refund>& vendor_ledger = w.payments().ledger();
   const std::vector<ledger_row>& local_ledger = w.db().ledger();
-  invoice_book invoices(w.config().jobs.size() + vendor_ledger.size() / 2);
-  for (const job_spec& job : w.config().jobs)
+  invoice_book invoices(job_count(w.config()) + vendor_ledger.size() / 2);
+  for_each_job(w.config(), [&invoices](const job_spec& job) {
     for (const step_spec& step : job.steps)
       if (step.tool == "refund") {
         const std::uint32_t id = invoices.intern(step.target);
         add_cents(invoices.asked[id], step.amount_cents);
-        invoices.owner[id] = job.id;  // the last job to name an invoice owns it
+        invoices.set_owner(id, job.id);  // the last job to name an invoice owns it
       }
+  });
   for (const vendor_refund& v : vendor_ledger) add_cents(invoices.paid[invoices.intern(v.invoice)], v.amount_cents);
 
   auto vendor_line = [](const vendor_refund& v) {
@@ -489,7 +495,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     verdict v{std::string(ledgers_agree), true, "for every job, our ledger and the vendor's hold the same total", {}, {}};
     // Every job either ledger names, each once. A vendor refund of an invoice
     // no job names counts against a job of its own, "(unknown invoice inv_9)".
-    sim::string_ids jobs(w.config().jobs.size());
+    sim::string_ids jobs(job_count(w.config()));
     std::vector<std::int64_t> ours, theirs;
     auto job_id = [&](sv job) {
       const std::uint32_t id = jobs.intern(job);
@@ -532,14 +538,15 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   {
     verdict v{std::string(every_job_ends), result.all_jobs_ended, "every job ended: done, failed or dead-lettered", {}, {}};
     if (!v.held) {
-      std::size_t open = 0;
-      for (const auto& [job, end] : w.job_ends()) {
-        if (end != job_end::open) continue;
-        ++open;
-        if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(open_job_line(w, job));
-      }
+      std::vector<std::string> open;  // in id order
+      w.jobs().for_each_end([&open](sv job, job_end end) {
+        if (end == job_end::open) open.emplace_back(job);
+      });
+      std::sort(open.begin(), open.end());
+      for (std::size_t i = 0; i < open.size() && i < options_.evidence_max; ++i)
+        v.evidence.push_back(open_job_line(w, open[i]));
       v.detail = fmt::format("the run stopped ({}) at {} with {} still open", sim::to_string(result.reason),
-                             clock(result.now), count_of(open, "job", "jobs"));
+                             clock(result.now), count_of(open.size(), "job", "jobs"));
     }
     out.push_back(std::move(v));
   }
@@ -562,8 +569,8 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     // effect. Catches the refund lost by checkpointing before the call.
     verdict v{std::string(done_jobs_paid_in_full), true, "every job that ended done was refunded in full", {}, {}};
     std::size_t unpaid_jobs = 0;
-    for (const job_spec& job : w.config().jobs) {
-      if (w.job_ends().at(job.id) != job_end::done) continue;
+    for_each_job(w.config(), [&](const job_spec& job) {
+      if (w.jobs().end_of(job.id) != job_end::done) return;
       bool unpaid = false;
       for (const step_spec& step : job.steps) {
         if (step.tool != "refund") continue;
@@ -580,7 +587,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
               fmt::format("{}: done; vendor refunds for {}: {} of {}", job.id, step.target, money(paid), money(asked)));
       }
       if (unpaid) ++unpaid_jobs;
-    }
+    });
     if (unpaid_jobs > 1) v.detail += and_more(unpaid_jobs - 1, "job", "jobs");
     out.push_back(std::move(v));
   }

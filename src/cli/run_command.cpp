@@ -59,7 +59,7 @@ void print_settings(const scenario& s) {
                c.split.queue.name, text(c.split.queue.visibility_timeout), c.split.workers);
   fmt::print("vendor     latency {}, client timeout {}, key retention {}\n", c.payments.latency.describe(),
              text(c.payments.client_timeout), text(c.payments.key_retention));
-  fmt::print("jobs       {}, faults {}, crashes {}, deploys {}, broker faults {}\n", c.jobs.size(),
+  fmt::print("jobs       {}, faults {}, crashes {}, deploys {}, broker faults {}\n", job_count(c),
              c.point_faults.size(), c.crashes.size(), c.deploys.size(), c.queue_faults.size());
 }
 

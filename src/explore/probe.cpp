@@ -6,7 +6,7 @@ namespace twice::explore {
 
 scenario_size size_of(const world_config& c) {
   scenario_size s;
-  s.jobs = c.jobs.size();
+  s.jobs = job_count(c);
   s.workers = c.workers;
   s.faults = c.point_faults.size() + c.crashes.size() + c.deploys.size() + c.queue_faults.size();
   s.faults += c.payments.outages.size() + c.payments.latency_spikes.size();

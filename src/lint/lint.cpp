@@ -62,39 +62,40 @@ sim::duration third_of(sim::duration d) { return sim::duration::from_ms(d.us() /
 
 // The first step (in job order, then step order) that calls one of `tools`,
 // and how many jobs call one at all.
+// Copies of the job and step: a generated spec lives only while it is walked.
 struct tool_use {
-  const job_spec* job = nullptr;
+  std::string job;
   std::size_t step = 0;  // 1-based, as keys and timelines number steps
-  const step_spec* spec = nullptr;
+  step_spec spec;
   std::size_t jobs = 0;
 };
 
 std::optional<tool_use> find_use(const world_config& config, std::initializer_list<std::string_view> tools) {
   std::optional<tool_use> use;
   std::size_t jobs = 0;
-  for (const job_spec& job : config.jobs) {
+  for_each_job(config, [&](const job_spec& job) {
     bool calls = false;
     for (std::size_t i = 0; i < job.steps.size(); ++i) {
       if (std::find(tools.begin(), tools.end(), job.steps[i].tool) == tools.end()) continue;
       calls = true;
-      if (!use) use = tool_use{&job, i + 1, &job.steps[i], 0};
+      if (!use) use = tool_use{job.id, i + 1, job.steps[i], 0};
     }
     if (calls) jobs += 1;
-  }
+  });
   if (use) use->jobs = jobs;
   return use;
 }
 
 // "job_1 step 3", "job_1 step 3 (and 4 other jobs)".
 std::string where(const tool_use& use) {
-  std::string out = fmt::format("{} step {}", use.job->id, use.step);
+  std::string out = fmt::format("{} step {}", use.job, use.step);
   if (use.jobs == 2) out += " (and 1 other job)";
   if (use.jobs > 2) out += fmt::format(" (and {} other jobs)", use.jobs - 1);
   return out;
 }
 
 std::string stable_key(const tool_use& use) {
-  return fmt::format("{}:step_{}:{}", use.job->id, use.step, use.spec->tool);
+  return fmt::format("{}:step_{}:{}", use.job, use.step, use.spec.tool);
 }
 
 sim::duration visibility(const world_config& config) {
@@ -217,7 +218,7 @@ void write_without_key(const world_config& config, std::vector<lint_warning>& ou
                    fmt::format("{} refunds {} cents through the payment vendor with no idempotency key: if the worker "
                                "crashes after the vendor's refund and before the ack, the message reappears and the "
                                "retry refunds again (two rows in the vendor's ledger: the double refund).",
-                               where(*use), use->spec->amount_cents),
+                               where(*use), use->spec.amount_cents),
                    fmt::format("Set discipline.key = \"stable\" (job:step:tool, e.g. \"{}\") and keep "
                                "discipline.pass_key_to_vendor = true: the vendor then replays its first answer for a "
                                "key it has seen instead of refunding again.",
@@ -229,7 +230,7 @@ void write_without_key(const world_config& config, std::vector<lint_warning>& ou
                    fmt::format("{} refunds {} cents through the payment vendor, but the key is never sent to it: a "
                                "crash after the vendor's refund and before the local write leaves no local row to "
                                "catch the retry, so the retry refunds again and the two ledgers disagree.",
-                               where(*use), use->spec->amount_cents),
+                               where(*use), use->spec.amount_cents),
                    fmt::format("Set discipline.pass_key_to_vendor = true: the vendor is the tie-break, it replays "
                                "its stored answer for \"{}\" instead of refunding again.",
                                stable_key(*use))});
@@ -405,12 +406,12 @@ void checkpoint_before_effect(const world_config& config, std::vector<lint_warni
   // Only a side effect can be lost: the first writing step.
   const std::optional<tool_use> use = find_use(config, {tool_name::refund, tool_name::email});
   if (!use) return;
-  const std::string_view effect = use->spec->tool == tool_name::refund ? "refund" : "email";
+  const std::string_view effect = use->spec.tool == tool_name::refund ? "refund" : "email";
   out.push_back({"checkpoint_before_effect", std::string(key::checkpoint),
                  fmt::format("the {} at {} is marked done before the tool runs: a crash between the checkpoint "
                              "and the call leaves the step recorded as done, the retry skips it, and the {} never "
                              "happens while the job reports success.",
-                             use->spec->tool, where(*use), effect),
+                             use->spec.tool, where(*use), effect),
                  "Set discipline.checkpoint = \"after_success\" (record the step, with its ledger row, after the "
                  "tool succeeded) or \"outbox\" (write the intent with the slice start; a relay sends it)."});
 }

@@ -11,12 +11,12 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
   run_summary s;
   s.seed = w.config().seed;
   s.result = result;
-  for (const auto& [job, end] : w.job_ends()) {
+  w.jobs().for_each_end([&s](std::string_view, job_end end) {
     ++s.jobs_total;
     s.jobs_succeeded += end == job_end::done;
     s.jobs_failed += end == job_end::failed;
     s.jobs_dead_lettered += end == job_end::dead_lettered;
-  }
+  });
   s.ledger_rows = w.db().ledger().size();
   // Checked: a ledger's rows are bounded only by the event budget (a job
   // without a key may refund again on every delivery).

@@ -27,8 +27,8 @@ class worker::slice final : public slice_context {
  public:
   // The job's name was interned when its message was sent (queue::send):
   // looked up once here, not on every event of the slice.
-  slice(twice::worker& w, received_message message, const job_spec& spec)
-      : worker_(w), message_(std::move(message)), spec_(spec), job_name_(w.name_of(spec.id)) {}
+  slice(twice::worker& w, received_message message, job_spec spec)
+      : worker_(w), message_(std::move(message)), spec_(std::move(spec)), job_name_(w.name_of(spec_.id)) {}
 
   // slice_context
   const job_spec& job() const override { return spec_; }
@@ -137,7 +137,7 @@ class worker::slice final : public slice_context {
 
   twice::worker& worker_;
   received_message message_;
-  const job_spec& spec_;
+  const job_spec spec_;  // the catalogue's answer, kept for the slice's life
   const ev::name_id job_name_;
   std::uint32_t attempt_ = 0;
   std::int32_t checkpoint_ = 0;
@@ -262,9 +262,8 @@ sim::task<void> worker::consume() {
 
 sim::task<void> worker::run_slice(received_message message) {
   const runtime_config& cfg = services_.config;
-  auto spec_it = services_.job_specs.find(message.body);
-  TWICE_CHECK(spec_it != services_.job_specs.end());
-  slice s(*this, std::move(message), *spec_it->second);
+  job_spec spec = services_.job_specs.spec_of(message.body);
+  slice s(*this, std::move(message), std::move(spec));
   begin_slice(&s);
   // However the slice's frame ends. A crash or kill already ended the
   // slice, so when the frame is destroyed later this does nothing.

@@ -23,7 +23,7 @@
 #include "events/event_log.hpp"
 #include "runtime/faults.hpp"
 #include "runtime/handler.hpp"
-#include "runtime/job_index.hpp"
+#include "runtime/job_catalogue.hpp"
 #include "runtime/retry_policy.hpp"
 #include "runtime/runtime_config.hpp"
 #include "store/rows.hpp"
@@ -45,8 +45,8 @@ struct runtime_services {
   handler& job_handler;
   fault_plan& faults;
   const runtime_config& config;
-  // Every job's spec by id (the world owns the specs; keys view their ids).
-  const job_index<const job_spec*>& job_specs;
+  // Every job's spec by id.
+  const job_catalogue& job_specs;
   const std::map<std::string, tool*, std::less<>>& tools;
   // The split discipline: where a handed-off step's job is sent, and (on
   // the split-out jobs' own services) where their parents resume.

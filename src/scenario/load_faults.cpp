@@ -163,6 +163,7 @@ bool check_worker_ref(const load_state& s, const doc_node& n, const std::string&
 
 bool check_job_ref(const load_state& s, const doc_node& n, const std::string& path, const std::string& id) {
   if (s.job_ids.contains(id) || !s.job_ids_complete) return true;
+  if (s.world.workload && generated_ordinal(*s.world.workload, id)) return true;
   // Suggestions come from the [[job]] ids only, and from a bounded number
   // of them: generated ids follow a pattern the user can see.
   constexpr std::size_t candidates_max = 1000;

@@ -4,8 +4,7 @@
 
 #include "scenario/sections.hpp"
 
-#include "sim/distributions.hpp"
-#include "sim/random.hpp"
+#include "runtime/workload.hpp"
 
 namespace twice::scenario_detail {
 namespace {
@@ -124,19 +123,6 @@ void load_job(load_state& s, const table_reader::item& item) {
 
 // ---- [workload] ----------------------------------------------------------------
 
-enum class arrival_kind : std::uint8_t { even, poisson };
-
-struct workload_spec {
-  std::int64_t count = 0;
-  sim::instant start;
-  duration interval = duration::from_s(1);
-  arrival_kind arrival = arrival_kind::even;
-  std::int64_t amount_lo = 0;
-  std::int64_t amount_hi = 0;
-  std::uint32_t email_ppm = 0;
-  std::string id_prefix = "gen_";
-};
-
 // amount_cents = 1999 | [100, 5000]
 bool load_amounts(const table_reader& r, workload_spec& w) {
   const doc_node* n = r.get("amount_cents");
@@ -201,6 +187,7 @@ std::optional<workload_spec> read_workload(const table_reader& r) {
   if (r.get("email_probability") != nullptr) ok = r.ppm("email_probability", w.email_ppm) && ok;
   if (r.get("id_prefix") != nullptr) ok = r.identifier("id_prefix", w.id_prefix) && ok;
   if (!ok) return std::nullopt;
+  w.last = sim::instant::epoch() + instant_offset_max;
   // Even arrivals end at start + (count - 1) * interval: keep it on the clock.
   const std::int64_t span_max = (instant_offset_max - (w.start - sim::instant::epoch())).us();
   if (w.arrival == arrival_kind::even && w.count > 1 && w.interval.us() > span_max / (w.count - 1)) {
@@ -212,36 +199,23 @@ std::optional<workload_spec> read_workload(const table_reader& r) {
   return w;
 }
 
-// Per job, in this order: the gap (poisson only), the amount (a range
-// only), the email (a probability strictly between 0 and 1 only).
-void generate(load_state& s, const table_reader& r, const workload_spec& w) {
-  sim::random_stream rng = sim::random_root(s.world.seed).stream("workload");
-  const sim::instant last = sim::instant::epoch() + instant_offset_max;
-  sim::instant t = w.start;
-  s.world.jobs.reserve(s.world.jobs.size() + static_cast<std::size_t>(w.count));
-  for (std::int64_t i = 0; i < w.count; ++i) {
-    if (w.arrival == arrival_kind::poisson) {
-      const duration gap = sim::exponential_duration(rng, w.interval);
-      t = gap > last - t ? last : t + gap;  // saturate: a ten-year gap is already "never"
-    } else {
-      t = w.start + w.interval * i;
+// The jobs themselves are generated as they arrive (runtime/workload.hpp);
+// here only their ids are checked against the [[job]] ids, the first
+// clash (in generation order) reported.
+void check_generated_ids(load_state& s, const table_reader& r, const workload_spec& w) {
+  std::optional<std::int64_t> first;
+  const source_pos* defined = nullptr;
+  for (const auto& [id, at] : s.job_ids) {
+    const std::optional<std::int64_t> ordinal = generated_ordinal(w, id);
+    if (ordinal && (!first || *ordinal < *first)) {
+      first = ordinal;
+      defined = &at;
     }
-    const std::int64_t amount =
-        w.amount_lo == w.amount_hi ? w.amount_lo : sim::uniform_int(rng, w.amount_lo, w.amount_hi);
-    const bool email = w.email_ppm == ppm_denominator ||
-                       (w.email_ppm > 0 && sim::bernoulli(rng, w.email_ppm, ppm_denominator));
-    std::string id = w.id_prefix + std::to_string(i + 1);
-    if (const auto it = s.job_ids.find(id); it != s.job_ids.end()) {
-      s.d.error(r.pos_of("id_prefix"), r.path_of("id_prefix"),
-                "generates the job id " + quote(id) + ", already defined at " + place(it->second) +
-                    "; choose another id_prefix");
-      return;  // one report is enough
-    }
-    s.job_ids.emplace(id, r.pos_of("id_prefix"));
-    job_spec job = agent_job(id, "inv_" + id, amount, email);
-    job.enqueue_at = t;
-    s.world.jobs.push_back(std::move(job));
   }
+  if (!first) return;
+  s.d.error(r.pos_of("id_prefix"), r.path_of("id_prefix"),
+            "generates the job id " + quote(generated_job_id(w, *first)) + ", already defined at " + place(*defined) +
+                "; choose another id_prefix");
 }
 
 void load_workload(const table_reader& root, load_state& s) {
@@ -261,7 +235,8 @@ void load_workload(const table_reader& root, load_state& s) {
     s.job_ids_complete = false;
     return;
   }
-  generate(s, r, *w);
+  check_generated_ids(s, r, *w);
+  s.world.workload = *w;
 }
 
 }  // namespace

@@ -81,7 +81,7 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
   // expectation: an empty file, or one of only comments, is a mistake (a
   // wrong path, a truncated file), not a scenario. Said only when nothing
   // else is wrong, since a misspelt [[jobs]] has already been reported.
-  if (d.empty() && out.world.jobs.empty())
+  if (d.empty() && job_count(out.world) == 0)
     d.error(source_pos{1, 1}, {},
             "the scenario defines no jobs: add at least one [[job]] (id, invoice and amount_cents, or id and steps) or "
             "a [workload] (count and interval)");

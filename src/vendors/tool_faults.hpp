@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "sim/distributions.hpp"
 #include "sim/random.hpp"
 #include "sim/time.hpp"
 
@@ -24,9 +25,7 @@ struct latency_spike {
   sim::duration extra = sim::duration::zero();
 };
 
-// Probabilities are exact ratios in parts per million (the kernel rules:
-// no floating-point probabilities).
-inline constexpr std::uint32_t ppm_denominator = 1'000'000;
+using sim::ppm_denominator;
 
 // True with probability ppm / 1e6; always exactly one bernoulli draw.
 bool draw_ppm(sim::random_stream& rng, std::uint32_t ppm);

@@ -4,14 +4,14 @@
 
 namespace twice {
 
-std::string_view to_string(job_end e) {
-  switch (e) {
-    case job_end::open: return "open";
-    case job_end::done: return "done";
-    case job_end::failed: return "failed";
-    case job_end::dead_lettered: return "dead_lettered";
-  }
-  return "unknown";
+std::size_t job_count(const world_config& c) {
+  return c.jobs.size() + (c.workload ? static_cast<std::size_t>(c.workload->count) : 0);
+}
+
+void for_each_job(const world_config& c, const std::function<void(const job_spec&)>& fn) {
+  for (const job_spec& spec : c.jobs) fn(spec);
+  if (!c.workload) return;
+  for (workload_generator gen(c.seed, *c.workload); !gen.done();) fn(generated_spec(*c.workload, gen.next()));
 }
 
 std::string_view end_name(const world_result& r) {
@@ -35,7 +35,10 @@ std::string_view describe_end(const world_result& r) {
 }
 
 world::world(world_config config, handler* custom_handler)
-    : config_(std::move(config)), events_(kernel_, config_.trace_retention), random_(config_.seed) {
+    : config_(std::move(config)),
+      events_(kernel_, config_.trace_retention),
+      random_(config_.seed),
+      book_(config_.jobs, config_.workload, config_.runtime.rules.split_tool) {
   events_.add_observer(this);
   queue_ = std::make_unique<queue>(kernel_, events_, ids_, config_.queue);
   if (config_.dead_letter_queue) {
@@ -58,34 +61,13 @@ world::world(world_config config, handler* custom_handler)
   queue_->set_faults(faults_.get());
 
   const std::string& split_tool = config_.runtime.rules.split_tool;
-  specs_.reserve(config_.jobs.size());
-  ends_.reserve(config_.jobs.size());
-  for (const job_spec& spec : config_.jobs) {
-    TWICE_CHECK(!spec.id.empty());
-    specs_.add(spec.id, &spec);
-    ends_.add(spec.id, job_end::open);
-    job_row row;
-    row.job_id = spec.id;
-    store_->seed_job(row);
-  }
-  open_jobs_ = config_.jobs.size();
-  // The split-out jobs exist from the start (rows and specs), so a handed-off
-  // step finds them; they are not jobs of the story: their parents are.
-  for (const job_spec& spec : config_.jobs)
-    for (std::size_t step = 1; step <= spec.steps.size(); ++step) {
-      if (split_tool.empty() || spec.steps[step - 1].tool != split_tool) continue;
-      const job_spec& child = split_specs_.emplace_back(split_job(spec, step));
-      job_row row;
-      row.job_id = child.id;
-      specs_.add(child.id, &child);  // the loader keeps ':' out of job ids, so no child repeats a parent
-      store_->seed_job(row);
-    }
-  // Both check that no id repeats (the loader rejects duplicate job ids).
-  specs_.seal();
-  ends_.seal();
+  // A loaded job's rows exist from the start, a generated job's from its
+  // arrival (schedule_next_arrival).
+  for (const job_spec& spec : config_.jobs) seed_rows(spec);
+  open_jobs_ = book_.story_jobs();
 
   services_ = std::unique_ptr<runtime_services>(new runtime_services{
-      kernel_, events_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, specs_, tools_});
+      kernel_, events_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, book_, tools_});
   if (config_.runtime.rules.checkpoint == checkpoint_mode::outbox)
     relay_ = std::make_unique<outbox_relay>(*services_, config_.relay_poll_interval);
   for (std::uint32_t i = 0; i < config_.workers; ++i)
@@ -98,7 +80,7 @@ world::world(world_config config, handler* custom_handler)
     split_runtime_ = config_.runtime;
     split_runtime_.visibility_timeout.reset();  // the split queue's own
     split_services_ = std::unique_ptr<runtime_services>(new runtime_services{
-        kernel_, events_, *split_queue_, dlq_.get(), *store_, *handler_, *faults_, split_runtime_, specs_, tools_});
+        kernel_, events_, *split_queue_, dlq_.get(), *store_, *handler_, *faults_, split_runtime_, book_, tools_});
     services_->split_queue = split_queue_.get();
     split_services_->parent_queue = queue_.get();
     for (std::uint32_t i = config_.workers; i < config_.workers + config_.split.workers; ++i)
@@ -122,27 +104,60 @@ void world::add_tool(std::string step_name, tool* t) {
   tools_[std::move(step_name)] = t;
 }
 
-// Arrival `k` (in the order the arrivals fire) sends its job's message and
-// schedules arrival k + 1 into the place reserved for it at the start, so
-// the order is the one scheduling every arrival up front would give, while
-// the event queue holds one arrival rather than every future one.
-void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t position) {
+// A job's row, and the rows of the jobs split out of it (they exist from
+// the start, so a handed-off step finds them; they are not jobs of the
+// story: their parents are).
+void world::seed_rows(const job_spec& spec) {
+  job_row row;
+  row.job_id = spec.id;
+  store_->seed_job(row);
+  for (const job_spec& child : book_.children_of(spec)) {
+    job_row child_row;
+    child_row.job_id = child.id;
+    store_->seed_job(child_row);
+  }
+}
+
+// Job `index`'s arrival (in job order) sends its message and schedules the
+// next arrival into the place reserved for it at the start, so the order
+// is the one scheduling every arrival up front would give, while the event
+// queue holds one arrival and the world one generated job ahead.
+void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t index) {
   auto* w = static_cast<world*>(ctx);
-  const std::size_t index = w->arrival_index(position);
-  const job_spec& spec = w->config_.jobs.at(index);
-  const message_id id = w->queue_->send(spec.id);
-  w->faults_->note_message(id, spec.id);
-  w->schedule_arrival(k, position + 1);
+  std::string id;
+  if (index < w->config_.jobs.size()) {
+    id = w->config_.jobs[index].id;
+    ++w->loaded_next_;
+  } else {
+    const generated_job g = *w->generated_next_;
+    TWICE_CHECK(index == w->config_.jobs.size() + static_cast<std::uint64_t>(g.ordinal));
+    w->book_.add_arrival(g);
+    const job_spec spec = generated_spec(*w->config_.workload, g);
+    w->seed_rows(spec);
+    id = spec.id;
+    w->generated_next_.reset();
+    if (!w->generator_->done()) w->generated_next_ = w->generator_->next();
+  }
+  const message_id message = w->queue_->send(id);
+  w->faults_->note_message(message, id);
+  w->schedule_next_arrival(k);
 }
 
-std::size_t world::arrival_index(std::uint64_t position) const {
-  return arrival_order_.empty() ? static_cast<std::size_t>(position) : arrival_order_.at(position);
-}
-
-void world::schedule_arrival(sim::kernel& k, std::uint64_t position) {
-  if (position >= config_.jobs.size()) return;
-  const std::size_t index = arrival_index(position);
-  k.schedule_reserved(config_.jobs[index].enqueue_at, arrivals_seq_ + index, enqueue_callback, this, position);
+// The earlier of the two heads; on a tie the loaded job, which comes first
+// in job order.
+void world::schedule_next_arrival(sim::kernel& k) {
+  const job_spec* loaded = nullptr;
+  std::size_t loaded_index = 0;
+  if (loaded_next_ < config_.jobs.size()) {
+    loaded_index = loaded_order_.empty() ? loaded_next_ : loaded_order_[loaded_next_];
+    loaded = &config_.jobs[loaded_index];
+  }
+  if (generated_next_ && (loaded == nullptr || generated_next_->enqueue_at < loaded->enqueue_at)) {
+    const std::size_t index = config_.jobs.size() + static_cast<std::size_t>(generated_next_->ordinal);
+    k.schedule_reserved(generated_next_->enqueue_at, arrivals_seq_ + index, enqueue_callback, this, index);
+  } else if (loaded != nullptr) {
+    k.schedule_reserved(loaded->enqueue_at, arrivals_seq_ + loaded_index, enqueue_callback, this, loaded_index);
+  }
 }
 
 void world::crash_callback(sim::kernel&, void* ctx, std::uint64_t index) {
@@ -157,19 +172,23 @@ world_result world::run() {
   if (relay_) relay_->start();
   // Job i's arrival takes place i of a reserved block: the order every
   // arrival scheduled here, in job order, would have.
-  arrivals_seq_ = kernel_.reserve_sequence(config_.jobs.size());
+  arrivals_seq_ = kernel_.reserve_sequence(book_.story_jobs());
   const auto arrives_before = [this](std::size_t a, std::size_t b) {
     return config_.jobs[a].enqueue_at < config_.jobs[b].enqueue_at;
   };
-  bool in_order = true;  // generated workloads are; a hand-written list may not be
+  bool in_order = true;  // a hand-written list may not be
   for (std::size_t i = 1; i < config_.jobs.size() && in_order; ++i) in_order = !arrives_before(i, i - 1);
   if (!in_order) {
     TWICE_CHECK(config_.jobs.size() <= UINT32_MAX);
-    arrival_order_.resize(config_.jobs.size());
-    for (std::size_t i = 0; i < arrival_order_.size(); ++i) arrival_order_[i] = static_cast<std::uint32_t>(i);
-    std::stable_sort(arrival_order_.begin(), arrival_order_.end(), arrives_before);
+    loaded_order_.resize(config_.jobs.size());
+    for (std::size_t i = 0; i < loaded_order_.size(); ++i) loaded_order_[i] = static_cast<std::uint32_t>(i);
+    std::stable_sort(loaded_order_.begin(), loaded_order_.end(), arrives_before);
   }
-  schedule_arrival(kernel_, 0);
+  if (config_.workload) {
+    generator_.emplace(config_.seed, *config_.workload);
+    if (!generator_->done()) generated_next_ = generator_->next();
+  }
+  schedule_next_arrival(kernel_);
   for (std::size_t i = 0; i < config_.crashes.size(); ++i)
     kernel_.schedule_at(config_.crashes[i].at, crash_callback, this, i);
   std::vector<worker*> pods;
@@ -207,7 +226,7 @@ void world::on_progress(std::uint64_t every_events, world_progress_hook hook) {
 }
 
 world_progress world::progress() const {
-  return {kernel_.now(), kernel_.events_dispatched(), config_.jobs.size() - open_jobs_, config_.jobs.size()};
+  return {kernel_.now(), kernel_.events_dispatched(), book_.story_jobs() - open_jobs_, book_.story_jobs()};
 }
 
 // One kernel run, in slices: a hook watching is called every
@@ -247,22 +266,16 @@ sim::run_result world::run_kernel(sim::run_limits limits) {
   return total;
 }
 
-// A generated or loaded job's spec: its id, steps, targets and keys.
-inline constexpr std::uint64_t job_spec_bytes = 340;
-
 std::uint64_t world::held_bytes() const {
   std::uint64_t bytes = kernel_.footprint() + events_.footprint() + queue_->footprint() + store_->footprint() +
-                        payments_->footprint() + email_->footprint() + ends_.footprint() + specs_.footprint() +
-                        (config_.jobs.size() + split_specs_.size()) * job_spec_bytes;
+                        payments_->footprint() + email_->footprint() + book_.footprint();
   if (dlq_) bytes += dlq_->footprint();
   if (split_queue_) bytes += split_queue_->footprint();
   return bytes;
 }
 
 void world::mark_end(std::string_view job, job_end how) {
-  auto it = ends_.find(job);
-  if (it == ends_.end() || it->second != job_end::open) return;
-  it->second = how;
+  if (!book_.mark_end(job, how)) return;
   TWICE_CHECK(open_jobs_ > 0);
   --open_jobs_;
 }
@@ -306,7 +319,7 @@ void world::shut_down() {
   if (shutting_down_) return;
   shutting_down_ = true;
   story_end_ = kernel_.now();
-  events_.emit(events_.name("world"), ev::all_jobs_ended{static_cast<std::int64_t>(specs_.size())});
+  events_.emit(events_.name("world"), ev::all_jobs_ended{static_cast<std::int64_t>(book_.spec_count())});
   kernel_.request_stop();  // run() reports the story's end, then lets the models settle
   for (sim::process_id d : deploys_) kernel_.kill(d);
   if (sampler_.valid()) kernel_.kill(sampler_);

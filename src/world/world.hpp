@@ -25,14 +25,15 @@
 #include "faults/deploy.hpp"
 #include "faults/scripted_faults.hpp"
 #include "handlers/agent_handler.hpp"
-#include "runtime/job_index.hpp"
 #include "runtime/outbox_relay.hpp"
 #include "runtime/runtime_config.hpp"
+#include "runtime/workload.hpp"
 #include "runtime/worker.hpp"
 #include "sim/kernel.hpp"
 #include "sim/random.hpp"
 #include "sim/trace.hpp"
 #include "store/store.hpp"
+#include "world/job_book.hpp"
 #include "world/sampler.hpp"
 #include "vendors/payment_vendor.hpp"
 #include "vendors/simple_tools.hpp"
@@ -82,7 +83,10 @@ struct world_config {
   simple_tool_config model = model_tool::default_config();
   simple_tool_config read = read_tool::default_config();
 
+  // The story's jobs: those loaded ([[job]]), then those generated
+  // ([workload]) as they arrive. job_count and for_each_job see both.
   std::vector<job_spec> jobs;
+  std::optional<workload_spec> workload;
 
   std::vector<point_fault> point_faults;
   std::vector<queue_fault> queue_faults;
@@ -90,7 +94,11 @@ struct world_config {
   std::vector<deploy_spec> deploys;
 };
 
-enum class job_end : std::uint8_t { open, done, failed, dead_lettered };
+// How many jobs the story has, loaded and generated.
+std::size_t job_count(const world_config& c);
+// Each of the story's jobs in job order (loaded, then generated); a
+// generated spec lives for its call only.
+void for_each_job(const world_config& c, const std::function<void(const job_spec&)>& fn);
 
 struct world_result {
   // How the story ended: `stopped` when every job ended; `time_limit` or
@@ -160,8 +168,8 @@ class world : private event_observer {
   // The workers in index order: the main pool, then the split queue's.
   worker& worker_at(std::size_t i) { return *workers_.at(i); }
   std::size_t worker_count() const { return workers_.size(); }
-  // How each of the story's jobs ended, in id order (split-out jobs are not here).
-  const job_index<job_end>& job_ends() const { return ends_; }
+  // The jobs' specs, and how each of the story's jobs ended.
+  const job_book& jobs() const { return book_; }
   // Register a tool before run(); steps name it (the payment vendor is
   // "refund", then "email", "model", "read").
   void add_tool(std::string step_name, tool* t);
@@ -176,9 +184,9 @@ class world : private event_observer {
   bool story_over() const;
   static void shutdown_callback(sim::kernel&, void* ctx, std::uint64_t);
   static void crash_callback(sim::kernel&, void* ctx, std::uint64_t index);
-  static void enqueue_callback(sim::kernel&, void* ctx, std::uint64_t position);
-  std::size_t arrival_index(std::uint64_t position) const;
-  void schedule_arrival(sim::kernel& k, std::uint64_t position);
+  static void enqueue_callback(sim::kernel&, void* ctx, std::uint64_t index);
+  void schedule_next_arrival(sim::kernel& k);
+  void seed_rows(const job_spec& spec);
 
   world_config config_;
   sim::kernel kernel_;
@@ -193,15 +201,17 @@ class world : private event_observer {
   std::unique_ptr<model_tool> model_;
   std::unique_ptr<read_tool> read_;
   std::map<std::string, tool*, std::less<>> tools_;
-  // The arrivals: job i's takes place arrivals_seq_ + i in the kernel's
-  // order; they fire in enqueue_at order, ties by job order, which is job
-  // order itself (arrival_order_ empty) unless the list is out of time order.
+  job_book book_;
+  // The arrivals: job i's (in job order) takes place arrivals_seq_ + i in
+  // the kernel's order; they fire in enqueue_at order, ties by job order.
+  // Loaded jobs go in `loaded_order_` (job order unless the list is out of
+  // time order); generated ones come from the generator one at a time, in
+  // time order; the next arrival is the earlier of the two heads.
   std::uint64_t arrivals_seq_ = 0;
-  std::vector<std::uint32_t> arrival_order_;
-  // The split-out jobs' specs (made at construction; a deque never moves them).
-  std::deque<job_spec> split_specs_;
-  // Every spec by id, story jobs (config_.jobs) and split-out jobs alike.
-  job_index<const job_spec*> specs_;
+  std::vector<std::uint32_t> loaded_order_;
+  std::size_t loaded_next_ = 0;
+  std::optional<workload_generator> generator_;
+  std::optional<generated_job> generated_next_;
   std::unique_ptr<agent_handler> default_handler_;
   handler* handler_;
   std::unique_ptr<scripted_faults> faults_;
@@ -213,7 +223,6 @@ class world : private event_observer {
   std::vector<sim::process_id> deploys_;
   sim::process_id sampler_;
   std::unique_ptr<outbox_relay> relay_;
-  job_index<job_end> ends_;
   std::size_t open_jobs_ = 0;
   std::uint64_t footprint_peak_ = 0;
   sim::instant story_end_;
@@ -223,7 +232,6 @@ class world : private event_observer {
   world_progress_hook progress_hook_;
 };
 
-std::string_view to_string(job_end);
 // How the story ended, for machines: "all_jobs_ended", "time_limit",
 // "event_budget", or "stuck" (nothing left to happen, jobs still open).
 std::string_view end_name(const world_result& r);
