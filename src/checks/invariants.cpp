@@ -60,14 +60,16 @@ std::vector<std::uint32_t> sorted_by_name(std::vector<std::uint32_t> ids, const 
 }
 
 // The keys with more than one row in `ledger`, in ascending order, each with
-// its rows in ledger order. `key_of(row)` is the row's key, if it has one.
-template <class Row, class KeyOf>
-std::vector<std::pair<sv, std::vector<const Row*>>> repeated_keys(const std::vector<Row>& ledger, KeyOf key_of) {
+// its rows' positions in ledger order. `key_of(row)` is the row's key, if
+// it has one. A ledger may make its rows as values (the vendor's): keys
+// are copied.
+template <class Ledger, class KeyOf>
+std::vector<std::pair<std::string, std::vector<std::size_t>>> repeated_keys(const Ledger& ledger, KeyOf key_of) {
   sim::string_ids keys(ledger.size());
   std::vector<std::uint32_t> rows_of_key;
-  for (const Row& row : ledger)
-    if (const std::optional<sv> key = key_of(row)) {
-      const std::uint32_t id = keys.intern(*key);
+  for (std::size_t i = 0; i < ledger.size(); ++i)
+    if (const std::optional<std::string> key = key_of(ledger[i])) {
+      const std::uint32_t id = keys.intern_copy(*key);
       if (id == rows_of_key.size()) rows_of_key.push_back(0);
       ++rows_of_key[id];
     }
@@ -75,16 +77,16 @@ std::vector<std::pair<sv, std::vector<const Row*>>> repeated_keys(const std::vec
   for (std::uint32_t id = 0; id < rows_of_key.size(); ++id)
     if (rows_of_key[id] > 1) repeated.push_back(id);
   repeated = sorted_by_name(std::move(repeated), keys);
-  std::vector<std::pair<sv, std::vector<const Row*>>> out;
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> out;
   if (repeated.empty()) return out;
   std::vector<std::size_t> place(rows_of_key.size(), SIZE_MAX);  // key id -> its entry in `out`
   for (const std::uint32_t id : repeated) {
     place[id] = out.size();
-    out.emplace_back(keys.name(id), std::vector<const Row*>{});
+    out.emplace_back(std::string(keys.name(id)), std::vector<std::size_t>{});
   }
-  for (const Row& row : ledger)
-    if (const std::optional<sv> key = key_of(row))
-      if (const std::size_t p = place[*keys.find(*key)]; p != SIZE_MAX) out[p].second.push_back(&row);
+  for (std::size_t i = 0; i < ledger.size(); ++i)
+    if (const std::optional<std::string> key = key_of(ledger[i]))
+      if (const std::size_t p = place[*keys.find(*key)]; p != SIZE_MAX) out[p].second.push_back(i);
   return out;
 }
 
@@ -414,7 +416,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   // owns (both ledgers), which outlive this call, or copies of the jobs'
   // (a generated spec lives only while it is walked); lines of evidence are
   // formatted only for what is found wrong.
-  const std::vector<vendor_refund>& vendor_ledger = w.payments().ledger();
+  const refund_ledger& vendor_ledger = w.payments().ledger();
   const std::vector<ledger_row>& local_ledger = w.db().ledger();
   invoice_book invoices(job_count(w.config()) + vendor_ledger.size() / 2);
   for_each_job(w.config(), [&invoices](const job_spec& job) {
@@ -454,22 +456,21 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   {
     verdict v{std::string(one_row_per_key), true, "every idempotency key has at most one row in each ledger", {}, {}};
     std::size_t repeated_count = 0;
-    auto report = [&](const auto& repeated, const auto& line_of, std::string_view ledger) {
-      for (const auto& [key, rows] : repeated) {
-        if (v.held) v.detail = fmt::format("key {} has {} rows in {}", key, rows.size(), ledger);
+    auto report = [&](const auto& ledger, const auto& key_of, const auto& line_of, std::string_view name) {
+      for (const auto& [key, rows] : repeated_keys(ledger, key_of)) {
+        if (v.held) v.detail = fmt::format("key {} has {} rows in {}", key, rows.size(), name);
         v.held = false;
         ++repeated_count;
-        for (const auto* row : rows)
-          if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line_of(*row));
+        for (const std::size_t row : rows)
+          if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line_of(ledger[row]));
       }
     };
-    report(repeated_keys(local_ledger, [](const ledger_row& l) { return l.key.empty() ? std::nullopt : std::optional<sv>(l.key); }),
-           local_line, "our ledger");
-    report(repeated_keys(vendor_ledger,
-                         [](const vendor_refund& r) {
-                           return r.idempotency_key ? std::optional<sv>(*r.idempotency_key) : std::nullopt;
-                         }),
-           vendor_line, "the vendor's ledger");
+    report(
+        local_ledger,
+        [](const ledger_row& l) { return l.key.empty() ? std::nullopt : std::optional<std::string>(l.key); },
+        local_line, "our ledger");
+    report(
+        vendor_ledger, [](const vendor_refund& r) { return r.idempotency_key; }, vendor_line, "the vendor's ledger");
     if (repeated_count > 1) v.detail += and_more(repeated_count - 1, "repeated key", "repeated keys");
     out.push_back(std::move(v));
   }

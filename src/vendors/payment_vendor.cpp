@@ -25,7 +25,8 @@ payment_vendor::payment_vendor(sim::kernel& k, event_log& events, sim::random_st
                                payment_vendor_config config)
     : config_(std::move(config)),
       endpoint_(k, events, rng, config_.name, config_.client_timeout, config_.round_trip, stats_),
-      desk_(k) {
+      desk_(k),
+      ledger_(events.names()) {
   TWICE_CHECK(config_.unavailable_ppm <= ppm_denominator);
   TWICE_CHECK(config_.rate_limited_ppm <= ppm_denominator);
   TWICE_CHECK(config_.internal_error_ppm <= ppm_denominator);
@@ -73,16 +74,23 @@ payment_vendor::request_draws payment_vendor::draw(sim::random_stream& rng) cons
 // kept, and so are younger keys behind it, until that execution ends.
 void payment_vendor::prune_expired_keys() {
   const sim::instant now = endpoint_.now();
-  while (!prune_queue_.empty()) {
-    const auto it = prune_queue_.front();
-    if (now - it->second.created_at < config_.key_retention) break;
-    if (it->second.executing) break;
-    endpoint_.emit(ev::key_pruned{endpoint_.name_of(it->first), it->second.created_at});
+  for (const stored_key* k = keys_.oldest(); k != nullptr; k = keys_.oldest()) {
+    if (now - k->created_at < config_.key_retention) break;
+    if (k->executing) break;
+    endpoint_.emit(ev::key_pruned{k->key, k->created_at});
     ++stats_.keys_pruned;
-    keys_.erase(it);
-    prune_queue_.pop_front();
+    keys_.pop_oldest();
   }
 }
+
+// Keys are looked up by their interned text; a key the run never named
+// cannot be stored.
+const stored_key* payment_vendor::stored(const std::string& key) const {
+  const std::optional<ev::name_id> name = endpoint_.names().find(key);
+  return name ? keys_.find(*name) : nullptr;
+}
+
+bool payment_vendor::knows_key(std::string_view key) const { return stored(std::string(key)) != nullptr; }
 
 payment_vendor::verdict payment_vendor::decide(const tool_call& request, const request_draws& draws) const {
   if (draws.lost_request) return verdict::lost;
@@ -101,13 +109,12 @@ payment_vendor::verdict payment_vendor::decide(const tool_call& request, const r
 // The idempotency layer. Parameters are compared first: a different request
 // reusing a key is a caller bug whether or not the first one still runs.
 payment_vendor::verdict payment_vendor::decide_by_key(const tool_call& request) const {
-  const auto it = keys_.find(*request.idempotency_key);
-  if (it == keys_.end()) return verdict::execute;
-  const key_entry& entry = it->second;
-  if (entry.target != request.target || entry.amount_cents != request.amount_cents) {
+  const stored_key* entry = stored(*request.idempotency_key);
+  if (entry == nullptr) return verdict::execute;
+  if (endpoint_.names().text(entry->target) != request.target || entry->amount_cents != request.amount_cents) {
     return verdict::idempotency_mismatch;
   }
-  if (entry.executing) return verdict::key_in_use;
+  if (entry->executing) return verdict::key_in_use;
   return verdict::replay;
 }
 
@@ -170,10 +177,13 @@ sim::task<tool_result> payment_vendor::answer_verdict(const remote_endpoint::arr
 }
 
 sim::task<tool_result> payment_vendor::replay(std::uint64_t request_id, const std::string& key) {
-  const auto it = keys_.find(key);
-  TWICE_CHECK(it != keys_.end());
-  TWICE_CHECK(!it->second.executing);
-  tool_result r = it->second.response;
+  const stored_key* entry = stored(key);
+  TWICE_CHECK(entry != nullptr);
+  TWICE_CHECK(!entry->executing);
+  tool_result r;
+  r.status = entry->status;
+  r.error_code = std::string(endpoint_.names().text(entry->error_code));
+  r.ref = std::string(endpoint_.names().text(entry->ref));
   r.replayed = true;
   ++stats_.replays;
   endpoint_.emit(ev::vendor_replay{request_id, endpoint_.name_of(key), r.status, endpoint_.name_of(r.ref)});
@@ -185,10 +195,10 @@ std::uint32_t payment_vendor::start_execution(std::uint64_t request_id, tool_cal
   const sim::instant now = endpoint_.now();
   if (request.idempotency_key) {
     // "Once execution begins" the key is taken: a concurrent retry now gets 409.
-    const auto [it, inserted] =
-        keys_.emplace(*request.idempotency_key, key_entry{request.target, request.amount_cents, now, true, {}});
-    TWICE_CHECK(inserted);
-    prune_queue_.push_back(it);
+    keys_.add({.key = endpoint_.name_of(*request.idempotency_key),
+               .target = endpoint_.name_of(request.target),
+               .amount_cents = request.amount_cents,
+               .created_at = now});
   }
   const refund_result result = execution_result(request, draws);
   const sim::duration latency = draws.latency + endpoint_.spike_extra(now);
@@ -214,11 +224,14 @@ void payment_vendor::finish_execution(std::uint32_t slot) {
     case refund_result::refund_response_lost: response = commit_refund(e); break;
   }
   if (e.request.idempotency_key) {
-    const auto it = keys_.find(*e.request.idempotency_key);
-    TWICE_CHECK(it != keys_.end());  // never pruned while executing
-    TWICE_CHECK(it->second.executing);
-    it->second.executing = false;
-    it->second.response = response;
+    stored_key* entry = keys_.find(endpoint_.name_of(*e.request.idempotency_key));
+    TWICE_CHECK(entry != nullptr);  // never pruned while executing
+    TWICE_CHECK(entry->executing);
+    entry->executing = false;
+    entry->status = response.status;
+    entry->error_code = endpoint_.name_of(response.error_code);
+    entry->ref = endpoint_.name_of(response.ref);
+    TWICE_CHECK(!response.replayed && response.retry_after == sim::duration::zero());  // all a stored one keeps
   }
   if (e.result == refund_result::refund_response_lost) {
     ++stats_.lost_responses;
@@ -230,11 +243,15 @@ void payment_vendor::finish_execution(std::uint32_t slot) {
 }
 
 tool_result payment_vendor::commit_refund(const execution& e) {
-  vendor_refund row;
-  row.id = "re_" + std::to_string(ledger_.size() + 1);
-  row.invoice = e.request.target;
+  // Names in the order the trace has always interned them (the digest
+  // numbers names by first appearance): the refund's id, its key, its invoice.
+  const std::string id = refund_ledger::id_of(ledger_.size());
+  const ev::name_id id_name = endpoint_.name_of(id);
+  refund_ledger::row row;
+  row.key = endpoint_.name_of(key_text(e.request.idempotency_key));
+  row.invoice = endpoint_.name_of(e.request.target);
   row.amount_cents = e.request.amount_cents;
-  row.idempotency_key = e.request.idempotency_key;
+  row.has_key = e.request.idempotency_key.has_value();
   row.committed_at = endpoint_.now();
   row.request_id = e.request_id;
   ++stats_.refunds_committed;
@@ -242,13 +259,11 @@ tool_result payment_vendor::commit_refund(const execution& e) {
   // built in C++ may ask for any positive amount.
   stats_.refunded_cents =
       sim::checked_add(stats_.refunded_cents, row.amount_cents, "the vendor's refunded total overflows int64 cents");
-  endpoint_.emit(ev::vendor_commit{e.request_id, endpoint_.name_of(row.id),
-                                   endpoint_.name_of(key_text(row.idempotency_key)), row.amount_cents,
-                                   endpoint_.name_of(row.invoice)});
+  ledger_.push(row);
+  endpoint_.emit(ev::vendor_commit{e.request_id, id_name, row.key, row.amount_cents, row.invoice});
   tool_result r;
   r.status = 200;
-  r.ref = row.id;
-  ledger_.push_back(std::move(row));
+  r.ref = id;
   return r;
 }
 
@@ -259,10 +274,7 @@ tool_result payment_vendor::execution_error(const execution& e, int status, std:
   return rejection(status, code);
 }
 
-// A refund's invoice, id and key, and a stored key's text: ~64 bytes each.
-std::uint64_t payment_vendor::footprint() const {
-  return sim::footprint_of(ledger_) + ledger_.size() * 64 + sim::tree_footprint(keys_) + keys_.size() * 64 +
-         sim::footprint_of(prune_queue_);
-}
+// Texts are the name table's, counted with the event log.
+std::uint64_t payment_vendor::footprint() const { return ledger_.footprint() + keys_.footprint(); }
 
 }  // namespace twice

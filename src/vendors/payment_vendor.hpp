@@ -71,8 +71,6 @@
 // lost_response (one bernoulli each), then the latency sample.
 
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -85,7 +83,9 @@
 #include "sim/time.hpp"
 #include "sim/trace.hpp"
 #include "tools/tool.hpp"
+#include "vendors/key_store.hpp"
 #include "vendors/latency_model.hpp"
+#include "vendors/refund_ledger.hpp"
 #include "vendors/remote_endpoint.hpp"
 
 namespace twice {
@@ -119,16 +119,6 @@ struct payment_vendor_config {
   std::vector<latency_spike> latency_spikes;  // extra latency for executions arriving inside
 };
 
-// One row of the vendor's own ledger.
-struct vendor_refund {
-  std::string id;  // "re_1", "re_2", ...
-  std::string invoice;
-  std::int64_t amount_cents = 0;
-  std::optional<std::string> idempotency_key;
-  sim::instant committed_at;
-  std::uint64_t request_id = 0;
-};
-
 struct payment_vendor_stats : call_stats {
   std::uint64_t refunds_committed = 0;
   std::int64_t refunded_cents = 0;
@@ -157,12 +147,12 @@ class payment_vendor final : public tool {
   void add_latency_spike(sim::instant begin, sim::instant end, sim::duration extra);
 
   const payment_vendor_config& config() const { return config_; }
-  const std::vector<vendor_refund>& ledger() const { return ledger_; }
+  const refund_ledger& ledger() const { return ledger_; }
   const payment_vendor_stats& stats() const { return stats_; }
   // Bytes held (sim/footprint.hpp): the ledger and the stored keys.
   std::uint64_t footprint() const;
   // Keys currently stored (executing or answered, not yet pruned).
-  bool knows_key(std::string_view key) const { return keys_.find(key) != keys_.end(); }
+  bool knows_key(std::string_view key) const;
   std::size_t stored_keys() const { return keys_.size(); }
   // Execution records allocated (bounded by the peak in flight, not by calls).
   std::size_t request_records() const { return desk_.records_allocated(); }
@@ -197,14 +187,6 @@ class payment_vendor final : public tool {
     refund_result result = refund_result::refund;
   };
 
-  struct key_entry {
-    std::string target;
-    std::int64_t amount_cents = 0;
-    sim::instant created_at;
-    bool executing = true;
-    tool_result response;  // once executing is false
-  };
-
   static std::string_view to_string(verdict v);
   request_draws draw(sim::random_stream& rng) const;
   void prune_expired_keys();
@@ -214,6 +196,7 @@ class payment_vendor final : public tool {
   void trace_request(std::uint64_t request_id, const tool_call& request, verdict v) const;
   sim::task<tool_result> answer_verdict(const remote_endpoint::arrival& a, const tool_call& request, verdict v);
   sim::task<tool_result> replay(std::uint64_t request_id, const std::string& key);
+  const stored_key* stored(const std::string& key) const;
   std::uint32_t start_execution(std::uint64_t request_id, tool_call request, const request_draws& draws);
   static void on_execution_done(sim::kernel& k, void* ctx, std::uint64_t slot);
   void finish_execution(std::uint32_t slot);
@@ -224,12 +207,8 @@ class payment_vendor final : public tool {
   payment_vendor_stats stats_;  // before endpoint_, which keeps a reference to it
   remote_endpoint endpoint_;
   response_desk<execution> desk_;
-  std::vector<vendor_refund> ledger_;
-  std::map<std::string, key_entry, std::less<>> keys_;
-  // Every stored key, in creation order, so pruning is O(expired). Map
-  // iterators stay valid until their own erase, which only pruning does; an
-  // iterator, not a copy of the key, because a million keys are kept a day.
-  std::deque<std::map<std::string, key_entry, std::less<>>::iterator> prune_queue_;
+  refund_ledger ledger_;
+  key_store keys_;
 };
 
 }  // namespace twice

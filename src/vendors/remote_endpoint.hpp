@@ -84,6 +84,7 @@ class remote_endpoint {
     events_->emit(actor_name_, payload);
   }
   ev::name_id name_of(std::string_view text) const { return events_->name(text); }
+  const name_table& names() const { return events_->names(); }
   void count_rejection(int status);
 
   // A rejection that runs nothing: traced ("reject"), counted, and answered
