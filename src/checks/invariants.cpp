@@ -417,7 +417,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   // (a generated spec lives only while it is walked); lines of evidence are
   // formatted only for what is found wrong.
   const refund_ledger& vendor_ledger = w.payments().ledger();
-  const std::vector<ledger_row>& local_ledger = w.db().ledger();
+  const ledger_table& local_ledger = w.db().ledger();
   invoice_book invoices(job_count(w.config()) + vendor_ledger.size() / 2);
   for_each_job(w.config(), [&invoices](const job_spec& job) {
     for (const step_spec& step : job.steps)

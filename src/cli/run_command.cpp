@@ -145,7 +145,7 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   if (keep_records) {
     out.timeline = build_timeline(w.events().records());
     out.records = w.events().take_records();
-    out.ledgers = final_ledgers{w.db().ledger(), {w.payments().ledger().begin(), w.payments().ledger().end()}};
+    out.ledgers = final_ledgers{{w.db().ledger().begin(), w.db().ledger().end()}, {w.payments().ledger().begin(), w.payments().ledger().end()}};
   }
   return out;
 }

@@ -84,7 +84,7 @@ class committed_jobs {
 // weakly, so the store may die before the processes that used it.
 struct store_core {
   store_core(sim::kernel& k, event_log& e, store_config c)
-      : kernel(k), events(e), actor_name(e.name(actor)), config(c) {}
+      : kernel(k), events(e), actor_name(e.name(actor)), config(c), ledger(e) {}
 
   sim::kernel& kernel;
   event_log& events;
@@ -93,13 +93,8 @@ struct store_core {
 
   // Committed state.
   committed_jobs jobs;
-  std::vector<ledger_row> ledger;
-  // The first row of each non-empty key, found through the rows themselves:
-  // a million keys are not stored twice.
-  sim::row_index ledger_first_by_key;
-  std::optional<std::uint32_t> first_ledger_row(std::string_view key) const {
-    return ledger_first_by_key.find(key, [this](std::uint32_t row) { return std::string_view(ledger[row].key); });
-  }
+  ledger_table ledger;
+  std::optional<std::uint32_t> first_ledger_row(std::string_view key) const { return ledger.first_of_key(key); }
   outbox_table outbox;
   std::set<std::uint64_t> unsent_outbox_ids;  // so a relay's poll does not scan every row ever sent
   dedupe_table dedupes;
@@ -530,15 +525,7 @@ void transaction::apply(detail::store_core& core) {
     TWICE_CHECK(row != nullptr);
     change.apply_to(*row);
   }
-  for (ledger_row& row : writes_.ledger) {
-    TWICE_CHECK(core.ledger.size() < UINT32_MAX);
-    const auto at = static_cast<std::uint32_t>(core.ledger.size());
-    const bool first_of_key = !row.key.empty() && !core.first_ledger_row(row.key);
-    core.ledger.push_back(std::move(row));
-    if (first_of_key)
-      core.ledger_first_by_key.insert(core.ledger.back().key, at,
-                                      [&core](std::uint32_t r) { return std::string_view(core.ledger[r].key); });
-  }
+  for (const ledger_row& row : writes_.ledger) core.ledger.push(row);
   for (auto& [id, row] : writes_.outbox) {
     if (!row.sent) core.unsent_outbox_ids.insert(id);
     const bool inserted = core.outbox.emplace(id, std::move(row)).second;
@@ -618,12 +605,12 @@ void store::seed_job(job_row row) {
 }
 
 std::size_t store::job_count() const { return core_->jobs.size(); }
-const std::vector<ledger_row>& store::ledger() const { return core_->ledger; }
+const ledger_table& store::ledger() const { return core_->ledger; }
 
-// A ledger row's job id, key and vendor reference: ~96 bytes of text.
+// The ledger's texts are the name table's, counted with the event log.
 std::uint64_t store::footprint() const {
   const detail::store_core& c = *core_;
-  return c.jobs.footprint() + sim::footprint_of(c.ledger) + c.ledger.size() * 96 + c.ledger_first_by_key.footprint() +
+  return c.jobs.footprint() + c.ledger.footprint() +
          sim::tree_footprint(c.outbox) + sim::tree_footprint(c.unsent_outbox_ids) + sim::tree_footprint(c.dedupes) +
          sim::tree_footprint(c.waiting_since);
 }

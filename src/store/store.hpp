@@ -64,6 +64,7 @@
 #include "sim/time.hpp"
 #include "events/event_log.hpp"
 #include "sim/trace.hpp"
+#include "store/ledger_table.hpp"
 #include "store/rows.hpp"
 
 namespace twice {
@@ -249,7 +250,7 @@ class store {
 
   // Direct reads of committed state: no latency, no connection.
   std::size_t job_count() const;
-  const std::vector<ledger_row>& ledger() const;  // commit order
+  const ledger_table& ledger() const;  // commit order
   const outbox_table& outbox() const;             // ordered by id
   const dedupe_table& dedupes() const;            // ordered by key
   std::optional<job_row> find_job(std::string_view job_id) const;

@@ -7,13 +7,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "events/event_log.hpp"
 #include "sim/time.hpp"
+#include "sim/value_iterator.hpp"
 
 namespace twice {
 
@@ -38,31 +38,7 @@ class refund_ledger {
     std::uint64_t request_id = 0;
   };
 
-  // Reads values; `++` and `*` only, enough for range-for and algorithms.
-  class iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = vendor_refund;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = vendor_refund;
-    iterator(const refund_ledger* l, std::size_t i) : ledger_(l), at_(i) {}
-    vendor_refund operator*() const { return (*ledger_)[at_]; }
-    iterator& operator++() {
-      ++at_;
-      return *this;
-    }
-    iterator operator++(int) {
-      iterator before = *this;
-      ++at_;
-      return before;
-    }
-    friend bool operator==(const iterator&, const iterator&) = default;
-
-   private:
-    const refund_ledger* ledger_;
-    std::size_t at_;
-  };
+  using iterator = sim::value_iterator<refund_ledger, vendor_refund>;
 
   explicit refund_ledger(const name_table& names) : names_(&names) {}
 
