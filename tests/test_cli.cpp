@@ -173,6 +173,30 @@ TEST_CASE("--trace writes JSON lines and refuses to overwrite the scenario", "[c
   CHECK(run("run " + same + " --trace " + same).exit_code == 2);
 }
 
+TEST_CASE("a trace streamed as the run goes is the trace a kept run writes", "[cli]") {
+  // --quiet with --trace alone streams each event to the file; without
+  // --quiet the events are kept for the timeline and written at the end.
+  const auto dir = temp_dir();
+  const auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (const char* name : {"double_refund.toml", "vendor_outage_jitter.toml", "deploy_rolling_kill.toml"}) {
+    const auto streamed = dir / "streamed.jsonl", kept = dir / "kept.jsonl";
+    REQUIRE(run("run --quiet " + scenario(name) + " --trace " + streamed.string()).exit_code <= 1);
+    REQUIRE(run("run " + scenario(name) + " --trace " + kept.string()).exit_code <= 1);
+    const std::string a = slurp(streamed);
+    CHECK_FALSE(a.empty());
+    CHECK(a == slurp(kept));
+    CHECK_FALSE(std::filesystem::exists(dir / ".twice-tmp-streamed.jsonl"));
+  }
+  // A file that cannot be opened is bad input, found before anything runs.
+  const run_result r = run("run --quiet " + scenario("double_refund.toml") + " --trace " +
+                           (dir / "no-such-dir" / "t.jsonl").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("cannot write") != std::string::npos);
+}
+
 TEST_CASE("twice lint exits 1 with warnings and 0 without", "[cli]") {
   const run_result broken = run("lint " + scenario("double_refund.toml"));
   CHECK(broken.exit_code == 1);

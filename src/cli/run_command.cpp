@@ -9,6 +9,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/output_file.hpp"
+#include "cli/trace_stream.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/run_usage.hpp"
 #include "cli/scenario_input.hpp"
@@ -134,6 +135,7 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   attempt_collector attempts(keeps.attempts ? attempt_detail_max : 0);
   checked_run_options options;
   options.observers = {&attempts};
+  if (keeps.stream != nullptr) options.observers.push_back(keeps.stream);
   options.progress = progress;
   options.progress_every = progress_every_events;
   checked_result checked = run_with_checkers(w, options);
@@ -171,11 +173,23 @@ int run_command(const run_options& options) {
 
   // The events are kept only for what prints or writes them: a quiet run
   // (or --json) with no output file keeps the digest alone, so its memory
-  // does not grow with the run.
+  // does not grow with the run, and one whose only output is --trace
+  // writes each event as it happens instead of keeping it.
   run_keeps keeps;
-  keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.trace_path.empty() ||
-                  !options.markdown_path.empty() || !options.perfetto_path.empty() || !options.report_path.empty();
+  keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.markdown_path.empty() ||
+                  !options.perfetto_path.empty() || !options.report_path.empty();
   keeps.attempts = keeps.records || options.json;
+  std::optional<streamed_file> trace_file;
+  std::optional<jsonl_trace_stream> trace_stream;
+  if (!keeps.records && !options.trace_path.empty()) {
+    trace_file.emplace(options.trace_path);  // one scenario (run_usage_problem)
+    if (!trace_file->open_error().empty()) {
+      fmt::print(stderr, "twice run: {}\n", trace_file->open_error());
+      return to_int(exit_code::bad_input);
+    }
+    trace_stream.emplace(*trace_file);
+    keeps.stream = &*trace_stream;
+  }
   bool all_met = true;
   progress_line progress(progress_line::wanted(options.json));
   for (scenario& sc : scenarios) {
@@ -202,7 +216,10 @@ int run_command(const run_options& options) {
       if (&sc != &scenarios.back()) fmt::print("\n");
     }
     std::string error;
-    if (!options.trace_path.empty()) error = write_file_atomically(options.trace_path, trace_to_jsonl(out.records));
+    if (trace_file)
+      error = trace_file->commit();
+    else if (!options.trace_path.empty())
+      error = write_file_atomically(options.trace_path, trace_to_jsonl(out.records));
     if (error.empty() && !options.markdown_path.empty())
       error = write_file_atomically(options.markdown_path, markdown_report(sc, out.summary, out.timeline));
     if (error.empty() && !options.perfetto_path.empty())

@@ -47,6 +47,8 @@ struct run_outcome {
 struct run_keeps {
   bool records = false;
   bool attempts = false;
+  // Sees every event as it happens (a streamed trace); not owned.
+  event_observer* stream = nullptr;
 };
 // At most this many attempts are summarised; all are counted.
 inline constexpr std::size_t attempt_detail_max = 1'000'000;

@@ -11,15 +11,18 @@ std::string_view jsonl_field_name(std::string_view trace_name) {
   return trace_name == "job" ? "job_id" : trace_name;
 }
 
+std::string jsonl_line(const sim::trace_record& r) {
+  nlohmann::ordered_json line{{"t_us", r.time.us()}, {"actor", r.actor}, {"kind", r.kind}};
+  for (const sim::field& f : r.fields)
+    std::visit([&](const auto& v) { line[std::string(jsonl_field_name(f.name))] = v; }, f.value);
+  std::string out = line.dump();
+  out += '\n';
+  return out;
+}
+
 std::string trace_to_jsonl(const std::vector<sim::trace_record>& records) {
   std::string out;
-  for (const sim::trace_record& r : records) {
-    nlohmann::ordered_json line{{"t_us", r.time.us()}, {"actor", r.actor}, {"kind", r.kind}};
-    for (const sim::field& f : r.fields)
-      std::visit([&](const auto& v) { line[std::string(jsonl_field_name(f.name))] = v; }, f.value);
-    out += line.dump();
-    out += '\n';
-  }
+  for (const sim::trace_record& r : records) out += jsonl_line(r);
   return out;
 }
 

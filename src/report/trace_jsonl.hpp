@@ -12,6 +12,8 @@
 namespace twice {
 
 std::string trace_to_jsonl(const std::vector<sim::trace_record>& records);
+// One record's line, newline included (a trace streamed as it is made).
+std::string jsonl_line(const sim::trace_record& r);
 
 // A trace field's name in the JSON lines: `job` is written `job_id`; every
 // other name as it is.
