@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <fmt/core.h>
 
@@ -53,50 +52,99 @@ void add_cents(std::int64_t& total, std::int64_t cents) {
   total = sim::checked_add(total, cents, "a ledger or invoice total in the invariants overflows int64 cents");
 }
 
-// Ids in ascending order of their strings.
-std::vector<std::uint32_t> sorted_by_name(std::vector<std::uint32_t> ids, const sim::string_ids& names) {
+// Ids in ascending order of their strings (`names.name(id)`).
+template <class Names>
+std::vector<std::uint32_t> sorted_by_name(std::vector<std::uint32_t> ids, const Names& names) {
   std::sort(ids.begin(), ids.end(), [&names](std::uint32_t a, std::uint32_t b) { return names.name(a) < names.name(b); });
   return ids;
 }
 
-// The keys with more than one row in `ledger`, in ascending order, each with
-// its rows' positions in ledger order. `key_of(row)` is the row's key, if
-// it has one. A ledger may make its rows as values (the vendor's): keys
-// are copied.
-template <class Ledger, class KeyOf>
-std::vector<std::pair<std::string, std::vector<std::size_t>>> repeated_keys(const Ledger& ledger, KeyOf key_of) {
-  sim::string_ids keys(ledger.size());
-  std::vector<std::uint32_t> rows_of_key;
-  for (std::size_t i = 0; i < ledger.size(); ++i)
-    if (const std::optional<std::string> key = key_of(ledger[i])) {
-      const std::uint32_t id = keys.intern_copy(*key);
-      if (id == rows_of_key.size()) rows_of_key.push_back(0);
-      ++rows_of_key[id];
-    }
+// The keys with more than one row in a ledger of `rows` rows, in ascending
+// order, each with its rows' positions in ledger order. `key_of(i)` is row
+// i's key as a name of the run's table, if it has a key.
+template <class KeyOf>
+std::vector<std::pair<sv, std::vector<std::size_t>>> repeated_keys(std::size_t rows, const name_table& names,
+                                                                   KeyOf key_of) {
+  std::vector<std::uint32_t> rows_of_key(names.size(), 0);
+  for (std::size_t i = 0; i < rows; ++i)
+    if (const std::optional<ev::name_id> key = key_of(i)) ++rows_of_key[*key];
   std::vector<std::uint32_t> repeated;
   for (std::uint32_t id = 0; id < rows_of_key.size(); ++id)
     if (rows_of_key[id] > 1) repeated.push_back(id);
-  repeated = sorted_by_name(std::move(repeated), keys);
-  std::vector<std::pair<std::string, std::vector<std::size_t>>> out;
-  if (repeated.empty()) return out;
-  std::vector<std::size_t> place(rows_of_key.size(), SIZE_MAX);  // key id -> its entry in `out`
+  std::sort(repeated.begin(), repeated.end(),
+            [&names](std::uint32_t a, std::uint32_t b) { return names.text(a) < names.text(b); });
+  std::vector<std::pair<sv, std::vector<std::size_t>>> out;
+  std::map<std::uint32_t, std::size_t> place;  // key -> its entry in `out`
   for (const std::uint32_t id : repeated) {
-    place[id] = out.size();
-    out.emplace_back(std::string(keys.name(id)), std::vector<std::size_t>{});
+    place.emplace(id, out.size());
+    out.emplace_back(names.text(id), std::vector<std::size_t>{});
   }
-  for (std::size_t i = 0; i < ledger.size(); ++i)
-    if (const std::optional<std::string> key = key_of(ledger[i]))
-      if (const std::size_t p = place[*keys.find(*key)]; p != SIZE_MAX) out[p].second.push_back(i);
+  for (std::size_t i = 0; i < rows && !place.empty(); ++i)
+    if (const std::optional<ev::name_id> key = key_of(i))
+      if (const auto it = place.find(*key); it != place.end()) out[it->second].second.push_back(i);
   return out;
 }
+
+// Dense ids for texts, nearly all of them names the run already has: those
+// are found by name (4 bytes a name) and viewed in the name table; the few
+// the run never named (the invoice of a job that never ran) are copied.
+// Ids follow first sight; views stay valid as long as the name table.
+class text_ids {
+ public:
+  explicit text_ids(const name_table& names) : names_(names), by_name_(names.size(), none) {}
+  std::uint32_t intern(sv text) {
+    if (const std::optional<ev::name_id> name = names_.find(text)) return intern_name(*name);
+    const std::uint32_t extra = extra_.intern_copy(text);
+    if (extra == by_extra_.size()) by_extra_.push_back(add(extra_.name(extra)));
+    return by_extra_[extra];
+  }
+  std::uint32_t intern_name(ev::name_id name) {
+    std::uint32_t& id = by_name_.at(name);
+    if (id == none) id = add(names_.text(name));
+    return id;
+  }
+  std::optional<std::uint32_t> find(sv text) const {
+    if (const std::optional<ev::name_id> name = names_.find(text); name && by_name_[*name] != none)
+      return by_name_[*name];
+    if (const std::optional<std::uint32_t> extra = extra_.find(text)) return by_extra_[*extra];
+    return std::nullopt;
+  }
+  sv name(std::uint32_t id) const { return texts_[id]; }
+  std::size_t size() const { return texts_.size(); }
+
+ private:
+  static constexpr std::uint32_t none = UINT32_MAX;
+  std::uint32_t add(sv text) {
+    texts_.push_back(text);
+    return static_cast<std::uint32_t>(texts_.size() - 1);
+  }
+  const name_table& names_;
+  std::vector<std::uint32_t> by_name_;  // name -> id, or none
+  sim::string_ids extra_;
+  std::vector<std::uint32_t> by_extra_;
+  std::vector<sv> texts_;
+};
 
 // Per invoice: what the jobs asked, what the vendor paid, and the last job
 // to name it (its owner).
 struct invoice_book {
-  explicit invoice_book(std::size_t expected) : ids(expected) {}
-  // Copies: a generated job's spec lives only while it is walked.
-  std::uint32_t intern(sv invoice) {
-    const std::uint32_t id = ids.intern_copy(invoice);
+  explicit invoice_book(const name_table& names) : ids(names), owner_names(names) {}
+  std::uint32_t intern(sv invoice) { return grow(ids.intern(invoice)); }
+  std::uint32_t intern_name(ev::name_id invoice) { return grow(ids.intern_name(invoice)); }
+  std::int64_t paid_for(sv invoice) const { return at_or_zero(paid, invoice); }
+  std::int64_t asked_for(sv invoice) const { return at_or_zero(asked, invoice); }
+
+  // A generated job's spec lives only while it is walked: its id is kept
+  // as a name (or a copy).
+  void set_owner(std::uint32_t invoice, sv job) { owner[invoice] = owner_names.name(owner_names.intern(job)); }
+
+  text_ids ids;
+  std::vector<std::int64_t> asked, paid;
+  std::vector<std::optional<sv>> owner;  // views of owner_names
+  text_ids owner_names;
+
+ private:
+  std::uint32_t grow(std::uint32_t id) {
     if (id == asked.size()) {
       asked.push_back(0);
       paid.push_back(0);
@@ -104,17 +152,6 @@ struct invoice_book {
     }
     return id;
   }
-  std::int64_t paid_for(sv invoice) const { return at_or_zero(paid, invoice); }
-  std::int64_t asked_for(sv invoice) const { return at_or_zero(asked, invoice); }
-
-  void set_owner(std::uint32_t invoice, sv job) { owner[invoice] = owner_names.name(owner_names.intern_copy(job)); }
-
-  sim::string_ids ids;
-  std::vector<std::int64_t> asked, paid;
-  std::vector<std::optional<sv>> owner;  // views of owner_names
-  sim::string_ids owner_names;
-
- private:
   std::int64_t at_or_zero(const std::vector<std::int64_t>& column, sv invoice) const {
     const auto id = ids.find(invoice);
     return id ? column[*id] : 0;
@@ -412,13 +449,15 @@ std::string invariant_checker::open_job_line(const world& w, std::string_view jo
 
 std::vector<verdict> invariant_checker::finish(const world& w, const world_result& result) {
   check_envelopes();
-  // Final state: the two ledgers and the jobs. Keys view strings the world
-  // owns (both ledgers), which outlive this call, or copies of the jobs'
-  // (a generated spec lives only while it is walked); lines of evidence are
-  // formatted only for what is found wrong.
+  // Final state: the two ledgers and the jobs. Both ledgers keep their
+  // texts as names of the run's table, and the tables here are keyed by
+  // those names (a job's spec, which may be generated and gone after its
+  // walk, is looked up by name too); lines of evidence are formatted only
+  // for what is found wrong.
+  const name_table& names = w.events().names();
   const refund_ledger& vendor_ledger = w.payments().ledger();
   const ledger_table& local_ledger = w.db().ledger();
-  invoice_book invoices(job_count(w.config()) + vendor_ledger.size() / 2);
+  invoice_book invoices(names);
   for_each_job(w.config(), [&invoices](const job_spec& job) {
     for (const step_spec& step : job.steps)
       if (step.tool == "refund") {
@@ -427,7 +466,10 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
         invoices.set_owner(id, job.id);  // the last job to name an invoice owns it
       }
   });
-  for (const vendor_refund& v : vendor_ledger) add_cents(invoices.paid[invoices.intern(v.invoice)], v.amount_cents);
+  for (std::size_t i = 0; i < vendor_ledger.size(); ++i) {
+    const refund_ledger::row& r = vendor_ledger.raw(i);
+    add_cents(invoices.paid[invoices.intern_name(r.invoice)], r.amount_cents);
+  }
 
   auto vendor_line = [](const vendor_refund& v) {
     return fmt::format("{} vendor refund {} {} {} key={}", clock(v.committed_at), v.id, v.invoice, money(v.amount_cents),
@@ -457,7 +499,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     verdict v{std::string(one_row_per_key), true, "every idempotency key has at most one row in each ledger", {}, {}};
     std::size_t repeated_count = 0;
     auto report = [&](const auto& ledger, const auto& key_of, const auto& line_of, std::string_view name) {
-      for (const auto& [key, rows] : repeated_keys(ledger, key_of)) {
+      for (const auto& [key, rows] : repeated_keys(ledger.size(), names, key_of)) {
         if (v.held) v.detail = fmt::format("key {} has {} rows in {}", key, rows.size(), name);
         v.held = false;
         ++repeated_count;
@@ -465,12 +507,22 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
           if (v.evidence.size() < options_.evidence_max) v.evidence.push_back(line_of(ledger[row]));
       }
     };
+    // An empty key is no key in our ledger (SQL NULL); the vendor tells a
+    // request without a key from one with an empty key.
     report(
         local_ledger,
-        [](const ledger_row& l) { return l.key.empty() ? std::nullopt : std::optional<std::string>(l.key); },
+        [&](std::size_t i) {
+          const ev::name_id key = local_ledger.raw(i).key;
+          return key == 0 ? std::nullopt : std::optional<ev::name_id>(key);
+        },
         local_line, "our ledger");
     report(
-        vendor_ledger, [](const vendor_refund& r) { return r.idempotency_key; }, vendor_line, "the vendor's ledger");
+        vendor_ledger,
+        [&](std::size_t i) {
+          const refund_ledger::row& r = vendor_ledger.raw(i);
+          return r.has_key ? std::optional<ev::name_id>(r.key) : std::nullopt;
+        },
+        vendor_line, "the vendor's ledger");
     if (repeated_count > 1) v.detail += and_more(repeated_count - 1, "repeated key", "repeated keys");
     out.push_back(std::move(v));
   }
@@ -487,8 +539,8 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
                                money(invoices.asked[id])) +
                    and_more(overpaid.size() - 1, "overpaid invoice", "overpaid invoices");
       v.held = false;
-      for (const vendor_refund& r : vendor_ledger)
-        if (r.invoice == invoice && v.evidence.size() < options_.evidence_max) v.evidence.push_back(vendor_line(r));
+      for (std::size_t i = 0; i < vendor_ledger.size() && v.evidence.size() < options_.evidence_max; ++i)
+        if (names.text(vendor_ledger.raw(i).invoice) == invoice) v.evidence.push_back(vendor_line(vendor_ledger[i]));
     }
     out.push_back(std::move(v));
   }
@@ -496,7 +548,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     verdict v{std::string(ledgers_agree), true, "for every job, our ledger and the vendor's hold the same total", {}, {}};
     // Every job either ledger names, each once. A vendor refund of an invoice
     // no job names counts against a job of its own, "(unknown invoice inv_9)".
-    sim::string_ids jobs(job_count(w.config()));
+    text_ids jobs(names);
     std::vector<std::int64_t> ours, theirs;
     auto job_id = [&](sv job) {
       const std::uint32_t id = jobs.intern(job);
@@ -506,21 +558,25 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
       }
       return id;
     };
-    std::deque<std::string> unknown_labels;  // the views in `jobs` need homes that never move
     std::map<std::uint32_t, std::uint32_t> unknown_job_of_invoice;
-    for (const vendor_refund& r : vendor_ledger) {
-      const std::uint32_t invoice = *invoices.ids.find(r.invoice);
+    for (std::size_t i = 0; i < vendor_ledger.size(); ++i) {
+      const refund_ledger::row& r = vendor_ledger.raw(i);
+      const std::uint32_t invoice = invoices.intern_name(r.invoice);
       std::uint32_t job = 0;
       if (const auto& owner = invoices.owner[invoice]) {
         job = job_id(*owner);
       } else {
         auto [it, fresh] = unknown_job_of_invoice.emplace(invoice, 0);
-        if (fresh) it->second = job_id(unknown_labels.emplace_back("(unknown invoice " + r.invoice + ")"));
+        if (fresh)
+          it->second = job_id("(unknown invoice " + std::string(names.text(r.invoice)) + ")");  // copied: no name
         job = it->second;
       }
       add_cents(theirs[job], r.amount_cents);
     }
-    for (const ledger_row& l : local_ledger) add_cents(ours[job_id(l.job_id)], l.amount_cents);
+    for (std::size_t i = 0; i < local_ledger.size(); ++i) {
+      const ledger_table::row& l = local_ledger.raw(i);
+      add_cents(ours[job_id(names.text(l.job))], l.amount_cents);
+    }
     std::vector<std::uint32_t> disagree;
     for (std::uint32_t id = 0; id < ours.size(); ++id)
       if (ours[id] != theirs[id]) disagree.push_back(id);

@@ -1,10 +1,11 @@
 #pragma once
-// The committed money ledger, kept compact: a row is three name ids (key,
+// The committed money ledger, kept row: a row is three name ids (key,
 // job, vendor reference) and two numbers, 32 bytes, its texts held once in
 // the run's name table (the trace has named them all before a row commits).
 // The first row of each non-empty key is found by the key's name id. Rows
 // are read as ledger_row values, made when asked for.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +22,14 @@ namespace twice {
 class ledger_table {
  public:
   using iterator = sim::value_iterator<ledger_table, ledger_row>;
+  // A row as kept: its texts are names in the run's name table.
+  struct row {
+    ev::name_id key = 0;  // 0: the empty text, no key
+    ev::name_id job = 0;
+    ev::name_id vendor_ref = 0;
+    std::int64_t amount_cents = 0;
+    sim::instant at;
+  };
 
   explicit ledger_table(event_log& events) : events_(&events) {}
 
@@ -28,7 +37,7 @@ class ledger_table {
     TWICE_CHECK(rows_.size() < UINT32_MAX);
     // In the order the fields are declared, so a text new to the run is
     // named the same way every time.
-    const compact c{events_->name(r.key), events_->name(r.job_id), events_->name(r.vendor_ref), r.amount_cents, r.at};
+    const row c{events_->name(r.key), events_->name(r.job_id), events_->name(r.vendor_ref), r.amount_cents, r.at};
     if (!r.key.empty()) {
       if (c.key >= first_by_key_.size())
         first_by_key_.resize(std::max<std::size_t>(c.key + 1, first_by_key_.size() * 2), 0);
@@ -47,28 +56,23 @@ class ledger_table {
   bool empty() const { return rows_.empty(); }
   ledger_row operator[](std::size_t i) const {
     TWICE_CHECK(i < rows_.size());
-    const compact& c = rows_[i];
+    const row& c = rows_[i];
     const name_table& names = events_->names();
     return {std::string(names.text(c.key)), c.amount_cents, std::string(names.text(c.job)),
             std::string(names.text(c.vendor_ref)), c.at};
   }
+  // The row as kept, for a reader that wants names, not texts (checkers).
+  const row& raw(std::size_t i) const { return rows_.at(i); }
   ledger_row back() const { return (*this)[rows_.size() - 1]; }
   iterator begin() const { return {this, 0}; }
   iterator end() const { return {this, rows_.size()}; }
   std::uint64_t footprint() const {
-    return rows_.capacity() * sizeof(compact) + first_by_key_.capacity() * sizeof(std::uint32_t);
+    return rows_.capacity() * sizeof(row) + first_by_key_.capacity() * sizeof(std::uint32_t);
   }
 
  private:
-  struct compact {
-    ev::name_id key = 0;  // 0: the empty text, no key
-    ev::name_id job = 0;
-    ev::name_id vendor_ref = 0;
-    std::int64_t amount_cents = 0;
-    sim::instant at;
-  };
   event_log* events_;
-  std::vector<compact> rows_;
+  std::vector<row> rows_;
   std::vector<std::uint32_t> first_by_key_;  // by key name: 1 + the first row's position (0: none)
 };
 

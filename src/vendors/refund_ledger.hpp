@@ -49,6 +49,8 @@ class refund_ledger {
   std::size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
   vendor_refund operator[](std::size_t i) const;
+  // The row as kept, for a reader that wants names, not texts (checkers).
+  const row& raw(std::size_t i) const { return rows_.at(i); }
   vendor_refund back() const { return (*this)[rows_.size() - 1]; }
   iterator begin() const { return {this, 0}; }
   iterator end() const { return {this, rows_.size()}; }
