@@ -1,6 +1,6 @@
 #pragma once
 // Dense ids for strings, in order of first appearance: the strings in a
-// vector, found again through a row_index over it (a hashed lookup, not a
+// deque, found again through a row_index over it (a hashed lookup, not a
 // sorted table's twenty string compares). Ids, and so every loop over them,
 // follow the order strings were first interned; nothing iterates the hash
 // table. intern() keeps a view (the caller keeps the string alive);
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -21,7 +22,7 @@ namespace twice::sim {
 
 class string_ids {
  public:
-  explicit string_ids(std::size_t expected = 0) : index_(expected) { names_.reserve(expected); }
+  explicit string_ids(std::size_t expected = 0) : index_(expected) {}
 
   // The id of `s`, interning it if new (ids are 0, 1, 2, ... in that order).
   std::uint32_t intern(std::string_view s) {
@@ -45,12 +46,12 @@ class string_ids {
   std::string_view name(std::uint32_t id) const { return names_.at(id); }
   std::size_t size() const { return names_.size(); }
   std::uint64_t footprint() const {
-    return names_.capacity() * sizeof(std::string_view) + index_.footprint() + blocks_.size() * block_size_;
+    return names_.size() * sizeof(std::string_view) + index_.footprint() + blocks_.size() * block_size_;
   }
 
  private:
   struct name_of_id {
-    const std::vector<std::string_view>* names;
+    const std::deque<std::string_view>* names;
     std::string_view operator()(std::uint32_t id) const { return (*names)[id]; }
   };
   name_of_id name_of() const { return name_of_id{&names_}; }
@@ -70,7 +71,10 @@ class string_ids {
     return {at, s.size()};
   }
 
-  std::vector<std::string_view> names_;
+  // A deque, not a vector: a run's names grow to millions, and a vector's
+  // doubling would hold the old array and the new one at once (and a
+  // quarter of the new one empty on average).
+  std::deque<std::string_view> names_;
   sim::row_index index_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   std::size_t block_size_ = 0;

@@ -3,7 +3,7 @@
 // (target, amount), whether it still executes, and the response to replay.
 // Keys are kept in creation order, the order they expire in (one retention
 // for every key), and found by the key's name id, since the trace already
-// interned the key's text: 40 bytes a key and 8 per name in the run, where
+// interned the key's text: 40 bytes a key and 4 per name in the run, where
 // a std::map of strings held ~250 bytes a key.
 
 #include <algorithm>
@@ -42,7 +42,8 @@ class key_store {
     TWICE_CHECK(find(k.key) == nullptr);
     if (k.key >= position_by_name_.size()) position_by_name_.resize(std::max<std::size_t>(k.key + 1, position_by_name_.size() * 2));
     entries_.push_back(k);
-    position_by_name_[k.key] = popped_ + entries_.size();
+    TWICE_CHECK(popped_ + entries_.size() < UINT32_MAX);  // keys ever stored: bounded by the event budget
+    position_by_name_[k.key] = static_cast<std::uint32_t>(popped_ + entries_.size());
     return entries_.back();
   }
   const stored_key* oldest() const { return entries_.empty() ? nullptr : &entries_.front(); }
@@ -54,7 +55,7 @@ class key_store {
   }
   std::size_t size() const { return entries_.size(); }
   std::uint64_t footprint() const {
-    return entries_.size() * sizeof(stored_key) + position_by_name_.capacity() * sizeof(std::uint64_t);
+    return entries_.size() * sizeof(stored_key) + position_by_name_.capacity() * sizeof(std::uint32_t);
   }
 
  private:
@@ -62,7 +63,7 @@ class key_store {
   std::uint64_t popped_ = 0;        // entries pruned from the front so far
   // By key name: 1 + the entry's position counted from the first key ever
   // stored (0: none stored), so pruning moves no other entry's number.
-  std::vector<std::uint64_t> position_by_name_;
+  std::vector<std::uint32_t> position_by_name_;
 };
 
 }  // namespace twice
