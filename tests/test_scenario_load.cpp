@@ -681,6 +681,23 @@ email_probability = 0.5
   CHECK(some_without);
 }
 
+TEST_CASE("a workload is a spec, not a million jobs: nothing is generated at load", "[scenario]") {
+  const scenario s = load_ok("[[job]]\nid = \"job_17\"\ninvoice = \"inv_17\"\namount_cents = 1999\n"
+                             "[workload]\ncount = 999999\nrate = 25\narrival = \"poisson\"\namount_cents = [100, 500]\n");
+  CHECK(s.world.jobs.size() == 1);  // the [[job]] alone
+  REQUIRE(s.world.workload.has_value());
+  CHECK(s.world.workload->count == 999'999);
+  CHECK(job_count(s.world) == 1'000'000);  // the most a scenario may have
+  // The jobs exist when walked, in order.
+  std::size_t walked = 0;
+  std::string tenth;
+  for_each_job(s.world, [&](const job_spec& j) {
+    if (++walked == 11) tenth = j.id;
+  });
+  CHECK(walked == 1'000'000);
+  CHECK(tenth == "gen_10");
+}
+
 TEST_CASE("even arrivals are exact; generated jobs follow the [[job]] tables", "[scenario]") {
   const scenario s = load_ok(R"(
 [[job]]

@@ -8,9 +8,9 @@
 
 #include "sim/check.hpp"
 #include "sim/footprint.hpp"
-#include "sim/row_index.hpp"
 #include "sim/sleep.hpp"
 #include "sim/wait_list.hpp"
+#include "store/job_rows.hpp"
 
 namespace twice {
 
@@ -38,48 +38,6 @@ std::size_t wait_bucket(sim::duration waited) {
 
 class acquire_wait;
 
-// Committed job rows in insertion order, found by id through the rows
-// themselves (sim::row_index): rows are never deleted and a deque never
-// moves them, so a million jobs cost a row each, not a row plus a tree node
-// holding a second copy of the id.
-class committed_jobs {
- public:
-  const job_row* find(std::string_view id) const {
-    const auto at = index_.find(id, id_of{&rows_});
-    return at ? &rows_[*at] : nullptr;
-  }
-  job_row* find(std::string_view id) {
-    return const_cast<job_row*>(std::as_const(*this).find(id));
-  }
-  // Adds a row whose id is new; false (and nothing changes) if it is not.
-  bool insert(job_row row) {
-    if (find(row.job_id) != nullptr) return false;
-    TWICE_CHECK(rows_.size() < UINT32_MAX);
-    const auto at = static_cast<std::uint32_t>(rows_.size());
-    rows_.push_back(std::move(row));
-    index_.insert(rows_.back().job_id, at, id_of{&rows_});
-    return true;
-  }
-  // Replaces the row with the same id, or adds it.
-  void put(job_row row) {
-    if (job_row* existing = find(row.job_id))
-      *existing = std::move(row);  // same id: the index still holds
-    else
-      insert(std::move(row));
-  }
-  std::size_t size() const { return rows_.size(); }
-  // A row's id and last error are short texts, ~48 bytes beyond the row.
-  std::uint64_t footprint() const { return rows_.size() * (sizeof(job_row) + 48) + index_.footprint(); }
-
- private:
-  struct id_of {
-    const std::deque<job_row>* rows;
-    std::string_view operator()(std::uint32_t at) const { return (*rows)[at].job_id; }
-  };
-  std::deque<job_row> rows_;
-  sim::row_index index_;
-};
-
 // Everything the store owns. Transactions and waiting begin() calls hold it
 // weakly, so the store may die before the processes that used it.
 struct store_core {
@@ -92,7 +50,7 @@ struct store_core {
   const store_config config;
 
   // Committed state.
-  committed_jobs jobs;
+  job_rows jobs;
   ledger_table ledger;
   std::optional<std::uint32_t> first_ledger_row(std::string_view key) const { return ledger.first_of_key(key); }
   outbox_table outbox;
@@ -304,7 +262,7 @@ std::optional<job_row> transaction::visible_job(std::string_view job_id) const {
     row = own->second;
   } else {
     const std::shared_ptr<detail::store_core> core = lock_core();
-    if (const job_row* committed = core->jobs.find(job_id)) row = *committed;
+    row = core->jobs.find(job_id);
   }
   if (row)
     for (const auto& [id, change] : writes_.job_updates)
@@ -486,18 +444,16 @@ sim::task<bool> transaction::has_dedupe(std::string key) {
 
 commit_result transaction::check_against_committed(detail::store_core& core) const {
   for (const auto& [job_id, expected] : writes_.job_fences) {
-    const job_row* row = core.jobs.find(job_id);
-    TWICE_CHECK(row != nullptr);  // rows are never deleted
-    if (row->lease_token == expected) continue;
-    note_fenced(core, job_id, expected, row->lease_token, "commit");
+    const std::uint64_t found = core.jobs.lease_token_of(job_id);  // rows are never deleted
+    if (found == expected) continue;
+    note_fenced(core, job_id, expected, found, "commit");
     return {store_status::fenced, job_id, 0};
   }
   for (const auto& [job_id, change] : writes_.job_updates) {
     if (!change.expect_lease_token) continue;
-    const job_row* row = core.jobs.find(job_id);
-    TWICE_CHECK(row != nullptr);
-    if (row->lease_token == *change.expect_lease_token) continue;
-    note_fenced(core, job_id, *change.expect_lease_token, row->lease_token, "commit");
+    const std::uint64_t found = core.jobs.lease_token_of(job_id);
+    if (found == *change.expect_lease_token) continue;
+    note_fenced(core, job_id, *change.expect_lease_token, found, "commit");
     return {store_status::fenced, job_id, 0};
   }
   if (core.config.unique_ledger_key) {
@@ -516,15 +472,11 @@ commit_result transaction::check_against_committed(detail::store_core& core) con
 }
 
 void transaction::apply(detail::store_core& core) {
-  for (auto& [job_id, row] : writes_.jobs) {
+  for (const auto& [job_id, row] : writes_.jobs) {
     TWICE_CHECK(row.job_id == job_id);
-    core.jobs.put(std::move(row));
+    core.jobs.put(row);
   }
-  for (const auto& [job_id, change] : writes_.job_updates) {
-    job_row* row = core.jobs.find(job_id);
-    TWICE_CHECK(row != nullptr);
-    change.apply_to(*row);
-  }
+  for (const auto& [job_id, change] : writes_.job_updates) core.jobs.update(job_id, change);
   for (const ledger_row& row : writes_.ledger) core.ledger.push(row);
   for (auto& [id, row] : writes_.outbox) {
     if (!row.sent) core.unsent_outbox_ids.insert(id);
@@ -600,7 +552,7 @@ sim::task<transaction> store::begin(std::string holder) {
 
 void store::seed_job(job_row row) {
   TWICE_CHECK(!row.job_id.empty());
-  const bool inserted = core_->jobs.insert(std::move(row));
+  const bool inserted = core_->jobs.insert(row);
   TWICE_CHECK(inserted);
 }
 
@@ -618,9 +570,7 @@ const outbox_table& store::outbox() const { return core_->outbox; }
 const dedupe_table& store::dedupes() const { return core_->dedupes; }
 
 std::optional<job_row> store::find_job(std::string_view job_id) const {
-  const job_row* row = core_->jobs.find(job_id);
-  if (row == nullptr) return std::nullopt;
-  return *row;
+  return core_->jobs.find(job_id);
 }
 
 store_stats store::stats() const {

@@ -1,0 +1,91 @@
+#pragma once
+// The committed job rows, kept compact: a row is its numbers (24 bytes),
+// found by the job id's dense id in a table of the ids' texts, and its last
+// error an id in a table of the few distinct error texts. A million jobs
+// cost ~65 bytes each here where a deque of job_row (two std::strings a
+// row) and an index over it cost ~125. Rows are never deleted. Rows are
+// read as job_row values and changed through job_update, applied to the
+// row as it is then.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sim/check.hpp"
+#include "sim/string_ids.hpp"
+#include "store/rows.hpp"
+
+namespace twice {
+
+class job_rows {
+ public:
+  job_rows() { errors_.intern_copy({}); }
+
+  std::optional<job_row> find(std::string_view id) const {
+    const std::optional<std::uint32_t> at = ids_.find(id);
+    if (!at) return std::nullopt;
+    return row_of(*at);
+  }
+  // The lease token on the row `id` names, which must exist.
+  std::uint64_t lease_token_of(std::string_view id) const { return rows_.at(at_of(id)).lease_token; }
+  // Adds a row whose id is new; false (and nothing changes) if it is not.
+  bool insert(const job_row& row) {
+    if (ids_.find(row.job_id)) return false;
+    const std::uint32_t at = ids_.intern_copy(row.job_id);
+    TWICE_CHECK(at == rows_.size());
+    rows_.push_back(kept_of(row));
+    return true;
+  }
+  // Replaces the row with the same id, or adds it.
+  void put(const job_row& row) {
+    if (const std::optional<std::uint32_t> at = ids_.find(row.job_id))
+      rows_[*at] = kept_of(row);
+    else
+      insert(row);
+  }
+  // Applies `change` to the row `id` names, which must exist.
+  void update(std::string_view id, const job_update& change) {
+    const std::uint32_t at = at_of(id);
+    job_row row = row_of(at);
+    change.apply_to(row);
+    rows_[at] = kept_of(row);
+  }
+  std::size_t size() const { return rows_.size(); }
+  std::uint64_t footprint() const { return rows_.size() * sizeof(kept) + ids_.footprint() + errors_.footprint(); }
+
+ private:
+  struct kept {
+    std::uint64_t lease_token = 0;
+    std::uint32_t attempts = 0;
+    std::int32_t checkpoint_step = -1;
+    std::uint32_t last_error = 0;  // in errors_; 0 is ""
+    job_status status = job_status::queued;
+  };
+  std::uint32_t at_of(std::string_view id) const {
+    const std::optional<std::uint32_t> at = ids_.find(id);
+    TWICE_CHECK(at.has_value());
+    return *at;
+  }
+  job_row row_of(std::uint32_t at) const {
+    const kept& k = rows_[at];
+    job_row row;
+    row.job_id = std::string(ids_.name(at));
+    row.status = k.status;
+    row.attempts = k.attempts;
+    row.checkpoint_step = k.checkpoint_step;
+    row.lease_token = k.lease_token;
+    row.last_error = std::string(errors_.name(k.last_error));
+    return row;
+  }
+  kept kept_of(const job_row& row) {
+    return {row.lease_token, row.attempts, row.checkpoint_step, errors_.intern_copy(row.last_error), row.status};
+  }
+
+  sim::string_ids ids_;     // job ids; a row's position is its id's
+  sim::string_ids errors_;  // last errors, "" first
+  std::deque<kept> rows_;
+};
+
+}  // namespace twice
