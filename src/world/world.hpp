@@ -12,7 +12,6 @@
 // reported outcome, never a hang.
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
