@@ -184,6 +184,20 @@ void check_same_faults(const world_config& a, const world_config& b) {
   }
 }
 
+void check_same(const std::optional<workload_spec>& a, const std::optional<workload_spec>& b) {
+  REQUIRE(a.has_value() == b.has_value());
+  if (!a) return;
+  CHECK(a->count == b->count);
+  CHECK(a->start == b->start);
+  CHECK(a->interval == b->interval);
+  CHECK(a->arrival == b->arrival);
+  CHECK(a->amount_lo == b->amount_lo);
+  CHECK(a->amount_hi == b->amount_hi);
+  CHECK(a->email_ppm == b->email_ppm);
+  CHECK(a->id_prefix == b->id_prefix);
+  CHECK(a->last == b->last);
+}
+
 // Every field of world_config. A field added to world_config needs a key
 // in the format, a line in docs/scenario-format.md, and a line here.
 void check_same(const world_config& a, const world_config& b) {
@@ -207,6 +221,7 @@ void check_same(const world_config& a, const world_config& b) {
   check_same(a.model, b.model);
   check_same(a.read, b.read);
   check_same(a.jobs, b.jobs);
+  check_same(a.workload, b.workload);
   check_same_faults(a, b);
 }
 
@@ -326,6 +341,15 @@ steps = [
   { tool = "refund", target = "inv_18", amount_cents = 250 },
 ]
 
+[workload]
+count = 3
+start = "2s"
+interval = "250ms"
+arrival = "poisson"
+amount_cents = [100, 900]
+email_probability = 0.25
+id_prefix = "w_"
+
 [[fault]]
 point = "after_tool"
 tool = "refund"
@@ -436,6 +460,14 @@ world_config everything_config() {
   j17.enqueue_at = at(duration::from_s(5));
   c.jobs.push_back(j17);
   c.jobs.push_back({.id = "job_18", .steps = {{"read", "doc_1", 0}, {"refund", "inv_18", 250}}, .enqueue_at = {}});
+  c.workload = workload_spec{.count = 3,
+                             .start = at(duration::from_s(2)),
+                             .interval = duration::from_ms(250),
+                             .arrival = arrival_kind::poisson,
+                             .amount_lo = 100,
+                             .amount_hi = 900,
+                             .email_ppm = 250'000,
+                             .id_prefix = "w_"};
   c.point_faults.push_back({.point = "after_tool",
                             .tool = "refund",
                             .step = 3,
