@@ -212,7 +212,7 @@ void require_self_contained(const std::string& html) {
 TEST_CASE("perfetto: the double refund in the trace event format", "[report][perfetto]") {
   const scenario sc = catalogue_scenario("double_refund");
   const cli::run_outcome out = cli::run_one(sc, true);
-  const std::string text = perfetto_trace(out.summary, out.records);
+  const std::string text = perfetto_trace(out.summary, out.spans);
   const checked_trace t = validate_trace_event_format(text);
 
   CHECK(t.process_names.at(1) == "workers");
@@ -274,13 +274,13 @@ TEST_CASE("perfetto: the double refund in the trace event format", "[report][per
   CHECK(std::any_of(t.events.begin(), t.events.end(),
                     [](const json& e) { return e["ph"] == "C" && e["name"] == "dead letters"; }));
   // Same run, same bytes.
-  CHECK(perfetto_trace(out.summary, cli::run_one(sc, true).records) == text);
+  CHECK(perfetto_trace(out.summary, cli::run_one(sc, true).spans) == text);
 }
 
 TEST_CASE("perfetto: a call that outlives its lease goes to an overlap thread", "[report][perfetto]") {
   const scenario sc = catalogue_scenario("visibility_shorter_than_tool");
   const cli::run_outcome out = cli::run_one(sc, true);
-  const checked_trace t = validate_trace_event_format(perfetto_trace(out.summary, out.records));
+  const checked_trace t = validate_trace_event_format(perfetto_trace(out.summary, out.spans));
   // The 25 s model call runs on after the 10 s lease expired: it cannot nest
   // in the lease, so it is drawn beside it.
   const int overlap = thread_named(t, "worker/0 (overlap 1)");
@@ -354,7 +354,7 @@ TEST_CASE("trace jsonl: every tool span carries attempt, job_id and key", "[repo
 TEST_CASE("html report: the double refund, self-contained", "[report][html]") {
   const scenario sc = catalogue_scenario("double_refund");
   const cli::run_outcome out = cli::run_one(sc, true);
-  const std::string html = html_report(sc, out.summary, out.records, out.ledgers);
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
   require_self_contained(html);
   CHECK(unbalanced_tag(html) == "");
   CHECK(html.starts_with("<!DOCTYPE html>"));
@@ -374,7 +374,7 @@ TEST_CASE("html report: the double refund, self-contained", "[report][html]") {
   CHECK(count(html, "class=\"redelivery\"") == 1);
   CHECK(count(html, "class=\"deploy-window\" data-sha=\"v2\"") == 1);
   CHECK(count(html, "<tr class=\"unmatched\" data-ref=\"re_1\"") == 1);  // the vendor refund our ledger lacks
-  CHECK(html_report(sc, out.summary, cli::run_one(sc, true).records, out.ledgers) == html);
+  CHECK(html_report(sc, out.summary, out.timeline, cli::run_one(sc, true).spans, out.ledgers) == html);
 }
 
 TEST_CASE("timeline: a backoff that ended is told from a lease that ran out", "[report][timeline]") {
@@ -425,7 +425,7 @@ TEST_CASE("timeline: a nack the broker refused, or a delivery in between, leaves
 TEST_CASE("html report: a backoff's redelivery is drawn apart from an expired lease's", "[report][html]") {
   const scenario sc = catalogue_scenario("double_refund_fixed");
   const cli::run_outcome out = cli::run_one(sc, true);
-  const std::string html = html_report(sc, out.summary, out.records, out.ledgers);
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
   CHECK(count(html, "class=\"redelivery-after-backoff\"") == 2);
   CHECK(count(html, "class=\"redelivery\"") == 0);
   CHECK(count(html, "class=\"expiry\"") == 0);
@@ -445,7 +445,7 @@ amount_cents = 100
   REQUIRE(loaded.value);
   const scenario& sc = *loaded.value;
   const cli::run_outcome out = cli::run_one(sc, true);
-  const std::string html = html_report(sc, out.summary, out.records, out.ledgers);
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
   CHECK(html.find("<script>alert") == std::string::npos);
   CHECK(html.find("&lt;script&gt;alert(&quot;story&quot;)&lt;/script&gt; &amp; &#39;more&#39; &lt;b&gt;") !=
         std::string::npos);
@@ -458,9 +458,9 @@ TEST_CASE("every catalogue scenario: the four outputs, valid", "[report][catalog
     INFO(file.string());
     const scenario sc = load(file);
     const cli::run_outcome out = cli::run_one(sc, true);
-    const run_spans spans = collect_spans(out.records);
-    const checked_trace t = validate_trace_event_format(perfetto_trace(out.summary, out.records));
-    const std::string html = html_report(sc, out.summary, out.records, out.ledgers);
+    const run_spans& spans = out.spans;
+    const checked_trace t = validate_trace_event_format(perfetto_trace(out.summary, out.spans));
+    const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
     require_self_contained(html);
     CHECK(unbalanced_tag(html) == "");
     REQUIRE(!spans.lanes.empty());

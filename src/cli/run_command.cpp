@@ -146,6 +146,7 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   out.summary.expectations = evaluate(sc.expect, out.summary);
   if (keep_records) {
     out.timeline = build_timeline(w.events().records());
+    if (keeps.spans) out.spans = collect_spans(w.events().events(), w.events().names());
     out.records = w.events().take_records();
     out.ledgers = final_ledgers{{w.db().ledger().begin(), w.db().ledger().end()}, {w.payments().ledger().begin(), w.payments().ledger().end()}};
   }
@@ -178,6 +179,7 @@ int run_command(const run_options& options) {
   run_keeps keeps;
   keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.markdown_path.empty() ||
                   !options.perfetto_path.empty() || !options.report_path.empty();
+  keeps.spans = !options.perfetto_path.empty() || !options.report_path.empty();
   keeps.attempts = keeps.records || options.json;
   std::optional<streamed_file> trace_file;
   std::optional<jsonl_trace_stream> trace_stream;
@@ -223,9 +225,9 @@ int run_command(const run_options& options) {
     if (error.empty() && !options.markdown_path.empty())
       error = write_file_atomically(options.markdown_path, markdown_report(sc, out.summary, out.timeline));
     if (error.empty() && !options.perfetto_path.empty())
-      error = write_file_atomically(options.perfetto_path, perfetto_trace(out.summary, out.records));
+      error = write_file_atomically(options.perfetto_path, perfetto_trace(out.summary, out.spans));
     if (error.empty() && !options.report_path.empty())
-      error = write_file_atomically(options.report_path, html_report(sc, out.summary, out.records, out.ledgers));
+      error = write_file_atomically(options.report_path, html_report(sc, out.summary, out.timeline, out.spans, out.ledgers));
     if (!error.empty()) {
       fmt::print(stderr, "twice run: {}\n", error);
       return to_int(exit_code::bad_input);

@@ -35,6 +35,7 @@ struct run_outcome {
   run_summary summary;
   std::vector<timeline_line> timeline;
   std::vector<sim::trace_record> records;
+  run_spans spans;        // when run_keeps::spans
   final_ledgers ledgers;  // kept with the records
 };
 
@@ -46,6 +47,7 @@ struct run_outcome {
 // those and --json).
 struct run_keeps {
   bool records = false;
+  bool spans = false;  // the events as intervals, for the drawn outputs (needs records)
   bool attempts = false;
   // Sees every event as it happens (a streamed trace); not owned.
   event_observer* stream = nullptr;
@@ -53,8 +55,9 @@ struct run_keeps {
 // At most this many attempts are summarised; all are counted.
 inline constexpr std::size_t attempt_detail_max = 1'000'000;
 run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_hook& progress = {});
+// keep_records: keep everything (records, spans, attempts) or nothing.
 inline run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_hook& progress = {}) {
-  return run_one(sc, run_keeps{keep_records, keep_records}, progress);
+  return run_one(sc, run_keeps{.records = keep_records, .spans = keep_records, .attempts = keep_records}, progress);
 }
 int run_command(const run_options& options);
 

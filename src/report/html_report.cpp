@@ -121,9 +121,8 @@ document.addEventListener('mouseover', function (e) {
 
 }  // namespace
 
-std::string html_report(const scenario& sc, const run_summary& s, const std::vector<sim::trace_record>& records,
-                        const final_ledgers& ledgers) {
-  const run_spans spans = collect_spans(records);
+std::string html_report(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& story,
+                        const run_spans& spans, const final_ledgers& ledgers) {
   // The run from start to end across the plot: the timeline's axis, and the
   // queue-depth chart's under it.
   const axis time{plot_left, plot_right - plot_left, std::max<std::int64_t>(spans.end.us(), 1)};
@@ -140,13 +139,13 @@ std::string html_report(const scenario& sc, const run_summary& s, const std::vec
   html.line(fmt::format("<body data-scenario=\"{}\" data-seed=\"{}\" data-digest=\"{:016x}\">", esc(sc.name), s.seed,
                         s.result.trace_digest));
   write_summary(html, sc, s);
-  write_timeline(html, sc, s, records, spans, time);
+  write_timeline(html, sc, s, spans, time);
   write_queue_depth(html, spans, time);
   write_attempts(html, s);
   write_backoff(html, spans);
   write_ledgers(html, ledgers);
   write_invariants(html, s);
-  write_story(html, records);
+  write_story(html, story);
   html.line("<script>" + std::string(script) + "</script>");
   html.line("</body>");
   html.line("</html>");

@@ -30,7 +30,8 @@
 #include <vector>
 
 #include "report/run_summary.hpp"
-#include "sim/trace.hpp"
+#include "report/spans.hpp"
+#include "report/timeline.hpp"
 #include "store/rows.hpp"
 #include "vendors/payment_vendor.hpp"
 
@@ -44,7 +45,9 @@ struct final_ledgers {
   std::vector<vendor_refund> vendor;
 };
 
-std::string html_report(const scenario& sc, const run_summary& s, const std::vector<sim::trace_record>& records,
-                        const final_ledgers& ledgers);
+// `story`: the run's timeline lines (report/timeline.hpp); `spans`: its
+// events as intervals (report/spans.hpp).
+std::string html_report(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& story,
+                        const run_spans& spans, const final_ledgers& ledgers);
 
 }  // namespace twice

@@ -340,8 +340,7 @@ void write_invariants(html_lines& html, const run_summary& s) {
 }
 
 // ---- the story as text ----------------------------------------------------------
-void write_story(html_lines& html, const std::vector<sim::trace_record>& records) {
-  const std::vector<timeline_line> lines = build_timeline(records);
+void write_story(html_lines& html, const std::vector<timeline_line>& lines) {
   html.line("<section id=\"story-section\">");
   html.line(fmt::format("<h2>What happened, line by line ({} lines)</h2>", lines.size()));
   html.line("<details id=\"story\"" + std::string(lines.size() <= 60 ? " open" : "") + ">");

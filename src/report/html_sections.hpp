@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "report/html_format.hpp"
-#include "sim/trace.hpp"
+#include "report/timeline.hpp"
 
 namespace twice {
 struct scenario;
@@ -26,6 +26,6 @@ void write_attempts(html_lines& html, const run_summary& s);
 void write_backoff(html_lines& html, const run_spans& spans);
 void write_ledgers(html_lines& html, const final_ledgers& ledgers);
 void write_invariants(html_lines& html, const run_summary& s);
-void write_story(html_lines& html, const std::vector<sim::trace_record>& records);
+void write_story(html_lines& html, const std::vector<timeline_line>& lines);
 
 }  // namespace twice::html_detail

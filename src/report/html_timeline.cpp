@@ -23,8 +23,8 @@ constexpr std::int64_t timeline_top = 640;
 class timeline_drawing {
  public:
   timeline_drawing(html_lines& html, const scenario& sc, const run_summary& s,
-                   const std::vector<sim::trace_record>& records, const run_spans& spans, const axis& time)
-      : html_(html), sc_(sc), s_(s), records_(records), spans_(spans), time_(time) {
+                   const run_spans& spans, const axis& time)
+      : html_(html), sc_(sc), s_(s), spans_(spans), time_(time) {
     for (const refund_mark& r : spans_.refunds) refund_refs_.insert(r.ref);
   }
 
@@ -117,10 +117,9 @@ class timeline_drawing {
       // Ends when the last pod is up on the new version.
       sim::instant done = spans_.end;
       bool any = false;
-      for (const sim::trace_record& r : records_) {
-        if (r.kind != "start" || !r.actor.starts_with("worker/") || r.time < d.at) continue;
-        if (r.get_string("sha") != d.sha) continue;
-        done = any ? std::max(done, r.time) : r.time;
+      for (const pod_up& p : spans_.pod_starts) {
+        if (!p.worker.starts_with("worker/") || p.at < d.at || p.sha != d.sha) continue;
+        done = any ? std::max(done, p.at) : p.at;
         any = true;
       }
       const std::int64_t x0 = time_.at(d.at.us());
@@ -376,7 +375,6 @@ class timeline_drawing {
   html_lines& html_;
   const scenario& sc_;
   const run_summary& s_;
-  const std::vector<sim::trace_record>& records_;
   const run_spans& spans_;
   const axis time_;
   std::set<std::string, std::less<>> refund_refs_;
@@ -385,9 +383,9 @@ class timeline_drawing {
 
 }  // namespace
 
-void write_timeline(html_lines& html, const scenario& sc, const run_summary& s,
-                    const std::vector<sim::trace_record>& records, const run_spans& spans, const axis& time) {
-  timeline_drawing(html, sc, s, records, spans, time).draw();
+void write_timeline(html_lines& html, const scenario& sc, const run_summary& s, const run_spans& spans,
+                    const axis& time) {
+  timeline_drawing(html, sc, s, spans, time).draw();
 }
 
 }  // namespace twice::html_detail

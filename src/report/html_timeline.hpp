@@ -3,10 +3,7 @@
 // a lane per worker and per vendor, the deploys, redeliveries and
 // violations over them, and the legend. Internal to report/html_*.cpp.
 
-#include <vector>
-
 #include "report/html_format.hpp"
-#include "sim/trace.hpp"
 
 namespace twice {
 struct scenario;
@@ -17,7 +14,7 @@ struct run_spans;
 namespace twice::html_detail {
 
 // `time` spans the run across the plot; the queue-depth chart uses the same.
-void write_timeline(html_lines& html, const scenario& sc, const run_summary& s,
-                    const std::vector<sim::trace_record>& records, const run_spans& spans, const axis& time);
+void write_timeline(html_lines& html, const scenario& sc, const run_summary& s, const run_spans& spans,
+                    const axis& time);
 
 }  // namespace twice::html_detail

@@ -212,8 +212,7 @@ std::vector<actor_track> vendor_tracks(const run_spans& spans) {
 
 }  // namespace
 
-std::string perfetto_trace(const run_summary& s, const std::vector<sim::trace_record>& records) {
-  const run_spans spans = collect_spans(records);
+std::string perfetto_trace(const run_summary& s, const run_spans& spans) {
   trace_writer w;
   // A worker's spans overlap when a call outlives its lease; a vendor's, when it serves callers at once.
   w.add_process(workers_pid, "workers", worker_tracks(spans),

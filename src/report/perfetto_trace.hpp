@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "report/run_summary.hpp"
-#include "sim/trace.hpp"
+#include "report/spans.hpp"
 
 namespace twice {
 
-std::string perfetto_trace(const run_summary& s, const std::vector<sim::trace_record>& records);
+std::string perfetto_trace(const run_summary& s, const run_spans& spans);
 
 }  // namespace twice

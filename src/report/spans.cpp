@@ -3,17 +3,16 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <type_traits>
 #include <utility>
 
+#include "events/event_log.hpp"
 #include "events/trace_events.hpp"
 #include "report/timeline.hpp"
 
 namespace twice {
 
 namespace {
-
-std::string str(const sim::trace_record& r, std::string_view name) { return std::string(r.get_string(name).value_or("")); }
-std::int64_t num(const sim::trace_record& r, std::string_view name) { return r.get_int(name).value_or(0); }
 
 // The number at the end of an actor name, and where it starts.
 std::pair<std::string_view, std::optional<std::int64_t>> split_number(std::string_view name) {
@@ -25,16 +24,44 @@ std::pair<std::string_view, std::optional<std::int64_t>> split_number(std::strin
   return {name.substr(0, i), n};
 }
 
+// Whose event it is, by the actor's name: the same payload kind is drawn on
+// a worker's lane or a vendor's row depending on who emitted it.
 bool is_lane_actor(std::string_view actor) { return actor.starts_with("worker/") || actor == "relay"; }
 
-// A stop's reason, read back from its record: every reason but the story's
-// own shutdown belongs to a deploy. Compared with the reasons' own text
-// (ev::to_string), not with literals copied here.
-bool is_deploy_stop(std::string_view why) {
-  for (const ev::stop_reason reason :
-       {ev::stop_reason::rolling_kill, ev::stop_reason::drained, ev::stop_reason::grace_period_expired})
-    if (why == ev::to_string(reason)) return true;
-  return false;
+// Every reason but the story's own shutdown belongs to a deploy.
+bool is_deploy_stop(ev::stop_reason why) { return why != ev::stop_reason::shutdown; }
+
+template <class P, class... Ps>
+constexpr bool one_of = (std::is_same_v<P, Ps> || ...);
+
+// The points in a lane's life worth a marker (worker_mark).
+template <class P>
+constexpr bool is_marked = one_of<P, ev::pod_start, ev::crash, ev::relay_crash, ev::stop, ev::drain, ev::ack, ev::nack,
+                                  ev::dead_letter, ev::fault_crash, ev::fenced, ev::lease_lost, ev::abandoned,
+                                  ev::already_ended, ev::job_done, ev::job_failed, ev::runtime_error>;
+
+// The job a payload names, if it names one.
+ev::name_id job_of(const ev::payload& body) {
+  return std::visit(
+      [](const auto& p) -> ev::name_id {
+        if constexpr (requires { p.job; })
+          return p.job;
+        else
+          return 0;
+      },
+      body);
+}
+
+// The vendor request a payload answers, if any.
+std::int64_t req_of(const ev::payload& body) {
+  return std::visit(
+      [](const auto& p) -> std::int64_t {
+        if constexpr (requires { p.req; })
+          return static_cast<std::int64_t>(p.req);
+        else
+          return 0;
+      },
+      body);
 }
 
 struct pending_receive {
@@ -52,14 +79,25 @@ struct lane_state {
   std::vector<std::size_t> tools;    // open tool spans
 };
 
+// A tool call's fields, worker's or relay's (the relay's has no attempt or sha).
+struct call_fields {
+  std::string job;
+  std::int64_t attempt = 0;
+  std::int64_t step = 0;
+  std::string tool, key, sha;
+};
+
 class span_builder {
  public:
-  void add(const sim::trace_record& r) {
-    out_.end = r.time;
-    if (r.actor == "sampler" && r.kind == "queue_sample") return sample(r);
-    if (r.actor.starts_with("queue/")) return broker(r);
-    if (r.actor.starts_with("vendor/")) return vendor(r);
-    if (is_lane_actor(r.actor)) return lane(r);
+  explicit span_builder(const name_table& names) : names_(names) {}
+
+  void add(const ev::event& e) {
+    out_.end = e.at;
+    if (const auto* q = std::get_if<ev::queue_sample>(&e.body)) return sample(e.at, *q);
+    const std::string_view actor = names_.text(e.actor);
+    if (actor.starts_with("queue/")) return broker(e);
+    if (actor.starts_with("vendor/")) return vendor(e, std::string(actor));
+    if (is_lane_actor(actor)) return lane(e, std::string(actor));
   }
 
   run_spans finish() && {
@@ -82,19 +120,24 @@ class span_builder {
   }
 
  private:
-  void sample(const sim::trace_record& r) {
-    out_.samples.push_back(queue_sample{r.time, num(r, "visible"), num(r, "delayed"), num(r, "in_flight"),
-                                        num(r, "dead_letters"), num(r, "oldest_age_us")});
+  std::string text(ev::name_id id) const { return std::string(names_.text(id)); }
+
+  // The line the text timeline gives this event (its wording for marks).
+  std::optional<timeline_line> line_of(const ev::event& e) const { return timeline_entry(as_record(e, names_)); }
+
+  void sample(sim::instant at, const ev::queue_sample& q) {
+    out_.samples.push_back(queue_sample{at, q.visible, q.delayed, q.in_flight, q.dead_letters, q.oldest_age.us()});
   }
 
-  void broker(const sim::trace_record& r) {
-    if (r.kind == "receive") {
-      pending_.push_back(pending_receive{r.time, num(r, "id"), num(r, "receive_count"), str(r, "body")});
-    } else if (r.kind == "lease_expired") {
-      const std::int64_t id = num(r, "id");
-      const std::int64_t count = num(r, "receive_count");
+  void broker(const ev::event& e) {
+    if (const auto* r = std::get_if<ev::receive>(&e.body)) {
+      pending_.push_back(
+          pending_receive{e.at, static_cast<std::int64_t>(r->id), r->receive_count, text(r->body)});
+    } else if (const auto* x = std::get_if<ev::lease_expired>(&e.body)) {
+      const auto id = static_cast<std::int64_t>(x->id);
+      const std::int64_t count = x->receive_count;
       std::erase_if(pending_, [&](const pending_receive& p) { return p.message == id && p.receive_count == count; });
-      redelivery rd{str(r, "body"), r.time, std::nullopt, std::nullopt};
+      redelivery rd{text(x->body), e.at, std::nullopt, std::nullopt};
       if (const auto it = by_delivery_.find({id, count}); it != by_delivery_.end()) {
         lease_span& l = out_.leases[it->second];
         rd.from_lease = it->second;
@@ -102,65 +145,65 @@ class span_builder {
         // over: the message coming back was asked for, no lease was lost.
         rd.after_backoff = l.ended_by == "nack";
         if (!rd.after_backoff) {
-          l.expired_at = r.time;
+          l.expired_at = e.at;
           lane_state& st = lanes_[l.worker];
-          if (st.lease == it->second) close_lease(st, r.time, "expired");
-          mark(r.time, l.worker, "lease_expired", l.job, *timeline_entry(r));
+          if (st.lease == it->second) close_lease(st, e.at, "expired");
+          out_.marks.push_back(worker_mark{e.at, l.worker, "lease_expired", l.job, line_of(e)->text});
         }
       }
       waiting_redelivery_[rd.job] = out_.redeliveries.size();
       out_.redeliveries.push_back(std::move(rd));
-    } else if (r.kind == "change_visibility" && r.get_bool("applied") == true && num(r, "timeout_us") == 0) {
-      // A draining pod gives back what its last poll leased, before any record of its own.
-      const std::int64_t id = num(r, "id");
+    } else if (const auto* c = std::get_if<ev::change_visibility>(&e.body); c && c->applied && c->timeout.us() == 0) {
+      // A draining pod gives back what its last poll leased, before any event of its own.
+      const auto id = static_cast<std::int64_t>(c->id);
       std::erase_if(pending_, [&](const pending_receive& p) { return p.message == id; });
     }
   }
 
-  void vendor(const sim::trace_record& r) {
-    vendors_.insert(r.actor);
-    const std::pair<std::string, std::int64_t> req{r.actor, num(r, "req")};
-    if (r.kind == "execute") {
-      vendor_execution e;
-      e.vendor = r.actor;
-      e.req = req.second;
-      e.start = r.time;
-      e.end = r.time + sim::duration::from_us(num(r, "latency_us"));  // until its answer says otherwise
+  void vendor(const ev::event& e, const std::string& actor) {
+    vendors_.insert(actor);
+    const std::pair<std::string, std::int64_t> req{actor, req_of(e.body)};
+    if (const auto* x = std::get_if<ev::vendor_execute>(&e.body)) {
+      vendor_execution v;
+      v.vendor = actor;
+      v.req = req.second;
+      v.start = e.at;
+      v.end = e.at + x->latency;  // until its answer says otherwise
       executions_[req] = out_.executions.size();
-      out_.executions.push_back(std::move(e));
+      out_.executions.push_back(std::move(v));
       return;
     }
-    vendor_execution* e = nullptr;
-    if (const auto it = executions_.find(req); it != executions_.end()) e = &out_.executions[it->second];
+    vendor_execution* v = nullptr;
+    if (const auto it = executions_.find(req); it != executions_.end()) v = &out_.executions[it->second];
     auto finish = [&](std::string outcome, std::string ref) {
-      if (e == nullptr) return;
-      e->end = r.time;
-      e->outcome = std::move(outcome);
-      e->ref = std::move(ref);
+      if (v == nullptr) return;
+      v->end = e.at;
+      v->outcome = std::move(outcome);
+      v->ref = std::move(ref);
     };
-    if (r.kind == "commit") {
-      finish("committed", str(r, "ref"));
-      refund_mark m{r.time, r.actor, str(r, "ref"), str(r, "target"), str(r, "key"), num(r, "amount"), 0};
+    auto note = [&](std::string kind, std::string what) {
+      out_.vendor_marks.push_back({e.at, actor, std::move(kind), std::move(what)});
+    };
+    if (const auto* c = std::get_if<ev::vendor_commit>(&e.body)) {
+      finish("committed", text(c->ref));
+      refund_mark m{e.at, actor, text(c->ref), text(c->target), text(c->key), c->amount, 0};
       m.nth_for_invoice = ++refunds_per_invoice_[m.invoice];
       out_.refunds.push_back(std::move(m));
-    } else if (r.kind == "execution_error") {
+    } else if (std::holds_alternative<ev::vendor_execution_error>(e.body)) {
       finish("error", {});
-    } else if (r.kind == "answered" || r.kind == "sent") {
-      finish("answered", str(r, "ref"));
-    } else if (r.kind == "reject") {
-      out_.vendor_marks.push_back(
-          {r.time, r.actor, "reject", std::to_string(num(r, "status")) + " " + str(r, "error_code")});
-    } else if (r.kind == "replay") {
-      out_.vendor_marks.push_back({r.time, r.actor, "replay", "replays " + str(r, "ref") + " for key " + str(r, "key")});
-    } else if (r.kind == "client_timeout") {
-      out_.vendor_marks.push_back({r.time, r.actor, "client_timeout", "the caller gave up waiting"});
-    } else if (r.kind == "response_lost") {
-      out_.vendor_marks.push_back({r.time, r.actor, "response_lost", "the answer to " + str(r, "ref") + " is lost"});
+    } else if (std::holds_alternative<ev::vendor_answered>(e.body)) {
+      finish("answered", {});
+    } else if (const auto* s = std::get_if<ev::email_sent>(&e.body)) {
+      finish("answered", text(s->ref));
+    } else if (const auto* r = std::get_if<ev::vendor_reject>(&e.body)) {
+      note("reject", std::to_string(r->status) + " " + text(r->error_code));
+    } else if (const auto* p = std::get_if<ev::vendor_replay>(&e.body)) {
+      note("replay", "replays " + text(p->ref) + " for key " + text(p->key));
+    } else if (std::holds_alternative<ev::vendor_client_timeout>(e.body)) {
+      note("client_timeout", "the caller gave up waiting");
+    } else if (const auto* l = std::get_if<ev::vendor_response_lost>(&e.body)) {
+      note("response_lost", "the answer to " + text(l->ref) + " is lost");
     }
-  }
-
-  void mark(sim::instant at, const std::string& actor, std::string kind, std::string job, const timeline_line& line) {
-    out_.marks.push_back(worker_mark{at, actor, std::move(kind), std::move(job), line.text});
   }
 
   void close_lease(lane_state& st, sim::instant at, std::string how) {
@@ -176,23 +219,22 @@ class span_builder {
     st.tools.clear();
   }
 
-  // The delivery this record shows the worker took: by message id when the
-  // record names it, else by job. Only records that begin a slice claim one.
-  void claim(const sim::trace_record& r, lane_state& st) {
+  // The delivery this event shows the worker took: by message id when the
+  // event names it, else by job. Only events that begin a slice claim one.
+  void claim(const ev::event& e, const std::string& actor, lane_state& st, std::optional<std::int64_t> message) {
     if (st.lease) return;
-    const std::optional<std::int64_t> message = r.get_int("message");
-    const std::string job = str(r, "job");
+    const std::string job = text(job_of(e.body));
     const auto it = std::find_if(pending_.begin(), pending_.end(), [&](const pending_receive& p) {
       return message ? p.message == *message : p.job == job;
     });
     if (it == pending_.end()) return;
     lease_span l;
-    l.worker = r.actor;
+    l.worker = actor;
     l.job = it->job;
     l.message = it->message;
     l.receive_count = it->receive_count;
     l.start = it->at;
-    l.end = r.time;
+    l.end = e.at;
     st.lease = out_.leases.size();
     st.dead_lettered = false;
     by_delivery_[{l.message, l.receive_count}] = out_.leases.size();
@@ -204,104 +246,128 @@ class span_builder {
     pending_.erase(it);
   }
 
-  void lane(const sim::trace_record& r) {
-    lane_state& st = lanes_[r.actor];
-    const std::string_view kind = r.kind;
-    const std::optional<timeline_line> line = timeline_entry(r);
-    if (kind == "start") {
-      if (st.down) {
-        out_.pods_down[*st.down].to = r.time;
-        st.down.reset();
-      }
-    } else if (kind == "crash" || kind == "stop") {
-      if (r.get_bool("in_flight") == true && !st.in_slice) claim(r, st);
-      close_tools(st, r.time);
-      close_lease(st, r.time, std::string(kind));
-      st.in_slice = false;
-      if (!st.down) {
-        const std::string why = str(r, "why");
-        st.down = out_.pods_down.size();
-        out_.pods_down.push_back(pod_down{r.actor, r.time, r.time, kind == "crash" ? "crash: " + why : why,
-                                          kind == "stop" && is_deploy_stop(why)});
-      }
-    } else if (kind == "attempt_start" || kind == "already_ended" || kind == "dead_letter" || kind == "ack") {
-      if (!st.in_slice) claim(r, st);
-      st.in_slice = true;
-      if (kind == "attempt_start" && st.lease) out_.leases[*st.lease].attempts.push_back(num(r, "attempt"));
-      if (kind == "dead_letter") st.dead_lettered = true;
-      if (kind == "ack") close_lease(st, r.time, st.dead_lettered ? "dead_letter" : "ack");
-    } else if (kind == "nack") {
-      close_lease(st, r.time, "nack");
-    } else if (kind == "slice_end") {
-      close_tools(st, r.time);
-      close_lease(st, r.time, "returned");
-      st.in_slice = false;
-    } else if (kind == "tool_start") {
-      if (r.actor == "relay") relay_calls_tools_ = true;
-      tool_span t;
-      t.actor = r.actor;
-      t.job = str(r, "job");
-      t.attempt = num(r, "attempt");
-      t.step = num(r, "step");
-      t.tool = str(r, "tool");
-      t.key = str(r, "key");
-      t.sha = str(r, "sha");
-      t.start = t.end = r.time;
-      st.tools.push_back(out_.tools.size());
-      out_.tools.push_back(std::move(t));
-    } else if (kind == "tool_call") {
-      tool_call_done(r, st);
-    } else if (kind == "backoff") {
-      out_.backoffs.push_back(backoff_point{r.time, r.actor, str(r, "job"), num(r, "attempt"), num(r, "delay_us"),
-                                            num(r, "envelope_us"), num(r, "cap_us"), num(r, "retry_after_us"),
-                                            str(r, "mode"), str(r, "error")});
+  // The pod died (crash) or was stopped: what it held ends here, and it is
+  // down until its next start.
+  void pod_ends(const ev::event& e, const std::string& actor, lane_state& st, bool in_flight, std::string how,
+                std::string why, bool deploy) {
+    if (in_flight && !st.in_slice) claim(e, actor, st, std::nullopt);
+    close_tools(st, e.at);
+    close_lease(st, e.at, std::move(how));
+    st.in_slice = false;
+    if (!st.down) {
+      st.down = out_.pods_down.size();
+      out_.pods_down.push_back(pod_down{actor, e.at, e.at, std::move(why), deploy});
     }
-    static const std::set<std::string_view> marked{"crash",     "stop",        "start",       "drain",
-                                                    "ack",       "nack",        "dead_letter", "fault_crash",
-                                                    "fenced",    "lease_lost",  "abandoned",   "already_ended",
-                                                    "job_done",  "job_failed",  "runtime_error"};
-    if (marked.contains(kind))
-      out_.marks.push_back(worker_mark{r.time, r.actor, std::string(kind), str(r, "job"),
-                                       line ? line->text : std::string(kind) + " " + str(r, "job")});
   }
 
-  void tool_call_done(const sim::trace_record& r, lane_state& st) {
-    const std::string job = str(r, "job");
-    const std::int64_t attempt = num(r, "attempt");
-    const std::int64_t step = num(r, "step");
+  // A slice shows itself running: it holds the delivery it was given.
+  void in_slice(const ev::event& e, const std::string& actor, lane_state& st, std::optional<std::int64_t> message) {
+    if (!st.in_slice) claim(e, actor, st, message);
+    st.in_slice = true;
+  }
+
+  void tool_started(const std::string& actor, lane_state& st, sim::instant at, call_fields f) {
+    tool_span t;
+    t.actor = actor;
+    t.job = std::move(f.job);
+    t.attempt = f.attempt;
+    t.step = f.step;
+    t.tool = std::move(f.tool);
+    t.key = std::move(f.key);
+    t.sha = std::move(f.sha);
+    t.start = t.end = at;
+    st.tools.push_back(out_.tools.size());
+    out_.tools.push_back(std::move(t));
+  }
+
+  template <class Call>
+  void tool_answered(const std::string& actor, lane_state& st, sim::instant at, call_fields f, const Call& c) {
     const auto it = std::find_if(st.tools.begin(), st.tools.end(), [&](std::size_t i) {
       const tool_span& t = out_.tools[i];
-      return t.job == job && t.attempt == attempt && t.step == step;
+      return t.job == f.job && t.attempt == f.attempt && t.step == f.step;
     });
     std::size_t index = 0;
     if (it != st.tools.end()) {
       index = *it;
       st.tools.erase(it);
     } else {
-      // No tool_start seen (a trace cut short at the front): the call says when it began.
-      if (r.actor == "relay") relay_calls_tools_ = true;
-      tool_span t;
-      t.actor = r.actor;
-      t.job = job;
-      t.attempt = attempt;
-      t.step = step;
-      t.tool = str(r, "tool");
-      t.key = str(r, "key");
-      t.sha = str(r, "sha");
-      t.start = sim::instant::from_us(num(r, "started_us"));
-      index = out_.tools.size();
-      out_.tools.push_back(std::move(t));
+      // No tool_start seen (a story cut short at the front): the call says when it began.
+      tool_started(actor, st, c.started, std::move(f));
+      index = st.tools.back();
+      st.tools.pop_back();
     }
     tool_span& t = out_.tools[index];
-    t.end = r.time;
+    t.end = at;
     t.finished = true;
-    t.status = num(r, "status");
-    t.error = str(r, "error");
-    t.ref = str(r, "ref");
-    t.replayed = r.get_bool("replayed").value_or(false);
-    t.new_write = r.get_bool("new_write").value_or(false);
+    t.status = c.status;
+    t.error = text(c.error);
+    t.ref = text(c.ref);
+    t.replayed = c.replayed;
+    t.new_write = c.new_write;
   }
 
+  void lane(const ev::event& e, const std::string& actor) {
+    lane_state& st = lanes_[actor];
+    const ev::payload& body = e.body;
+    if (std::holds_alternative<ev::pod_start>(body)) {
+      if (st.down) {
+        out_.pods_down[*st.down].to = e.at;
+        st.down.reset();
+      }
+      out_.pod_starts.push_back(pod_up{actor, e.at, text(std::get<ev::pod_start>(body).sha)});
+    } else if (const auto* c = std::get_if<ev::crash>(&body)) {
+      pod_ends(e, actor, st, c->in_flight, "crash", "crash: " + text(c->why), false);
+    } else if (const auto* rc = std::get_if<ev::relay_crash>(&body)) {
+      pod_ends(e, actor, st, false, "crash", "crash: " + text(rc->why), false);
+    } else if (const auto* s = std::get_if<ev::stop>(&body)) {
+      pod_ends(e, actor, st, s->in_flight, "stop", std::string(ev::to_string(s->why)), is_deploy_stop(s->why));
+    } else if (const auto* a = std::get_if<ev::attempt_start>(&body)) {
+      in_slice(e, actor, st, static_cast<std::int64_t>(a->message));
+      if (st.lease) out_.leases[*st.lease].attempts.push_back(a->attempt);
+    } else if (std::holds_alternative<ev::already_ended>(body)) {
+      in_slice(e, actor, st, std::nullopt);
+    } else if (std::holds_alternative<ev::dead_letter>(body)) {
+      in_slice(e, actor, st, std::nullopt);
+      st.dead_lettered = true;
+    } else if (const auto* k = std::get_if<ev::ack>(&body)) {
+      in_slice(e, actor, st, static_cast<std::int64_t>(k->message));
+      close_lease(st, e.at, st.dead_lettered ? "dead_letter" : "ack");
+    } else if (std::holds_alternative<ev::nack>(body)) {
+      close_lease(st, e.at, "nack");
+    } else if (std::holds_alternative<ev::slice_end>(body)) {
+      close_tools(st, e.at);
+      close_lease(st, e.at, "returned");
+      st.in_slice = false;
+    } else if (const auto* t = std::get_if<ev::tool_start>(&body)) {
+      tool_started(actor, st, e.at, {text(t->job), t->attempt, t->step, text(t->tool), text(t->key), text(t->sha)});
+    } else if (const auto* rt = std::get_if<ev::relay_tool_start>(&body)) {
+      relay_calls_tools_ = true;
+      tool_started(actor, st, e.at, {text(rt->job), 0, rt->step, text(rt->tool), text(rt->key), {}});
+    } else if (const auto* tc = std::get_if<ev::tool_call>(&body)) {
+      tool_answered(actor, st, e.at, {text(tc->job), tc->attempt, tc->step, text(tc->tool), text(tc->key), text(tc->sha)},
+                    *tc);
+    } else if (const auto* rc2 = std::get_if<ev::relay_tool_call>(&body)) {
+      relay_calls_tools_ = true;
+      tool_answered(actor, st, e.at, {text(rc2->job), 0, rc2->step, text(rc2->tool), text(rc2->key), {}}, *rc2);
+    } else if (const auto* b = std::get_if<ev::backoff>(&body)) {
+      out_.backoffs.push_back(backoff_point{e.at, actor, text(b->job), b->attempt, b->delay.us(), b->envelope.us(),
+                                            b->cap.us(), b->retry_after.us(), std::string(to_string(b->mode)),
+                                            text(b->error)});
+    }
+    std::visit(
+        [&](const auto& p) {
+          using P = std::decay_t<decltype(p)>;
+          if constexpr (is_marked<P>) {
+            const std::string job = text(job_of(body));
+            const std::optional<timeline_line> line = line_of(e);
+            out_.marks.push_back(worker_mark{e.at, actor, std::string(P::kind), job,
+                                             line ? line->text : std::string(P::kind) + " " + job});
+          }
+        },
+        body);
+  }
+
+  const name_table& names_;
   run_spans out_;
   std::vector<pending_receive> pending_;  // receives no worker has shown it took yet, in order
   std::map<std::string, lane_state, std::less<>> lanes_;
@@ -322,9 +388,9 @@ bool actor_less(const std::string& a, const std::string& b) {
   return *na < *nb;
 }
 
-run_spans collect_spans(const std::vector<sim::trace_record>& records) {
-  span_builder b;
-  for (const sim::trace_record& r : records) b.add(r);
+run_spans collect_spans(const std::vector<ev::event>& events, const name_table& names) {
+  span_builder b(names);
+  for (const ev::event& e : events) b.add(e);
   return std::move(b).finish();
 }
 

@@ -1,22 +1,28 @@
 #pragma once
-// A run's trace read as intervals and marks, the shape timelines draw: a
+// A run's events read as intervals and marks, the shape timelines draw: a
 // worker's leases (receive -> ack, expiry or crash), the tool calls inside
 // them, the vendors' executions and refunds, the broker's samples, backoff
 // delays, pods down during a deploy, redeliveries. The Perfetto trace and the
 // HTML report both draw from this, so they pair records the same way.
 //
-// Everything is built in record order and kept in vectors or ordered maps:
-// the same records give the same spans, byte for byte, wherever they are
-// read.
+// Built from the typed events (events/trace_events.hpp), dispatched on their
+// payload types; text is made here, at the output edge, from the run's name
+// table. Everything is built in event order and kept in vectors or ordered
+// maps: the same events give the same spans, byte for byte.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "sim/trace.hpp"
+#include "sim/time.hpp"
 
 namespace twice {
+
+class name_table;
+namespace ev {
+struct event;
+}
 
 // One delivery of a message to a worker, as the worker held it: from the
 // broker's receive to the first of ack, nack, lease expiry, the pod's crash
@@ -108,6 +114,13 @@ struct backoff_point {
   std::string error;
 };
 
+// A pod starting (on the version it names).
+struct pod_up {
+  std::string worker;
+  sim::instant at;
+  std::string sha;
+};
+
 // A pod not running: from its stop or crash to its next start.
 struct pod_down {
   std::string worker;
@@ -138,11 +151,13 @@ struct run_spans {
   std::vector<queue_sample> samples;
   std::vector<backoff_point> backoffs;
   std::vector<pod_down> pods_down;
+  std::vector<pod_up> pod_starts;  // in time order
   std::vector<redelivery> redeliveries;
-  sim::instant end;  // the last record's time
+  sim::instant end;  // the last event's time
 };
 
-run_spans collect_spans(const std::vector<sim::trace_record>& records);
+// `names`: the table the events' name ids are in (the run's event log's).
+run_spans collect_spans(const std::vector<ev::event>& events, const name_table& names);
 
 // "worker/2" before "worker/10": actor names compared with their trailing
 // number as a number.
