@@ -26,6 +26,9 @@ declare -A expected=(
   [double_refund_fixed]=""
   [email_no_dedupe]="email_without_dedupe"
   [email_no_dedupe_fixed]=""
+  [batch_email_resent]="email_without_dedupe batch_without_item_progress"
+  # Per-item progress alone, without a claim before the send: allowed in [lint].
+  [batch_email_resent_fixed]=""
   [key_per_attempt]="key_per_attempt"
   [key_per_attempt_fixed]=""
   [outbox]=""

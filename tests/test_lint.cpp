@@ -11,6 +11,7 @@
 
 #include "lint/lint.hpp"
 #include "runtime/job.hpp"
+#include "runtime/job_type.hpp"
 
 using namespace twice;
 using sim::duration;
@@ -61,7 +62,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 13);
+  CHECK(lint_rules.size() == 14);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -475,6 +476,45 @@ TEST_CASE("email_without_dedupe: quiet with dedupe, or with no email", "[lint]")
   c.jobs[0] = agent_job("job_1", "inv_1", 500, false);
   c.runtime.rules.email_dedupe = false;
   CHECK(lint(c).empty());
+}
+
+// ---- 14. batch_without_item_progress ----------------------------------------------------
+
+job_type email_batch(progress_mode progress) { return {"statements", progress, {{"email", "customer", 0, 5}}}; }
+
+TEST_CASE("batch_without_item_progress: a batch of bare emails recorded only at its end", "[lint]") {
+  world_config c = clean_config();
+  c.jobs.push_back(make_job(email_batch(progress_mode::per_step), "batch_1"));
+  c.runtime.rules.email_dedupe = true;
+  CHECK(lint(c).empty());  // a claim per item: each send at most once
+
+  c.runtime.rules.email_dedupe = false;
+  CHECK(fires(c, "email_without_dedupe"));
+  const std::vector<lint_warning> ws = lint(c);
+  REQUIRE(ws.size() == 2);
+  const lint_warning& w = ws[1];
+  CHECK(w.rule == "batch_without_item_progress");
+  CHECK(w.setting == "job_type \"statements\" progress");
+  // Item 5 is the batch's recorded end; items 1..4 are not recorded.
+  CHECK_THAT(w.why, Contains("batch_1 step 1 calls email with no key") && Contains("done twice"));
+  CHECK_THAT(w.fix, Contains("progress = \"per_item\""));
+}
+
+TEST_CASE("batch_without_item_progress: per-item progress, or a refund keyed, is quiet", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.email_dedupe = false;
+  c.jobs.push_back(make_job(email_batch(progress_mode::per_item), "batch_1"));
+  CHECK_FALSE(fires(c, "batch_without_item_progress"));
+
+  // Refunds in a job whose progress lives in the ack: safe while the key reaches the vendor.
+  world_config r = clean_config();
+  r.jobs.push_back(make_job({"payouts", progress_mode::none, {{"refund", "inv_{job}", 100, 3}}}, "payout_1"));
+  CHECK(lint(r).empty());
+  r.runtime.rules.pass_key_to_vendor = false;
+  CHECK(fires(r, "batch_without_item_progress"));
+  // A job with its own steps names the job, not a type.
+  r.jobs.back().type.clear();
+  CHECK(lint(r).back().setting == "job \"payout_1\" progress");
 }
 
 // ---- together ----------------------------------------------------------------------

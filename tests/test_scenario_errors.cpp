@@ -105,7 +105,7 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
   CHECK(error_of("[tools]\nrefund = {}\n") == "t.toml:2:1: tools.refund: unknown key; expected one of email, model, read");
   CHECK(error_of("\"weird key\" = 1\n") ==
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, dead_letter_queue, "
-        "workers, runtime, retry, discipline, split, store, vendor, tools, job, workload, fault, crash, deploy, "
+        "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "
         "queue_fault, expect, explore, lint");
 }
 

@@ -138,7 +138,20 @@ void check_same(const std::vector<job_spec>& a, const std::vector<job_spec>& b) 
       CHECK(a[i].steps[s].tool == b[i].steps[s].tool);
       CHECK(a[i].steps[s].target == b[i].steps[s].target);
       CHECK(a[i].steps[s].amount_cents == b[i].steps[s].amount_cents);
+      CHECK(a[i].steps[s].checkpointed == b[i].steps[s].checkpointed);
     }
+  }
+}
+
+void check_same(const job_type& a, const job_type& b) {
+  CHECK(a.name == b.name);
+  CHECK(a.progress == b.progress);
+  REQUIRE(a.steps.size() == b.steps.size());
+  for (std::size_t s = 0; s < a.steps.size(); ++s) {
+    CHECK(a.steps[s].tool == b.steps[s].tool);
+    CHECK(a.steps[s].target == b.steps[s].target);
+    CHECK(a.steps[s].amount_cents == b.steps[s].amount_cents);
+    CHECK(a.steps[s].items == b.steps[s].items);
   }
 }
 
@@ -196,6 +209,12 @@ void check_same(const std::optional<workload_spec>& a, const std::optional<workl
   CHECK(a->email_ppm == b->email_ppm);
   CHECK(a->id_prefix == b->id_prefix);
   CHECK(a->last == b->last);
+  REQUIRE(a->types.size() == b->types.size());
+  for (std::size_t i = 0; i < a->types.size(); ++i) {
+    CHECK(a->types[i].weight == b->types[i].weight);
+    REQUIRE(a->types[i].type.has_value() == b->types[i].type.has_value());
+    if (a->types[i].type) check_same(*a->types[i].type, *b->types[i].type);
+  }
 }
 
 // Every field of world_config. A field added to world_config needs a key
@@ -336,16 +355,28 @@ enqueue_at = "5s"
 
 [[job]]
 id = "job_18"
+progress = "per_item"
 steps = [
   { tool = "read", target = "doc_1" },
   { tool = "refund", target = "inv_18", amount_cents = 250 },
+  { tool = "email", target = "c", items = 2 },
 ]
+
+[[job_type]]
+name = "newsletter"
+progress = "none"
+steps = [{ tool = "email", target = "list_{job}", items = 2 }]
+
+[[job]]
+id = "job_19"
+type = "newsletter"
 
 [workload]
 count = 3
 start = "2s"
 interval = "250ms"
 arrival = "poisson"
+types = [{ type = "agent" }, { type = "newsletter", weight = 3 }]
 amount_cents = [100, 900]
 email_probability = 0.25
 id_prefix = "w_"
@@ -459,7 +490,13 @@ world_config everything_config() {
   job_spec j17 = agent_job("job_17", "inv_17", 1999, true);
   j17.enqueue_at = at(duration::from_s(5));
   c.jobs.push_back(j17);
-  c.jobs.push_back({.id = "job_18", .steps = {{"read", "doc_1", 0}, {"refund", "inv_18", 250}}, .enqueue_at = {}});
+  c.jobs.push_back({.id = "job_18",
+                    .steps = {{"read", "doc_1", 0}, {"refund", "inv_18", 250}, {"email", "c_1", 0}, {"email", "c_2", 0}},
+                    .enqueue_at = {}});
+  const job_type newsletter{"newsletter", progress_mode::none, {{"email", "list_{job}", 0, 2}}};
+  c.jobs.push_back({.id = "job_19",
+                    .steps = {{"email", "list_job_19_1", 0, false}, {"email", "list_job_19_2", 0, false}},
+                    .enqueue_at = {}});
   c.workload = workload_spec{.count = 3,
                              .start = at(duration::from_s(2)),
                              .interval = duration::from_ms(250),
@@ -467,7 +504,8 @@ world_config everything_config() {
                              .amount_lo = 100,
                              .amount_hi = 900,
                              .email_ppm = 250'000,
-                             .id_prefix = "w_"};
+                             .id_prefix = "w_",
+                             .types = {{std::nullopt, 1}, {newsletter, 3}}};
   c.point_faults.push_back({.point = "after_tool",
                             .tool = "refund",
                             .step = 3,

@@ -54,6 +54,7 @@ class shrinker {
       remove_items();
       zero_rates();
       remove_jobs();
+      smaller_batches();
       fewer_workers();
       earlier_times();
       fixed_latencies();
@@ -137,6 +138,26 @@ class shrinker {
       if (target < 1 || target >= n) continue;
       attempt([&](doc_node& d) { return set_node(d, path_of("workload.count"), make_integer(target)); },
               "workload.count: " + std::to_string(n) + " -> " + std::to_string(target));
+    }
+  }
+
+  // Batches with fewer items; then the workload's mix entries and the job
+  // types nothing needs any more (removing one still used fails to load,
+  // so it is not kept).
+  void smaller_batches() {
+    for (const std::string_view array : {"job_type", "job"}) {
+      for (std::size_t i = 0; i < array_size(out_.doc, array); ++i) {
+        const std::string steps = std::string(array) + "[" + std::to_string(i) + "].steps";
+        for (std::size_t j = 0; j < array_size(out_.doc, steps); ++j) {
+          const std::string items = steps + "[" + std::to_string(j) + "].items";
+          if (find_node(out_.doc, path_of(items)) != nullptr) smaller(items, 1);
+        }
+      }
+    }
+    for (std::size_t i = array_size(out_.doc, "workload.types"); i-- > 0;) remove_element("workload.types", i, "");
+    for (std::size_t i = array_size(out_.doc, "job_type"); i-- > 0;) {
+      const doc_node* name = find_node(out_.doc, path_of("job_type[" + std::to_string(i) + "].name"));
+      remove_element("job_type", i, name != nullptr ? name->text : "");
     }
   }
 

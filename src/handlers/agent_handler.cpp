@@ -24,6 +24,10 @@ sim::task<slice_outcome> agent_handler::run(slice_context& ctx) {
   co_return slice_outcome::success();
 }
 
+sim::task<void> agent_handler::record_done(slice_context& ctx, std::size_t step, const step_spec& spec) {
+  if (spec.checkpointed) co_await ctx.checkpoint(step);
+}
+
 namespace {
 // Marks that a step's intent is in the outbox, so a later attempt's start
 // (after a crash that came before the step's checkpoint) does not add it twice.
@@ -80,7 +84,7 @@ sim::task<slice_outcome> agent_handler::read_step(slice_context& ctx, std::size_
   }
   co_await ctx.point("after_tool", step, spec.tool);
   if (!r.ok()) co_return slice_outcome::from(r);
-  co_await ctx.checkpoint(step);
+  co_await record_done(ctx, step, spec);
   co_return slice_outcome::success();
 }
 
@@ -90,7 +94,7 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
   if (rules.checkpoint == checkpoint_mode::outbox) {
     // The intent was written when the slice started; the relay owns the
     // effect. The step is done as far as this slice is concerned.
-    co_await ctx.checkpoint(step);
+    co_await record_done(ctx, step, spec);
     co_return slice_outcome::success();
   }
   const std::string key = ctx.key_for(step, spec.tool);
@@ -105,14 +109,14 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
     const bool done = (co_await tx.find_ledger(key)).has_value();
     co_await tx.commit();
     if (done) {
-      co_await ctx.checkpoint(step);
+      co_await record_done(ctx, step, spec);
       co_return slice_outcome::success();
     }
   }
   if (rules.checkpoint == checkpoint_mode::before_effect) {
     // The bug: the step is durable before its effect. A crash between here
     // and the call loses the refund for good; replay skips the step.
-    co_await ctx.checkpoint(step);
+    co_await record_done(ctx, step, spec);
   }
   if (claim_email) {
     // Claimed and committed before the send, so no later attempt, and no
@@ -121,7 +125,7 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
     // a send that timed out is never repeated (it may have gone out).
     const bool won = co_await claim_step(ctx, claim);
     if (!won) {
-      co_await ctx.checkpoint(step);
+      co_await record_done(ctx, step, spec);
       co_return slice_outcome::success();
     }
   }
@@ -152,7 +156,7 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
     row.vendor_ref = r.ref;
     co_await tx.insert_ledger(std::move(row));  // a unique-key violation means it is already there
   }
-  if (rules.checkpoint == checkpoint_mode::before_effect) {
+  if (rules.checkpoint == checkpoint_mode::before_effect || !spec.checkpointed) {
     co_await tx.commit();
   } else {
     co_await ctx.commit_step(tx, step);

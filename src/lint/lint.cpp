@@ -582,6 +582,43 @@ void email_without_dedupe(const world_config& config, std::vector<lint_warning>&
                  "an outbox alone does not help, since its relay may send twice."});
 }
 
+// A write whose step is not recorded when it succeeds (inside a batch
+// recorded at its end, or a job whose progress lives in the ack) and that
+// nothing at the far side or here deduplicates: a retry after any later
+// failure in the job does it again.
+void batch_without_item_progress(const world_config& config, std::vector<lint_warning>& out) {
+  const discipline& rules = config.runtime.rules;
+  const bool refund_keyed = rules.key != key_mode::none && rules.pass_key_to_vendor;
+  std::optional<tool_use> use;
+  std::string type;
+  std::size_t jobs = 0;
+  for_each_job(config, [&](const job_spec& job) {
+    for (std::size_t i = 0; i < job.steps.size(); ++i) {
+      const step_spec& s = job.steps[i];
+      if (s.checkpointed) continue;
+      const bool bare = (s.tool == tool_name::email && !rules.email_dedupe) || (s.tool == tool_name::refund && !refund_keyed);
+      if (!bare) continue;
+      if (!use) {
+        use = tool_use{job.id, i + 1, s, 0};
+        type = job.type;
+      }
+      jobs += 1;
+      return;
+    }
+  });
+  if (!use) return;
+  use->jobs = jobs;
+  const std::string setting = type.empty() ? "job \"" + use->job + "\" progress" : "job_type \"" + type + "\" progress";
+  out.push_back({"batch_without_item_progress", setting,
+                 fmt::format("{} calls {} with no key and no local record, and the step is not recorded when it "
+                             "succeeds (a batch recorded only at its end, or progress = \"none\"): a retry after any "
+                             "later failure in the job (a 503 from the next item, a crash, an expired lease) calls it "
+                             "again, so every item done before the failure is done twice.",
+                             where(*use), use->spec.tool),
+                 "Record each item as it succeeds: progress = \"per_item\" (a checkpoint per item), or make each "
+                 "write safe to repeat (a key the far side honours, or discipline.email_dedupe = true for email)."});
+}
+
 }  // namespace
 
 std::vector<lint_warning> lint(const world_config& config) {
@@ -599,6 +636,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   rolling_kill_without_drain(config, out);
   dead_letter_threshold(config, out);
   email_without_dedupe(config, out);
+  batch_without_item_progress(config, out);
   return out;
 }
 

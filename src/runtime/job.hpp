@@ -17,6 +17,11 @@ struct step_spec {
   std::string tool;               // a registered tool's name: "read", "model", "refund", "email", or a user's
   std::string target;             // invoice id, recipient, document
   std::int64_t amount_cents = 0;  // for money-moving tools
+  // The handler records this step done (a checkpoint on the job row) once it
+  // succeeded. False inside a batch recorded only at its end, and in jobs
+  // whose progress lives only in the ack (runtime/job_type.hpp): a
+  // redelivery then runs the step again.
+  bool checkpointed = true;
 };
 
 // A job split out of another's step (the slow call handed off to a queue
@@ -30,6 +35,7 @@ struct continuation {
 struct job_spec {
   std::string id;  // "job_17"
   std::vector<step_spec> steps;
+  std::string type = {};  // its [[job_type]]'s name; "" for the agent job and a job that lists its own steps
   sim::instant enqueue_at;  // when the job's message is sent
   std::optional<continuation> then = {};  // set on split-out jobs only
 };

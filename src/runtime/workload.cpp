@@ -21,6 +21,13 @@ generated_job workload_generator::next() {
     t_ = spec_.start + spec_.interval * g.ordinal;
   }
   g.enqueue_at = t_;
+  if (spec_.types.size() > 1) {
+    std::uint64_t total = 0;
+    for (const weighted_type& w : spec_.types) total += w.weight;
+    auto pick = static_cast<std::uint64_t>(sim::uniform_int(rng_, 0, static_cast<std::int64_t>(total) - 1));
+    while (pick >= spec_.types[g.type].weight) pick -= spec_.types[g.type++].weight;
+  }
+  if (!is_agent(spec_, g.type)) return g;
   g.amount_cents =
       spec_.amount_lo == spec_.amount_hi ? spec_.amount_lo : sim::uniform_int(rng_, spec_.amount_lo, spec_.amount_hi);
   g.email = spec_.email_ppm == sim::ppm_denominator ||
@@ -42,8 +49,17 @@ std::optional<std::int64_t> generated_ordinal(const workload_spec& spec, std::st
   return n - 1;
 }
 
+bool is_agent(const workload_spec& spec, std::uint16_t type) {
+  return spec.types.empty() || !spec.types.at(type).type.has_value();
+}
+
 job_spec generated_spec(const workload_spec& spec, const generated_job& g) {
   std::string id = generated_job_id(spec, g.ordinal);
+  if (!is_agent(spec, g.type)) {
+    job_spec job = make_job(*spec.types[g.type].type, std::move(id));
+    job.enqueue_at = g.enqueue_at;
+    return job;
+  }
   std::string invoice = "inv_" + id;
   job_spec job = agent_job(std::move(id), std::move(invoice), g.amount_cents, g.email);
   job.enqueue_at = g.enqueue_at;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/job_type.hpp"
 #include "scenario/reader.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/duration_text.hpp"
@@ -28,6 +29,8 @@ struct load_state {
   std::map<std::string, source_pos, std::less<>> job_ids;  // every job id -> where it was defined
   std::vector<std::string> named_job_ids;                  // the [[job]] ids, for "did you mean"
   bool job_ids_complete = true;                            // false when some job's id did not load
+  std::map<std::string, job_type, std::less<>> job_types;  // [[job_type]] by name
+  std::map<std::string, source_pos, std::less<>> job_type_names;  // every [[job_type]] name, loaded or not
 };
 
 // The tools a step may name: the step names the world registers.
@@ -35,7 +38,7 @@ inline constexpr std::string_view tool_names[] = {"read", "model", "refund", "em
 
 void load_settings(const table_reader& root, load_state& s);  // seed, name aside: [budget] .. [store]
 void load_tools(const table_reader& root, load_state& s);     // [vendor], [tools.*]
-void load_jobs(const table_reader& root, load_state& s);      // [[job]], [workload]
+void load_jobs(const table_reader& root, load_state& s);      // [[job_type]], [[job]], [workload]
 void load_faults(const table_reader& root, load_state& s);    // [[fault]], [[crash]], [[deploy]], [[queue_fault]]
 void load_expect(const table_reader& root, load_state& s);    // [expect]
 void load_explore(const table_reader& root, load_state& s, explore_spec& out);  // [explore]

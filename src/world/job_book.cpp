@@ -46,7 +46,7 @@ std::vector<job_spec> job_book::children_of(const job_spec& spec) const {
 
 void job_book::add_arrival(const generated_job& g) {
   TWICE_CHECK(workload_ && g.ordinal == static_cast<std::int64_t>(generated_.size()));
-  generated_.push_back({g.enqueue_at, g.amount_cents, g.email});
+  generated_.push_back({g.enqueue_at, g.amount_cents, g.email, g.type});
   generated_children_ += children_of(generated_spec(*workload_, g)).size();
 }
 
@@ -63,7 +63,7 @@ std::optional<job_spec> job_book::generated_spec_of(std::string_view id) const {
   const std::optional<std::int64_t> ordinal = arrived_ordinal(parent_id);
   if (!ordinal) return std::nullopt;
   const drawn& d = generated_[static_cast<std::size_t>(*ordinal)];
-  job_spec parent = generated_spec(*workload_, {*ordinal, d.enqueue_at, d.amount_cents, d.email});
+  job_spec parent = generated_spec(*workload_, {*ordinal, d.enqueue_at, d.amount_cents, d.email, d.type});
   if (parent_id.size() == id.size()) return parent;
   for (job_spec& child : children_of(parent))
     if (child.id == id) return std::move(child);

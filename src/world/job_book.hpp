@@ -65,6 +65,7 @@ class job_book final : public job_catalogue {
     sim::instant enqueue_at;
     std::int64_t amount_cents = 0;
     bool email = false;
+    std::uint16_t type = 0;
   };
   std::optional<std::int64_t> arrived_ordinal(std::string_view id) const;
   std::optional<job_spec> generated_spec_of(std::string_view id) const;
