@@ -39,6 +39,14 @@ TEST_CASE("twice run exits 0 when expectations are met, and prints the story", "
   CHECK(r.out.find("expectations met") != std::string::npos);
 }
 
+TEST_CASE("the text summary counts every tool's calls and answers", "[cli]") {
+  const run_result r = run("run --quiet " + scenario("batch_email_resent.toml"));
+  REQUIRE(r.exit_code == 0);
+  // 20 sends, 3 refused by the outage, then the ten resent; no refund tool was called.
+  CHECK(r.out.find("\ntools      email 33 calls: 30 executed, 3 answered 503; at most 1 in one 100 ms\n\ninvariants") !=
+        std::string::npos);
+}
+
 TEST_CASE("a partial [expect] hold does not pass a real double payment", "[cli]") {
   // The double refund with only `hold = ["every_job_ends"]`: no_double_payment
   // breaks, is not expected to, so the run fails (it used to exit 0).
@@ -104,6 +112,14 @@ TEST_CASE("twice run --json carries the documented fields", "[cli]") {
   CHECK(j.at("vendor").at("refunds") == 1);
   CHECK(j.at("vendor").at("calls") == 3);
   CHECK(j.at("vendor").at("total_cents") == 1999);
+  // Every tool called, in the order refund, email, model, read.
+  const auto& tools = j.at("tools");
+  REQUIRE(tools.size() == 3);
+  CHECK(tools[0].at("name") == "refund");
+  CHECK(tools[0].at("calls") == 3);
+  CHECK(tools[1].at("name") == "model");
+  CHECK(tools[2].at("name") == "read");
+  for (const auto& t : tools) CHECK(t.at("rejected").is_object());
   const auto& attempts = j.at("attempts");
   REQUIRE(attempts.size() == 3);
   for (int a = 0; a < 3; ++a) {

@@ -96,8 +96,10 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
              s.jobs_failed, s.jobs_dead_lettered);
   fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents\n", s.ledger_rows,
              s.ledger_total_cents, s.vendor_refunds, s.vendor_total_cents);
-  fmt::print("vendor     {} calls, {} answered 503, at most {} in one 100 ms\n", s.vendor_calls, s.vendor_rejected_503,
-             s.vendor_peak_per_100ms);
+  // Every tool called, the payment vendor's ("refund") first.
+  if (s.tools.empty()) fmt::print("tools      none called\n");
+  for (std::size_t i = 0; i < s.tools.size(); ++i)
+    fmt::print("{:<11}{} {}\n", i == 0 ? "tools" : "", s.tools[i].name, s.tools[i].describe());
   if (s.determinism)
     fmt::print("determinism: {} runs, {} records, digest {:016x}, identical\n", s.determinism->runs,
                s.determinism->records, s.determinism->digest);

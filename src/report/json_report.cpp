@@ -24,6 +24,17 @@ std::string to_json_line(const run_summary& s) {
     if (v.first_violation) item["first_violation_us"] = v.first_violation->us();
     invariants.push_back(std::move(item));
   }
+  json tools = json::array();
+  for (const tool_figures& t : s.tools) {
+    json rejected = json::object();
+    for (const auto& [status, n] : t.rejected) rejected[std::to_string(status)] = n;
+    tools.push_back({{"name", t.name},
+                     {"calls", t.calls},
+                     {"executions", t.executions},
+                     {"client_timeouts", t.client_timeouts},
+                     {"rejected", std::move(rejected)},
+                     {"peak_requests_per_100ms", t.peak_per_100ms}});
+  }
   json ignored = json::array();
   for (const ignored_verdict& i : s.expectations.ignored)
     ignored.push_back({{"invariant", i.name}, {"reason", i.reason}, {"held", i.held}});
@@ -48,6 +59,7 @@ std::string to_json_line(const run_summary& s) {
         {"total_cents", s.vendor_total_cents},
         {"peak_requests_per_100ms", s.vendor_peak_per_100ms},
         {"rejected_503", s.vendor_rejected_503}}},
+      {"tools", std::move(tools)},
       {"attempts_total", s.attempts_total},
       {"attempts", std::move(attempts)},
       {"invariants", std::move(invariants)},

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/core.h>
+
 #include "sim/checked.hpp"
 
 namespace twice {
@@ -31,10 +33,23 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
   const payment_vendor_stats& vs = w.payments().stats();
   s.vendor_peak_per_100ms = vs.requests_per_100ms.peak();
   if (auto it = vs.rejections_by_status.find(503); it != vs.rejections_by_status.end()) s.vendor_rejected_503 = it->second;
+  for (const world::tool_calls& t : w.tool_stats()) {
+    if (t.stats->calls == 0) continue;
+    s.tools.push_back(tool_figures{std::string(t.name), t.stats->calls, t.stats->executions,
+                                   t.stats->client_timeouts, t.stats->rejections_by_status,
+                                   t.stats->requests_per_100ms.peak()});
+  }
   s.attempts_total = attempts.started();
   s.attempts = attempts.take_attempts();
   s.verdicts = std::move(verdicts);
   return s;
+}
+
+std::string tool_figures::describe() const {
+  std::string out = fmt::format("{} call{}: {} executed", calls, calls == 1 ? "" : "s", executions);
+  if (client_timeouts > 0) out += fmt::format(", {} timed out", client_timeouts);
+  for (const auto& [status, n] : rejected) out += fmt::format(", {} answered {}", n, status);
+  return out + fmt::format("; at most {} in one 100 ms", peak_per_100ms);
 }
 
 }  // namespace twice

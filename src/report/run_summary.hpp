@@ -4,6 +4,7 @@
 // output, the JSON output and the Markdown reports all read this.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,17 @@ struct determinism_check {
   std::uint64_t digest = 0;   // both runs' trace digest
 };
 
+// One tool's calls as its far side counted them (vendors/call_stats.hpp).
+struct tool_figures {
+  std::string name;  // as steps call it: "refund", "email", "model", "read"
+  std::uint64_t calls = 0, executions = 0, client_timeouts = 0;
+  std::map<int, std::uint64_t> rejected;  // fresh non-2xx answers by status
+  std::uint64_t peak_per_100ms = 0;
+
+  // "33 calls: 30 executed, 3 answered 503; at most 1 in one 100 ms"
+  std::string describe() const;
+};
+
 struct run_summary {
   std::string scenario;  // its name
   std::string path;
@@ -49,6 +61,7 @@ struct run_summary {
   std::int64_t vendor_total_cents = 0;
   std::uint64_t vendor_peak_per_100ms = 0;  // the tallest 100 ms bucket of requests: a stampede shows here
   std::uint64_t vendor_rejected_503 = 0;    // outages, shedding above capacity, random 503s
+  std::vector<tool_figures> tools;          // every tool that was called, in world::tool_stats() order
   std::uint64_t attempts_total = 0;       // every attempt that started
   std::vector<attempt_summary> attempts;  // the first of them, when an output lists them
   std::vector<verdict> verdicts;

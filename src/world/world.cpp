@@ -327,4 +327,9 @@ void world::shut_down() {
   for (auto& w : workers_) w->stop(ev::stop_reason::shutdown);
 }
 
+std::vector<world::tool_calls> world::tool_stats() const {
+  return {{"refund", &payments_->stats()}, {"email", &email_->stats()}, {"model", &model_->stats()},
+          {"read", &read_->stats()}};
+}
+
 }  // namespace twice

@@ -169,6 +169,13 @@ class world : private event_observer {
   std::size_t worker_count() const { return workers_.size(); }
   // The jobs' specs, and how each of the story's jobs ended.
   const job_book& jobs() const { return book_; }
+  // What each built-in tool counted, by the name steps call it, in the
+  // order refund, email, model, read.
+  struct tool_calls {
+    std::string_view name;
+    const call_stats* stats;
+  };
+  std::vector<tool_calls> tool_stats() const;
   // Register a tool before run(); steps name it (the payment vendor is
   // "refund", then "email", "model", "read").
   void add_tool(std::string step_name, tool* t);
