@@ -84,6 +84,9 @@ void check_same(const simple_tool_config& a, const simple_tool_config& b) {
   CHECK(a.round_trip == b.round_trip);
   check_same(a.outages, b.outages);
   check_same(a.latency_spikes, b.latency_spikes);
+  CHECK(a.pool.servers == b.pool.servers);
+  CHECK(a.pool.queue_timeout == b.pool.queue_timeout);
+  CHECK(a.pool.order == b.pool.order);
 }
 
 void check_same(const payment_vendor_config& a, const payment_vendor_config& b) {
@@ -345,6 +348,9 @@ extra = "10s"
 [tools.read]
 latency = { fixed = "1ms" }
 client_timeout = "1s"
+servers = 3
+queue_timeout = "750ms"
+queue_order = "lifo"
 
 [[job]]
 id = "job_17"
@@ -487,6 +493,7 @@ world_config everything_config() {
   c.model.latency_spikes.push_back({{at(duration::from_s(5)), at(duration::from_s(6))}, duration::from_s(10)});
   c.read.latency = latency_model::fixed(duration::from_ms(1));
   c.read.client_timeout = duration::from_s(1);
+  c.read.pool = {.servers = 3, .queue_timeout = duration::from_ms(750), .order = queue_order::lifo};
   job_spec j17 = agent_job("job_17", "inv_17", 1999, true);
   j17.enqueue_at = at(duration::from_s(5));
   c.jobs.push_back(j17);

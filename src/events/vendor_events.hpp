@@ -114,6 +114,20 @@ struct vendor_reject {
   }
 };
 
+// A request that waited in the far side's queue longer than its queue
+// timeout, dropped unserved when a server would have taken it
+// (vendors/server_pool.hpp).
+struct vendor_dropped {
+  static constexpr std::string_view kind = "dropped";
+  std::uint64_t req = 0;
+  sim::duration waited;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("req", static_cast<std::int64_t>(req));
+    v.integer("waited_us", waited.us());
+  }
+};
+
 struct vendor_client_timeout {
   static constexpr std::string_view kind = "client_timeout";
   std::uint64_t req = 0;

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "report/expectations.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/duration_text.hpp"
@@ -73,16 +75,27 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
   line("");
   line("| job | attempt | worker | key | new write | outcome | backoff |");
   line("|---|---|---|---|---|---|---|");
-  for (const attempt_summary& a : s.attempts)
+  const std::size_t attempts_shown = std::min(s.attempts.size(), markdown_attempts_max);
+  for (std::size_t i = 0; i < attempts_shown; ++i) {
+    const attempt_summary& a = s.attempts[i];
     line(fmt::format("| {} | {} | {} | {} | {} | {} | {} |", a.job_id, a.attempt, a.worker,
                      a.key.empty() ? "(none)" : "`" + a.key + "`", a.new_write ? "yes" : "no", a.outcome,
                      a.backoff_us > 0 ? sim::format_duration(sim::duration::from_us(a.backoff_us)) : ""));
+  }
+  if (s.attempts_total > attempts_shown)
+    line(fmt::format("\n(the first {} of {} attempts; `twice run {} --json` lists them all)", attempts_shown,
+                     s.attempts_total, sc.path));
   line("");
   line("## Timeline");
   line("");
   line("| time | actor | what happened |");
   line("|---:|---|---|");
-  for (const timeline_line& t : timeline) line(fmt::format("| {} | {} | {} |", secs(t.at), t.actor, cell(t.text)));
+  const std::size_t lines_shown = std::min(timeline.size(), markdown_timeline_max);
+  for (std::size_t i = 0; i < lines_shown; ++i)
+    line(fmt::format("| {} | {} | {} |", secs(timeline[i].at), timeline[i].actor, cell(timeline[i].text)));
+  if (timeline.size() > lines_shown)
+    line(fmt::format("\n(the first {} of {} lines; `twice run {}` prints them all)", lines_shown, timeline.size(),
+                     sc.path));
   return md;
 }
 

@@ -6,9 +6,12 @@
 #include <type_traits>
 #include <utility>
 
+#include <fmt/core.h>
+
 #include "events/event_log.hpp"
 #include "events/trace_events.hpp"
 #include "report/timeline.hpp"
+#include "sim/duration_text.hpp"
 
 namespace twice {
 
@@ -199,6 +202,8 @@ class span_builder {
       note("reject", std::to_string(r->status) + " " + text(r->error_code));
     } else if (const auto* p = std::get_if<ev::vendor_replay>(&e.body)) {
       note("replay", "replays " + text(p->ref) + " for key " + text(p->key));
+    } else if (const auto* d = std::get_if<ev::vendor_dropped>(&e.body)) {
+      note("dropped", fmt::format("dropped unserved after waiting {}", sim::format_duration(d->waited)));
     } else if (std::holds_alternative<ev::vendor_client_timeout>(e.body)) {
       note("client_timeout", "the caller gave up waiting");
     } else if (const auto* l = std::get_if<ev::vendor_response_lost>(&e.body)) {

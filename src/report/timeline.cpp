@@ -95,6 +95,11 @@ const std::map<std::string_view, formatter>& formatters() {
                             key.empty() ? "(none)" : key);
        }},
       {"response_lost", [](const sim::trace_record& r) { return "the answer to " + str(r, "ref") + " is lost"; }},
+      {"dropped",
+       [](const sim::trace_record& r) {
+         return fmt::format("request {} dropped unserved after {} in the queue (503)", num(r, "req"),
+                            secs(num(r, "waited_us")));
+       }},
       {"sent",
        [](const sim::trace_record& r) {
          return fmt::format("email {} sent to {} for {} (email number {} to them)", str(r, "ref"), str(r, "recipient"),

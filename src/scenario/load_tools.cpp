@@ -170,12 +170,28 @@ void load_vendor(const table_reader& root, load_state& s) {
   load_windows(r, v.outages, v.latency_spikes);
 }
 
+// servers = 8, queue_timeout = "1s", queue_order = "lifo" (vendors/server_pool.hpp).
+void load_server_pool(const table_reader& r, server_pool_config& pool) {
+  static const named<queue_order> orders[] = {{"fifo", queue_order::fifo}, {"lifo", queue_order::lifo}};
+  if (r.get("servers") != nullptr) r.integer("servers", pool.servers, {0, 1'000'000, " (0: unlimited)"});
+  if (r.get("queue_timeout") != nullptr)
+    r.duration("queue_timeout", pool.queue_timeout, {duration::from_us(1), duration::from_s(24 * 3600)});
+  if (r.get("queue_order") != nullptr) r.choice("queue_order", pool.order, orders);
+  // Without servers nothing ever waits: a queue setting would silently do nothing.
+  if (r.get("servers") != nullptr && pool.servers > 0) return;
+  for (const std::string_view key : {"queue_timeout", "queue_order"})
+    if (r.get(key) != nullptr)
+      r.diag().error(r.pos_of(key), r.path_of(key), "needs `servers` (a queue forms only in front of a fixed number of servers)");
+}
+
 void load_simple_tool(const table_reader& tools, std::string_view name, simple_tool_config& c) {
   const doc_node* t = tools.table(name);
   if (t == nullptr) return;
   const table_reader r(tools.diag(), *t, tools.path_of(name),
-                       {"latency", "error_rates", "client_timeout", "round_trip", "outage", "latency_spike"});
+                       {"latency", "error_rates", "client_timeout", "round_trip", "outage", "latency_spike", "servers",
+                        "queue_timeout", "queue_order"});
   load_latency(r, c.latency);
+  load_server_pool(r, c.pool);
   if (const doc_node* rates = r.table("error_rates")) {
     // Simple tools answer only 503s: they have no idempotency layer to fail in.
     const table_reader e(tools.diag(), *rates, r.path_of("error_rates"), {"unavailable"});

@@ -24,7 +24,8 @@ simple_tool::simple_tool(sim::kernel& k, event_log& events, sim::random_stream r
                          simple_tool_config config)
     : config_(std::move(config)),
       endpoint_(k, events, rng, config_.name, config_.client_timeout, config_.round_trip, stats_),
-      desk_(k) {
+      desk_(k),
+      pool_(config_.pool) {
   TWICE_CHECK(config_.unavailable_ppm <= ppm_denominator);
   for (const time_window& w : config_.outages) endpoint_.add_outage(w);
   for (const latency_spike& s : config_.latency_spikes) endpoint_.add_latency_spike(s);
@@ -51,18 +52,28 @@ sim::task<tool_result> simple_tool::call(tool_call request) {
     r.error_code = std::string(error_codes::unavailable);
     co_return co_await endpoint_.reject(a.request_id, std::move(r));
   }
-  const std::uint32_t slot = start_execution(a.request_id, std::move(request), latency);
+  const std::uint32_t slot = admit(a.request_id, std::move(request), latency);
   co_return co_await endpoint_.await_execution(desk_.answers(), slot, a.request_id, a.sent_at);
 }
 
-std::uint32_t simple_tool::start_execution(std::uint64_t request_id, tool_call request, sim::duration latency) {
+// A latency spike lengthens the executions of requests that arrive inside
+// it, whenever a server takes them.
+std::uint32_t simple_tool::admit(std::uint64_t request_id, tool_call request, sim::duration latency) {
   const sim::instant now = endpoint_.now();
-  const sim::duration total = latency + endpoint_.spike_extra(now);
-  endpoint_.begin_execution();
-  endpoint_.emit(ev::vendor_execute{request_id, total});
-  const std::uint32_t slot = desk_.open(execution{request_id, std::move(request)});
-  endpoint_.kernel().schedule_at(now + total, &simple_tool::on_execution_done, this, slot);
+  const std::uint32_t slot =
+      desk_.open(execution{request_id, std::move(request), latency + endpoint_.spike_extra(now), now});
+  if (pool_.take())
+    start_execution(slot);
+  else
+    pool_.wait({slot, now});
   return slot;
+}
+
+void simple_tool::start_execution(std::uint32_t slot) {
+  const execution& e = desk_.work(slot);
+  endpoint_.begin_execution();
+  endpoint_.emit(ev::vendor_execute{e.request_id, e.service});
+  endpoint_.kernel().schedule_at(endpoint_.now() + e.service, &simple_tool::on_execution_done, this, slot);
 }
 
 void simple_tool::on_execution_done(sim::kernel&, void* ctx, std::uint64_t slot) {
@@ -74,6 +85,19 @@ void simple_tool::finish_execution(std::uint32_t slot) {
   const execution& e = desk_.work(slot);
   tool_result response = complete(e.request_id, e.request);
   desk_.deliver(slot, std::move(response));
+  // The server takes the next request, after dropping those that waited too long.
+  dropped_.clear();
+  const std::optional<server_pool::waiting> next = pool_.release(endpoint_.now(), dropped_);
+  for (const server_pool::waiting& w : dropped_) {
+    const execution& stale = desk_.work(w.slot);
+    endpoint_.emit(ev::vendor_dropped{stale.request_id, endpoint_.now() - w.arrived});
+    endpoint_.count_rejection(503);
+    tool_result r;
+    r.status = 503;
+    r.error_code = std::string(error_codes::unavailable);
+    desk_.deliver(w.slot, std::move(r));
+  }
+  if (next) start_execution(next->slot);
 }
 
 // ---- email_provider ------------------------------------------------------------
@@ -140,7 +164,7 @@ tool_result read_tool::complete(std::uint64_t request_id, const tool_call&) {
 
 // An email's recipient and reference: ~64 bytes of text.
 std::uint64_t email_provider::footprint() const {
-  return sim::footprint_of(sent_) + sent_.size() * 64 + sim::tree_footprint(per_recipient_);
+  return sim::footprint_of(sent_) + sent_.size() * 64 + sim::tree_footprint(per_recipient_) + requests_footprint();
 }
 
 }  // namespace twice

@@ -28,6 +28,7 @@
 #include "tools/tool.hpp"
 #include "vendors/latency_model.hpp"
 #include "vendors/remote_endpoint.hpp"
+#include "vendors/server_pool.hpp"
 
 namespace twice {
 
@@ -39,6 +40,7 @@ struct simple_tool_config {
   sim::duration round_trip = sim::duration::from_ms(10);  // how long a 503 takes to come back
   std::vector<time_window> outages;
   std::vector<latency_spike> latency_spikes;
+  server_pool_config pool;  // servers and their queue; none by default (unlimited)
 };
 
 // The shared call flow; each tool says what happens when an execution ends.
@@ -57,6 +59,11 @@ class simple_tool : public tool {
   const simple_tool_config& config() const { return config_; }
   const call_stats& stats() const { return stats_; }
   std::size_t request_records() const { return desk_.records_allocated(); }
+  // Bytes the far side holds for requests in flight or waiting (sim/footprint.hpp):
+  // a storm's abandoned requests queue here.
+  std::uint64_t requests_footprint() const {
+    return desk_.records_allocated() * (sizeof(execution) + 64) + pool_.footprint();
+  }
 
  protected:
   // The tool must outlive every run of `k` (kernel callbacks point at it).
@@ -71,9 +78,13 @@ class simple_tool : public tool {
   struct execution {
     std::uint64_t request_id = 0;
     tool_call request;
+    sim::duration service;  // how long it takes once a server has it
+    sim::instant arrived;
   };
 
-  std::uint32_t start_execution(std::uint64_t request_id, tool_call request, sim::duration latency);
+  // Opens the request's answer slot; a server starts it now, or it waits.
+  std::uint32_t admit(std::uint64_t request_id, tool_call request, sim::duration latency);
+  void start_execution(std::uint32_t slot);
   static void on_execution_done(sim::kernel& k, void* ctx, std::uint64_t slot);
   void finish_execution(std::uint32_t slot);
 
@@ -81,6 +92,8 @@ class simple_tool : public tool {
   call_stats stats_;  // before endpoint_, which keeps a reference to it
   remote_endpoint endpoint_;
   response_desk<execution> desk_;
+  server_pool pool_;
+  std::vector<server_pool::waiting> dropped_;  // scratch for release()
 };
 
 // ---- email -----------------------------------------------------------------

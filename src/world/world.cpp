@@ -268,7 +268,8 @@ sim::run_result world::run_kernel(sim::run_limits limits) {
 
 std::uint64_t world::held_bytes() const {
   std::uint64_t bytes = kernel_.footprint() + events_.footprint() + queue_->footprint() + store_->footprint() +
-                        payments_->footprint() + email_->footprint() + book_.footprint();
+                        payments_->footprint() + email_->footprint() + model_->requests_footprint() +
+                        read_->requests_footprint() + book_.footprint();
   if (dlq_) bytes += dlq_->footprint();
   if (split_queue_) bytes += split_queue_->footprint();
   return bytes;
