@@ -231,6 +231,31 @@ TEST_CASE("ranges draw within their bounds and land in the world", "[explore]") 
   CHECK(seen.size() > 10);
 }
 
+TEST_CASE("a tool's servers and a batch's items vary like any integer", "[explore]") {
+  const std::string text =
+      "[tools.read]\nservers = 2\n[[job_type]]\nname = \"t\"\nsteps = [{ tool = \"read\", items = 3 }]\n"
+      "[[job]]\nid = \"j\"\ntype = \"t\"\n"
+      "[explore]\nswarm = false\n[explore.vary]\n\"tools.read.servers\" = [1, 8]\n"
+      "\"job_type[0].steps[0].items\" = [1, 5]\n\"tools.read.queue_timeout\" = [\"1ms\", \"2s\"]\n";
+  const explore_input in = prepared_ok(text);
+  std::set<std::uint32_t> servers;
+  std::set<std::size_t> steps;
+  for (std::size_t i = 0; i < 30; ++i) {
+    const run_plan p = plan_run(in.base, in.spec, 1, i);
+    const load_result r = load_scenario_text(scenario_detail::write_document(p.doc), "x.toml");
+    REQUIRE(r.ok());
+    const simple_tool_config& read = r.value->world.read;
+    CHECK(read.pool.servers >= 1);
+    CHECK(read.pool.servers <= 8);
+    REQUIRE(read.pool.queue_timeout.has_value());
+    CHECK(*read.pool.queue_timeout <= sim::duration::from_s(2));
+    servers.insert(read.pool.servers);
+    steps.insert(r.value->world.jobs.at(0).steps.size());  // a job of the type: one step per item
+  }
+  CHECK(servers.size() > 4);
+  CHECK(steps == std::set<std::size_t>{1, 2, 3, 4, 5});
+}
+
 TEST_CASE("explore finds the same things whatever the thread count", "[explore]") {
   const explore_input in = prepared_ok(flip(catalogue("double_refund_fixed.toml"), "key = \"stable\"", "key = \"none\""));
   explore_options options;
@@ -296,6 +321,8 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
        "hold_transaction_across_model = true", "database_not_stalled"},
       {"deploy_drain.toml", "strategy = \"drain\"", "strategy = \"rolling_kill\"", "no_double_payment"},
       {"email_no_dedupe_fixed.toml", "email_dedupe = true", "email_dedupe = false", "one_email_per_step"},
+      {"batch_email_resent_fixed.toml", "progress = \"per_item\"\nsteps", "progress = \"per_step\"\nsteps",
+       "one_email_per_step"},
       {"slice_cannot_heartbeat_fixed.toml", "[split]\ntool = \"model\"\nvisibility_timeout = \"15m\"\nworkers = 1\n", "",
        "leases_exclusive_or_absorbed"},
   };
