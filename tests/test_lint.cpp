@@ -62,7 +62,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 14);
+  CHECK(lint_rules.size() == 15);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -515,6 +515,35 @@ TEST_CASE("batch_without_item_progress: per-item progress, or a refund keyed, is
   // A job with its own steps names the job, not a type.
   r.jobs.back().type.clear();
   CHECK(lint(r).back().setting == "job \"payout_1\" progress");
+}
+
+// ---- 15. retries_without_budget ---------------------------------------------------------
+
+TEST_CASE("retries_without_budget: a few servers serving stale work, and retries with no budget", "[lint]") {
+  world_config c = clean_config();
+  c.read.pool.servers = 4;
+  c.read.client_timeout = duration::from_s(1);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "retries_without_budget");
+  CHECK(w.setting == "retry.budget");
+  CHECK_THAT(w.why, Contains("job_1 step 1 calls the read tool, which has 4 servers") && Contains("1s client timeout"));
+  CHECK_THAT(w.fix, Contains("tools.read.queue_timeout"));
+}
+
+TEST_CASE("retries_without_budget: quiet with a budget, a far side that sheds, or no retries", "[lint]") {
+  world_config c = clean_config();
+  c.read.pool.servers = 4;
+  c.runtime.retry_budget = retry_budget_config{};
+  CHECK(lint(c).empty());
+  c.runtime.retry_budget.reset();
+  c.read.pool.queue_timeout = duration::from_s(1);
+  CHECK(lint(c).empty());
+  c.read.pool.queue_timeout.reset();
+  c.read.pool.order = queue_order::lifo;
+  CHECK(lint(c).empty());
+  c.read.pool.order = queue_order::fifo;
+  c.runtime.retry.maximum_attempts = 1;
+  CHECK_FALSE(fires(c, "retries_without_budget"));
 }
 
 // ---- together ----------------------------------------------------------------------

@@ -112,6 +112,13 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.heartbeat_interval == b.heartbeat_interval);
   CHECK(a.long_poll == b.long_poll);
   CHECK(a.restart_delay == b.restart_delay);
+  REQUIRE(a.retry_budget.has_value() == b.retry_budget.has_value());
+  if (a.retry_budget) {
+    CHECK(a.retry_budget->tokens == b.retry_budget->tokens);
+    CHECK(a.retry_budget->retry_cost == b.retry_budget->retry_cost);
+    CHECK(a.retry_budget->timeout_cost == b.retry_budget->timeout_cost);
+    CHECK(a.retry_budget->success_refund == b.retry_budget->success_refund);
+  }
   CHECK(a.retry.initial_interval == b.retry.initial_interval);
   CHECK(a.retry.coefficient_milli == b.retry.coefficient_milli);
   CHECK(a.retry.maximum_interval == b.retry.maximum_interval);
@@ -290,6 +297,12 @@ maximum_interval = "20s"
 maximum_attempts = 8
 jitter = "decorrelated"
 
+[retry.budget]
+tokens = 300
+retry_cost = 6
+timeout_cost = 12
+success_refund = 2
+
 [discipline]
 key = "per_attempt"
 pass_key_to_vendor = false
@@ -457,6 +470,7 @@ world_config everything_config() {
                      .maximum_interval = duration::from_s(20),
                      .maximum_attempts = 8,
                      .jitter = jitter_kind::decorrelated};
+  c.runtime.retry_budget = retry_budget_config{.tokens = 300, .retry_cost = 6, .timeout_cost = 12, .success_refund = 2};
   c.runtime.rules = {.key = key_mode::per_attempt,
                      .pass_key_to_vendor = false,
                      .ledger_guard = true,

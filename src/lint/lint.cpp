@@ -619,6 +619,32 @@ void batch_without_item_progress(const world_config& config, std::vector<lint_wa
                  "write safe to repeat (a key the far side honours, or discipline.email_dedupe = true for email)."});
 }
 
+// Retries with no budget against a far side with a fixed number of servers
+// that serves its queue oldest first with no queue timeout: a short slowdown
+// can tip it into a storm that outlives the slowdown (server_pool.hpp).
+void retries_without_budget(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.retry_budget || config.runtime.retry.maximum_attempts == 1) return;
+  const std::pair<std::string_view, const simple_tool_config*> tools[] = {
+      {tool_name::email, &config.email}, {tool_name::model, &config.model}, {tool_name::read, &config.read}};
+  for (const auto& [name, tool] : tools) {
+    const server_pool_config& pool = tool->pool;
+    if (pool.servers == 0 || pool.queue_timeout || pool.order == queue_order::lifo) continue;
+    const std::optional<tool_use> use = find_use(config, {name});
+    if (!use) continue;
+    out.push_back(
+        {"retries_without_budget", "retry.budget",
+         fmt::format("{} calls the {} tool, which has {} servers and serves its queue oldest first, including the "
+                     "requests whose callers already timed out; retries have no budget. A slowdown that pushes "
+                     "waits past the {} client timeout makes every caller retry, every abandoned request still takes "
+                     "a server, and the queue can stay full after the slowdown ends: a retry storm.",
+                     where(*use), name, pool.servers, text(tool->client_timeout)),
+         "Add [retry.budget] (the AWS SDKs' retry quota: retries stop when most calls fail), or have the far side "
+         "shed stale work: tools." + std::string(name) + ".queue_timeout at the callers' timeout and queue_order = "
+         "\"lifo\"."});
+    return;  // one warning names the first such tool
+  }
+}
+
 }  // namespace
 
 std::vector<lint_warning> lint(const world_config& config) {
@@ -637,6 +663,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   dead_letter_threshold(config, out);
   email_without_dedupe(config, out);
   batch_without_item_progress(config, out);
+  retries_without_budget(config, out);
   return out;
 }
 

@@ -31,9 +31,10 @@ struct slice_outcome {
   std::string error;                                  // "503 unavailable", "400 invoice_not_found" ...
   sim::duration retry_after = sim::duration::zero();  // a server's floor on the next attempt
   std::size_t step = 0;                               // the step handed off
+  bool timed_out = false;                             // the failure was a call that got no answer in time
 
   static slice_outcome success() { return {}; }
-  static slice_outcome hand_off(std::size_t step) { return {kind::handed_off, {}, sim::duration::zero(), step}; }
+  static slice_outcome hand_off(std::size_t step) { return {kind::handed_off, {}, sim::duration::zero(), step, false}; }
   // Classifies a failed tool result: retryable (503, 429, 409, 5xx,
   // timeouts) or fatal (400 and other 4xx).
   static slice_outcome from(const tool_result& r);

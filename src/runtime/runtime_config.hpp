@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "runtime/discipline.hpp"
+#include "runtime/retry_budget.hpp"
 #include "runtime/retry_policy.hpp"
 #include "sim/time.hpp"
 
@@ -18,6 +19,8 @@ struct runtime_config {
   std::optional<sim::duration> heartbeat_interval;
   sim::duration long_poll = sim::duration::from_s(20);  // SQS's maximum wait
   retry_policy retry;
+  // Unset: every retry is made (within retry.maximum_attempts).
+  std::optional<retry_budget_config> retry_budget;
   discipline rules;
   // A crashed worker's pod comes back after this long (Kubernetes restarts
   // a failed container after a back-off starting at 10 s).

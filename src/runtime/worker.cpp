@@ -19,6 +19,7 @@ slice_outcome slice_outcome::from(const tool_result& r) {
   out.result = r.retryable() ? kind::retryable : kind::fatal;
   out.error = r.timed_out() ? std::string("timeout") : std::to_string(r.status) + " " + r.error_code;
   out.retry_after = r.retry_after;
+  out.timed_out = r.timed_out();
   return out;
 }
 
@@ -161,6 +162,8 @@ void worker::start() {
   draining_ = false;
   drained_ = std::make_unique<sim::signal>(services_.kernel);
   sha_name_ = name_of(sha_);
+  // A new process: its SDK client, and so its retry budget, starts full.
+  if (services_.config.retry_budget) retry_budget_.emplace(*services_.config.retry_budget);
   emit(ev::pod_start{sha_name_});
   consumer_ = services_.kernel.spawn(consume(), name_);
 }
@@ -278,6 +281,10 @@ sim::task<void> worker::run_slice(received_message message) {
   // again whenever the message comes back, whatever brought it back (a nack,
   // a crash, a lease that ran out). Retries inside this slice still count.
   bool first_attempt_of_delivery = true;
+  // What this worker's retry budget paid for the retry running now, when
+  // it paid (an in-slice retry); a redelivered retry is refunded at the
+  // plain retry cost.
+  std::optional<std::uint32_t> paid_in_slice;
   while (true) {
     // Start the attempt: the counter on the job row goes up before any tool
     // runs, in the same transaction that claims the lease token. Like
@@ -332,7 +339,7 @@ sim::task<void> worker::run_slice(received_message message) {
     try {
       outcome = co_await services_.job_handler.run(s);
     } catch (const slice_error& e) {
-      outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero(), 0};
+      outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero(), 0, false};
     } catch (const lease_lost& e) {
       // The lease belongs to someone else now: no checkpoint, no ack, no nack.
       emit(ev::abandoned{s.job_name_, s.attempt_, name_of(e.what())});
@@ -340,6 +347,7 @@ sim::task<void> worker::run_slice(received_message message) {
     }
 
     if (outcome.result == slice_outcome::kind::success) {
+      if (retry_budget_) retry_budget_->on_success(s.attempt_ > 0, paid_in_slice.value_or(retry_budget_->config().retry_cost));
       stop_heartbeat();
       co_await finish(s, job_status::done, "");
       co_return;
@@ -355,7 +363,18 @@ sim::task<void> worker::run_slice(received_message message) {
       co_await finish(s, job_status::failed, outcome.error);
       co_return;
     }
-    if (cfg.rules.retry == retry_mode::nack || (max_attempts != 0 && s.attempt_ + 1 >= max_attempts)) {
+    const bool attempts_left = max_attempts == 0 || s.attempt_ + 1 < max_attempts;
+    if (attempts_left && retry_budget_) {
+      const retry_budget_config& budget = retry_budget_->config();
+      if (!retry_budget_->try_retry(outcome.timed_out)) {
+        // The SDK's answer to an empty bucket: no retry; the last error stands.
+        stop_heartbeat();
+        co_await dead_letter(s, "retry budget spent: " + outcome.error);
+        co_return;
+      }
+      paid_in_slice = outcome.timed_out ? budget.timeout_cost : budget.retry_cost;
+    }
+    if (cfg.rules.retry == retry_mode::nack || !attempts_left) {
       stop_heartbeat();
       co_await retry_later(s, outcome);
       co_return;

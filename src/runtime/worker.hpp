@@ -118,6 +118,7 @@ class worker {
   std::string sha_;
   ev::name_id sha_name_ = 0;  // sha_ in the event log, from the first start()
   backoff backoff_;
+  std::optional<retry_budget> retry_budget_;  // runtime.retry_budget, this process's own
   sim::process_id consumer_;
   sim::process_id heartbeat_;
   slice* slice_ = nullptr;  // the slice in flight, owned by the consumer's frame

@@ -166,7 +166,17 @@ void load_retry(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("retry");
   if (t == nullptr) return;
   const table_reader r(s.d, *t, "retry",
-                       {"initial_interval", "coefficient", "maximum_interval", "maximum_attempts", "jitter"});
+                       {"initial_interval", "coefficient", "maximum_interval", "maximum_attempts", "jitter", "budget"});
+  if (const doc_node* b = r.table("budget")) {
+    // [retry.budget]: the AWS SDKs' standard-mode retry quota (runtime/retry_budget.hpp).
+    const table_reader br(s.d, *b, r.path_of("budget"), {"tokens", "retry_cost", "timeout_cost", "success_refund"});
+    retry_budget_config& budget = s.world.runtime.retry_budget.emplace();
+    const integer_limits tokens{0, 1'000'000, " tokens"};
+    if (br.get("tokens") != nullptr) br.integer("tokens", budget.tokens, tokens);
+    if (br.get("retry_cost") != nullptr) br.integer("retry_cost", budget.retry_cost, tokens);
+    if (br.get("timeout_cost") != nullptr) br.integer("timeout_cost", budget.timeout_cost, tokens);
+    if (br.get("success_refund") != nullptr) br.integer("success_refund", budget.success_refund, tokens);
+  }
   static const named<jitter_kind> jitters[] = {{"none", jitter_kind::none},
                                                {"full", jitter_kind::full},
                                                {"equal", jitter_kind::equal},

@@ -56,12 +56,9 @@ sim::task<tool_result> simple_tool::call(tool_call request) {
   co_return co_await endpoint_.await_execution(desk_.answers(), slot, a.request_id, a.sent_at);
 }
 
-// A latency spike lengthens the executions of requests that arrive inside
-// it, whenever a server takes them.
 std::uint32_t simple_tool::admit(std::uint64_t request_id, tool_call request, sim::duration latency) {
   const sim::instant now = endpoint_.now();
-  const std::uint32_t slot =
-      desk_.open(execution{request_id, std::move(request), latency + endpoint_.spike_extra(now), now});
+  const std::uint32_t slot = desk_.open(execution{request_id, std::move(request), latency, now});
   if (pool_.take())
     start_execution(slot);
   else
@@ -69,11 +66,17 @@ std::uint32_t simple_tool::admit(std::uint64_t request_id, tool_call request, si
   return slot;
 }
 
+// A latency spike lengthens the executions that start inside it: what is
+// slow is the far side while the spike lasts, so a request queued through
+// the spike and started after it runs at the normal speed. (Without
+// servers a request starts as it arrives.)
 void simple_tool::start_execution(std::uint32_t slot) {
   const execution& e = desk_.work(slot);
+  const sim::instant now = endpoint_.now();
+  const sim::duration total = e.service + endpoint_.spike_extra(now);
   endpoint_.begin_execution();
-  endpoint_.emit(ev::vendor_execute{e.request_id, e.service});
-  endpoint_.kernel().schedule_at(endpoint_.now() + e.service, &simple_tool::on_execution_done, this, slot);
+  endpoint_.emit(ev::vendor_execute{e.request_id, total});
+  endpoint_.kernel().schedule_at(now + total, &simple_tool::on_execution_done, this, slot);
 }
 
 void simple_tool::on_execution_done(sim::kernel&, void* ctx, std::uint64_t slot) {

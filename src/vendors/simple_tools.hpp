@@ -78,7 +78,7 @@ class simple_tool : public tool {
   struct execution {
     std::uint64_t request_id = 0;
     tool_call request;
-    sim::duration service;  // how long it takes once a server has it
+    sim::duration service;  // its sampled latency; a spike open when it starts adds to it
     sim::instant arrived;
   };
 
