@@ -20,6 +20,8 @@ declare -A expected=(
   [checkpoint_before_effect_fixed]=""
   # Refunds with no key, on purpose (the pair shows the drain alone): the
   # file allows write_without_key in [lint], with that reason.
+  [dead_letters_expire]="dead_letters_unread"
+  [dead_letters_expire_fixed]=""
   [deploy_drain]=""
   [deploy_rolling_kill]="write_without_key rolling_kill_without_drain"
   [double_refund]="write_without_key rolling_kill_without_drain"
@@ -32,6 +34,8 @@ declare -A expected=(
   [key_per_attempt]="key_per_attempt"
   [key_per_attempt_fixed]=""
   [outbox]=""
+  [redrive_after_key_expiry]="redrive_after_key_expiry"
+  [redrive_after_key_expiry_fixed]=""
   [retry_400]="retries_non_retryable"
   [retry_400_fixed]=""
   [retry_storm]="retries_without_budget"

@@ -52,7 +52,7 @@ world_config one_job() {
 }  // namespace
 
 TEST_CASE("every invariant has a stable name, checked in report order", "[invariants]") {
-  CHECK(invariant_names().size() == 12);
+  CHECK(invariant_names().size() == 13);
   CHECK(invariant_names().front() == "one_ledger_row_per_key");
   CHECK(is_invariant_name("no_double_payment"));
   CHECK_FALSE(is_invariant_name("no_double_payments"));

@@ -62,7 +62,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 15);
+  CHECK(lint_rules.size() == 17);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -593,4 +593,42 @@ TEST_CASE("format_warning prints the rule, the setting, why and the fix", "[lint
         "warning[no_jitter] retry.jitter\n"
         "  why: a stampede.\n"
         "  fix: Set retry.jitter = \"full\".\n");
+}
+
+// ---- 16. dead_letters_unread ------------------------------------------------------------
+
+TEST_CASE("dead_letters_unread: a dead-letter queue nobody reads that keeps no longer than the source", "[lint]") {
+  world_config c = clean_config();
+  CHECK(lint(c).empty());  // the default keeps dead letters 14 days, the source 4
+  c.dead_letter.retention = c.queue.retention;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "dead_letters_unread");
+  CHECK(w.setting == "dead_letter_queue.retention");
+  CHECK_THAT(w.why, Contains("keeps messages 96h, no longer than the source queue's 96h"));
+  CHECK_THAT(w.fix, Contains("redrive_after"));
+  c.dead_letter_redrive = dead_letter_redrive_config{};
+  CHECK(lint(c).empty());  // read by the on-call's redrive
+  c.dead_letter_redrive.reset();
+  c.dead_letter_queue = false;
+  c.queue.max_receive_count = 0;
+  CHECK_FALSE(fires(c, "dead_letters_unread"));
+}
+
+// ---- 17. redrive_after_key_expiry -------------------------------------------------------
+
+TEST_CASE("redrive_after_key_expiry: a redrive later than the provider keeps keys, of an unrecorded refund",
+          "[lint]") {
+  world_config c = clean_config();
+  c.jobs.push_back(make_job({"payouts", progress_mode::none, {{"refund", "inv_{job}", 100, 1}}}, "payout_1"));
+  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(30 * 3600), .times = 1};
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "redrive_after_key_expiry");
+  CHECK(w.setting == "dead_letter_queue.redrive_after");
+  CHECK_THAT(w.why, Contains("30h after the alarm") && Contains("keeps keys only 24h") && Contains("payout_1 step 1"));
+  CHECK_THAT(w.fix, Contains("per_step"));
+  c.dead_letter_redrive->after = duration::from_s(23 * 3600);
+  CHECK(lint(c).empty());  // within the key's lifetime
+  c.dead_letter_redrive->after = duration::from_s(30 * 3600);
+  c.jobs.back() = make_job({"payouts", progress_mode::per_step, {{"refund", "inv_{job}", 100, 1}}}, "payout_1");
+  CHECK(lint(c).empty());  // the refund's checkpoint is consulted before the call
 }

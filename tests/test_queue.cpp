@@ -695,3 +695,54 @@ TEST_CASE("the same scripted run gives the same trace digest", "[queue]") {
   CHECK(a.find("delete_lost") != std::string::npos);
   CHECK(a.find("retention_expired") != std::string::npos);
 }
+
+TEST_CASE("a move task sends the dead letters back as new messages, oldest first, and their retention starts again",
+          "[queue][redrive]") {
+  queue_config config = config_with(30_s);
+  config.max_receive_count = 1;
+  world w(config);
+  queue& dlq = w.add_dead_letter("dlq", days(4));
+
+  w.q.send("job-1");
+  w.run_until(at(hours(1)));
+  w.q.send("job-2");
+  w.run_until(at(hours(2)));
+  // job-2 reaches the dead-letter queue first: moved first.
+  REQUIRE(w.receive_now().size() == 1);  // job-1, delivery 1
+  REQUIRE(w.receive_now().size() == 1);  // job-2, delivery 1
+  w.run_until(at(hours(3)));
+  CHECK(w.receive_now().empty());  // both redriven at their second delivery
+  REQUIRE(dlq.size() == 2);
+
+  // A third dead letter, leased by someone reading the DLQ: in flight, it stays.
+  w.run_until(at(days(3)));
+  const message_id third = dlq.send("job-3");
+  REQUIRE(w.receive_now(dlq, at_most(10)).size() == 3);  // every one leased for 30 s
+  w.run_until(at(days(3) + 31_s));                        // job-1 and job-2 visible again...
+  REQUIRE(w.receive_now(dlq, leased_for(hours(1))).size() == 1);  // ...and the oldest one leased again
+
+  const std::size_t moved = dlq.move_visible_to(w.q, [](std::string_view body) { return body != "job-3"; });
+  CHECK(moved == 1);  // job-3 is refused by the filter; the leased one is in flight
+  const auto outs = w.records("moved_out");
+  REQUIRE(outs.size() == 1);
+  CHECK(outs[0]->get_string("to") == "jobs");
+  CHECK(outs[0]->get_int("receive_count") == 2);
+  const auto new_id = static_cast<message_id>(outs[0]->get_int("new_id").value());
+  CHECK(new_id > third);
+  CHECK(w.q.contains(new_id));
+  CHECK_FALSE(dlq.contains(static_cast<message_id>(outs[0]->get_int("id").value())));
+  CHECK(dlq.contains(third));
+  CHECK(dlq.stats().moved_out == 1);
+
+  // A new message on the source queue: a first delivery, and four days of
+  // retention from the move, where the original would have expired at day 4.
+  const std::vector<received_message> again = w.receive_now(w.q);
+  REQUIRE(again.size() == 1);
+  CHECK(again[0].id == new_id);
+  CHECK(again[0].receive_count == 1);
+  CHECK(again[0].sent_at == at(days(3) + 31_s));
+  CHECK((again[0].body == "job-1" || again[0].body == "job-2"));
+  CHECK(w.q.change_visibility(again[0].handle, hours(12)) == queue_status::ok);
+  w.run_until(at(days(4) + hours(3)));
+  CHECK(w.q.contains(new_id));
+}

@@ -283,6 +283,12 @@ TEST_CASE("job ids are unique, whether written or generated", "[scenario]") {
 }
 
 TEST_CASE("a redrive needs the dead-letter queue", "[scenario]") {
+  CHECK(error_of("[dead_letter_queue]\nredrives = 2\n") ==
+        "t.toml:2:12: dead_letter_queue.redrives: redrives needs redrive_after: when does the on-call redrive?");
+  CHECK(error_of("[dead_letter_queue]\nenabled = false\nredrive_after = \"1h\"\n") ==
+        "t.toml:3:17: dead_letter_queue.redrive_after: a redrive needs the dead-letter queue, but enabled is false");
+  CHECK(error_of("[dead_letter_queue]\nredrive_after = \"1h\"\nredrives = 0\n") ==
+        "t.toml:3:12: dead_letter_queue.redrives: must be between 1 and 1000, found 0");
   CHECK(error_of("[queue]\nmax_receive_count = 5\n[dead_letter_queue]\nenabled = false\n") ==
         "t.toml:2:21: queue.max_receive_count: a redrive needs a dead-letter queue, but dead_letter_queue.enabled is "
         "false; enable it or remove max_receive_count");

@@ -239,6 +239,7 @@ void check_same(const world_config& a, const world_config& b) {
   check_same(a.queue, b.queue);
   CHECK(a.dead_letter_queue == b.dead_letter_queue);
   check_same(a.dead_letter, b.dead_letter);
+  CHECK(a.dead_letter_redrive == b.dead_letter_redrive);
   CHECK(a.workers == b.workers);
   CHECK(a.sha == b.sha);
   check_same(a.runtime, b.runtime);
@@ -278,6 +279,8 @@ semantics = "strict"
 enabled = true
 name = "refunds-dlq"
 retention = "336h"
+redrive_after = "6h"
+redrives = 3
 
 [workers]
 count = 3
@@ -458,6 +461,7 @@ world_config everything_config() {
   c.dead_letter_queue = true;
   c.dead_letter.name = "refunds-dlq";
   c.dead_letter.retention = duration::from_s(14 * 24 * 3600);
+  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(6 * 3600), .times = 3};
   c.workers = 3;
   c.sha = "abc123";
   c.runtime.visibility_timeout = duration::from_s(60);
@@ -612,6 +616,8 @@ TEST_CASE("empty sections keep the defaults the headers document", "[scenario]")
   CHECK(c.queue.max_receive_count == 0);
   CHECK(c.dead_letter_queue);
   CHECK(c.dead_letter.name == "jobs-dlq");
+  CHECK(c.dead_letter.retention == duration::from_s(14 * 24 * 3600));  // SQS's most, as AWS advises for a DLQ
+  CHECK_FALSE(c.dead_letter_redrive.has_value());
   CHECK(c.workers == 2);
   CHECK(c.runtime.long_poll == duration::from_s(20));              // SQS's maximum wait
   CHECK(c.runtime.restart_delay == duration::from_s(10));          // Kubernetes' first back-off

@@ -325,6 +325,38 @@ queue_status queue::delete_message(receipt_handle handle) {
 
 // ---- redrive --------------------------------------------------------------
 
+// "The redrive task resets the retention period. All redriven messages are
+// considered new messages with a new messageID and enqueueTime", in the
+// order the dead-letter queue received them, oldest first (Developer
+// Guide, "Learn how to configure a dead-letter queue redrive").
+std::size_t queue::move_visible_to(queue& target, const std::function<bool(std::string_view body)>& which) {
+  TWICE_CHECK(&target != this);
+  std::vector<message_id> chosen;
+  for (const auto& [at, id] : visible_index_)
+    if (!which || which(messages_.at(id).body)) chosen.push_back(id);
+  const ev::name_id to = events_.name(target.config_.name);
+  for (const message_id id : chosen) {
+    const auto it = messages_.find(id);
+    TWICE_CHECK(it != messages_.end());
+    const std::string body = std::move(it->second.body);
+    const ev::name_id body_name = it->second.body_name;
+    const std::uint32_t receives = it->second.receive_count;
+    count_final(receives);
+    erase_message(it);
+    ++moved_out_;
+    // The new id is the next one the shared source hands out: the send below.
+    events_.emit(actor_name_, ev::moved_out{id, body_name, receives, to, ids_.next_message});
+    target.send(body);
+  }
+  return chosen.size();
+}
+
+std::vector<std::string> queue::visible_bodies() const {
+  std::vector<std::string> out;
+  for (const auto& [at, id] : visible_index_) out.push_back(messages_.at(id).body);
+  return out;
+}
+
 void queue::redrive(message_map::iterator it) {
   // A redrive policy without a target does not exist in SQS.
   TWICE_CHECK(dead_letter_ != nullptr);
@@ -515,6 +547,7 @@ queue_stats queue::stats() const {
   s.deleted = deleted_count_;
   s.expired = expired_;
   s.redriven = redriven_;
+  s.moved_out = moved_out_;
   s.receive_count_histogram = receive_count_histogram_;
   return s;
 }

@@ -52,13 +52,14 @@
 // Trace (actor "queue/<name>"; "body" is the job id, for joins): send,
 // receive, receive_empty, duplicate_delivery, change_visibility,
 // lease_expired, delay_ended, delete, delete_lost, redrive, redrive_in,
-// retention_expired.
+// retention_expired, moved_out.
 //
 // Faults are not part of the model: a queue_faults object, set from outside,
 // is asked at the two seams where SQS misbehaves (a rare duplicate delivery
 // without any crash; a delete acknowledged to the caller but lost).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -139,6 +140,7 @@ struct queue_stats {
   // when the queue is empty.
   sim::duration oldest_age;
   std::uint64_t sent = 0, received = 0, deleted = 0, expired = 0, redriven = 0;
+  std::uint64_t moved_out = 0;  // by move tasks (a dead-letter redrive back to the source)
   std::map<std::uint32_t, std::uint64_t> receive_count_histogram;  // receive count at delete/redrive/expiry -> messages
 };
 
@@ -158,6 +160,15 @@ class queue {
   sim::task<std::vector<received_message>> receive(receive_options options = {});
   queue_status change_visibility(receipt_handle handle, sim::duration timeout);
   queue_status delete_message(receipt_handle handle);
+  // A message move task (SQS StartMessageMoveTask), run to its end at once:
+  // every visible message, oldest first, leaves this queue and is sent to
+  // `target` as a new message (a new id and enqueue time, so its retention
+  // starts again, and a receive count of zero). In-flight messages stay.
+  // Returns how many moved. SQS's optional move rate is not modelled.
+  // With `which`, only the messages whose body it accepts move.
+  std::size_t move_visible_to(queue& target, const std::function<bool(std::string_view body)>& which = {});
+  // The bodies of the visible messages, oldest first.
+  std::vector<std::string> visible_bodies() const;
 
   queue_stats stats() const;
   // Whether message `id` is still held by this queue (for checkers).
@@ -274,6 +285,7 @@ class queue {
   std::uint64_t deleted_count_ = 0;
   std::uint64_t expired_ = 0;
   std::uint64_t redriven_ = 0;
+  std::uint64_t moved_out_ = 0;
   std::map<std::uint32_t, std::uint64_t> receive_count_histogram_;
 };
 

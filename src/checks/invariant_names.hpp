@@ -15,6 +15,7 @@ inline constexpr std::string_view one_ledger_row_per_key = "one_ledger_row_per_k
 inline constexpr std::string_view no_double_payment = "no_double_payment";
 inline constexpr std::string_view ledgers_agree = "ledgers_agree";
 inline constexpr std::string_view every_job_ends = "every_job_ends";
+inline constexpr std::string_view no_message_lost = "no_message_lost";
 inline constexpr std::string_view backoff_within_cap = "backoff_within_cap";
 inline constexpr std::string_view no_retry_of_non_retryable = "no_retry_of_non_retryable";
 inline constexpr std::string_view attempts_monotonic = "attempts_monotonic";
@@ -25,9 +26,10 @@ inline constexpr std::string_view done_jobs_paid_in_full = "done_jobs_paid_in_fu
 inline constexpr std::string_view one_email_per_step = "one_email_per_step";
 
 // In report order.
-inline constexpr std::array<std::string_view, 12> all = {
+inline constexpr std::array<std::string_view, 13> all = {
     one_ledger_row_per_key,    no_double_payment,  ledgers_agree,
-    every_job_ends,            backoff_within_cap, no_retry_of_non_retryable,
+    every_job_ends,            no_message_lost,
+    backoff_within_cap,        no_retry_of_non_retryable,
     attempts_monotonic,        leases_exclusive_or_absorbed,
     drain_kills_nothing,       database_not_stalled,
     done_jobs_paid_in_full,    one_email_per_step,

@@ -228,6 +228,15 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
     return;
   }
   if (const auto* sent = std::get_if<ev::email_sent>(&e.body)) return on_email_sent(e, *sent);
+  if (const auto* done = std::get_if<ev::job_done>(&e.body)) {
+    jobs_[job_id(done->job)].ended = true;
+    return;
+  }
+  if (const auto* failed = std::get_if<ev::job_failed>(&e.body)) {
+    jobs_[job_id(failed->job)].ended = true;
+    return;
+  }
+  if (const auto* gone = std::get_if<ev::retention_expired>(&e.body)) return on_retention_expired(e, *gone);
   if (const auto* wait = std::get_if<ev::pool_wait>(&e.body))
     if (wait->waited > options_.stall_bound)
       return note(database_not_stalled, e,
@@ -320,6 +329,18 @@ void invariant_checker::on_email_sent(const ev::event& e, const ev::email_sent& 
   if (it == emails_sent_.end()) it = emails_sent_.emplace(std::string(reference), 0).first;
   const std::uint32_t count = ++it->second;
   if (count > 1) note(one_email_per_step, e, fmt::format("email number {} for {}", count, reference));
+}
+
+// A message retention deleted before its job ended (done or failed) was
+// never processed: from the job queue (a backlog older than the retention)
+// or from the dead-letter queue nobody read (whose retention counts from the
+// original enqueue). A copy of a job that did end (a duplicate, a lost ack)
+// expiring loses nothing.
+void invariant_checker::on_retention_expired(const ev::event& e, const ev::retention_expired& gone) {
+  if (jobs_[job_id(gone.body)].ended) return;
+  note(no_message_lost, e,
+       fmt::format("deleted by retention {} after it was sent; its job never ended done or failed",
+                   sim::format_duration(gone.age)));
 }
 
 void invariant_checker::on_attempt_start(const ev::event& e, const ev::attempt_start& start_event) {
@@ -607,6 +628,8 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     }
     out.push_back(std::move(v));
   }
+  out.push_back(streaming(no_message_lost, "no message was deleted by retention before its job was processed",
+                          "a message was deleted by retention before its job was processed"));
   out.push_back(streaming(backoff_within_cap, "every backoff stayed under its cap and the envelope never fell",
                           "a backoff broke its cap or its envelope fell"));
   out.push_back(streaming(no_retry_of_non_retryable, "no job was retried after a non-retryable (4xx) answer",

@@ -91,6 +91,7 @@ class invariant_checker final : public event_observer {
   void on_slice_end(const ev::event& e, const ev::slice_end& end);
   void on_backoff(const ev::event& e, const ev::backoff& b);
   void on_email_sent(const ev::event& e, const ev::email_sent& sent);
+  void on_retention_expired(const ev::event& e, const ev::retention_expired& gone);
   // The event as an evidence line.
   std::string describe(const ev::event& e) const;
 
@@ -118,6 +119,7 @@ class invariant_checker final : public event_observer {
     std::uint64_t attempts_started = 0;   // every attempt_start seen, whatever numbers they carried
     std::vector<std::pair<std::int64_t, std::uint64_t>> start_index;  // attempt -> place in the start order
     std::vector<slice_span> slices;
+    bool ended = false;  // done or failed: its messages were processed
   };
   std::uint32_t job_id(ev::name_id job);  // the job's watch, made on its first event
   void settle_envelopes(std::uint32_t id);

@@ -202,4 +202,38 @@ struct retention_expired {
   }
 };
 
+// Moved out by a message move task (SQS StartMessageMoveTask: a redrive
+// from the dead-letter queue back to the source queue `to`), where it
+// arrives as a new message, `new_id` (its `send` event follows).
+struct moved_out {
+  static constexpr std::string_view kind = "moved_out";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  std::int64_t receive_count = 0;
+  name_id to = 0;
+  std::uint64_t new_id = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+    v.integer("receive_count", receive_count);
+    v.name("to", to);
+    v.integer("new_id", static_cast<std::int64_t>(new_id));
+  }
+};
+
+// The dead-letter queue's alarm went off (a CloudWatch alarm on
+// ApproximateNumberOfMessagesVisible > 0, actor "operator"): `messages`
+// held then; the on-call starts a redrive `redrive_at`.
+struct dead_letter_alarm {
+  static constexpr std::string_view kind = "dead_letter_alarm";
+  std::int64_t messages = 0;
+  sim::instant redrive_at;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("messages", messages);
+    v.integer("redrive_at_us", redrive_at.us());
+  }
+};
+
 }  // namespace twice::ev

@@ -582,6 +582,29 @@ void email_without_dedupe(const world_config& config, std::vector<lint_warning>&
                  "an outbox alone does not help, since its relay may send twice."});
 }
 
+// The first step (in job order) that is not recorded when it succeeds and
+// that `matches`, with its job's type, and how many jobs have such a step.
+struct unrecorded_use {
+  tool_use use;
+  std::string type;
+};
+template <class Matches>
+std::optional<unrecorded_use> first_unrecorded(const world_config& config, Matches matches) {
+  std::optional<unrecorded_use> found;
+  std::size_t jobs = 0;
+  for_each_job(config, [&](const job_spec& job) {
+    for (std::size_t i = 0; i < job.steps.size(); ++i) {
+      const step_spec& s = job.steps[i];
+      if (s.checkpointed || !matches(s)) continue;
+      if (!found) found = unrecorded_use{tool_use{job.id, i + 1, s, 0}, job.type};
+      jobs += 1;
+      return;
+    }
+  });
+  if (found) found->use.jobs = jobs;
+  return found;
+}
+
 // A write whose step is not recorded when it succeeds (inside a batch
 // recorded at its end, or a job whose progress lives in the ack) and that
 // nothing at the far side or here deduplicates: a retry after any later
@@ -589,25 +612,12 @@ void email_without_dedupe(const world_config& config, std::vector<lint_warning>&
 void batch_without_item_progress(const world_config& config, std::vector<lint_warning>& out) {
   const discipline& rules = config.runtime.rules;
   const bool refund_keyed = rules.key != key_mode::none && rules.pass_key_to_vendor;
-  std::optional<tool_use> use;
-  std::string type;
-  std::size_t jobs = 0;
-  for_each_job(config, [&](const job_spec& job) {
-    for (std::size_t i = 0; i < job.steps.size(); ++i) {
-      const step_spec& s = job.steps[i];
-      if (s.checkpointed) continue;
-      const bool bare = (s.tool == tool_name::email && !rules.email_dedupe) || (s.tool == tool_name::refund && !refund_keyed);
-      if (!bare) continue;
-      if (!use) {
-        use = tool_use{job.id, i + 1, s, 0};
-        type = job.type;
-      }
-      jobs += 1;
-      return;
-    }
+  const std::optional<unrecorded_use> found = first_unrecorded(config, [&](const step_spec& s) {
+    return (s.tool == tool_name::email && !rules.email_dedupe) || (s.tool == tool_name::refund && !refund_keyed);
   });
-  if (!use) return;
-  use->jobs = jobs;
+  if (!found) return;
+  const tool_use* use = &found->use;
+  const std::string& type = found->type;
   const std::string setting = type.empty() ? "job \"" + use->job + "\" progress" : "job_type \"" + type + "\" progress";
   out.push_back({"batch_without_item_progress", setting,
                  fmt::format("{} calls {} with no key and no local record, and the step is not recorded when it "
@@ -645,6 +655,47 @@ void retries_without_budget(const world_config& config, std::vector<lint_warning
   }
 }
 
+// Nothing reads the dead-letter queue and it keeps messages no longer than
+// the source queue does. Every dead letter is deleted unread in the end; one
+// the broker redrove there keeps its ORIGINAL enqueue time on a standard
+// queue, so after most of its retention spent being retried it goes soon ("it is a best practice to always set the retention period of a
+// dead-letter queue to be longer than the retention period of the original
+// queue", SQS Developer Guide, "Setting-up dead-letter queue retention").
+void dead_letters_unread(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.dead_letter_queue || config.dead_letter_redrive) return;
+  if (config.dead_letter.retention > config.queue.retention) return;
+  out.push_back({"dead_letters_unread", "dead_letter_queue.retention",
+                 fmt::format("Nothing reads the dead-letter queue (no redrive_after), and it keeps messages {}, no "
+                             "longer than the source queue's {}. Every dead letter is deleted unread once that passes "
+                             "(sooner for one the broker moved there: it keeps its first enqueue time), and nothing "
+                             "ever says that its work was never done.",
+                             text(config.dead_letter.retention), text(config.queue.retention)),
+                 "Alarm on the dead-letter queue and redrive it (dead_letter_queue.redrive_after), and keep dead "
+                 "letters longer than the source queue does: dead_letter_queue.retention = \"336h\" (SQS's most)."});
+}
+
+// A redrive later than the payment provider keeps keys, of a job whose
+// refund step is not recorded when it succeeds: the redriven job calls the
+// refund again with a key the provider has pruned, and it executes anew.
+void redrive_after_key_expiry(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.dead_letter_redrive || config.dead_letter_redrive->after < config.payments.key_retention) return;
+  const discipline& rules = config.runtime.rules;
+  if (rules.key == key_mode::none || !rules.pass_key_to_vendor) return;  // write_without_key says it
+  const std::optional<unrecorded_use> found =
+      first_unrecorded(config, [](const step_spec& s) { return s.tool == tool_name::refund; });
+  if (!found) return;
+  const tool_use* use = &found->use;
+  out.push_back({"redrive_after_key_expiry", "dead_letter_queue.redrive_after",
+                 fmt::format("The on-call redrives dead letters {} after the alarm, but the payment provider keeps "
+                             "keys only {}, and {} refunds in a step that is not recorded when it succeeds "
+                             "(progress = \"none\", or a batch recorded at its end). A job dead-lettered after its "
+                             "refund succeeded runs it again on the redrive, with a pruned key: a second refund.",
+                             text(config.dead_letter_redrive->after), text(config.payments.key_retention),
+                             where(*use)),
+                 "Record the refund's answer where the job looks before calling (progress = \"per_step\" or "
+                 "\"per_item\": a checkpoint after the write), or redrive within the key's lifetime."});
+}
+
 }  // namespace
 
 std::vector<lint_warning> lint(const world_config& config) {
@@ -664,6 +715,8 @@ std::vector<lint_warning> lint(const world_config& config) {
   email_without_dedupe(config, out);
   batch_without_item_progress(config, out);
   retries_without_budget(config, out);
+  dead_letters_unread(config, out);
+  redrive_after_key_expiry(config, out);
   return out;
 }
 

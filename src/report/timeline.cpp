@@ -86,6 +86,15 @@ const std::map<std::string_view, formatter>& formatters() {
        [](const sim::trace_record& r) {
          return fmt::format("{} deleted by retention, {} after it was sent", str(r, "body"), secs(num(r, "age_us")));
        }},
+      {"moved_out",
+       [](const sim::trace_record& r) {
+         return fmt::format("{} redriven back to {} as message {}", str(r, "body"), str(r, "to"), num(r, "new_id"));
+       }},
+      {"dead_letter_alarm",
+       [](const sim::trace_record& r) {
+         return fmt::format("DEAD-LETTER ALARM: {} message(s) waiting; the on-call redrives at {}", num(r, "messages"),
+                            secs(num(r, "redrive_at_us")));
+       }},
       {"lease_lost", [](const sim::trace_record& r) { return "lease on " + str(r, "job") + " lost (the broker says so)"; }},
       {"abandoned", [](const sim::trace_record& r) { return "abandons " + str(r, "job") + ": " + str(r, "why"); }},
       {"commit",

@@ -141,6 +141,7 @@ class worker::slice final : public slice_context {
   const job_spec spec_;  // the catalogue's answer, kept for the slice's life
   const ev::name_id job_name_;
   std::uint32_t attempt_ = 0;
+  std::uint32_t attempt_limit_ = 0;  // attempts the job may have in all, as of this slice's claim; 0: unlimited
   std::int32_t checkpoint_ = 0;
   std::uint64_t lease_token_ = 0;
   bool lease_lost_ = false;
@@ -275,7 +276,7 @@ sim::task<void> worker::run_slice(received_message message) {
     ~end_on_exit() { w->end_slice("returned"); }
   } guard{this};
 
-  const std::uint32_t max_attempts = cfg.retry.maximum_attempts;
+  const std::uint32_t max_attempts = cfg.retry.maximum_attempts;  // 0: unlimited
   // The bug reset_attempts_on_reenqueue models: a runtime that counts
   // attempts with the message or in its own memory, so the count starts
   // again whenever the message comes back, whatever brought it back (a nack,
@@ -313,7 +314,9 @@ sim::task<void> worker::run_slice(received_message message) {
         co_return;
       }
       if (cfg.rules.reset_attempts_on_reenqueue && first_attempt_of_delivery) row->attempts = 0;  // the bug
-      if (max_attempts != 0 && row->attempts >= max_attempts) {
+      // Each redrive from the dead-letter queue grants the attempts again.
+      s.attempt_limit_ = max_attempts == 0 ? 0 : max_attempts * (row->redrives + 1);
+      if (s.attempt_limit_ != 0 && row->attempts >= s.attempt_limit_) {
         tx.rollback();
         co_await dead_letter(s, "attempts exhausted");
         co_return;
@@ -363,7 +366,7 @@ sim::task<void> worker::run_slice(received_message message) {
       co_await finish(s, job_status::failed, outcome.error);
       co_return;
     }
-    const bool attempts_left = max_attempts == 0 || s.attempt_ + 1 < max_attempts;
+    const bool attempts_left = s.attempt_limit_ == 0 || s.attempt_ + 1 < s.attempt_limit_;
     if (attempts_left && retry_budget_) {
       const retry_budget_config& budget = retry_budget_->config();
       if (!retry_budget_->try_retry(outcome.timed_out)) {
@@ -389,9 +392,7 @@ sim::task<void> worker::run_slice(received_message message) {
 }
 
 sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
-  const runtime_config& cfg = services_.config;
-  const std::uint32_t max_attempts = cfg.retry.maximum_attempts;
-  if (max_attempts != 0 && s.attempt_ + 1 >= max_attempts) {
+  if (s.attempt_limit_ != 0 && s.attempt_ + 1 >= s.attempt_limit_) {
     co_await dead_letter(s, outcome.error);
     co_return;
   }

@@ -92,10 +92,23 @@ void load_queue(const table_reader& root, load_state& s) {
 void load_dead_letter_queue(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("dead_letter_queue");
   if (t != nullptr) {
-    const table_reader r(s.d, *t, "dead_letter_queue", {"enabled", "name", "retention"});
+    const table_reader r(s.d, *t, "dead_letter_queue", {"enabled", "name", "retention", "redrive_after", "redrives"});
     r.boolean("enabled", s.world.dead_letter_queue);
     r.identifier("name", s.world.dead_letter.name);
     r.duration("retention", s.world.dead_letter.retention, retention_limits);
+    // The on-call's redrive: how long after the alarm, and how many times.
+    std::optional<sim::duration> after;
+    r.duration("redrive_after", after, {sim::duration::zero(), retention_limits.hi});
+    dead_letter_redrive_config redrive;
+    if (after) redrive.after = *after;
+    const bool times = r.integer("redrives", redrive.times, {1, 1000});
+    if (times && !after) r.diag().error(r.pos_of("redrives"), r.path_of("redrives"), "redrives needs redrive_after: when does the on-call redrive?");
+    if (after) {
+      if (!s.world.dead_letter_queue)
+        r.diag().error(r.pos_of("redrive_after"), r.path_of("redrive_after"),
+                       "a redrive needs the dead-letter queue, but enabled is false");
+      s.world.dead_letter_redrive = redrive;
+    }
   }
   // Both queues trace as "queue/<name>": one name for two queues would merge them.
   if (s.world.dead_letter_queue && s.world.dead_letter.name == s.world.queue.name) {

@@ -62,6 +62,7 @@ class job_rows {
     std::int32_t checkpoint_step = -1;
     std::uint32_t last_error = 0;  // in errors_; 0 is ""
     job_status status = job_status::queued;
+    std::uint16_t redrives = 0;  // in the padding: at most dead_letter_queue.redrives (1000)
   };
   std::uint32_t at_of(std::string_view id) const {
     const std::optional<std::uint32_t> at = ids_.find(id);
@@ -77,10 +78,13 @@ class job_rows {
     row.checkpoint_step = k.checkpoint_step;
     row.lease_token = k.lease_token;
     row.last_error = std::string(errors_.name(k.last_error));
+    row.redrives = k.redrives;
     return row;
   }
   kept kept_of(const job_row& row) {
-    return {row.lease_token, row.attempts, row.checkpoint_step, errors_.intern_copy(row.last_error), row.status};
+    TWICE_CHECK(row.redrives <= UINT16_MAX);
+    return {row.lease_token, row.attempts, row.checkpoint_step, errors_.intern_copy(row.last_error), row.status,
+            static_cast<std::uint16_t>(row.redrives)};
   }
 
   sim::string_ids ids_;     // job ids; a row's position is its id's

@@ -23,6 +23,10 @@ struct job_row {
   std::int32_t checkpoint_step = -1;  // last step whose effect is durable; -1 = none
   std::uint64_t lease_token = 0;      // fencing token of the slice that owns the job; 0 = none
   std::string last_error;
+  // Times an operator redrove the job from the dead-letter queue; each
+  // grants the retry policy's maximum attempts once more, as Oban's
+  // retry_job raises max_attempts instead of resetting the count.
+  std::uint32_t redrives = 0;
   friend bool operator==(const job_row&, const job_row&) = default;
 };
 
@@ -46,8 +50,17 @@ struct job_update {
   // Leave a row that has already ended (done, failed, dead-lettered) as it
   // is: `... WHERE status NOT IN ('done', 'failed', 'dead_lettered')`.
   bool unless_ended = false;
+  // The redrive runbook's `UPDATE jobs SET status = 'queued', redrives =
+  // redrives + 1 WHERE status NOT IN ('done', 'failed')`: a job that did end
+  // stays as it is; one dead-lettered (or still open) is queued again.
+  bool requeue_redriven = false;
 
   void apply_to(job_row& row) const {
+    if (requeue_redriven) {
+      if (row.status == job_status::done || row.status == job_status::failed) return;
+      row.status = job_status::queued;
+      ++row.redrives;
+    }
     if (unless_ended && is_terminal(row.status)) return;
     if (status) row.status = *status;
     if (checkpoint_step) row.checkpoint_step = *checkpoint_step;

@@ -77,14 +77,24 @@ job_spec job_book::spec_of(std::string_view id) const {
   return std::move(*spec);
 }
 
+job_end* job_book::end_slot(std::string_view id) {
+  if (const auto it = loaded_ends_.find(id); it != loaded_ends_.end()) return &it->second;
+  if (const std::optional<std::int64_t> ordinal = arrived_ordinal(id))
+    return &generated_ends_[static_cast<std::size_t>(*ordinal)];
+  return nullptr;  // a split-out job: not one of the story's
+}
+
 bool job_book::mark_end(std::string_view id, job_end how) {
-  job_end* end = nullptr;
-  if (const auto it = loaded_ends_.find(id); it != loaded_ends_.end())
-    end = &it->second;
-  else if (const std::optional<std::int64_t> ordinal = arrived_ordinal(id))
-    end = &generated_ends_[static_cast<std::size_t>(*ordinal)];
+  job_end* end = end_slot(id);
   if (end == nullptr || *end != job_end::open) return false;
   *end = how;
+  return true;
+}
+
+bool job_book::reopen_dead_lettered(std::string_view id) {
+  job_end* end = end_slot(id);
+  if (end == nullptr || *end != job_end::dead_lettered) return false;
+  *end = job_end::open;
   return true;
 }
 

@@ -47,6 +47,9 @@ class job_book final : public job_catalogue {
 
   // Ends. mark_end returns whether the job was open (and now is not).
   bool mark_end(std::string_view id, job_end how);
+  // A dead-lettered job redriven back to its queue is open again; returns
+  // whether it was dead-lettered (a job that ended otherwise stays ended).
+  bool reopen_dead_lettered(std::string_view id);
   job_end end_of(std::string_view id) const;
   // Every story job's end, arrived or not (one not arrived is open):
   // loaded jobs in id order, then generated ones in generation order.
@@ -68,6 +71,7 @@ class job_book final : public job_catalogue {
     std::uint16_t type = 0;
   };
   std::optional<std::int64_t> arrived_ordinal(std::string_view id) const;
+  job_end* end_slot(std::string_view id);
   std::optional<job_spec> generated_spec_of(std::string_view id) const;
 
   const std::vector<job_spec>& loaded_;

@@ -68,6 +68,12 @@ world::world(world_config config, handler* custom_handler)
 
   services_ = std::unique_ptr<runtime_services>(new runtime_services{
       kernel_, events_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, book_, tools_});
+  if (config_.dead_letter_redrive) {
+    TWICE_CHECK(dlq_ != nullptr);
+    redrive_ = std::make_unique<dead_letter_redrive>(kernel_, events_, *store_, *dlq_, *queue_,
+                                                     *config_.dead_letter_redrive);
+    dlq_actor_ = events_.name(dlq_->actor());
+  }
   if (config_.runtime.rules.checkpoint == checkpoint_mode::outbox)
     relay_ = std::make_unique<outbox_relay>(*services_, config_.relay_poll_interval);
   for (std::uint32_t i = 0; i < config_.workers; ++i)
@@ -95,6 +101,7 @@ world::~world() {
   // world) should see.
   events_.detach_observers();
   // Processes first: their frames refer to the models below.
+  redrive_.reset();
   relay_.reset();
   workers_.clear();
 }
@@ -287,8 +294,15 @@ void world::mark_end(std::string_view job, job_end how) {
 // and no slice runs: a message still in flight or coming back (a lost ack, a
 // duplicate, a slow overlapping worker) is part of the story — it is how a
 // job that already ended runs twice.
-void world::on_event(const ev::event& e, const name_table&) {
+void world::on_event(const ev::event& e, const name_table& names) {
   note_end(e);
+  if (redrive_) {
+    if (e.actor == dlq_actor_ && (std::holds_alternative<ev::send>(e.body) || std::holds_alternative<ev::redrive_in>(e.body)))
+      redrive_->note_arrival();
+    // Redriven back: the job is open again until it ends anew.
+    if (const auto* m = std::get_if<ev::moved_out>(&e.body); m && book_.reopen_dead_lettered(names.text(m->body)))
+      ++open_jobs_;
+  }
   if (!shutdown_scheduled_ && story_over()) {
     shutdown_scheduled_ = true;
     // Not from inside the observer: the shutdown itself writes records.
@@ -298,6 +312,7 @@ void world::on_event(const ev::event& e, const name_table&) {
 
 bool world::story_over() const {
   if (open_jobs_ != 0 || queue_->size() != 0 || services_->slices_in_flight != 0) return false;
+  if (redrive_ && redrive_->pending()) return false;
   if (split_queue_ && (split_queue_->size() != 0 || split_services_->slices_in_flight != 0)) return false;
   if (!relay_) return true;
   // Checked only once everything else is quiet, so the scan is rare.

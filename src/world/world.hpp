@@ -24,6 +24,7 @@
 #include "faults/deploy.hpp"
 #include "faults/scripted_faults.hpp"
 #include "handlers/agent_handler.hpp"
+#include "runtime/dead_letter_redrive.hpp"
 #include "runtime/outbox_relay.hpp"
 #include "runtime/runtime_config.hpp"
 #include "runtime/workload.hpp"
@@ -69,7 +70,14 @@ struct world_config {
 
   queue_config queue;
   bool dead_letter_queue = true;
-  queue_config dead_letter{.name = "jobs-dlq"};
+  // Kept 14 days (SQS's most), longer than the source queue's 4, as AWS
+  // advises: a dead letter's retention counts from its first enqueue. (An
+  // SQS queue created with defaults keeps 4 days; lint's dead_letters_unread
+  // says why that loses messages.)
+  queue_config dead_letter{.name = "jobs-dlq", .retention = sim::duration::from_s(14 * 24 * 3600)};
+  // The on-call's redrive when the dead-letter alarm goes off; unset: nobody
+  // reads the dead-letter queue. Needs dead_letter_queue.
+  std::optional<dead_letter_redrive_config> dead_letter_redrive;
 
   std::uint32_t workers = 2;
   std::string sha = "v1";
@@ -126,7 +134,7 @@ inline constexpr std::uint64_t memory_budget_max = std::uint64_t{1} << 40;
 struct world_progress {
   sim::instant now;
   std::uint64_t events = 0;      // dispatched so far
-  std::size_t jobs_ended = 0;    // story jobs done, failed or dead-lettered
+  std::size_t jobs_ended = 0;    // story jobs done, failed or dead-lettered (a redrive reopens some)
   std::size_t jobs_total = 0;
 };
 using world_progress_hook = std::function<void(const world_progress&)>;
@@ -229,6 +237,8 @@ class world : private event_observer {
   std::vector<sim::process_id> deploys_;
   sim::process_id sampler_;
   std::unique_ptr<outbox_relay> relay_;
+  std::unique_ptr<dead_letter_redrive> redrive_;
+  ev::name_id dlq_actor_ = 0;
   std::size_t open_jobs_ = 0;
   std::uint64_t footprint_peak_ = 0;
   sim::instant story_end_;
