@@ -256,6 +256,31 @@ TEST_CASE("a tool's servers and a batch's items vary like any integer", "[explor
   CHECK(steps == std::set<std::size_t>{1, 2, 3, 4, 5});
 }
 
+TEST_CASE("the dead-letter queue's retention and redrive vary like any duration", "[explore]") {
+  const std::string text =
+      "[dead_letter_queue]\nredrive_after = \"1h\"\n[[job]]\nid = \"j\"\ninvoice = \"i\"\namount_cents = 5\n"
+      "[explore]\nswarm = false\n[explore.vary]\n\"dead_letter_queue.redrive_after\" = [\"10m\", \"48h\"]\n"
+      "\"dead_letter_queue.redrives\" = [1, 3]\n\"dead_letter_queue.retention\" = [\"1h\", \"336h\"]\n"
+      "\"vendor.key_retention\" = [\"1h\", \"72h\"]\n";
+  const explore_input in = prepared_ok(text);
+  std::set<std::int64_t> afters;
+  for (std::size_t i = 0; i < 20; ++i) {
+    const run_plan p = plan_run(in.base, in.spec, 1, i);
+    const load_result r = load_scenario_text(scenario_detail::write_document(p.doc), "x.toml");
+    REQUIRE(r.ok());
+    const world_config& c = r.value->world;
+    REQUIRE(c.dead_letter_redrive.has_value());
+    CHECK(c.dead_letter_redrive->after >= sim::duration::from_s(600));
+    CHECK(c.dead_letter_redrive->after <= sim::duration::from_s(48 * 3600));
+    CHECK(c.dead_letter_redrive->times >= 1);
+    CHECK(c.dead_letter_redrive->times <= 3);
+    CHECK(c.dead_letter.retention >= sim::duration::from_s(3600));
+    CHECK(c.payments.key_retention <= sim::duration::from_s(72 * 3600));
+    afters.insert(c.dead_letter_redrive->after.us());
+  }
+  CHECK(afters.size() > 10);
+}
+
 TEST_CASE("explore finds the same things whatever the thread count", "[explore]") {
   const explore_input in = prepared_ok(flip(catalogue("double_refund_fixed.toml"), "key = \"stable\"", "key = \"none\""));
   explore_options options;
@@ -323,6 +348,10 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
       {"email_no_dedupe_fixed.toml", "email_dedupe = true", "email_dedupe = false", "one_email_per_step"},
       {"batch_email_resent_fixed.toml", "progress = \"per_item\"\nsteps", "progress = \"per_step\"\nsteps",
        "one_email_per_step"},
+      {"redrive_after_key_expiry_fixed.toml", "progress = \"per_step\"\nsteps", "progress = \"none\"\nsteps",
+       "no_double_payment"},
+      {"dead_letters_expire_fixed.toml", "retention = \"336h\"\nredrive_after = \"8h\"", "retention = \"96h\"",
+       "no_message_lost"},
       {"slice_cannot_heartbeat_fixed.toml", "[split]\ntool = \"model\"\nvisibility_timeout = \"15m\"\nworkers = 1\n", "",
        "leases_exclusive_or_absorbed"},
   };

@@ -26,6 +26,7 @@ constexpr std::int64_t day_us = 24 * 3600 * us_per_s;
 constexpr std::int64_t ten_years_us = 87'600LL * 3600 * us_per_s;
 constexpr std::int64_t year_us = 8'760LL * 3600 * us_per_s;
 constexpr std::int64_t twelve_h_us = 12 * 3600 * us_per_s;
+constexpr std::int64_t fourteen_days_us = 14 * day_us;  // SQS's longest retention
 
 constexpr variable_key time_key(std::string_view p) { return {p, explore_value::time, 0, ten_years_us}; }
 constexpr variable_key day_key(std::string_view p) { return {p, explore_value::duration, 0, day_us}; }
@@ -42,6 +43,10 @@ constexpr variable_key variable_keys[] = {
     int_key("store.pool_size", 1, 10'000),
     {"store.statement_latency", explore_value::duration, 0, 3600 * us_per_s},
     {"queue.visibility_timeout", explore_value::duration, 0, twelve_h_us},
+    {"queue.retention", explore_value::duration, 60 * us_per_s, fourteen_days_us},
+    {"dead_letter_queue.retention", explore_value::duration, 60 * us_per_s, fourteen_days_us},
+    {"dead_letter_queue.redrive_after", explore_value::duration, 0, fourteen_days_us},
+    int_key("dead_letter_queue.redrives", 1, 1'000),
     {"runtime.visibility_timeout", explore_value::duration, 0, twelve_h_us},
     {"runtime.heartbeat_interval", explore_value::duration, 1, twelve_h_us},
     day_key("runtime.restart_delay"),
@@ -57,6 +62,7 @@ constexpr variable_key variable_keys[] = {
     day_key("vendor.client_timeout"),
     day_key("vendor.retry_after"),
     day_key("vendor.round_trip"),
+    {"vendor.key_retention", explore_value::duration, 0, ten_years_us},
     int_key("vendor.capacity", 0, 1'000'000),
     time_key("vendor.outage[].start"),
     time_key("vendor.outage[].end"),
