@@ -33,6 +33,10 @@ declare -A expected=(
   [batch_email_resent_fixed]=""
   [key_per_attempt]="key_per_attempt"
   [key_per_attempt_fixed]=""
+  # No key, on purpose (the fixed file adds one): allowed in [lint].
+  [liveness_kill_mid_write]="liveness_probe_blocked"
+  # The probe still kills the pod mid-call: allowed in [lint], the key is the fix shown.
+  [liveness_kill_mid_write_fixed]=""
   [outbox]=""
   [redrive_after_key_expiry]="redrive_after_key_expiry"
   [redrive_after_key_expiry_fixed]=""

@@ -62,7 +62,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 17);
+  CHECK(lint_rules.size() == 18);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -631,4 +631,28 @@ TEST_CASE("redrive_after_key_expiry: a redrive later than the provider keeps key
   c.dead_letter_redrive->after = duration::from_s(30 * 3600);
   c.jobs.back() = make_job({"payouts", progress_mode::per_step, {{"refund", "inv_{job}", 100, 1}}}, "payout_1");
   CHECK(lint(c).empty());  // the refund's checkpoint is consulted before the call
+}
+
+// ---- 18. liveness_probe_blocked ---------------------------------------------------------
+
+TEST_CASE("liveness_probe_blocked: a probe answered by the loop, and a call that blocks it past the threshold",
+          "[lint]") {
+  world_config c = clean_config();
+  c.runtime.liveness_probe = liveness_probe_config{};  // 3 x 10 s, 1 s timeout: 21 s blocked restarts the pod
+  c.payments.latency = latency_model::fixed(duration::from_s(20));
+  CHECK(lint(c).empty());
+  c.payments.latency = latency_model::fixed(duration::from_s(90));
+  c.payments.client_timeout = duration::from_s(120);
+  c.runtime.visibility_timeout = duration::from_s(180);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "liveness_probe_blocked");
+  CHECK(w.setting == "runtime.liveness_probe");
+  CHECK_THAT(w.why, Contains("a call that blocks the loop 21s or more") && Contains("job_1 step 3 waits on the refund"));
+  CHECK_THAT(w.fix, Contains("thread of its own"));
+  // The client timeout bounds the block.
+  c.payments.client_timeout = duration::from_s(15);
+  CHECK_FALSE(fires(c, "liveness_probe_blocked"));
+  c.payments.client_timeout = duration::from_s(120);
+  c.runtime.liveness_probe->failure_threshold = 10;  // 91 s tolerated
+  CHECK_FALSE(fires(c, "liveness_probe_blocked"));
 }

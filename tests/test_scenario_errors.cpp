@@ -283,6 +283,10 @@ TEST_CASE("job ids are unique, whether written or generated", "[scenario]") {
 }
 
 TEST_CASE("a redrive needs the dead-letter queue", "[scenario]") {
+  CHECK(error_of("[runtime.liveness_probe]\nfailure_threshold = 0\n") ==
+        "t.toml:2:21: runtime.liveness_probe.failure_threshold: must be between 1 and 1000, found 0");
+  CHECK(error_of("[runtime.liveness_probe]\nperiod = \"0s\"\n") ==
+        "t.toml:2:10: runtime.liveness_probe.period: must be between 1ms and 24h, found 0s");
   CHECK(error_of("[dead_letter_queue]\nredrives = 2\n") ==
         "t.toml:2:12: dead_letter_queue.redrives: redrives needs redrive_after: when does the on-call redrive?");
   CHECK(error_of("[dead_letter_queue]\nenabled = false\nredrive_after = \"1h\"\n") ==

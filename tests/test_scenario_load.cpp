@@ -112,6 +112,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.heartbeat_interval == b.heartbeat_interval);
   CHECK(a.long_poll == b.long_poll);
   CHECK(a.restart_delay == b.restart_delay);
+  CHECK(a.liveness_probe == b.liveness_probe);
   REQUIRE(a.retry_budget.has_value() == b.retry_budget.has_value());
   if (a.retry_budget) {
     CHECK(a.retry_budget->tokens == b.retry_budget->tokens);
@@ -293,6 +294,13 @@ long_poll = "5s"
 restart_delay = "15s"
 relay_poll_interval = "250ms"
 
+[runtime.liveness_probe]
+initial_delay = "5s"
+period = "15s"
+timeout = "2s"
+failure_threshold = 4
+termination_grace = "1m"
+
 [retry]
 initial_interval = "200ms"
 coefficient = "1.5"
@@ -468,6 +476,11 @@ world_config everything_config() {
   c.runtime.heartbeat_interval = duration::from_s(10);
   c.runtime.long_poll = duration::from_s(5);
   c.runtime.restart_delay = duration::from_s(15);
+  c.runtime.liveness_probe = liveness_probe_config{.initial_delay = duration::from_s(5),
+                                                   .period = duration::from_s(15),
+                                                   .timeout = duration::from_s(2),
+                                                   .failure_threshold = 4,
+                                                   .termination_grace = duration::from_s(60)};
   c.relay_poll_interval = duration::from_ms(250);
   c.runtime.retry = {.initial_interval = duration::from_ms(200),
                      .coefficient_milli = 1500,
@@ -621,6 +634,7 @@ TEST_CASE("empty sections keep the defaults the headers document", "[scenario]")
   CHECK(c.workers == 2);
   CHECK(c.runtime.long_poll == duration::from_s(20));              // SQS's maximum wait
   CHECK(c.runtime.restart_delay == duration::from_s(10));          // Kubernetes' first back-off
+  CHECK_FALSE(c.runtime.liveness_probe.has_value());
   CHECK_FALSE(c.runtime.heartbeat_interval.has_value());
   CHECK(c.runtime.retry.initial_interval == duration::from_s(1));  // Temporal
   CHECK(c.runtime.retry.coefficient_milli == 2000);                // Temporal

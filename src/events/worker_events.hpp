@@ -149,6 +149,24 @@ struct crash {
   }
 };
 
+// A liveness probe went unanswered: the worker's loop was blocked in a call
+// of `job`'s slice for the whole timeout. At `failures` == `threshold` the
+// kubelet restarts the container (SIGKILL at `kill_at`).
+struct probe_failed {
+  static constexpr std::string_view kind = "probe_failed";
+  name_id job = 0;
+  std::int64_t failures = 0;
+  std::int64_t threshold = 0;
+  sim::instant kill_at;  // meaningful once failures == threshold
+  template <class V>
+  void fields(V& v) const {
+    v.name("job", job);
+    v.integer("failures", failures);
+    v.integer("threshold", threshold);
+    v.integer("kill_at_us", kill_at.us());
+  }
+};
+
 struct drain {
   static constexpr std::string_view kind = "drain";
   bool in_flight = false;

@@ -696,6 +696,48 @@ void redrive_after_key_expiry(const world_config& config, std::vector<lint_warni
                  "\"per_item\": a checkpoint after the write), or redrive within the key's lifetime."});
 }
 
+// A liveness probe answered by the worker's loop, and a tool call that can
+// block that loop longer than the probe tolerates: the kubelet restarts the
+// pod in the middle of the call (runtime/liveness_probe.hpp). The worst for
+// a write tool, whose effect may land with nobody left to record it.
+void liveness_probe_blocked(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.liveness_probe) return;
+  const liveness_probe_config& probe = *config.runtime.liveness_probe;
+  const sim::duration tolerated = probe.blocked_until_restart();
+  struct called_tool {
+    std::string_view step_name;
+    const latency_model* latency;
+    sim::duration client_timeout;
+  };
+  // Write tools first: a restart inside one is the one that costs money or mail.
+  const std::array<called_tool, 4> tools{{
+      {tool_name::refund, &config.payments.latency, config.payments.client_timeout},
+      {tool_name::email, &config.email.latency, config.email.client_timeout},
+      {tool_name::model, &config.model.latency, config.model.client_timeout},
+      {tool_name::read, &config.read.latency, config.read.client_timeout},
+  }};
+  for (const called_tool& t : tools) {
+    const sim::duration hold = std::min(t.latency->p99(), t.client_timeout);
+    if (hold < tolerated) continue;
+    const std::optional<tool_use> use = find_use(config, {t.step_name});
+    if (!use) continue;
+    out.push_back(
+        {"liveness_probe_blocked", "runtime.liveness_probe",
+         fmt::format("The liveness probe is answered by the worker's loop and restarts the pod after {} failures "
+                     "{} apart ({} timeout): a call that blocks the loop {} or more. {} waits on the {} tool up to "
+                     "{} (p99 {}, client timeout {}): the kubelet kills the pod in the middle of the call{}.",
+                     probe.failure_threshold, text(probe.period), text(probe.timeout), text(tolerated), where(*use),
+                     t.step_name, text(hold), text(t.latency->p99()), text(t.client_timeout),
+                     t.step_name == tool_name::refund || t.step_name == tool_name::email
+                         ? ", whose effect may land with nobody left to record it"
+                         : ""),
+         "Answer the probe from a thread of its own (or probe the process, not the work), or make failure_threshold "
+         "x period exceed the slowest call; and give every write a key, so a restart mid-call replays instead of "
+         "paying again."});
+    return;  // one warning, for the first such tool
+  }
+}
+
 }  // namespace
 
 std::vector<lint_warning> lint(const world_config& config) {
@@ -717,6 +759,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   retries_without_budget(config, out);
   dead_letters_unread(config, out);
   redrive_after_key_expiry(config, out);
+  liveness_probe_blocked(config, out);
   return out;
 }
 

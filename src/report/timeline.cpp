@@ -86,6 +86,14 @@ const std::map<std::string_view, formatter>& formatters() {
        [](const sim::trace_record& r) {
          return fmt::format("{} deleted by retention, {} after it was sent", str(r, "body"), secs(num(r, "age_us")));
        }},
+      {"probe_failed",
+       [](const sim::trace_record& r) {
+         const std::int64_t failures = num(r, "failures"), threshold = num(r, "threshold");
+         std::string line = fmt::format("liveness probe unanswered ({} of {}), the loop blocked in {}", failures,
+                                        threshold, str(r, "job"));
+         if (failures >= threshold) line += fmt::format(": SIGTERM now, SIGKILL at {}", secs(num(r, "kill_at_us")));
+         return line;
+       }},
       {"moved_out",
        [](const sim::trace_record& r) {
          return fmt::format("{} redriven back to {} as message {}", str(r, "body"), str(r, "to"), num(r, "new_id"));

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "runtime/discipline.hpp"
+#include "runtime/liveness_probe.hpp"
 #include "runtime/retry_budget.hpp"
 #include "runtime/retry_policy.hpp"
 #include "sim/time.hpp"
@@ -25,6 +26,8 @@ struct runtime_config {
   // A crashed worker's pod comes back after this long (Kubernetes restarts
   // a failed container after a back-off starting at 10 s).
   sim::duration restart_delay = sim::duration::from_s(10);
+  // A liveness probe answered by the worker's loop; unset: none.
+  std::optional<liveness_probe_config> liveness_probe;
 };
 
 }  // namespace twice

@@ -69,7 +69,10 @@ class worker::slice final : public slice_context {
     event_log& log = rs.events;
     const ev::name_id job = job_name_, tool_id = log.name(tool_name), key_id = log.name(key), sha = worker_.sha_name_;
     log.emit(worker_.actor_, ev::tool_start{job, attempt_, as_int(step), tool_id, key_id, sha});
+    worker_.in_call_ = true;
+    ++worker_.calls_started_;
     tool_result r = co_await t.call(std::move(request));
+    worker_.in_call_ = false;
     const bool new_write = t.writes() && r.ok() && !r.replayed;
     log.emit(worker_.actor_, ev::tool_call{job, attempt_, as_int(step), tool_id, key_id, sha, r.status,
                                            log.name(r.error_code), log.name(r.ref), r.replayed, new_write, started});
@@ -167,6 +170,7 @@ void worker::start() {
   if (services_.config.retry_budget) retry_budget_.emplace(*services_.config.retry_budget);
   emit(ev::pod_start{sha_name_});
   consumer_ = services_.kernel.spawn(consume(), name_);
+  if (services_.config.liveness_probe) prober_ = services_.kernel.spawn(probe_liveness(), name_ + "/liveness");
 }
 
 void worker::kill_processes() {
@@ -175,6 +179,9 @@ void worker::kill_processes() {
   heartbeat_ = {};
   if (consumer_.valid()) services_.kernel.kill(consumer_);
   consumer_ = {};
+  if (prober_.valid() && services_.kernel.alive(prober_)) services_.kernel.kill(prober_);
+  prober_ = {};
+  in_call_ = false;  // a call in flight died with the process
 }
 
 void worker::crash(std::string_view why, bool restart) {
@@ -512,6 +519,47 @@ void worker::after_parent_update(const slice& s, job_status status, std::string_
   TWICE_CHECK(parent.has_value());
   if (parent->status != job_status::failed) return;  // it had ended before
   emit(ev::job_failed{name_of(then.job), std::int64_t{parent->attempts} - 1, name_of(parent->last_error)});
+}
+
+// The kubelet's prober (runtime/liveness_probe.hpp), as a process of the
+// pod: it dies with the pod, and a restarted pod starts a new one.
+sim::task<void> worker::probe_liveness() {
+  const liveness_probe_config& cfg = *services_.config.liveness_probe;
+  co_await sim::sleep_for(cfg.initial_delay);
+  std::uint32_t failures = 0;
+  while (true) {
+    const sim::instant sent = services_.kernel.now();
+    // The loop answers at once unless a call blocks it; then only if that
+    // call returns within the timeout.
+    bool failed = false;
+    if (in_call_) {
+      const std::uint64_t call = calls_started_;
+      co_await sim::sleep_for(cfg.timeout);
+      failed = in_call_ && calls_started_ == call;
+    }
+    if (!failed) {
+      failures = 0;
+    } else {
+      ++failures;
+      const bool restart = failures >= cfg.failure_threshold;
+      const sim::instant kill_at = services_.kernel.now() + cfg.termination_grace;
+      emit(ev::probe_failed{slice_ != nullptr ? slice_->job_name_ : 0, failures, cfg.failure_threshold, kill_at});
+      if (restart) {
+        // SIGTERM now, which the blocked loop cannot act on; SIGKILL after the grace period.
+        services_.kernel.schedule_at(kill_at, liveness_kill_callback, this, incarnation_);
+        co_return;
+      }
+    }
+    sim::instant next = sent + cfg.period;
+    while (next < services_.kernel.now()) next = next + cfg.period;  // a tick missed while waiting is skipped
+    co_await sim::sleep_for(next - services_.kernel.now());
+  }
+}
+
+void worker::liveness_kill_callback(sim::kernel&, void* ctx, std::uint64_t incarnation) {
+  auto* w = static_cast<worker*>(ctx);
+  if (w->incarnation_ != incarnation || !w->running()) return;  // stopped or restarted since
+  w->crash("liveness probe failed");
 }
 
 sim::task<void> worker::heartbeat(receipt_handle handle, slice* s) {

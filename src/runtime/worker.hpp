@@ -90,6 +90,8 @@ class worker {
   sim::task<void> consume();
   sim::task<void> run_slice(received_message message);
   sim::task<void> heartbeat(receipt_handle handle, slice* s);
+  sim::task<void> probe_liveness();
+  static void liveness_kill_callback(sim::kernel&, void* ctx, std::uint64_t incarnation);
   sim::task<void> ack(slice& s);
   sim::task<void> finish(slice& s, job_status status, std::string_view error);
   sim::task<void> retry_later(slice& s, const slice_outcome& outcome);
@@ -121,6 +123,11 @@ class worker {
   std::optional<retry_budget> retry_budget_;  // runtime.retry_budget, this process's own
   sim::process_id consumer_;
   sim::process_id heartbeat_;
+  sim::process_id prober_;
+  // The tool call blocking this pod's loop, if any: what a liveness probe
+  // waits on. calls_started_ tells one call from the next.
+  bool in_call_ = false;
+  std::uint64_t calls_started_ = 0;
   slice* slice_ = nullptr;  // the slice in flight, owned by the consumer's frame
   bool draining_ = false;
   std::uint64_t incarnation_ = 0;  // bumped on every start, so a stale restart is ignored

@@ -148,7 +148,7 @@ void load_runtime(const table_reader& root, load_state& s) {
   if (t == nullptr) return;
   const table_reader r(
       s.d, *t, "runtime",
-      {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval"});
+      {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval", "liveness_probe"});
   runtime_config& rt = s.world.runtime;
   r.duration("visibility_timeout", rt.visibility_timeout, visibility_limits);
   // Zero would heartbeat forever at one instant: leave the key out instead.
@@ -157,6 +157,18 @@ void load_runtime(const table_reader& root, load_state& s) {
   r.duration("long_poll", rt.long_poll, {duration::zero(), max_long_poll, " (SQS's limit)"});
   r.duration("restart_delay", rt.restart_delay, day_limits);
   r.duration("relay_poll_interval", s.world.relay_poll_interval, {duration::from_us(1), duration::from_s(3600)});
+  if (const doc_node* p = r.table("liveness_probe")) {
+    // [runtime.liveness_probe]: Kubernetes' probe fields, with its defaults
+    // and its minimums (whole seconds there; finer here is allowed).
+    const table_reader pr(s.d, *p, r.path_of("liveness_probe"),
+                          {"initial_delay", "period", "timeout", "failure_threshold", "termination_grace"});
+    liveness_probe_config& probe = rt.liveness_probe.emplace();
+    pr.duration("initial_delay", probe.initial_delay, day_limits);
+    pr.duration("period", probe.period, {duration::from_ms(1), duration::from_s(24 * 3600)});
+    pr.duration("timeout", probe.timeout, {duration::from_ms(1), duration::from_s(24 * 3600)});
+    pr.integer("failure_threshold", probe.failure_threshold, {1, 1000});
+    pr.duration("termination_grace", probe.termination_grace, day_limits);
+  }
 }
 
 // A duration, or "none": no cap at all (the anti-pattern the catalogue shows).
