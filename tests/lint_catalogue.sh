@@ -44,6 +44,7 @@ declare -A expected=(
   [retry_400_fixed]=""
   [retry_storm]="retries_without_budget"
   [retry_storm_budget]=""
+  [retry_storm_breaker]=""
   [retry_storm_fixed]=""
   [slice_cannot_heartbeat]="write_without_key visibility_below_tool_p99"
   # As deploy_drain: the key is missing on purpose, allowed in [lint].

@@ -62,7 +62,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 18);
+  CHECK(lint_rules.size() == 20);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -127,12 +127,15 @@ TEST_CASE("visibility_below_tool_p99: a caller waits at most its client timeout"
   c.runtime.visibility_timeout = duration::from_s(40);
   c.model.latency = latency_model::lognormal(duration::from_s(10), duration::from_s(60));
   c.model.client_timeout = duration::from_s(45);
-  const lint_warning w = only_warning(c);
+  const std::vector<lint_warning> ws = lint(c);
+  REQUIRE(ws.size() == 2);  // and the timeout below the p99 is a warning of its own
+  const lint_warning& w = ws[0];
   CHECK(w.rule == "visibility_below_tool_p99");
   CHECK_THAT(w.why, Contains("client timeout 45s") && Contains("p99 1m"));
+  CHECK(ws[1].rule == "client_timeout_below_p99");
 
   c.model.client_timeout = duration::from_s(30);  // the call ends inside the lease
-  CHECK(lint(c).empty());
+  CHECK_FALSE(fires(c, "visibility_below_tool_p99"));
 }
 
 TEST_CASE("visibility_below_tool_p99: a split tool is measured against the split queue's lease", "[lint]") {
@@ -536,6 +539,9 @@ TEST_CASE("retries_without_budget: quiet with a budget, a far side that sheds, o
   c.runtime.retry_budget = retry_budget_config{};
   CHECK(lint(c).empty());
   c.runtime.retry_budget.reset();
+  c.runtime.circuit_breaker = circuit_breaker_config{};
+  CHECK(lint(c).empty());
+  c.runtime.circuit_breaker.reset();
   c.read.pool.queue_timeout = duration::from_s(1);
   CHECK(lint(c).empty());
   c.read.pool.queue_timeout.reset();
@@ -655,4 +661,43 @@ TEST_CASE("liveness_probe_blocked: a probe answered by the loop, and a call that
   c.payments.client_timeout = duration::from_s(120);
   c.runtime.liveness_probe->failure_threshold = 10;  // 91 s tolerated
   CHECK_FALSE(fires(c, "liveness_probe_blocked"));
+}
+
+// ---- 19. drain_grace_below_work ---------------------------------------------------------
+
+TEST_CASE("drain_grace_below_work: a drain whose grace period is shorter than the longest slice", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval = duration::from_s(5);
+  c.model.latency = latency_model::fixed(duration::from_s(40));
+  c.model.client_timeout = duration::from_s(60);
+  deploy_spec d;
+  d.at = sim::instant::epoch() + duration::from_s(10);
+  d.grace_period = duration::from_s(60);
+  c.deploys.push_back(d);
+  CHECK_FALSE(fires(c, "drain_grace_below_work"));  // 40 s of model plus the default read and refund p99s
+  c.deploys[0].grace_period = duration::from_s(30);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "drain_grace_below_work");
+  CHECK(w.setting == "deploy[0].grace_period");
+  CHECK_THAT(w.why, Contains("grace period of 30s, but a slice of job_1 can take"));
+  // A rolling kill is the other rule's business.
+  c.deploys[0].strategy = deploy_strategy::rolling_kill;
+  CHECK_FALSE(fires(c, "drain_grace_below_work"));
+}
+
+// ---- 20. client_timeout_below_p99 -------------------------------------------------------
+
+TEST_CASE("client_timeout_below_p99: a caller that gives up before the far side usually answers", "[lint]") {
+  world_config c = clean_config();
+  c.payments.latency = latency_model::fixed(duration::from_s(3));
+  c.payments.client_timeout = duration::from_s(2);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "client_timeout_below_p99");
+  CHECK(w.setting == "vendor.client_timeout");
+  CHECK_THAT(w.why, Contains("job_1 step 3 calls the refund tool with a client timeout of 2s, below its p99 latency 3s"));
+  c.payments.client_timeout = duration::from_s(3);
+  CHECK(lint(c).empty());
+  c.email.latency = latency_model::fixed(duration::from_s(3));
+  c.email.client_timeout = duration::from_s(1);
+  CHECK(lint(c).empty());  // no job sends email
 }

@@ -283,6 +283,8 @@ TEST_CASE("job ids are unique, whether written or generated", "[scenario]") {
 }
 
 TEST_CASE("a redrive needs the dead-letter queue", "[scenario]") {
+  CHECK(error_of("[retry.circuit_breaker]\nfailure_percent = 101\n") ==
+        "t.toml:2:19: retry.circuit_breaker.failure_percent: must be between 1 and 100, found 101");
   CHECK(error_of("[runtime.liveness_probe]\nfailure_threshold = 0\n") ==
         "t.toml:2:21: runtime.liveness_probe.failure_threshold: must be between 1 and 1000, found 0");
   CHECK(error_of("[runtime.liveness_probe]\nperiod = \"0s\"\n") ==

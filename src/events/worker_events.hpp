@@ -167,6 +167,24 @@ struct probe_failed {
   }
 };
 
+// A worker's circuit breaker for `tool` changed state ("open", "half_open"
+// is not traced: it is the trial call itself, "closed"); `calls` and
+// `failures` are its window's when it opened.
+struct circuit_changed {
+  static constexpr std::string_view kind = "circuit_changed";
+  name_id tool = 0;
+  name_id state = 0;
+  std::int64_t calls = 0;
+  std::int64_t failures = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.name("tool", tool);
+    v.name("state", state);
+    v.integer("calls", calls);
+    v.integer("failures", failures);
+  }
+};
+
 struct drain {
   static constexpr std::string_view kind = "drain";
   bool in_flight = false;

@@ -237,19 +237,27 @@ void write_without_key(const world_config& config, std::vector<lint_warning>& ou
   }
 }
 
-void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
-  if (config.runtime.heartbeat_interval) return;
-  struct called_tool {
-    std::string_view step_name;
-    const latency_model* latency;
-    sim::duration client_timeout;
-  };
-  const std::array<called_tool, 4> tools{{
+// Each built-in tool as a caller sees it: how long it takes, and how long
+// the caller waits. Write tools first.
+struct called_tool {
+  std::string_view step_name;
+  const latency_model* latency;
+  sim::duration client_timeout;
+  // How long a call can hold its caller: the p99, bounded by the timeout.
+  sim::duration hold() const { return std::min(latency->p99(), client_timeout); }
+};
+std::array<called_tool, 4> called_tools(const world_config& config) {
+  return {{
       {tool_name::refund, &config.payments.latency, config.payments.client_timeout},
       {tool_name::email, &config.email.latency, config.email.client_timeout},
       {tool_name::model, &config.model.latency, config.model.client_timeout},
       {tool_name::read, &config.read.latency, config.read.client_timeout},
   }};
+}
+
+void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.heartbeat_interval) return;
+  const std::array<called_tool, 4> tools = called_tools(config);
   // A split tool's steps run on the split queue, under its own lease.
   auto lease_of = [&](std::string_view step_name) {
     return step_name == config.runtime.rules.split_tool ? config.split.queue.visibility_timeout : visibility(config);
@@ -262,7 +270,7 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
   for (const called_tool& t : tools) {
     const std::optional<tool_use> use = find_use(config, {t.step_name});
     if (!use) continue;
-    const sim::duration hold = std::min(t.latency->p99(), t.client_timeout);
+    const sim::duration hold = t.hold();
     if (!(lease_of(t.step_name) < hold)) continue;
     if (worst != nullptr && !(worst_hold < hold)) continue;
     worst = &t;
@@ -633,7 +641,7 @@ void batch_without_item_progress(const world_config& config, std::vector<lint_wa
 // that serves its queue oldest first with no queue timeout: a short slowdown
 // can tip it into a storm that outlives the slowdown (server_pool.hpp).
 void retries_without_budget(const world_config& config, std::vector<lint_warning>& out) {
-  if (config.runtime.retry_budget || config.runtime.retry.maximum_attempts == 1) return;
+  if (config.runtime.retry_budget || config.runtime.circuit_breaker || config.runtime.retry.maximum_attempts == 1) return;
   const std::pair<std::string_view, const simple_tool_config*> tools[] = {
       {tool_name::email, &config.email}, {tool_name::model, &config.model}, {tool_name::read, &config.read}};
   for (const auto& [name, tool] : tools) {
@@ -648,7 +656,8 @@ void retries_without_budget(const world_config& config, std::vector<lint_warning
                      "waits past the {} client timeout makes every caller retry, every abandoned request still takes "
                      "a server, and the queue can stay full after the slowdown ends: a retry storm.",
                      where(*use), name, pool.servers, text(tool->client_timeout)),
-         "Add [retry.budget] (the AWS SDKs' retry quota: retries stop when most calls fail), or have the far side "
+         "Add [retry.budget] (the AWS SDKs' retry quota: retries stop when most calls fail) or "
+         "[retry.circuit_breaker] (calls fail fast while most fail), or have the far side "
          "shed stale work: tools." + std::string(name) + ".queue_timeout at the callers' timeout and queue_order = "
          "\"lifo\"."});
     return;  // one warning names the first such tool
@@ -704,20 +713,9 @@ void liveness_probe_blocked(const world_config& config, std::vector<lint_warning
   if (!config.runtime.liveness_probe) return;
   const liveness_probe_config& probe = *config.runtime.liveness_probe;
   const sim::duration tolerated = probe.blocked_until_restart();
-  struct called_tool {
-    std::string_view step_name;
-    const latency_model* latency;
-    sim::duration client_timeout;
-  };
   // Write tools first: a restart inside one is the one that costs money or mail.
-  const std::array<called_tool, 4> tools{{
-      {tool_name::refund, &config.payments.latency, config.payments.client_timeout},
-      {tool_name::email, &config.email.latency, config.email.client_timeout},
-      {tool_name::model, &config.model.latency, config.model.client_timeout},
-      {tool_name::read, &config.read.latency, config.read.client_timeout},
-  }};
-  for (const called_tool& t : tools) {
-    const sim::duration hold = std::min(t.latency->p99(), t.client_timeout);
+  for (const called_tool& t : called_tools(config)) {
+    const sim::duration hold = t.hold();
     if (hold < tolerated) continue;
     const std::optional<tool_use> use = find_use(config, {t.step_name});
     if (!use) continue;
@@ -734,6 +732,63 @@ void liveness_probe_blocked(const world_config& config, std::vector<lint_warning
          "Answer the probe from a thread of its own (or probe the process, not the work), or make failure_threshold "
          "x period exceed the slowest call; and give every write a key, so a restart mid-call replays instead of "
          "paying again."});
+    return;  // one warning, for the first such tool
+  }
+}
+
+// A drain whose grace period is shorter than a slice can take: the deploy
+// kills what it meant to let finish (drain_kills_nothing), mid-step. A
+// slice's length is its job's calls, each the p99 bounded by the caller's
+// timeout (model and read included: they hold the slice as long).
+void drain_grace_below_work(const world_config& config, std::vector<lint_warning>& out) {
+  const std::array<called_tool, 4> tools = called_tools(config);
+  std::string longest_job;
+  sim::duration longest;
+  for_each_job(config, [&](const job_spec& job) {
+    sim::duration total;
+    for (const step_spec& step : job.steps)
+      for (const called_tool& t : tools)
+        if (t.step_name == step.tool) total = total + t.hold();
+    if (longest_job.empty() || longest < total) {
+      longest_job = job.id;
+      longest = total;
+    }
+  });
+  if (longest_job.empty()) return;
+  for (std::size_t i = 0; i < config.deploys.size(); ++i) {
+    const deploy_spec& d = config.deploys[i];
+    if (d.strategy != deploy_strategy::drain || !(d.grace_period < longest)) continue;
+    out.push_back({"drain_grace_below_work", fmt::format("deploy[{}].grace_period", i),
+                   fmt::format("the deploy to {} drains with a grace period of {}, but a slice of {} can take {} "
+                               "(its calls' p99 latencies, each bounded by its client timeout): a drain that starts "
+                               "early in such a slice kills it when the grace period ends, mid-step.",
+                               d.sha, text(d.grace_period), longest_job, text(longest)),
+                   fmt::format("Set deploy[{}].grace_period above the longest slice ({}), as Kubernetes' "
+                               "terminationGracePeriodSeconds must be; or split the long step into a job of its own.",
+                               i, text(longest))});
+    return;  // one warning, for the first such deploy
+  }
+}
+
+// A caller that gives up before the far side usually answers: more than one
+// call in a hundred times out though the far side goes on and acts (a write
+// lands with nobody to record it; any call's work is done for nothing), and
+// the retry adds a call the far side must also serve.
+void client_timeout_below_p99(const world_config& config, std::vector<lint_warning>& out) {
+  for (const called_tool& t : called_tools(config)) {
+    const sim::duration p99 = t.latency->p99();
+    if (!(t.client_timeout < p99)) continue;
+    const std::optional<tool_use> use = find_use(config, {t.step_name});
+    if (!use) continue;
+    const std::string setting =
+        t.step_name == tool_name::refund ? "vendor.client_timeout" : "tools." + std::string(t.step_name) + ".client_timeout";
+    out.push_back({"client_timeout_below_p99", setting,
+                   fmt::format("{} calls the {} tool with a client timeout of {}, below its p99 latency {} ({}): more "
+                               "than one call in a hundred is abandoned while the far side goes on, does the work and "
+                               "may commit it, and the retry asks for it again.",
+                               where(*use), t.step_name, text(t.client_timeout), text(p99), t.latency->describe()),
+                   "Wait at least the p99 (a timeout is for a far side that is down, not one that is slow), and give "
+                   "the write a key so an abandoned call's retry is a replay."});
     return;  // one warning, for the first such tool
   }
 }
@@ -760,6 +815,8 @@ std::vector<lint_warning> lint(const world_config& config) {
   dead_letters_unread(config, out);
   redrive_after_key_expiry(config, out);
   liveness_probe_blocked(config, out);
+  drain_grace_below_work(config, out);
+  client_timeout_below_p99(config, out);
   return out;
 }
 

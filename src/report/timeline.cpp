@@ -86,6 +86,12 @@ const std::map<std::string_view, formatter>& formatters() {
        [](const sim::trace_record& r) {
          return fmt::format("{} deleted by retention, {} after it was sent", str(r, "body"), secs(num(r, "age_us")));
        }},
+      {"circuit_changed",
+       [](const sim::trace_record& r) {
+         if (str(r, "state") != "open") return fmt::format("circuit breaker for {} closes", str(r, "tool"));
+         return fmt::format("circuit breaker for {} OPENS: {} of {} calls failed", str(r, "tool"), num(r, "failures"),
+                            num(r, "calls"));
+       }},
       {"probe_failed",
        [](const sim::trace_record& r) {
          const std::int64_t failures = num(r, "failures"), threshold = num(r, "threshold");

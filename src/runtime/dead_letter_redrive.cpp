@@ -1,6 +1,7 @@
 #include "runtime/dead_letter_redrive.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "sim/sleep.hpp"
 #include "store/store.hpp"
@@ -8,12 +9,12 @@
 namespace twice {
 
 dead_letter_redrive::dead_letter_redrive(sim::kernel& k, event_log& events, store& db, queue& dead_letters,
-                                         queue& source, dead_letter_redrive_config config)
+                                         source_of_job source_of, dead_letter_redrive_config config)
     : kernel_(k),
       events_(events),
       db_(db),
       dead_letters_(dead_letters),
-      source_(source),
+      source_of_(std::move(source_of)),
       config_(config),
       actor_(events.name("operator")) {}
 
@@ -49,9 +50,17 @@ sim::task<void> dead_letter_redrive::redrive() {
   }
   // Nothing fences this update: it commits.
   TWICE_CHECK((co_await tx.commit()).ok());
+  // One move task per source queue, each moving only the rows step 1 saw.
+  std::vector<queue*> sources;
+  for (const std::string& job : jobs) {
+    queue* q = &source_of_(job);
+    if (std::find(sources.begin(), sources.end(), q) == sources.end()) sources.push_back(q);
+  }
   std::sort(jobs.begin(), jobs.end());
-  dead_letters_.move_visible_to(
-      source_, [&jobs](std::string_view body) { return std::binary_search(jobs.begin(), jobs.end(), body); });
+  for (queue* target : sources)
+    dead_letters_.move_visible_to(*target, [&](std::string_view body) {
+      return std::binary_search(jobs.begin(), jobs.end(), body) && &source_of_(body) == target;
+    });
   ++runs_;
   alarm_ = false;
   // Dead letters that arrived while the runbook ran raise the alarm again.

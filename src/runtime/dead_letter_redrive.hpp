@@ -21,7 +21,9 @@
 // incident `no_message_lost` catches.
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "broker/queue.hpp"
@@ -41,7 +43,11 @@ struct dead_letter_redrive_config {
 
 class dead_letter_redrive {
  public:
-  dead_letter_redrive(sim::kernel& k, event_log& events, store& db, queue& dead_letters, queue& source,
+  // The queue a job's messages came from (a split-out job's is the split
+  // queue): SQS redrives each message to its own source queue.
+  using source_of_job = std::function<queue&(std::string_view job)>;
+
+  dead_letter_redrive(sim::kernel& k, event_log& events, store& db, queue& dead_letters, source_of_job source_of,
                       dead_letter_redrive_config config);
   dead_letter_redrive(const dead_letter_redrive&) = delete;
   dead_letter_redrive& operator=(const dead_letter_redrive&) = delete;
@@ -63,7 +69,7 @@ class dead_letter_redrive {
   event_log& events_;
   store& db_;
   queue& dead_letters_;
-  queue& source_;
+  source_of_job source_of_;
   dead_letter_redrive_config config_;
   ev::name_id actor_ = 0;
   bool alarm_ = false;  // raised and not yet answered by a redrive

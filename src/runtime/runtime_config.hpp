@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "runtime/circuit_breaker.hpp"
 #include "runtime/discipline.hpp"
 #include "runtime/liveness_probe.hpp"
 #include "runtime/retry_budget.hpp"
@@ -22,6 +23,8 @@ struct runtime_config {
   retry_policy retry;
   // Unset: every retry is made (within retry.maximum_attempts).
   std::optional<retry_budget_config> retry_budget;
+  // Unset: no breaker. Set: one per worker process and tool.
+  std::optional<circuit_breaker_config> circuit_breaker;
   discipline rules;
   // A crashed worker's pod comes back after this long (Kubernetes restarts
   // a failed container after a back-off starting at 10 s).

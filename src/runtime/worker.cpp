@@ -69,10 +69,7 @@ class worker::slice final : public slice_context {
     event_log& log = rs.events;
     const ev::name_id job = job_name_, tool_id = log.name(tool_name), key_id = log.name(key), sha = worker_.sha_name_;
     log.emit(worker_.actor_, ev::tool_start{job, attempt_, as_int(step), tool_id, key_id, sha});
-    worker_.in_call_ = true;
-    ++worker_.calls_started_;
-    tool_result r = co_await t.call(std::move(request));
-    worker_.in_call_ = false;
+    tool_result r = co_await worker_.call_tool(t, std::move(request), tool_name, tool_id);
     const bool new_write = t.writes() && r.ok() && !r.replayed;
     log.emit(worker_.actor_, ev::tool_call{job, attempt_, as_int(step), tool_id, key_id, sha, r.status,
                                            log.name(r.error_code), log.name(r.ref), r.replayed, new_write, started});
@@ -168,6 +165,7 @@ void worker::start() {
   sha_name_ = name_of(sha_);
   // A new process: its SDK client, and so its retry budget, starts full.
   if (services_.config.retry_budget) retry_budget_.emplace(*services_.config.retry_budget);
+  breakers_.clear();  // and its breakers start closed
   emit(ev::pod_start{sha_name_});
   consumer_ = services_.kernel.spawn(consume(), name_);
   if (services_.config.liveness_probe) prober_ = services_.kernel.spawn(probe_liveness(), name_ + "/liveness");
@@ -198,6 +196,39 @@ void worker::crash(std::string_view why, bool restart) {
   }
   if (restart)
     services_.kernel.schedule_after(services_.config.restart_delay, restart_callback, this, ++incarnation_);
+}
+
+// A call as the pod makes it: through its circuit breaker for the tool
+// (refused while open: 503 circuit_open, the far side never sees it), with
+// the pod's loop blocked while it waits (what a liveness probe sees).
+sim::task<tool_result> worker::call_tool(tool& t, tool_call request, std::string_view tool_name, ev::name_id tool_id) {
+  sim::kernel& k = services_.kernel;
+  circuit_breaker* breaker = breaker_for(tool_name);
+  const circuit_breaker::verdict as = breaker != nullptr ? breaker->allow(k.now()) : circuit_breaker::verdict::go;
+  if (as == circuit_breaker::verdict::refuse) {
+    tool_result refused;
+    refused.status = 503;
+    refused.error_code = "circuit_open";
+    co_return refused;
+  }
+  in_call_ = true;
+  ++calls_started_;
+  tool_result r = co_await t.call(std::move(request));
+  in_call_ = false;
+  const bool failed = r.timed_out() || r.status >= 500 || r.status == 429;
+  if (breaker != nullptr && breaker->record(k.now(), as, failed)) {
+    const bool open = breaker->state() == breaker_state::open;
+    emit(ev::circuit_changed{tool_id, name_of(open ? "open" : "closed"), as_int(breaker->window_calls()),
+                             as_int(breaker->window_failures())});
+  }
+  co_return r;
+}
+
+circuit_breaker* worker::breaker_for(std::string_view tool) {
+  if (!services_.config.circuit_breaker) return nullptr;
+  auto it = breakers_.find(tool);
+  if (it == breakers_.end()) it = breakers_.emplace(std::string(tool), circuit_breaker(*services_.config.circuit_breaker)).first;
+  return &it->second;
 }
 
 void worker::restart_callback(sim::kernel&, void* ctx, std::uint64_t incarnation) {

@@ -121,6 +121,10 @@ class worker {
   ev::name_id sha_name_ = 0;  // sha_ in the event log, from the first start()
   backoff backoff_;
   std::optional<retry_budget> retry_budget_;  // runtime.retry_budget, this process's own
+  // runtime.circuit_breaker: this process's, one per tool it has called.
+  std::map<std::string, circuit_breaker, std::less<>> breakers_;
+  circuit_breaker* breaker_for(std::string_view tool);
+  sim::task<tool_result> call_tool(tool& t, tool_call request, std::string_view tool_name, ev::name_id tool_id);
   sim::process_id consumer_;
   sim::process_id heartbeat_;
   sim::process_id prober_;

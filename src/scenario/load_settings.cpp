@@ -191,7 +191,8 @@ void load_retry(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("retry");
   if (t == nullptr) return;
   const table_reader r(s.d, *t, "retry",
-                       {"initial_interval", "coefficient", "maximum_interval", "maximum_attempts", "jitter", "budget"});
+                       {"initial_interval", "coefficient", "maximum_interval", "maximum_attempts", "jitter", "budget",
+                        "circuit_breaker"});
   if (const doc_node* b = r.table("budget")) {
     // [retry.budget]: the AWS SDKs' standard-mode retry quota (runtime/retry_budget.hpp).
     const table_reader br(s.d, *b, r.path_of("budget"), {"tokens", "retry_cost", "timeout_cost", "success_refund"});
@@ -201,6 +202,15 @@ void load_retry(const table_reader& root, load_state& s) {
     if (br.get("retry_cost") != nullptr) br.integer("retry_cost", budget.retry_cost, tokens);
     if (br.get("timeout_cost") != nullptr) br.integer("timeout_cost", budget.timeout_cost, tokens);
     if (br.get("success_refund") != nullptr) br.integer("success_refund", budget.success_refund, tokens);
+  }
+  if (const doc_node* b = r.table("circuit_breaker")) {
+    // [retry.circuit_breaker]: Hystrix's rules and defaults (runtime/circuit_breaker.hpp).
+    const table_reader br(s.d, *b, r.path_of("circuit_breaker"), {"window", "min_calls", "failure_percent", "open_for"});
+    circuit_breaker_config& breaker = s.world.runtime.circuit_breaker.emplace();
+    br.duration("window", breaker.window, {duration::from_ms(1), duration::from_s(24 * 3600)});
+    br.integer("min_calls", breaker.min_calls, {1, 1'000'000});
+    br.integer("failure_percent", breaker.failure_percent, {1, 100});
+    br.duration("open_for", breaker.open_for, {duration::from_ms(1), duration::from_s(24 * 3600)});
   }
   static const named<jitter_kind> jitters[] = {{"none", jitter_kind::none},
                                                {"full", jitter_kind::full},

@@ -68,12 +68,6 @@ world::world(world_config config, handler* custom_handler)
 
   services_ = std::unique_ptr<runtime_services>(new runtime_services{
       kernel_, events_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, book_, tools_});
-  if (config_.dead_letter_redrive) {
-    TWICE_CHECK(dlq_ != nullptr);
-    redrive_ = std::make_unique<dead_letter_redrive>(kernel_, events_, *store_, *dlq_, *queue_,
-                                                     *config_.dead_letter_redrive);
-    dlq_actor_ = events_.name(dlq_->actor());
-  }
   if (config_.runtime.rules.checkpoint == checkpoint_mode::outbox)
     relay_ = std::make_unique<outbox_relay>(*services_, config_.relay_poll_interval);
   for (std::uint32_t i = 0; i < config_.workers; ++i)
@@ -92,6 +86,16 @@ world::world(world_config config, handler* custom_handler)
     for (std::uint32_t i = config_.workers; i < config_.workers + config_.split.workers; ++i)
       workers_.push_back(std::make_unique<worker>(*split_services_, i, config_.sha,
                                                   random_.stream("worker/" + std::to_string(i) + "/backoff")));
+  }
+  if (config_.dead_letter_redrive) {
+    TWICE_CHECK(dlq_ != nullptr);
+    // A split-out job's dead letters go back to the split queue, every other to the job queue.
+    const auto source_of = [this](std::string_view job) -> queue& {
+      return split_queue_ && book_.spec_of(job).then ? *split_queue_ : *queue_;
+    };
+    redrive_ = std::make_unique<dead_letter_redrive>(kernel_, events_, *store_, *dlq_, source_of,
+                                                     *config_.dead_letter_redrive);
+    dlq_actor_ = events_.name(dlq_->actor());
   }
 }
 
