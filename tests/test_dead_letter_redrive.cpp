@@ -111,3 +111,28 @@ TEST_CASE("a backlog older than the source queue's retention is lost before any 
   CHECK(lost.evidence.size() == expired.size());
   CHECK_FALSE(run.result.all_jobs_ended);  // nothing is left to bring them back: stuck
 }
+
+TEST_CASE("a split-out job's dead letter is redriven to the split queue, where its own workers take it",
+          "[world][redrive]") {
+  world_config c;
+  c.jobs.push_back(agent_job("job_1", "inv_1", 1999));
+  c.runtime.rules.split_tool = "model";
+  c.runtime.retry.maximum_attempts = 2;
+  c.runtime.retry.initial_interval = duration::from_s(1);
+  c.model.outages.push_back({sim::instant::epoch(), sim::instant::epoch() + duration::from_s(600)});
+  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(3600), .times = 1};
+  const checked_world run = run_checked_world(c);
+  const auto moved = run.records("moved_out");
+  REQUIRE(moved.size() == 1);
+  CHECK(moved[0]->get_string("to") == "jobs-slow");
+  const std::string child = std::string(moved[0]->get_string("body").value());
+  CHECK(child != "job_1");
+  // The split-out job ran again on its own queue and was done; its parent had
+  // failed with its dead letter and stays failed.
+  const std::optional<job_row> row = run.w->db().find_job(child);
+  REQUIRE(row.has_value());
+  CHECK(row->status == job_status::done);
+  CHECK(row->redrives == 1);
+  CHECK(run.w->jobs().end_of("job_1") == job_end::failed);
+  CHECK(run.result.all_jobs_ended);
+}
