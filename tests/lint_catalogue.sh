@@ -38,6 +38,8 @@ declare -A expected=(
   # The probe still kills the pod mid-call: allowed in [lint], the key is the fix shown.
   [liveness_kill_mid_write_fixed]=""
   [outbox]=""
+  [poison_pill_uncounted]="dead_letter_threshold"
+  [poison_pill_uncounted_fixed]=""
   [redrive_after_key_expiry]="redrive_after_key_expiry"
   [redrive_after_key_expiry_fixed]=""
   [retry_400]="retries_non_retryable"

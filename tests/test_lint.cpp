@@ -701,3 +701,17 @@ TEST_CASE("client_timeout_below_p99: a caller that gives up before the far side 
   c.email.client_timeout = duration::from_s(1);
   CHECK(lint(c).empty());  // no job sends email
 }
+
+TEST_CASE("dead_letter_threshold: attempts counted only at failure leave a crash loop unbounded", "[lint]") {
+  world_config c = clean_config();
+  c.queue.max_receive_count = 0;
+  CHECK(lint(c).empty());  // counted at the start: a crash loop is bounded
+  c.runtime.count_attempts = attempt_counting::at_failure;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "dead_letter_threshold");
+  CHECK(w.setting == "queue.max_receive_count");
+  CHECK_THAT(w.why, Contains("count_attempts = \"at_failure\" counts only failures") && Contains("crash loop"));
+  CHECK_THAT(w.fix, Contains("set runtime.count_attempts = \"at_start\""));
+  c.queue.max_receive_count = 5;  // the broker counts receives, crashes included
+  CHECK(lint(c).empty());
+}

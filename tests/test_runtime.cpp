@@ -770,3 +770,30 @@ TEST_CASE("a crash at every moment the built-in handler is suspended frees its f
     }
   }
 }
+
+TEST_CASE("attempts counted at failure: a failure moves the counter, a crash does not", "[runtime][attempts]") {
+  world_config c;
+  c.workers = 1;
+  c.jobs.push_back(agent_job("job_1", "inv_1", 1999));
+  c.runtime.count_attempts = attempt_counting::at_failure;
+  c.runtime.retry.maximum_attempts = 3;
+  c.runtime.retry.initial_interval = duration::from_ms(100);
+  // Attempt 0 crashes before the model call; the next delivery fails twice at the refund.
+  point_fault crash;
+  crash.point = "before_tool";
+  crash.tool = "model";
+  crash.max_times = 1;
+  c.point_faults.push_back(crash);
+  c.payments.outages.push_back({sim::instant::epoch(), sim::instant::epoch() + duration::from_s(3600)});
+  world w(c);
+  const world_result r = w.run();
+  REQUIRE(r.all_jobs_ended);
+  CHECK(w.jobs().end_of("job_1") == job_end::dead_lettered);
+  std::vector<std::int64_t> attempts;
+  for (const sim::trace_record& rec : w.events().records())
+    if (rec.kind == "attempt_start") attempts.push_back(rec.get_int("attempt").value());
+  // The crashed attempt 0 is not counted: the redelivery is attempt 0 again;
+  // then each failure counts: 0, 1, 2, and the third failure dead-letters.
+  CHECK(attempts == std::vector<std::int64_t>{0, 0, 1, 2});
+  CHECK(w.db().find_job("job_1")->attempts == 3);
+}

@@ -113,6 +113,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.long_poll == b.long_poll);
   CHECK(a.restart_delay == b.restart_delay);
   CHECK(a.liveness_probe == b.liveness_probe);
+  CHECK(a.count_attempts == b.count_attempts);
   REQUIRE(a.retry_budget.has_value() == b.retry_budget.has_value());
   if (a.retry_budget) {
     CHECK(a.retry_budget->tokens == b.retry_budget->tokens);
@@ -294,6 +295,7 @@ heartbeat_interval = "10s"
 long_poll = "5s"
 restart_delay = "15s"
 relay_poll_interval = "250ms"
+count_attempts = "at_failure"
 
 [runtime.liveness_probe]
 initial_delay = "5s"
@@ -483,6 +485,7 @@ world_config everything_config() {
   c.runtime.heartbeat_interval = duration::from_s(10);
   c.runtime.long_poll = duration::from_s(5);
   c.runtime.restart_delay = duration::from_s(15);
+  c.runtime.count_attempts = attempt_counting::at_failure;
   c.runtime.liveness_probe = liveness_probe_config{.initial_delay = duration::from_s(5),
                                                    .period = duration::from_s(15),
                                                    .timeout = duration::from_s(2),
@@ -644,6 +647,7 @@ TEST_CASE("empty sections keep the defaults the headers document", "[scenario]")
   CHECK(c.runtime.long_poll == duration::from_s(20));              // SQS's maximum wait
   CHECK(c.runtime.restart_delay == duration::from_s(10));          // Kubernetes' first back-off
   CHECK_FALSE(c.runtime.liveness_probe.has_value());
+  CHECK(c.runtime.count_attempts == attempt_counting::at_start);
   CHECK_FALSE(c.runtime.heartbeat_interval.has_value());
   CHECK(c.runtime.retry.initial_interval == duration::from_s(1));  // Temporal
   CHECK(c.runtime.retry.coefficient_milli == 2000);                // Temporal

@@ -126,8 +126,11 @@ bool redrive_active(const world_config& config) {
 
 // Whether the attempt counter bounds a message whose slice crashes or loses
 // its lease on every delivery.
+// A runtime that counts only recorded failures (count_attempts = at_failure)
+// never counts a slice that died with its process.
 bool crash_loops_counted(const world_config& config) {
-  return config.runtime.retry.maximum_attempts != 0 && !config.runtime.rules.reset_attempts_on_reenqueue;
+  return config.runtime.retry.maximum_attempts != 0 && !config.runtime.rules.reset_attempts_on_reenqueue &&
+         config.runtime.count_attempts == attempt_counting::at_start;
 }
 
 // Whether the counter bounds a job whose slices keep failing: a reset undoes
@@ -500,6 +503,12 @@ std::string dead_letter_why(const world_config& config, const redelivery_paths& 
                                  "every delivery, so {} never reaches retry.maximum_attempts = {}",
                                  failures_counted(config) ? "a crash loop" : "a failing job", attempts));
   }
+  if (attempts != 0 && config.runtime.count_attempts == attempt_counting::at_failure &&
+      !config.runtime.rules.reset_attempts_on_reenqueue) {
+    causes.push_back(fmt::format("runtime.count_attempts = \"at_failure\" counts only failures a slice records, so "
+                                 "a crash loop never reaches retry.maximum_attempts = {}",
+                                 attempts));
+  }
   if (!paths.unredriven.empty())
     causes.push_back(fmt::format("there is no redrive ({})", no_redrive_text(config, paths)));
   if (in_slice && paths.failing_job && paths.unredriven.empty()) {
@@ -547,6 +556,8 @@ std::string dead_letter_fix(const world_config& config, const redelivery_paths& 
   std::vector<std::string> counting;
   if (attempts == 0) counting.emplace_back("set retry.maximum_attempts (e.g. 5)");
   if (rules.reset_attempts_on_reenqueue) counting.emplace_back("set discipline.reset_attempts_on_reenqueue = false");
+  if (config.runtime.count_attempts == attempt_counting::at_failure)
+    counting.emplace_back("set runtime.count_attempts = \"at_start\"");
   const std::string by_attempts =
       fmt::format("{}: the runtime counts an attempt on the job row when a slice starts, before the handler runs, "
                   "and dead-letters the job once they are used up, whether its slices fail or crash.",

@@ -3,6 +3,7 @@
 // how often a slow slice heartbeats, how long a consumer long-polls, the
 // retry policy and the handler discipline.
 
+#include <cstdint>
 #include <optional>
 
 #include "runtime/circuit_breaker.hpp"
@@ -13,6 +14,14 @@
 #include "sim/time.hpp"
 
 namespace twice {
+
+// When the attempt counter on the job row moves. at_start: when a slice
+// claims the job, before any tool runs, so every start counts, a crash
+// included. at_failure: only when a slice records a failure (Sidekiq's
+// retry_count, raised when a job raises): a slice that dies with its process
+// (an OOM, a segfault, a kill) records nothing, so a job that kills its
+// worker every time never uses up its attempts and is retried forever.
+enum class attempt_counting : std::uint8_t { at_start, at_failure };
 
 struct runtime_config {
   // The lease each receive asks for; unset: the queue's default.
@@ -31,6 +40,7 @@ struct runtime_config {
   sim::duration restart_delay = sim::duration::from_s(10);
   // A liveness probe answered by the worker's loop; unset: none.
   std::optional<liveness_probe_config> liveness_probe;
+  attempt_counting count_attempts = attempt_counting::at_start;
 };
 
 }  // namespace twice

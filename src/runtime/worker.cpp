@@ -360,11 +360,13 @@ sim::task<void> worker::run_slice(received_message message) {
         co_return;
       }
       const std::uint64_t seen_token = row->lease_token;
-      row->attempts += 1;
+      const bool count_now = cfg.count_attempts == attempt_counting::at_start;
+      if (count_now) row->attempts += 1;
       row->status = job_status::running;
       row->lease_token = services_.next_lease_token++;
       if (co_await tx.put_job_fenced(*row, seen_token) != store_status::ok) continue;
-      s.attempt_ = row->attempts - 1;
+      // The attempt's number: the starts counted before it, or the failures recorded.
+      s.attempt_ = count_now ? row->attempts - 1 : row->attempts;
       s.checkpoint_ = row->checkpoint_step;
       s.lease_token_ = row->lease_token;
       co_await services_.job_handler.on_slice_start(s, tx);
@@ -410,7 +412,7 @@ sim::task<void> worker::run_slice(received_message message) {
       if (!retry_budget_->try_retry(outcome.timed_out)) {
         // The SDK's answer to an empty bucket: no retry; the last error stands.
         stop_heartbeat();
-        co_await dead_letter(s, "retry budget spent: " + outcome.error);
+        co_await dead_letter(s, "retry budget spent: " + outcome.error, /*failed=*/true);
         co_return;
       }
       paid_in_slice = outcome.timed_out ? budget.timeout_cost : budget.retry_cost;
@@ -420,6 +422,7 @@ sim::task<void> worker::run_slice(received_message message) {
       co_await retry_later(s, outcome);
       co_return;
     }
+    if (cfg.count_attempts == attempt_counting::at_failure) co_await record_failure(s, outcome.error);
     // In-slice retry: sleep the backoff while the heartbeat keeps the lease,
     // then start the next attempt on the same message.
     const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);
@@ -431,7 +434,7 @@ sim::task<void> worker::run_slice(received_message message) {
 
 sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   if (s.attempt_limit_ != 0 && s.attempt_ + 1 >= s.attempt_limit_) {
-    co_await dead_letter(s, outcome.error);
+    co_await dead_letter(s, outcome.error, /*failed=*/true);
     co_return;
   }
   const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);
@@ -440,12 +443,25 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   change.status = job_status::queued;
   change.last_error = outcome.error;
   change.unless_ended = true;  // another slice may have finished the job meanwhile
+  change.count_failure = services_.config.count_attempts == attempt_counting::at_failure;
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
   trace_backoff(s, outcome, delay, retry_mode::nack);
   // The nack: the message becomes visible again once the backoff passed.
   const queue_status st = services_.jobs.change_visibility(s.message_.handle, delay);
   emit(ev::nack{s.job_name_, s.attempt_, st});
+}
+
+// runtime.count_attempts = at_failure: the failure of an attempt retried in
+// the slice is recorded on the row before the backoff.
+sim::task<void> worker::record_failure(slice& s, std::string_view error) {
+  transaction tx = co_await services_.db.begin(name_);
+  job_update change;
+  change.last_error = std::string(error);
+  change.unless_ended = true;
+  change.count_failure = true;
+  co_await tx.update_job(s.spec_.id, std::move(change));
+  co_await tx.commit();
 }
 
 void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode) {
@@ -489,12 +505,13 @@ sim::task<void> worker::ack(slice& s) {
   co_await s.point("after_ack", 0, {});
 }
 
-sim::task<void> worker::dead_letter(slice& s, std::string_view reason) {
+sim::task<void> worker::dead_letter(slice& s, std::string_view reason, bool failed) {
   transaction tx = co_await services_.db.begin(name_);
   job_update change;
   change.status = job_status::dead_lettered;
   change.last_error = std::string(reason);
   change.unless_ended = true;
+  change.count_failure = failed && services_.config.count_attempts == attempt_counting::at_failure;
   change.lease_token = services_.next_lease_token++;  // as in finish()
   if (s.spec_.then) co_await update_parent(tx, *s.spec_.then, job_status::dead_lettered, reason);
   co_await tx.update_job(s.spec_.id, std::move(change));

@@ -95,7 +95,9 @@ class worker {
   sim::task<void> ack(slice& s);
   sim::task<void> finish(slice& s, job_status status, std::string_view error);
   sim::task<void> retry_later(slice& s, const slice_outcome& outcome);
-  sim::task<void> dead_letter(slice& s, std::string_view reason);
+  // `failed`: the slice failed (its failure counts with count_attempts = at_failure).
+  sim::task<void> dead_letter(slice& s, std::string_view reason, bool failed = false);
+  sim::task<void> record_failure(slice& s, std::string_view error);
   sim::task<void> hand_off(slice& s, std::size_t step);
   // A split-out job's end, written to its parent in the same transaction.
   sim::task<void> update_parent(transaction& tx, const continuation& then, job_status status, std::string_view error);

@@ -148,7 +148,8 @@ void load_runtime(const table_reader& root, load_state& s) {
   if (t == nullptr) return;
   const table_reader r(
       s.d, *t, "runtime",
-      {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval", "liveness_probe"});
+      {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval", "liveness_probe",
+       "count_attempts"});
   runtime_config& rt = s.world.runtime;
   r.duration("visibility_timeout", rt.visibility_timeout, visibility_limits);
   // Zero would heartbeat forever at one instant: leave the key out instead.
@@ -157,6 +158,9 @@ void load_runtime(const table_reader& root, load_state& s) {
   r.duration("long_poll", rt.long_poll, {duration::zero(), max_long_poll, " (SQS's limit)"});
   r.duration("restart_delay", rt.restart_delay, day_limits);
   r.duration("relay_poll_interval", s.world.relay_poll_interval, {duration::from_us(1), duration::from_s(3600)});
+  static const named<attempt_counting> counting[] = {{"at_start", attempt_counting::at_start},
+                                                     {"at_failure", attempt_counting::at_failure}};
+  r.choice("count_attempts", rt.count_attempts, counting);
   if (const doc_node* p = r.table("liveness_probe")) {
     // [runtime.liveness_probe]: Kubernetes' probe fields, with its defaults
     // and its minimums (whole seconds there; finer here is allowed).

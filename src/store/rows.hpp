@@ -54,6 +54,9 @@ struct job_update {
   // redrives + 1 WHERE status NOT IN ('done', 'failed')`: a job that did end
   // stays as it is; one dead-lettered (or still open) is queued again.
   bool requeue_redriven = false;
+  // attempts = attempts + 1: a failure recorded (runtime.count_attempts =
+  // at_failure counts attempts here instead of at the start).
+  bool count_failure = false;
 
   void apply_to(job_row& row) const {
     if (requeue_redriven) {
@@ -62,6 +65,7 @@ struct job_update {
       ++row.redrives;
     }
     if (unless_ended && is_terminal(row.status)) return;
+    if (count_failure) ++row.attempts;
     if (status) row.status = *status;
     if (checkpoint_step) row.checkpoint_step = *checkpoint_step;
     if (raise_checkpoint_to) row.checkpoint_step = std::max(row.checkpoint_step, *raise_checkpoint_to);
