@@ -92,8 +92,7 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
       fmt::print("           (this run kept every event for the timeline and the output files, ~1 KB each; "
                  "--quiet without output files keeps none)\n");
   }
-  fmt::print("jobs       {} total: {} done, {} failed, {} dead-lettered\n", s.jobs_total, s.jobs_succeeded,
-             s.jobs_failed, s.jobs_dead_lettered);
+  fmt::print("jobs       {}\n", s.jobs_line());
   fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents\n", s.ledger_rows,
              s.ledger_total_cents, s.vendor_refunds, s.vendor_total_cents);
   // Every tool called, the payment vendor's ("refund") first.

@@ -45,8 +45,7 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
   html.line("<ul class=\"outcome\">");
   html.line(fmt::format("<li>run: {} at {}, {} events</li>", esc(describe_end(s.result)), secs(s.result.story_end),
                         s.result.events));
-  html.line(fmt::format("<li>jobs: {} total, {} done, {} failed, {} dead-lettered</li>", s.jobs_total, s.jobs_succeeded,
-                        s.jobs_failed, s.jobs_dead_lettered));
+  html.line("<li>jobs: " + esc(s.jobs_line()) + "</li>");
   html.line(fmt::format("<li>our ledger: {} rows, {} &middot; the vendor's ledger: {} refunds, {}</li>", s.ledger_rows,
                         money(s.ledger_total_cents), s.vendor_refunds, money(s.vendor_total_cents)));
   html.line(fmt::format("<li>vendor: {} calls, {} answered 503, at most {} in one 100 ms</li>", s.vendor_calls,

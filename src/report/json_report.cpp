@@ -33,7 +33,8 @@ std::string to_json_line(const run_summary& s) {
                      {"executions", t.executions},
                      {"client_timeouts", t.client_timeouts},
                      {"rejected", std::move(rejected)},
-                     {"peak_requests_per_100ms", t.peak_per_100ms}});
+                     {"peak_requests_per_100ms", t.peak_per_100ms},
+                     {"refused_by_breaker", t.refused_by_breaker}});
   }
   json ignored = json::array();
   for (const ignored_verdict& i : s.expectations.ignored)
@@ -51,7 +52,8 @@ std::string to_json_line(const run_summary& s) {
        {{"total", s.jobs_total},
         {"succeeded", s.jobs_succeeded},
         {"failed", s.jobs_failed},
-        {"dead_lettered", s.jobs_dead_lettered}}},
+        {"dead_lettered", s.jobs_dead_lettered},
+        {"retries_refused_by_budget", s.retries_refused_by_budget}}},
       {"ledger", {{"rows", s.ledger_rows}, {"total_cents", s.ledger_total_cents}}},
       {"vendor",
        {{"calls", s.vendor_calls},

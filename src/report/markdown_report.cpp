@@ -43,8 +43,7 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
   line("");
   line(fmt::format("- run: {} at {}, {} events, trace digest `{:016x}`", describe_end(s.result),
                    secs(s.result.story_end), s.result.events, s.result.trace_digest));
-  line(fmt::format("- jobs: {} total, {} done, {} failed, {} dead-lettered", s.jobs_total, s.jobs_succeeded,
-                   s.jobs_failed, s.jobs_dead_lettered));
+  line("- jobs: " + s.jobs_line());
   line(fmt::format("- our ledger: {} rows, {} cents", s.ledger_rows, s.ledger_total_cents));
   line(fmt::format("- the vendor's ledger: {} refunds, {} cents, from {} calls ({} answered 503; at most {} in one "
                    "100 ms)",

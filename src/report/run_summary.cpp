@@ -33,11 +33,15 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
   const payment_vendor_stats& vs = w.payments().stats();
   s.vendor_peak_per_100ms = vs.requests_per_100ms.peak();
   if (auto it = vs.rejections_by_status.find(503); it != vs.rejections_by_status.end()) s.vendor_rejected_503 = it->second;
+  const world::refusals refused = w.refused();
+  s.retries_refused_by_budget = refused.retries_by_budget;
   for (const world::tool_calls& t : w.tool_stats()) {
-    if (t.stats->calls == 0) continue;
+    const auto by_breaker = refused.calls_by_breaker.find(t.name);
+    const std::uint64_t failed_fast = by_breaker == refused.calls_by_breaker.end() ? 0 : by_breaker->second;
+    if (t.stats->calls == 0 && failed_fast == 0) continue;
     s.tools.push_back(tool_figures{std::string(t.name), t.stats->calls, t.stats->executions,
                                    t.stats->client_timeouts, t.stats->rejections_by_status,
-                                   t.stats->requests_per_100ms.peak()});
+                                   t.stats->requests_per_100ms.peak(), failed_fast});
   }
   s.attempts_total = attempts.started();
   s.attempts = attempts.take_attempts();
@@ -49,7 +53,17 @@ std::string tool_figures::describe() const {
   std::string out = fmt::format("{} call{}: {} executed", calls, calls == 1 ? "" : "s", executions);
   if (client_timeouts > 0) out += fmt::format(", {} timed out", client_timeouts);
   for (const auto& [status, n] : rejected) out += fmt::format(", {} answered {}", n, status);
-  return out + fmt::format("; at most {} in one 100 ms", peak_per_100ms);
+  out += fmt::format("; at most {} in one 100 ms", peak_per_100ms);
+  if (refused_by_breaker > 0) out += fmt::format("; {} more failed fast by the circuit breaker", refused_by_breaker);
+  return out;
+}
+
+std::string run_summary::jobs_line() const {
+  std::string out = fmt::format("{} total: {} done, {} failed, {} dead-lettered", jobs_total, jobs_succeeded,
+                                jobs_failed, jobs_dead_lettered);
+  if (retries_refused_by_budget > 0)
+    out += fmt::format(" ({} for want of retry budget)", retries_refused_by_budget);
+  return out;
 }
 
 }  // namespace twice

@@ -44,6 +44,7 @@ struct tool_figures {
   std::uint64_t calls = 0, executions = 0, client_timeouts = 0;
   std::map<int, std::uint64_t> rejected;  // fresh non-2xx answers by status
   std::uint64_t peak_per_100ms = 0;
+  std::uint64_t refused_by_breaker = 0;  // calls the callers' circuit breakers failed fast (not in `calls`)
 
   // "33 calls: 30 executed, 3 answered 503; at most 1 in one 100 ms"
   std::string describe() const;
@@ -55,6 +56,7 @@ struct run_summary {
   std::uint64_t seed = 0;
   world_result result;
   std::uint64_t jobs_total = 0, jobs_succeeded = 0, jobs_failed = 0, jobs_dead_lettered = 0;
+  std::uint64_t retries_refused_by_budget = 0;  // each dead-lettered a job instead of retrying it
   std::uint64_t ledger_rows = 0;
   std::int64_t ledger_total_cents = 0;
   std::uint64_t vendor_calls = 0, vendor_refunds = 0;
@@ -65,6 +67,8 @@ struct run_summary {
   std::uint64_t attempts_total = 0;       // every attempt that started
   std::vector<attempt_summary> attempts;  // the first of them, when an output lists them
   std::vector<verdict> verdicts;
+  // "1000 total: 465 done, 0 failed, 535 dead-lettered (12 for want of retry budget)"
+  std::string jobs_line() const;
   expectation_result expectations;
   std::optional<determinism_check> determinism;  // set when the run was checked
 };

@@ -206,6 +206,10 @@ sim::task<tool_result> worker::call_tool(tool& t, tool_call request, std::string
   circuit_breaker* breaker = breaker_for(tool_name);
   const circuit_breaker::verdict as = breaker != nullptr ? breaker->allow(k.now()) : circuit_breaker::verdict::go;
   if (as == circuit_breaker::verdict::refuse) {
+    auto counted = services_.calls_refused_by_breaker.find(tool_name);
+    if (counted == services_.calls_refused_by_breaker.end())
+      counted = services_.calls_refused_by_breaker.emplace(std::string(tool_name), 0).first;
+    ++counted->second;
     tool_result refused;
     refused.status = 503;
     refused.error_code = "circuit_open";
@@ -410,6 +414,7 @@ sim::task<void> worker::run_slice(received_message message) {
     if (attempts_left && retry_budget_) {
       const retry_budget_config& budget = retry_budget_->config();
       if (!retry_budget_->try_retry(outcome.timed_out)) {
+        ++services_.retries_refused_by_budget;
         // The SDK's answer to an empty bucket: no retry; the last error stands.
         stop_heartbeat();
         co_await dead_letter(s, "retry budget spent: " + outcome.error, /*failed=*/true);

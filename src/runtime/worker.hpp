@@ -54,6 +54,11 @@ struct runtime_services {
   queue* parent_queue = nullptr;
   std::uint64_t next_lease_token = 1;  // fencing tokens, unique per world
   std::uint32_t slices_in_flight = 0;  // across all workers
+  // For the run's summary: retries the workers' retry budgets refused (each
+  // job dead-lettered instead), and calls their circuit breakers failed fast,
+  // by tool.
+  std::uint64_t retries_refused_by_budget = 0;
+  std::map<std::string, std::uint64_t, std::less<>> calls_refused_by_breaker = {};
 };
 
 class worker {

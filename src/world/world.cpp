@@ -301,8 +301,8 @@ void world::mark_end(std::string_view job, job_end how) {
 void world::on_event(const ev::event& e, const name_table& names) {
   note_end(e);
   if (redrive_) {
-    if (e.actor == dlq_actor_ && (std::holds_alternative<ev::send>(e.body) || std::holds_alternative<ev::redrive_in>(e.body)))
-      redrive_->note_arrival();
+    const bool arrived = std::holds_alternative<ev::send>(e.body) || std::holds_alternative<ev::redrive_in>(e.body);
+    if (e.actor == dlq_actor_ && arrived) redrive_->note_arrival();
     // Redriven back: the job is open again until it ends anew.
     if (const auto* m = std::get_if<ev::moved_out>(&e.body); m && book_.reopen_dead_lettered(names.text(m->body)))
       ++open_jobs_;
@@ -345,6 +345,15 @@ void world::shut_down() {
   if (sampler_.valid()) kernel_.kill(sampler_);
   if (relay_) relay_->stop();  // a deploy still under way stops with the story
   for (auto& w : workers_) w->stop(ev::stop_reason::shutdown);
+}
+
+world::refusals world::refused() const {
+  refusals out{services_->retries_refused_by_budget, services_->calls_refused_by_breaker};
+  if (split_services_) {
+    out.retries_by_budget += split_services_->retries_refused_by_budget;
+    for (const auto& [tool, n] : split_services_->calls_refused_by_breaker) out.calls_by_breaker[tool] += n;
+  }
+  return out;
 }
 
 std::vector<world::tool_calls> world::tool_stats() const {

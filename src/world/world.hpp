@@ -184,6 +184,13 @@ class world : private event_observer {
     const call_stats* stats;
   };
   std::vector<tool_calls> tool_stats() const;
+  // What the workers' retry budgets and circuit breakers refused, the split
+  // queue's workers included.
+  struct refusals {
+    std::uint64_t retries_by_budget = 0;
+    std::map<std::string, std::uint64_t, std::less<>> calls_by_breaker;  // by tool
+  };
+  refusals refused() const;
   // Register a tool before run(); steps name it (the payment vendor is
   // "refund", then "email", "model", "read").
   void add_tool(std::string step_name, tool* t);
