@@ -22,6 +22,8 @@ declare -A expected=(
   # file allows write_without_key in [lint], with that reason.
   [dead_letters_expire]="dead_letters_unread"
   [dead_letters_expire_fixed]=""
+  [dedupe_window_expired]="dedupe_window_below_retry_horizon"
+  [dedupe_window_expired_fixed]=""
   [deploy_drain]=""
   [deploy_rolling_kill]="write_without_key rolling_kill_without_drain"
   [double_refund]="write_without_key rolling_kill_without_drain"

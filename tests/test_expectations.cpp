@@ -58,6 +58,6 @@ TEST_CASE("an ignored invariant does not count either way, and its reason is rep
 }
 
 TEST_CASE("an empty [expect] asks every invariant to hold", "[expect]") {
-  CHECK(evaluate(expectations{}, summary_of({{"one_email_per_step", true}})).met);
-  CHECK_FALSE(evaluate(expectations{}, summary_of({{"one_email_per_step", false}})).met);
+  CHECK(evaluate(expectations{}, summary_of({{"one_effect_per_step", true}})).met);
+  CHECK_FALSE(evaluate(expectations{}, summary_of({{"one_effect_per_step", false}})).met);
 }

@@ -132,6 +132,38 @@ TEST_CASE("[explore] mistakes are located, with did-you-mean", "[explore]") {
   CHECK(dotted[0].find("x.toml:12:1: explore.vary.crash: a key path goes in quotes") == 0);
 }
 
+TEST_CASE("[explore] varies a tool of the file's own as it varies a built-in", "[explore]") {
+  const std::string tool = R"(
+[tools.upload]
+effect = "write"
+keys = "dedupe"
+[[tools.upload.outage]]
+start = "1s"
+end = "2s"
+)";
+  const std::string text = std::string(one_job) + tool + R"(
+[explore.vary]
+"tools.upload.key_retention" = ["1m", "1h"]
+"tools.upload.error_rates.lost_response" = [0, "0.1"]
+"tools.upload.outage[0].end" = ["2s", "5s"]
+"tools.read.servers" = [1, 4]
+)";
+  const load_result r = load_scenario_text(text, "x.toml");
+  REQUIRE(r.ok());
+  REQUIRE(r.value->explore.vary.size() == 4);
+  CHECK(r.value->explore.vary[1].path == "tools.upload.error_rates.lost_response");
+  CHECK(r.value->explore.vary[1].kind == explore_value::probability);
+  const std::string base = std::string(one_job) + tool;
+  CHECK(errors_of(base + "[explore.vary]\n\"tools.uplaod.capacity\" = [1, 4]\n") ==
+        std::vector<std::string>{
+            "x.toml:19:1: explore.vary.\"tools.uplaod.capacity\": not a key explore can vary; did you mean "
+            "`tools.upload.capacity`?"});
+  CHECK(errors_of(base + "[explore.vary]\n\"tools.refund.capacity\" = [1, 4]\n").size() == 1);  // it is vendor.capacity
+  // A swarm run may remove the own tool's outage like any other fault.
+  const prepared p = prepare_text(text, "x.toml");
+  REQUIRE(p.errors.empty());
+}
+
 TEST_CASE("explore checks each bound by loading the scenario with it", "[explore]") {
   // crash[0].worker 5 does not exist: the loader's reason, at the range.
   const std::string text = std::string(one_job) + "[explore.vary]\n\"crash[0].worker\" = [0, 5]\n";
@@ -244,7 +276,7 @@ TEST_CASE("a tool's servers and a batch's items vary like any integer", "[explor
     const run_plan p = plan_run(in.base, in.spec, 1, i);
     const load_result r = load_scenario_text(scenario_detail::write_document(p.doc), "x.toml");
     REQUIRE(r.ok());
-    const simple_tool_config& read = r.value->world.read;
+    const service_tool_config& read = r.value->world.read;
     CHECK(read.pool.servers >= 1);
     CHECK(read.pool.servers <= 8);
     REQUIRE(read.pool.queue_timeout.has_value());
@@ -345,9 +377,11 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
       {"transaction_across_model_fixed.toml", "hold_transaction_across_model = false",
        "hold_transaction_across_model = true", "database_not_stalled"},
       {"deploy_drain.toml", "strategy = \"drain\"", "strategy = \"rolling_kill\"", "no_double_payment"},
-      {"email_no_dedupe_fixed.toml", "email_dedupe = true", "email_dedupe = false", "one_email_per_step"},
+      {"email_no_dedupe_fixed.toml", "email_dedupe = true", "email_dedupe = false", "one_effect_per_step"},
+      {"dedupe_window_expired_fixed.toml", "progress = \"per_step\"\nsteps", "progress = \"none\"\nsteps",
+       "one_effect_per_step"},
       {"batch_email_resent_fixed.toml", "progress = \"per_item\"\nsteps", "progress = \"per_step\"\nsteps",
-       "one_email_per_step"},
+       "one_effect_per_step"},
       {"redrive_after_key_expiry_fixed.toml", "progress = \"per_step\"\nsteps", "progress = \"none\"\nsteps",
        "no_double_payment"},
       {"poison_pill_uncounted_fixed.toml", "count_attempts = \"at_start\"\nheartbeat",

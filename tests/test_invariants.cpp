@@ -227,19 +227,19 @@ TEST_CASE("a done job whose invoice was refunded only in part violates done_jobs
   CHECK(r.verdicts.at("no_double_payment").held);
 }
 
-TEST_CASE("an email sent twice for one step violates one_email_per_step, whoever sent it", "[invariants]") {
+TEST_CASE("an email sent twice for one step violates one_effect_per_step, whoever sent it", "[invariants]") {
   world_config c = one_job();
   c.jobs[0] = agent_job("job_1", "inv_1", 500, /*email=*/true);
   c.point_faults.push_back({.point = "after_tool", .tool = "email", .attempt = 0u, .action = point_action::crash});
   CHECK(all_hold(run_checked(c)));  // the claimed dedupe row stops the replay's send
   c.runtime.rules.email_dedupe = false;
   const checked_run r = run_checked(c);
-  const verdict& v = r.verdicts.at("one_email_per_step");
+  const verdict& v = r.verdicts.at("one_effect_per_step");
   CHECK_FALSE(v.held);
   REQUIRE(v.evidence.size() == 1);
-  CHECK_THAT(v.evidence[0], Catch::Matchers::Contains("vendor/email sent") &&
+  CHECK_THAT(v.evidence[0], Catch::Matchers::Contains("vendor/email effect") &&
                                 Catch::Matchers::Contains("reference=\"job_1:step_4:email\" count=2") &&
-                                Catch::Matchers::Contains("<- email number 2 for job_1:step_4:email"));
+                                Catch::Matchers::Contains("<- effect number 2 for job_1:step_4:email at vendor/email"));
   REQUIRE(v.first_violation.has_value());
   // The other invariants cannot see it: the refund was keyed.
   CHECK(r.verdicts.at("no_double_payment").held);

@@ -189,12 +189,12 @@ steps = [{ tool = "email", target = "c", items = 2 }, { tool = "refund", target 
     return cli::run_one(*r.value, true);
   };
   // per_item: both sends recorded; the retries start at the refund.
-  CHECK(holds(scenario_with("per_item"), "one_email_per_step"));
+  CHECK(holds(scenario_with("per_item"), "one_effect_per_step"));
   // per_step: the batch is recorded at its end, before the refund: also safe here.
-  CHECK(holds(scenario_with("per_step"), "one_email_per_step"));
+  CHECK(holds(scenario_with("per_step"), "one_effect_per_step"));
   // none: every retry starts at step 1 and sends both emails again.
   const cli::run_outcome none = scenario_with("none");
-  CHECK_FALSE(holds(none, "one_email_per_step"));
+  CHECK_FALSE(holds(none, "one_effect_per_step"));
   CHECK(holds(none, "every_job_ends"));
   CHECK(holds(none, "no_double_payment"));  // the refund's key still holds it to one
 }

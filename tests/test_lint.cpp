@@ -715,3 +715,37 @@ TEST_CASE("dead_letter_threshold: attempts counted only at failure leave a crash
   c.queue.max_receive_count = 5;  // the broker counts receives, crashes included
   CHECK(lint(c).empty());
 }
+
+// ---- 21. dedupe_window_below_retry_horizon --------------------------------------------
+
+TEST_CASE("dedupe_window_below_retry_horizon: a dedupe window shorter than the retries, on an unrecorded step",
+          "[lint]") {
+  world_config c = clean_config();
+  service_tool_config publish;
+  publish.name = "publish";
+  publish.effect = tool_effect::write;
+  publish.keys = key_handling::dedupe;
+  publish.key_retention = duration::from_s(300);
+  publish.latency = latency_model::fixed(duration::from_ms(50));
+  c.tools.push_back(publish);
+  c.runtime.retry.initial_interval = duration::from_s(10);
+  c.runtime.retry.maximum_interval = duration::from_s(600);
+  c.runtime.retry.maximum_attempts = 10;
+  const job_type order{"order", progress_mode::none, {{"publish", "topic", 0, 1}, {"read", "stock", 0, 1}}};
+  c.jobs.push_back(make_job(order, "order_17"));
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "dedupe_window_below_retry_horizon");
+  CHECK(w.setting == "tools.publish.key_retention");
+  // 10 + 20 + 40 + 80 + 160 + 320 + 600 x 3 seconds
+  CHECK_THAT(w.why, Contains("order_17 step 1 calls publish") && Contains("only for 5m") && Contains("reach 40m30s"));
+  CHECK_THAT(w.fix, Contains("per_step"));
+  c.tools[0].key_retention = duration::from_s(3600);
+  CHECK(lint(c).empty());  // the window outlasts every retry
+  c.runtime.retry.maximum_attempts = 0;
+  CHECK(fires(c, "dedupe_window_below_retry_horizon"));  // unlimited attempts outlast any window
+  c.jobs.back() = make_job(job_type{"order", progress_mode::per_step, order.steps}, "order_17");
+  CHECK(lint(c).empty());  // recorded when it succeeds: no retry repeats it
+  c.jobs.back() = make_job(order, "order_17");
+  c.tools[0].keys = key_handling::stored_response;
+  CHECK_FALSE(fires(c, "dedupe_window_below_retry_horizon"));  // Stripe's layer is write_without_key's business
+}

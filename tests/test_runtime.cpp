@@ -418,15 +418,15 @@ TEST_CASE("an email provider takes no key: a dedupe row claimed before the send 
   world_config c = one_job();
   c.jobs[0] = agent_job("job_1", "inv_1", 500, /*email=*/true);
   c.email.latency = latency_model::fixed(duration::from_ms(200));
-  auto emails = [](world& w) { return w.email().sent().size(); };
+  auto emails = [](world& w) { return w.email().effects().size(); };
   SECTION("without the claim, a crash after the send emails twice") {
     c.runtime.rules.email_dedupe = false;
     c.point_faults.push_back(at("after_tool", "email", 0, point_action::crash));
     world w(c);
     REQUIRE(w.run().all_jobs_ended);
     REQUIRE(emails(w) == 2);
-    CHECK(w.email().sent()[0].reference == "job_1:step_4:email");
-    CHECK(w.email().sent()[1].reference == "job_1:step_4:email");
+    CHECK(w.email().effects()[0].reference == "job_1:step_4:email");
+    CHECK(w.email().effects()[1].reference == "job_1:step_4:email");
   }
   SECTION("with the claim, the replay after that crash finds it and skips the send") {
     c.point_faults.push_back(at("after_tool", "email", 0, point_action::crash));
@@ -450,7 +450,7 @@ TEST_CASE("an email provider takes no key: a dedupe row claimed before the send 
     REQUIRE(w.run().all_jobs_ended);
     CHECK(emails(w) == 1);
     CHECK(records(w, "backoff").size() >= 1);
-    CHECK(w.email().sent()[0].sent_at >= instant::epoch() + duration::from_s(2));
+    CHECK(w.email().effects()[0].at >= instant::epoch() + duration::from_s(2));
   }
   SECTION("the price of at most once: a crash between the claim and the send loses the email") {
     c.point_faults.push_back(at("before_tool", "email", 0, point_action::crash));
@@ -765,7 +765,7 @@ TEST_CASE("a crash at every moment the built-in handler is suspended frees its f
       INFO("checkpoint " << to_string(mode) << ", crash of worker/0 at " << t.us() << " us");
       REQUIRE(w.run().all_jobs_ended);
       CHECK(w.payments().ledger().size() == 1);
-      CHECK(w.email().sent().size() <= 1);
+      CHECK(w.email().effects().size() <= 1);
       CHECK(w.jobs().end_of("job_1") == job_end::done);
     }
   }

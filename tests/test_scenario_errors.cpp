@@ -102,7 +102,23 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:5:1: job[0].amount: unknown key; did you mean `amount_cents`?");
   CHECK(error_of("[vendor]\nlatency = { fix = \"1s\" }\n") ==
         "t.toml:2:13: vendor.latency.fix: unknown key; did you mean `fixed`?");
-  CHECK(error_of("[tools]\nrefund = {}\n") == "t.toml:2:1: tools.refund: unknown key; expected one of email, model, read");
+  CHECK(error_of("[tools]\nrefund = {}\n") == "t.toml:2:1: tools.refund: the refund tool is the payment vendor: set it in [vendor]");
+  CHECK(error_of("[tools.upload]\nlatency = { fixed = \"1s\" }\n") ==
+        "t.toml:1:1: tools.upload.effect: required key is missing; expected effect = \"write\" (it changes something) or \"read\"");
+  CHECK(error_of("[tools.upload]\neffect = \"wirte\"\n") ==
+        "t.toml:2:10: tools.upload.effect: expected \"write\" or \"read\", found string \"wirte\"; did you mean `write`?");
+  CHECK(error_of("[tools.lookup]\neffect = \"read\"\nkeys = \"dedupe\"\n") ==
+        "t.toml:3:8: tools.lookup.keys: a read changes nothing, so there is nothing for a key to dedupe");
+  CHECK(error_of("[tools.upload]\neffect = \"write\"\nkeys = \"ignored\"\nkey_retention = \"5m\"\n") ==
+        "t.toml:4:17: tools.upload.key_retention: keys = \"ignored\": the far side keeps no keys, so a retention does "
+        "nothing (set keys = \"dedupe\" or \"stored_response\")");
+  CHECK(error_of("[tools]\nupload = 3\n") == "t.toml:2:10: tools.upload: expected a table of the tool's settings, found integer 3");
+  CHECK(error_of("[tools.upload]\neffect = \"write\"\n\n[[job]]\nid = \"j\"\nsteps = [{ tool = \"uplaod\" }]\n") ==
+        "t.toml:6:19: job[0].steps[0].tool: expected \"read\", \"model\", \"refund\", \"email\" or \"upload\", found string "
+        "\"uplaod\"; did you mean `upload`?");
+  CHECK(error_of("[tools.emial]\nlatency = { fixed = \"1s\" }\n") ==
+        "t.toml:1:8: tools.emial: no tool is called \"emial\"; did you mean `email`? (a tool of your own needs effect = "
+        "\"write\" or \"read\")");
   CHECK(error_of("\"weird key\" = 1\n") ==
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, dead_letter_queue, "
         "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "

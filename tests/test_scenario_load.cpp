@@ -76,10 +76,20 @@ void check_same(const std::vector<latency_spike>& a, const std::vector<latency_s
   }
 }
 
-void check_same(const simple_tool_config& a, const simple_tool_config& b) {
+void check_same(const service_tool_config& a, const service_tool_config& b) {
   CHECK(a.name == b.name);
+  CHECK(a.effect == b.effect);
+  CHECK(a.keys == b.keys);
   check_same(a.latency, b.latency);
   CHECK(a.unavailable_ppm == b.unavailable_ppm);
+  CHECK(a.rate_limited_ppm == b.rate_limited_ppm);
+  CHECK(a.internal_error_ppm == b.internal_error_ppm);
+  CHECK(a.lost_request_ppm == b.lost_request_ppm);
+  CHECK(a.lost_response_ppm == b.lost_response_ppm);
+  CHECK(a.retry_after == b.retry_after);
+  CHECK(a.key_retention == b.key_retention);
+  CHECK(a.capacity == b.capacity);
+  CHECK(a.ref_prefix == b.ref_prefix);
   CHECK(a.client_timeout == b.client_timeout);
   CHECK(a.round_trip == b.round_trip);
   check_same(a.outages, b.outages);
@@ -253,6 +263,8 @@ void check_same(const world_config& a, const world_config& b) {
   check_same(a.email, b.email);
   check_same(a.model, b.model);
   check_same(a.read, b.read);
+  REQUIRE(a.tools.size() == b.tools.size());
+  for (std::size_t i = 0; i < a.tools.size(); ++i) check_same(a.tools[i], b.tools[i]);
   check_same(a.jobs, b.jobs);
   check_same(a.workload, b.workload);
   check_same_faults(a, b);
@@ -384,6 +396,29 @@ client_timeout = "1s"
 servers = 3
 queue_timeout = "750ms"
 queue_order = "lifo"
+
+[tools.upload]
+effect = "write"
+keys = "dedupe"
+key_retention = "5m"
+latency = { uniform = ["10ms", "30ms"] }
+error_rates = { unavailable = 0.1, rate_limited = 0.2, internal_error = 0.3, lost_request = 0.04, lost_response = 0.05 }
+retry_after = "2s"
+client_timeout = "3s"
+round_trip = "20ms"
+capacity = 40
+servers = 4
+queue_timeout = "1s"
+queue_order = "fifo"
+
+[[tools.upload.outage]]
+start = "2s"
+end = "3s"
+
+[[tools.upload.latency_spike]]
+start = "4s"
+end = "5s"
+extra = "1s"
 
 [[job]]
 id = "job_17"
@@ -537,6 +572,25 @@ world_config everything_config() {
   c.read.latency = latency_model::fixed(duration::from_ms(1));
   c.read.client_timeout = duration::from_s(1);
   c.read.pool = {.servers = 3, .queue_timeout = duration::from_ms(750), .order = queue_order::lifo};
+  service_tool_config upload;
+  upload.name = "upload";
+  upload.effect = tool_effect::write;
+  upload.keys = key_handling::dedupe;
+  upload.key_retention = duration::from_s(300);
+  upload.latency = latency_model::uniform(duration::from_ms(10), duration::from_ms(30));
+  upload.unavailable_ppm = 100'000;
+  upload.rate_limited_ppm = 200'000;
+  upload.internal_error_ppm = 300'000;
+  upload.lost_request_ppm = 40'000;
+  upload.lost_response_ppm = 50'000;
+  upload.retry_after = duration::from_s(2);
+  upload.client_timeout = duration::from_s(3);
+  upload.round_trip = duration::from_ms(20);
+  upload.capacity = 40;
+  upload.pool = {.servers = 4, .queue_timeout = duration::from_s(1), .order = queue_order::fifo};
+  upload.outages.push_back({at(duration::from_s(2)), at(duration::from_s(3))});
+  upload.latency_spikes.push_back({{at(duration::from_s(4)), at(duration::from_s(5))}, duration::from_s(1)});
+  c.tools.push_back(upload);
   job_spec j17 = agent_job("job_17", "inv_17", 1999, true);
   j17.enqueue_at = at(duration::from_s(5));
   c.jobs.push_back(j17);

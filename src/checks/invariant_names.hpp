@@ -23,7 +23,7 @@ inline constexpr std::string_view leases_exclusive_or_absorbed = "leases_exclusi
 inline constexpr std::string_view drain_kills_nothing = "drain_kills_nothing";
 inline constexpr std::string_view database_not_stalled = "database_not_stalled";
 inline constexpr std::string_view done_jobs_paid_in_full = "done_jobs_paid_in_full";
-inline constexpr std::string_view one_email_per_step = "one_email_per_step";
+inline constexpr std::string_view one_effect_per_step = "one_effect_per_step";
 
 // In report order.
 inline constexpr std::array<std::string_view, 13> all = {
@@ -32,7 +32,7 @@ inline constexpr std::array<std::string_view, 13> all = {
     backoff_within_cap,        no_retry_of_non_retryable,
     attempts_monotonic,        leases_exclusive_or_absorbed,
     drain_kills_nothing,       database_not_stalled,
-    done_jobs_paid_in_full,    one_email_per_step,
+    done_jobs_paid_in_full,    one_effect_per_step,
 };
 
 constexpr bool is_known(std::string_view name) { return std::find(all.begin(), all.end(), name) != all.end(); }

@@ -227,7 +227,7 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
       note(drain_kills_nothing, e, "the grace period ended with a slice in flight");
     return;
   }
-  if (const auto* sent = std::get_if<ev::email_sent>(&e.body)) return on_email_sent(e, *sent);
+  if (const auto* sent = std::get_if<ev::effect_done>(&e.body)) return on_effect_done(e, *sent);
   if (const auto* done = std::get_if<ev::job_done>(&e.body)) {
     jobs_[job_id(done->job)].ended = true;
     return;
@@ -245,11 +245,11 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
 }
 
 // A job's watch holds its open slices (a handful; dropped once none is
-// open), and a step's email reference is ~48 bytes of text.
+// open), and a step's effect reference is ~48 bytes of text.
 std::uint64_t invariant_checker::footprint() const {
   return jobs_.size() * (sizeof(job_watch) + sizeof(slice_span)) + sim::footprint_of(job_of_name_) +
          sim::tree_footprint(envelopes_) + envelope_points_ * sizeof(envelope_point) + sim::tree_footprint(heard_) +
-         sim::tree_footprint(emails_sent_) + emails_sent_.size() * 48;
+         sim::tree_footprint(effects_) + effects_.size() * 48;
 }
 
 constexpr std::uint32_t no_job = UINT32_MAX;
@@ -319,16 +319,19 @@ std::string invariant_checker::overlap_why(std::int64_t step, const slice_span& 
                      other.actor, other.attempt, clock(other_wrote), overlap);
 }
 
-// Email providers take no key, so the provider's own log is the truth: a
-// second email for one step is a duplicate the customer sees, whoever sent
-// it (a replayed slice, an overlapping worker, the outbox relay).
-void invariant_checker::on_email_sent(const ev::event& e, const ev::email_sent& sent) {
-  const std::string_view reference = names_->text(sent.reference);
-  if (reference.empty()) return;  // not sent on a job's behalf
-  auto it = emails_sent_.find(reference);
-  if (it == emails_sent_.end()) it = emails_sent_.emplace(std::string(reference), 0).first;
+// A write tool's far side is the truth about its effects: a second email,
+// upload or webhook for one job step (the reference names job, step and
+// tool) is a duplicate the world sees, whoever caused it (a replayed slice,
+// an overlapping worker, the outbox relay, a key the far side ignored or
+// forgot). (The payment vendor's refunds have their own, money invariants.)
+void invariant_checker::on_effect_done(const ev::event& e, const ev::effect_done& done) {
+  const std::string_view reference = names_->text(done.reference);
+  if (reference.empty()) return;  // not made on a job's behalf
+  auto it = effects_.find(reference);
+  if (it == effects_.end()) it = effects_.emplace(std::string(reference), 0).first;
   const std::uint32_t count = ++it->second;
-  if (count > 1) note(one_email_per_step, e, fmt::format("email number {} for {}", count, reference));
+  if (count > 1)
+    note(one_effect_per_step, e, fmt::format("effect number {} for {} at {}", count, reference, names_->text(e.actor)));
 }
 
 // A message retention deleted before its job ended (done or failed) was
@@ -671,8 +674,8 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     if (unpaid_jobs > 1) v.detail += and_more(unpaid_jobs - 1, "job", "jobs");
     out.push_back(std::move(v));
   }
-  out.push_back(streaming(one_email_per_step, "no job step emailed its recipient more than once",
-                          "a job step sent the same email twice"));
+  out.push_back(streaming(one_effect_per_step, "no job step had its write tool's effect twice",
+                          "a job step had its effect twice (an email sent twice, a file uploaded twice ...)"));
   return out;
 }
 

@@ -90,7 +90,7 @@ class invariant_checker final : public event_observer {
   void on_attempt_start(const ev::event& e, const ev::attempt_start& start);
   void on_slice_end(const ev::event& e, const ev::slice_end& end);
   void on_backoff(const ev::event& e, const ev::backoff& b);
-  void on_email_sent(const ev::event& e, const ev::email_sent& sent);
+  void on_effect_done(const ev::event& e, const ev::effect_done& done);
   void on_retention_expired(const ev::event& e, const ev::retention_expired& gone);
   // The event as an evidence line.
   std::string describe(const ev::event& e) const;
@@ -133,7 +133,7 @@ class invariant_checker final : public event_observer {
   std::map<std::uint32_t, std::vector<envelope_point>> envelopes_;  // by job id: the jobs that backed off
   std::uint64_t envelope_points_ = 0;                                // in all of envelopes_
   std::map<std::uint32_t, std::vector<heard_answer>> heard_;        // by job id: the jobs that heard a 4xx
-  std::map<std::string, std::uint32_t, std::less<>> emails_sent_;  // reference (job:step:email) -> sends
+  std::map<std::string, std::uint32_t, std::less<>> effects_;  // reference (job:step:tool) -> effects at the far side
   const name_table* names_ = nullptr;  // the run's, from its first event
 };
 

@@ -60,6 +60,14 @@ void print_settings(const scenario& s) {
                c.split.queue.name, text(c.split.queue.visibility_timeout), c.split.workers);
   fmt::print("vendor     latency {}, client timeout {}, key retention {}\n", c.payments.latency.describe(),
              text(c.payments.client_timeout), text(c.payments.key_retention));
+  for (const service_tool_config& t : c.tools) {
+    const std::string keys = t.keys == key_handling::ignored
+                                 ? std::string("keys ignored")
+                                 : fmt::format("keys {} for {}", to_string(t.keys), text(t.key_retention));
+    fmt::print("tool       {}: {}, {}, latency {}, client timeout {}\n", t.name, to_string(t.effect),
+               t.effect == tool_effect::write ? keys : std::string("no effect"), t.latency.describe(),
+               text(t.client_timeout));
+  }
   fmt::print("jobs       {}, faults {}, crashes {}, deploys {}, broker faults {}\n", job_count(c),
              c.point_faults.size(), c.crashes.size(), c.deploys.size(), c.queue_faults.size());
 }

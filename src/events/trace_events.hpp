@@ -74,7 +74,7 @@ using payload = std::variant<tool_start, tool_call, fault_crash, fault_error, ch
                              message_delete, delete_lost, redrive, redrive_in, retention_expired, vendor_request,
                              vendor_replay, vendor_execute, vendor_response_lost, vendor_commit,
                              vendor_execution_error, vendor_reject, vendor_client_timeout, vendor_answered,
-                             email_sent, key_pruned, pool_wait, pool_wait_abandoned, constraint_violation,
+                             effect_done, key_pruned, pool_wait, pool_wait_abandoned, constraint_violation,
                              store_fenced, store_commit, store_rollback, queue_sample, all_jobs_ended,
                              vendor_dropped, moved_out, dead_letter_alarm, probe_failed,
                              circuit_changed>;

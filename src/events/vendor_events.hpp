@@ -146,19 +146,21 @@ struct vendor_answered {
   }
 };
 
-// An email the provider sent: the `count`-th to that recipient.
-struct email_sent {
-  static constexpr std::string_view kind = "sent";
+// A write tool's effect at its far side (an email sent, a file uploaded, a
+// webhook delivered): the `count`-th on that target. `reference` is the
+// caller's name for the request (job:step:tool).
+struct effect_done {
+  static constexpr std::string_view kind = "effect";
   std::uint64_t req = 0;
   name_id ref = 0;
-  name_id recipient = 0;
+  name_id target = 0;
   name_id reference = 0;
   std::int64_t count = 0;
   template <class V>
   void fields(V& v) const {
     v.integer("req", static_cast<std::int64_t>(req));
     v.name("ref", ref);
-    v.name("recipient", recipient);
+    v.name("target", target);
     v.name("reference", reference);
     v.integer("count", count);
   }

@@ -13,8 +13,12 @@ scenario_size size_of(const world_config& c) {
   for (const std::uint32_t ppm : {c.payments.unavailable_ppm, c.payments.rate_limited_ppm, c.payments.internal_error_ppm,
                                   c.payments.lost_request_ppm, c.payments.lost_response_ppm})
     s.faults += ppm != 0;
-  for (const simple_tool_config* t : {&c.email, &c.model, &c.read})
-    s.faults += t->outages.size() + t->latency_spikes.size() + (t->unavailable_ppm != 0);
+  for (const service_tool_config* t : service_tools(c)) {
+    s.faults += t->outages.size() + t->latency_spikes.size();
+    for (const std::uint32_t ppm : {t->unavailable_ppm, t->rate_limited_ppm, t->internal_error_ppm, t->lost_request_ppm,
+                                    t->lost_response_ppm})
+      s.faults += ppm != 0;
+  }
   return s;
 }
 

@@ -13,16 +13,31 @@ namespace {
 using namespace scenario_detail;
 using sim::duration;
 
-constexpr std::string_view tool_names[] = {"email", "model", "read"};
-
-// The defaults of latency_model for each far side (payment_vendor_config and
-// simple_tools' default_config): their medians are the fixed latencies tried.
+// The default latency of each far side (payment_vendor_config, the
+// built-in tools' configs and a tool of your own, load_tools.cpp): its
+// median is the fixed latency tried.
 struct far_side {
-  std::string_view path;
-  std::string_view median;
+  std::string path;
+  std::string median;
 };
-constexpr far_side far_sides[] = {
-    {"vendor", "300ms"}, {"tools.email", "150ms"}, {"tools.model", "4s"}, {"tools.read", "5ms"}};
+
+// "tools.email", "tools.model", "tools.read", then the file's own tools.
+std::vector<std::string> tool_paths(const doc_node& root) {
+  std::vector<std::string> out = {"tools.email", "tools.model", "tools.read"};
+  const doc_node* tools = root.find("tools");
+  if (tools == nullptr || !tools->is_table()) return out;
+  for (const doc_entry& e : tools->entries)
+    if (e.key != "email" && e.key != "model" && e.key != "read" && parse_key_path("tools." + e.key))
+      out.push_back("tools." + e.key);
+  return out;
+}
+
+std::vector<far_side> far_sides(const doc_node& root) {
+  std::vector<far_side> out = {{"vendor", "300ms"}, {"tools.email", "150ms"}, {"tools.model", "4s"}, {"tools.read", "5ms"}};
+  const std::vector<std::string> tools = tool_paths(root);
+  for (std::size_t i = 3; i < tools.size(); ++i) out.push_back({tools[i], "100ms"});
+  return out;
+}
 
 key_path path_of(std::string_view text) { return *parse_key_path(text); }
 
@@ -98,9 +113,9 @@ class shrinker {
   // (removing one leaves the indices of those before it as they were).
   void remove_items() {
     std::vector<std::string> arrays{"fault", "queue_fault", "crash", "deploy", "vendor.outage", "vendor.latency_spike"};
-    for (const std::string_view tool : tool_names) {
-      arrays.push_back("tools." + std::string(tool) + ".outage");
-      arrays.push_back("tools." + std::string(tool) + ".latency_spike");
+    for (const std::string& tool : tool_paths(out_.doc)) {
+      arrays.push_back(tool + ".outage");
+      arrays.push_back(tool + ".latency_spike");
     }
     for (const std::string& array : arrays) {
       for (std::size_t i = array_size(out_.doc, array); i-- > 0;) {
@@ -115,7 +130,12 @@ class shrinker {
     std::vector<std::string> rates;
     for (const std::string_view r : {"unavailable", "rate_limited", "internal_error", "lost_request", "lost_response"})
       rates.push_back("vendor.error_rates." + std::string(r));
-    for (const std::string_view tool : tool_names) rates.push_back("tools." + std::string(tool) + ".error_rates.unavailable");
+    // Every tool's unavailable first, as before there were other rates to try.
+    const std::vector<std::string> tools = tool_paths(out_.doc);
+    for (const std::string& tool : tools) rates.push_back(tool + ".error_rates.unavailable");
+    for (const std::string& tool : tools)
+      for (const std::string_view r : {"rate_limited", "internal_error", "lost_request", "lost_response"})
+        rates.push_back(tool + ".error_rates." + std::string(r));
     for (const std::string& rate : rates) {
       const doc_node* n = find_node(out_.doc, path_of(rate));
       if (n == nullptr) continue;
@@ -212,10 +232,10 @@ class shrinker {
   }
 
   void fixed_latencies() {
-    for (const far_side& side : far_sides) {
-      const std::string path = std::string(side.path) + ".latency";
+    for (const far_side& side : far_sides(out_.doc)) {
+      const std::string path = side.path + ".latency";
       const doc_node* n = find_node(out_.doc, path_of(path));
-      std::string fixed(side.median);
+      std::string fixed = side.median;
       std::string was = "the default lognormal";
       if (n != nullptr && n->is_table()) {
         if (n->find("fixed") != nullptr) continue;

@@ -37,33 +37,45 @@ bool nonzero(const doc_node& n) {
 }
 
 // The windows and rates of the far sides: each a fault kind named by its key
-// path. Built and parsed once (every run of an exploration asks), then only read.
+// path. The built-ins' are parsed once (every run of an exploration asks);
+// a file's own tools ([tools.NAME]) add theirs.
 struct far_side {
   std::string path;
   key_path key;
   bool window;  // a list of time windows (outage, latency_spike), not a rate
 };
 
-const std::vector<far_side>& far_sides() {
+void add_far_side(std::vector<far_side>& out, std::string base) {
+  std::vector<std::string> paths{base + ".outage", base + ".latency_spike"};
+  for (const std::string_view rate : vendor_rates) paths.push_back(base + ".error_rates." + std::string(rate));
+  for (std::string& path : paths) {
+    const std::optional<key_path> key = parse_key_path(path);
+    TWICE_CHECK(key.has_value());
+    const bool window = path.ends_with(".outage") || path.ends_with(".latency_spike");
+    out.push_back(far_side{std::move(path), *key, window});
+  }
+}
+
+const std::vector<far_side>& builtin_far_sides() {
   static const std::vector<far_side> sides = [] {
-    std::vector<std::string> paths{"vendor.outage", "vendor.latency_spike"};
-    for (const std::string_view rate : vendor_rates) paths.push_back("vendor.error_rates." + std::string(rate));
-    for (const std::string_view tool : tool_names) {
-      const std::string base = "tools." + std::string(tool);
-      paths.push_back(base + ".outage");
-      paths.push_back(base + ".latency_spike");
-      paths.push_back(base + ".error_rates.unavailable");
-    }
     std::vector<far_side> out;
-    for (std::string& path : paths) {
-      const std::optional<key_path> key = parse_key_path(path);
-      TWICE_CHECK(key.has_value());
-      const bool window = path.ends_with(".outage") || path.ends_with(".latency_spike");
-      out.push_back(far_side{std::move(path), *key, window});
-    }
+    add_far_side(out, "vendor");
+    for (const std::string_view tool : tool_names) add_far_side(out, "tools." + std::string(tool));
     return out;
   }();
   return sides;
+}
+
+std::vector<far_side> far_sides(const doc_node& root) {
+  std::vector<far_side> out = builtin_far_sides();
+  const doc_node* tools = root.find("tools");
+  if (tools == nullptr || !tools->is_table()) return out;
+  for (const doc_entry& e : tools->entries) {
+    if (std::find(std::begin(tool_names), std::end(tool_names), e.key) != std::end(tool_names)) continue;
+    // A name that is no key path (the loader refuses it) has no far side to vary.
+    if (e.value.is_table() && parse_key_path("tools." + e.key)) add_far_side(out, "tools." + e.key);
+  }
+  return out;
 }
 
 std::string decimal_ppm(std::int64_t ppm) {
@@ -93,7 +105,7 @@ std::vector<std::string> fault_kinds(const doc_node& root) {
     for (const doc_node& item : n->items)
       if (item.is_table()) out.push_back(fault_kind_of(array, item));
   }
-  for (const far_side& side : far_sides()) {
+  for (const far_side& side : far_sides(root)) {
     const doc_node* n = find_node(root, side.key);
     if (n == nullptr) continue;
     if (side.window ? (n->is_array() && !n->items.empty()) : nonzero(*n)) out.push_back(side.path);
@@ -113,7 +125,7 @@ void remove_fault_kind(doc_node& root, std::string_view kind) {
       break;
     }
   }
-  for (const far_side& side : far_sides())
+  for (const far_side& side : far_sides(root))
     if (side.path == kind) remove_node(root, side.key);
 }
 

@@ -98,13 +98,13 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
     co_return slice_outcome::success();
   }
   const std::string key = ctx.key_for(step, spec.tool);
-  // Emails go out through a provider that takes no key; the local claim is
-  // the only defence, recorded under the step's stable name whatever the
-  // key discipline.
+  // A far side that ignores keys (most email providers, many webhooks): the
+  // local claim is the only defence, recorded under the step's stable name
+  // whatever the key discipline.
   const bool claim_email = !t.accepts_key() && rules.email_dedupe;
   const std::string claim = ctx.job().id + ":step_" + std::to_string(step) + ":" + spec.tool;
 
-  if (rules.ledger_guard && !key.empty()) {
+  if (rules.ledger_guard && t.moves_money() && !key.empty()) {
     transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
     const bool done = (co_await tx.find_ledger(key)).has_value();
     co_await tx.commit();
@@ -148,7 +148,7 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
 
   // Record the effect locally, with the checkpoint, in one transaction.
   transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
-  if (t.accepts_key()) {
+  if (t.moves_money()) {
     ledger_row row;
     row.key = key;
     row.amount_cents = spec.amount_cents;

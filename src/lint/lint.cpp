@@ -240,27 +240,28 @@ void write_without_key(const world_config& config, std::vector<lint_warning>& ou
   }
 }
 
-// Each built-in tool as a caller sees it: how long it takes, and how long
-// the caller waits. Write tools first.
+// Each tool as a caller sees it: how long it takes, how long the caller
+// waits, whether it changes something. Write tools first: the payment
+// vendor, then email, model, read, then the scenario's own in order.
 struct called_tool {
   std::string_view step_name;
   const latency_model* latency;
   sim::duration client_timeout;
+  bool writes = false;
   // How long a call can hold its caller: the p99, bounded by the timeout.
   sim::duration hold() const { return std::min(latency->p99(), client_timeout); }
 };
-std::array<called_tool, 4> called_tools(const world_config& config) {
-  return {{
-      {tool_name::refund, &config.payments.latency, config.payments.client_timeout},
-      {tool_name::email, &config.email.latency, config.email.client_timeout},
-      {tool_name::model, &config.model.latency, config.model.client_timeout},
-      {tool_name::read, &config.read.latency, config.read.client_timeout},
-  }};
+std::vector<called_tool> called_tools(const world_config& config) {
+  std::vector<called_tool> out = {{tool_name::refund, &config.payments.latency, config.payments.client_timeout, true}};
+  for (const service_tool_config* t : service_tools(config))
+    out.push_back({t->name, &t->latency, t->client_timeout, t->effect == tool_effect::write});
+  std::stable_partition(out.begin(), out.end(), [](const called_tool& t) { return t.writes; });
+  return out;
 }
 
 void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.heartbeat_interval) return;
-  const std::array<called_tool, 4> tools = called_tools(config);
+  const std::vector<called_tool> tools = called_tools(config);
   // A split tool's steps run on the split queue, under its own lease.
   auto lease_of = [&](std::string_view step_name) {
     return step_name == config.runtime.rules.split_tool ? config.split.queue.visibility_timeout : visibility(config);
@@ -288,7 +289,7 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
           : fmt::format("client timeout {} (its latency {} has p99 {})", text(worst->client_timeout),
                         worst->latency->describe(), text(p99));
   const bool split = worst->step_name == config.runtime.rules.split_tool;
-  const bool read_only = worst->step_name == tool_name::model || worst->step_name == tool_name::read;
+  const bool read_only = !worst->writes;
   const sim::duration lease = lease_of(worst->step_name);
   const std::string_view setting = split ? std::string_view("split.visibility_timeout") : visibility_setting(config);
   out.push_back(
@@ -653,9 +654,8 @@ void batch_without_item_progress(const world_config& config, std::vector<lint_wa
 // can tip it into a storm that outlives the slowdown (server_pool.hpp).
 void retries_without_budget(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.retry_budget || config.runtime.circuit_breaker || config.runtime.retry.maximum_attempts == 1) return;
-  const std::pair<std::string_view, const simple_tool_config*> tools[] = {
-      {tool_name::email, &config.email}, {tool_name::model, &config.model}, {tool_name::read, &config.read}};
-  for (const auto& [name, tool] : tools) {
+  for (const service_tool_config* tool : service_tools(config)) {
+    const std::string_view name = tool->name;
     const server_pool_config& pool = tool->pool;
     if (pool.servers == 0 || pool.queue_timeout || pool.order == queue_order::lifo) continue;
     const std::optional<tool_use> use = find_use(config, {name});
@@ -716,6 +716,41 @@ void redrive_after_key_expiry(const world_config& config, std::vector<lint_warni
                  "\"per_item\": a checkpoint after the write), or redrive within the key's lifetime."});
 }
 
+// A far side that deduplicates on the key only for a window (SQS and SNS
+// FIFO: five minutes), called in a step that is not recorded when it
+// succeeds: a retry after a later step's failure repeats the call, and one
+// that comes after the window has its effect again. The retries' reach is
+// the sum of the backoff envelopes up to retry.maximum_attempts (with
+// unlimited attempts, or a redrive, it has no end).
+void dedupe_window_below_retry_horizon(const world_config& config, std::vector<lint_warning>& out) {
+  const discipline& rules = config.runtime.rules;
+  if (rules.key == key_mode::none || !rules.pass_key_to_vendor) return;  // no key: write_without_key's case
+  const retry_policy& retry = config.runtime.retry;
+  const bool endless = retry.maximum_attempts == 0 || config.dead_letter_redrive.has_value();
+  sim::duration horizon = sim::duration::zero();
+  for (std::uint32_t n = 0; !endless && n + 1 < retry.maximum_attempts && horizon < uncapped_ceiling; ++n)
+    horizon = horizon + backoff_envelope(retry, n);
+  for (const service_tool_config* tool : service_tools(config)) {
+    if (tool->keys != key_handling::dedupe || tool->effect != tool_effect::write) continue;
+    if (!endless && tool->key_retention >= horizon) continue;
+    const std::optional<unrecorded_use> found =
+        first_unrecorded(config, [&](const step_spec& s) { return s.tool == tool->name; });
+    if (!found) continue;
+    const std::string reach = endless ? std::string("have no end (unlimited attempts, or a redrive)")
+                                      : "reach " + text(horizon) + " after the first attempt";
+    out.push_back({"dedupe_window_below_retry_horizon", "tools." + tool->name + ".key_retention",
+                   fmt::format("{} calls {}, whose far side drops a repeated key only for {} (a dedupe window), in "
+                               "a step that is not recorded when it succeeds (progress = \"none\", or a batch "
+                               "recorded at its end). A later step's failure retries the job from before the call, "
+                               "and the retries {}: one past the window has the effect again.",
+                               where(found->use), tool->name, text(tool->key_retention), reach),
+                   "Record the step when it succeeds (progress = \"per_step\" or \"per_item\"), so no retry "
+                   "repeats it; a window the far side fixes (SQS FIFO's five minutes) cannot be stretched to "
+                   "the retries."});
+    return;  // one warning names the first such tool
+  }
+}
+
 // A liveness probe answered by the worker's loop, and a tool call that can
 // block that loop longer than the probe tolerates: the kubelet restarts the
 // pod in the middle of the call (runtime/liveness_probe.hpp). The worst for
@@ -737,8 +772,7 @@ void liveness_probe_blocked(const world_config& config, std::vector<lint_warning
                      "{} (p99 {}, client timeout {}): the kubelet kills the pod in the middle of the call{}.",
                      probe.failure_threshold, text(probe.period), text(probe.timeout), text(tolerated), where(*use),
                      t.step_name, text(hold), text(t.latency->p99()), text(t.client_timeout),
-                     t.step_name == tool_name::refund || t.step_name == tool_name::email
-                         ? ", whose effect may land with nobody left to record it"
+                     t.writes ? ", whose effect may land with nobody left to record it"
                          : ""),
          "Answer the probe from a thread of its own (or probe the process, not the work), or make failure_threshold "
          "x period exceed the slowest call; and give every write a key, so a restart mid-call replays instead of "
@@ -752,7 +786,7 @@ void liveness_probe_blocked(const world_config& config, std::vector<lint_warning
 // slice's length is its job's calls, each the p99 bounded by the caller's
 // timeout (model and read included: they hold the slice as long).
 void drain_grace_below_work(const world_config& config, std::vector<lint_warning>& out) {
-  const std::array<called_tool, 4> tools = called_tools(config);
+  const std::vector<called_tool> tools = called_tools(config);
   std::string longest_job;
   sim::duration longest;
   for_each_job(config, [&](const job_spec& job) {
@@ -828,6 +862,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   liveness_probe_blocked(config, out);
   drain_grace_below_work(config, out);
   client_timeout_below_p99(config, out);
+  dedupe_window_below_retry_horizon(config, out);
   return out;
 }
 

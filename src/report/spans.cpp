@@ -196,7 +196,7 @@ class span_builder {
       finish("error", {});
     } else if (std::holds_alternative<ev::vendor_answered>(e.body)) {
       finish("answered", {});
-    } else if (const auto* s = std::get_if<ev::email_sent>(&e.body)) {
+    } else if (const auto* s = std::get_if<ev::effect_done>(&e.body)) {
       finish("answered", text(s->ref));
     } else if (const auto* r = std::get_if<ev::vendor_reject>(&e.body)) {
       note("reject", std::to_string(r->status) + " " + text(r->error_code));

@@ -123,9 +123,9 @@ const std::map<std::string_view, formatter>& formatters() {
          return fmt::format("request {} dropped unserved after {} in the queue (503)", num(r, "req"),
                             secs(num(r, "waited_us")));
        }},
-      {"sent",
+      {"effect",
        [](const sim::trace_record& r) {
-         return fmt::format("email {} sent to {} for {} (email number {} to them)", str(r, "ref"), str(r, "recipient"),
+         return fmt::format("effect {} on {} for {} (number {} on that target)", str(r, "ref"), str(r, "target"),
                             str(r, "reference"), num(r, "count"));
        }},
       {"hand_off",

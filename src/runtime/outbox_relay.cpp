@@ -87,7 +87,7 @@ sim::task<bool> outbox_relay::relay_one(const outbox_row& row) {
 
   // Sent (or refused for good): record what the far side did, mark the row.
   transaction tx = co_await services_.db.begin(std::string(relay_actor));
-  if (r.ok() && t.accepts_key()) {
+  if (r.ok() && t.moves_money()) {
     ledger_row entry;
     entry.key = row.key;
     entry.amount_cents = row.amount_cents;

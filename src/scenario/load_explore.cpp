@@ -78,36 +78,26 @@ constexpr variable_key variable_keys[] = {
     time_key("vendor.latency_spike[].start"),
     time_key("vendor.latency_spike[].end"),
     day_key("vendor.latency_spike[].extra"),
-    ppm_key("tools.email.error_rates.unavailable"),
-    ppm_key("tools.model.error_rates.unavailable"),
-    ppm_key("tools.read.error_rates.unavailable"),
-    day_key("tools.email.latency.fixed"),
-    day_key("tools.model.latency.fixed"),
-    day_key("tools.read.latency.fixed"),
-    day_key("tools.email.client_timeout"),
-    day_key("tools.model.client_timeout"),
-    day_key("tools.read.client_timeout"),
-    time_key("tools.email.outage[].start"),
-    time_key("tools.email.outage[].end"),
-    time_key("tools.model.outage[].start"),
-    time_key("tools.model.outage[].end"),
-    time_key("tools.read.outage[].start"),
-    time_key("tools.read.outage[].end"),
-    time_key("tools.email.latency_spike[].start"),
-    time_key("tools.email.latency_spike[].end"),
-    day_key("tools.email.latency_spike[].extra"),
-    int_key("tools.email.servers", 0, 1'000'000),
-    {"tools.email.queue_timeout", explore_value::duration, 1, day_us},
-    time_key("tools.model.latency_spike[].start"),
-    time_key("tools.model.latency_spike[].end"),
-    day_key("tools.model.latency_spike[].extra"),
-    int_key("tools.model.servers", 0, 1'000'000),
-    {"tools.model.queue_timeout", explore_value::duration, 1, day_us},
-    time_key("tools.read.latency_spike[].start"),
-    time_key("tools.read.latency_spike[].end"),
-    day_key("tools.read.latency_spike[].extra"),
-    int_key("tools.read.servers", 0, 1'000'000),
-    {"tools.read.queue_timeout", explore_value::duration, 1, day_us},
+    // Any tool's but the payment vendor's ([vendor] above): NAME stands
+    // for email, model, read or a tool of the file's own.
+    ppm_key("tools.NAME.error_rates.unavailable"),
+    ppm_key("tools.NAME.error_rates.rate_limited"),
+    ppm_key("tools.NAME.error_rates.internal_error"),
+    ppm_key("tools.NAME.error_rates.lost_request"),
+    ppm_key("tools.NAME.error_rates.lost_response"),
+    day_key("tools.NAME.latency.fixed"),
+    day_key("tools.NAME.client_timeout"),
+    day_key("tools.NAME.retry_after"),
+    day_key("tools.NAME.round_trip"),
+    {"tools.NAME.key_retention", explore_value::duration, 0, ten_years_us},
+    int_key("tools.NAME.capacity", 0, 1'000'000),
+    time_key("tools.NAME.outage[].start"),
+    time_key("tools.NAME.outage[].end"),
+    time_key("tools.NAME.latency_spike[].start"),
+    time_key("tools.NAME.latency_spike[].end"),
+    day_key("tools.NAME.latency_spike[].extra"),
+    int_key("tools.NAME.servers", 0, 1'000'000),
+    {"tools.NAME.queue_timeout", explore_value::duration, 1, day_us},
     time_key("job[].enqueue_at"),
     int_key("job[].steps[].items", 1, 1'000),
     int_key("job_type[].steps[].items", 1, 1'000),
@@ -219,14 +209,34 @@ std::string describe_bound(explore_value kind, std::int64_t v) {
   return std::to_string(v);
 }
 
-void load_range(const table_reader& root, const doc_entry& e, explore_spec& out) {
+// "tools.upload.servers" -> "tools.NAME.servers" when upload is a tool the
+// file may call (not the payment vendor, which is [vendor]); `tool` gets the name.
+std::string tool_pattern(const key_path& p, std::span<const std::string_view> tools, std::string& tool) {
+  std::string pattern = p.pattern();
+  if (p.segments.size() < 2 || p.segments[0].name != "tools" || p.segments[0].index || p.segments[1].index)
+    return pattern;
+  const std::string& name = p.segments[1].name;
+  if (name == "refund") return pattern;
+  if (std::find(tools.begin(), tools.end(), name) == tools.end()) {
+    // A mistyped name: suggestions name the tool it is closest to.
+    if (const std::optional<std::string_view> near = closest(name, tools); near && *near != "refund") tool = *near;
+    return pattern;
+  }
+  tool = name;
+  return "tools.NAME" + pattern.substr(std::string_view("tools.").size() + name.size());
+}
+
+void load_range(const table_reader& root, const doc_entry& e, std::span<const std::string_view> tools,
+                explore_spec& out) {
   diagnostics& d = root.diag();
   const std::string where = child_path("explore.vary", e.key);
   const std::optional<key_path> split_key = parse_key_path(e.key);
   const variable_key* known = nullptr;
+  std::string tool = "email";  // what NAME reads as in a suggestion
   if (split_key) {
+    const std::string pattern = tool_pattern(*split_key, tools, tool);
     for (const variable_key& k : variable_keys)
-      if (k.pattern == split_key->pattern()) known = &k;
+      if (k.pattern == pattern) known = &k;
   }
   if (known == nullptr && e.value.is_table()) {
     d.error(e.key_pos, where,
@@ -235,8 +245,11 @@ void load_range(const table_reader& root, const doc_entry& e, explore_spec& out)
   }
   if (known == nullptr) {
     std::vector<std::string> shown;
-    for (const variable_key& k : variable_keys)
-      shown.push_back(with_indices(k.pattern, split_key ? split_key->indices() : std::vector<std::size_t>{}));
+    for (const variable_key& k : variable_keys) {
+      std::string pattern(k.pattern);
+      if (pattern.starts_with("tools.NAME.")) pattern.replace(6, 4, tool);
+      shown.push_back(with_indices(pattern, split_key ? split_key->indices() : std::vector<std::size_t>{}));
+    }
     std::vector<std::string_view> candidates(shown.begin(), shown.end());
     std::string hint = did_you_mean(e.key, candidates);
     if (hint.empty()) hint = "; see docs/scenario-format.md, [explore], for the keys that may vary";
@@ -274,7 +287,7 @@ void load_explore(const table_reader& root, load_state& s, explore_spec& out) {
   const table_reader r(s.d, *t, "explore", {"swarm", "vary"});
   r.boolean("swarm", out.swarm);
   if (const doc_node* vary = r.table("vary")) {
-    for (const doc_entry& e : vary->entries) load_range(root, e, out);
+    for (const doc_entry& e : vary->entries) load_range(root, e, s.tool_names, out);
   }
 }
 

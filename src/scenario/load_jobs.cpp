@@ -46,11 +46,11 @@ std::optional<step_template> load_step(const load_state& s, const doc_node& n, c
   step_template step;
   bool ok = true;
   if (const doc_node* tool = r.get("tool")) {
-    const auto i = read_choice_index(s.d, *tool, r.path_of("tool"), tool_names);
-    if (i) step.tool = tool_names[*i];
+    const auto i = read_choice_index(s.d, *tool, r.path_of("tool"), s.tool_names);
+    if (i) step.tool = std::string(s.tool_names[*i]);
     ok = i.has_value();
   } else {
-    r.missing("tool", quoted_choices(tool_names));
+    r.missing("tool", quoted_choices(s.tool_names));
     ok = false;
   }
   if (r.get("target") != nullptr) ok = r.string("target", step.target) && ok;

@@ -1,5 +1,6 @@
-// [vendor] (the payment API) and [tools.email], [tools.model], [tools.read]:
-// latency, error rates, timeouts and the fault windows of each far side.
+// [vendor] (the payment API) and [tools.NAME] (the built-in email, model and
+// read, and any tool of the scenario's own): what each far side does with a
+// key, its latency, error rates, timeouts, capacity and fault windows.
 
 #include "scenario/sections.hpp"
 
@@ -140,7 +141,9 @@ void load_bad_invoices(const table_reader& r, payment_vendor_config& v) {
   }
 }
 
-void load_vendor_error_rates(const table_reader& vendor, payment_vendor_config& v) {
+// The payment vendor's and every other tool's: the same five rates.
+template <class Config>
+void load_error_rates(const table_reader& vendor, Config& v) {
   const doc_node* t = vendor.table("error_rates");
   if (t == nullptr) return;
   const table_reader r(vendor.diag(), *t, vendor.path_of("error_rates"),
@@ -160,7 +163,7 @@ void load_vendor(const table_reader& root, load_state& s) {
                         "key_retention", "capacity", "outage", "latency_spike"});
   payment_vendor_config& v = s.world.payments;
   load_latency(r, v.latency);
-  load_vendor_error_rates(r, v);
+  load_error_rates(r, v);
   r.duration("retry_after", v.retry_after, day_limits);
   r.duration("client_timeout", v.client_timeout, day_limits);
   r.duration("round_trip", v.round_trip, day_limits);
@@ -184,39 +187,109 @@ void load_server_pool(const table_reader& r, server_pool_config& pool) {
       r.diag().error(r.pos_of(key), r.path_of(key), "needs `servers` (a queue forms only in front of a fixed number of servers)");
 }
 
-void load_simple_tool(const table_reader& tools, std::string_view name, simple_tool_config& c) {
-  const doc_node* t = tools.table(name);
-  if (t == nullptr) return;
-  const table_reader r(tools.diag(), *t, tools.path_of(name),
-                       {"latency", "error_rates", "client_timeout", "round_trip", "outage", "latency_spike", "servers",
-                        "queue_timeout", "queue_order"});
+// The keys every [tools.NAME] table may have, the built-ins' included.
+#define TWICE_TOOL_KEYS                                                                                            \
+  "effect", "keys", "latency", "error_rates", "retry_after", "client_timeout", "round_trip", "key_retention",     \
+      "capacity", "outage", "latency_spike", "servers", "queue_timeout", "queue_order"
+
+constexpr std::size_t own_tools_max = 64;
+
+void load_service_tool(const table_reader& r, service_tool_config& c) {
+  static const named<tool_effect> effects[] = {{"write", tool_effect::write}, {"read", tool_effect::read}};
+  static const named<key_handling> keys[] = {{"ignored", key_handling::ignored},
+                                             {"dedupe", key_handling::dedupe},
+                                             {"stored_response", key_handling::stored_response}};
+  r.choice("effect", c.effect, effects);
+  r.choice("keys", c.keys, keys);
   load_latency(r, c.latency);
   load_server_pool(r, c.pool);
-  if (const doc_node* rates = r.table("error_rates")) {
-    // Simple tools answer only 503s: they have no idempotency layer to fail in.
-    const table_reader e(tools.diag(), *rates, r.path_of("error_rates"), {"unavailable"});
-    e.ppm("unavailable", c.unavailable_ppm);
-  }
+  load_error_rates(r, c);
+  r.duration("retry_after", c.retry_after, day_limits);
   r.duration("client_timeout", c.client_timeout, day_limits);
   r.duration("round_trip", c.round_trip, day_limits);
+  r.duration("key_retention", c.key_retention, {duration::zero(), instant_offset_max, " (ten years)"});
+  r.integer("capacity", c.capacity, {0, 1'000'000, " (0: unlimited)"});
   load_windows(r, c.outages, c.latency_spikes);
+  // A key window only means something where keys are looked at.
+  if (c.keys == key_handling::ignored && r.get("key_retention") != nullptr && r.get("keys") != nullptr)
+    r.diag().error(r.pos_of("key_retention"), r.path_of("key_retention"),
+                   "keys = \"ignored\": the far side keeps no keys, so a retention does nothing (set keys = "
+                   "\"dedupe\" or \"stored_response\")");
 }
 
-void load_simple_tools(const table_reader& root, load_state& s) {
-  const doc_node* t = root.table("tools");
-  if (t == nullptr) return;
-  // The payment vendor is [vendor]; "refund" here would be a second way to say it.
-  const table_reader r(s.d, *t, "tools", {"email", "model", "read"});
-  load_simple_tool(r, "email", s.world.email);
-  load_simple_tool(r, "model", s.world.model);
-  load_simple_tool(r, "read", s.world.read);
+// A tool of the scenario's own: its name is how steps and faults call it,
+// and goes into keys ("job_1:step_2:upload") and actors ("vendor/upload").
+void load_own_tool(load_state& s, const doc_entry& entry, const std::string& path) {
+  if (s.world.tools.size() == own_tools_max) {
+    s.d.error(entry.key_pos, path, "at most " + std::to_string(own_tools_max) + " tools of your own");
+    return;
+  }
+  doc_node name_node;
+  name_node.type = doc_node::kind::string;
+  name_node.pos = entry.key_pos;
+  name_node.text = entry.key;
+  if (!read_identifier(s.d, name_node, path)) return;
+  if (entry.key.find('.') != std::string::npos) {
+    s.d.error(entry.key_pos, path, "a tool's name may not contain '.' (it is part of key paths like tools.NAME.latency)");
+    return;
+  }
+  const table_reader r(s.d, entry.value, path, {TWICE_TOOL_KEYS});
+  // [tools.emial] with no effect is a typo of a built-in, not a new tool.
+  static constexpr std::string_view builtins[] = {"email", "model", "read", "refund"};
+  const std::optional<std::string_view> near = closest(entry.key, builtins);
+  if (r.get("effect") == nullptr && near) {
+    s.d.error(entry.key_pos, path,
+              "no tool is called " + quote(entry.key) + did_you_mean(entry.key, builtins) +
+                  " (a tool of your own needs effect = \"write\" or \"read\")");
+    return;
+  }
+  service_tool_config c;
+  c.name = entry.key;
+  c.latency = latency_model::lognormal(sim::duration::from_ms(100), sim::duration::from_s(1));
+  if (r.get("effect") == nullptr) r.missing("effect", "effect = \"write\" (it changes something) or \"read\"");
+  load_service_tool(r, c);
+  if (c.effect == tool_effect::read && r.get("keys") != nullptr && c.keys != key_handling::ignored)
+    s.d.error(r.pos_of("keys"), r.path_of("keys"), "a read changes nothing, so there is nothing for a key to dedupe");
+  s.world.tools.push_back(std::move(c));
 }
+
+void load_listed_tools(load_state& s, const doc_node& tools) {
+  for (const doc_entry& entry : tools.entries) {
+    const std::string path = child_path("tools", entry.key);
+    if (!entry.value.is_table()) {
+      s.d.error(entry.value.pos, path, "expected a table of the tool's settings, found " + describe_found(entry.value));
+      continue;
+    }
+    if (entry.key == "refund") {
+      // The payment vendor is [vendor]; "refund" here would be a second way to say it.
+      s.d.error(entry.key_pos, path, "the refund tool is the payment vendor: set it in [vendor]");
+      continue;
+    }
+    service_tool_config* builtin = entry.key == "email"   ? &s.world.email
+                                   : entry.key == "model" ? &s.world.model
+                                   : entry.key == "read"  ? &s.world.read
+                                                          : nullptr;
+    if (builtin != nullptr) {
+      load_service_tool(table_reader(s.d, entry.value, path, {TWICE_TOOL_KEYS}), *builtin);
+      continue;
+    }
+    load_own_tool(s, entry, path);
+  }
+}
+void load_service_tools(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("tools");
+  if (t != nullptr) load_listed_tools(s, *t);
+  s.tool_names = {"read", "model", "refund", "email"};
+  for (const service_tool_config& c : s.world.tools) s.tool_names.push_back(c.name);
+}
+
+#undef TWICE_TOOL_KEYS
 
 }  // namespace
 
 void load_tools(const table_reader& root, load_state& s) {
   load_vendor(root, s);
-  load_simple_tools(root, s);
+  load_service_tools(root, s);
 }
 
 }  // namespace twice::scenario_detail

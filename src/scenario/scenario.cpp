@@ -67,7 +67,7 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
                           {"name", "seed", "budget", "trace", "queue", "dead_letter_queue", "workers", "runtime",
                            "retry", "discipline", "split", "store", "vendor", "tools", "job_type", "job", "workload", "fault", "crash",
                            "deploy", "queue_fault", "expect", "explore", "lint"});
-  load_state state{d, out.world, out.expect, {}, {}, {}, true, {}, {}};
+  load_state state{d, out.world, out.expect, {}, {}, {}, true, {}, {}, {}};
   load_name(root, out);
   // In dependency order: faults refer to workers and jobs.
   load_settings(root, state);

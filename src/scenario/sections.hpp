@@ -31,10 +31,10 @@ struct load_state {
   bool job_ids_complete = true;                            // false when some job's id did not load
   std::map<std::string, job_type, std::less<>> job_types;  // [[job_type]] by name
   std::map<std::string, source_pos, std::less<>> job_type_names;  // every [[job_type]] name, loaded or not
+  // The tools a step or a fault may name: the built-ins, then the
+  // scenario's own (views of world.tools' names), set by load_tools.
+  std::vector<std::string_view> tool_names;
 };
-
-// The tools a step may name: the step names the world registers.
-inline constexpr std::string_view tool_names[] = {"read", "model", "refund", "email"};
 
 void load_settings(const table_reader& root, load_state& s);  // seed, name aside: [budget] .. [store]
 void load_tools(const table_reader& root, load_state& s);     // [vendor], [tools.*]

@@ -52,6 +52,9 @@ class tool {
   // The far side honours idempotency keys (Stripe does; most email
   // providers do not).
   virtual bool accepts_key() const = 0;
+  // Its effects are money, recorded in our own ledger (the payment vendor's
+  // refunds), which the money invariants compare with the far side's.
+  virtual bool moves_money() const { return false; }
   virtual sim::task<tool_result> call(tool_call request) = 0;
 };
 

@@ -23,6 +23,7 @@ struct stored_key {
   std::int64_t amount_cents = 0;
   sim::instant created_at;
   bool executing = true;
+  bool forgotten = false;  // taken back before it stored anything (see forget)
   // The response, once executing is false: all a stored response has
   // (a 200 with its refund's id, or an execution's 4xx/5xx code).
   std::int32_t status = 0;
@@ -46,10 +47,20 @@ class key_store {
     position_by_name_[k.key] = static_cast<std::uint32_t>(popped_ + entries_.size());
     return entries_.back();
   }
+  // Takes a key back as if never stored (a request that took it but never
+  // started executing). Its entry stays until pruned, found by nobody.
+  void forget(ev::name_id key) {
+    stored_key* k = find(key);
+    TWICE_CHECK(k != nullptr);
+    k->forgotten = true;
+    k->executing = false;
+    position_by_name_[key] = 0;
+  }
   const stored_key* oldest() const { return entries_.empty() ? nullptr : &entries_.front(); }
   void pop_oldest() {
     TWICE_CHECK(!entries_.empty());
-    position_by_name_[entries_.front().key] = 0;
+    // A forgotten key's name may since have been stored again, further back.
+    if (!entries_.front().forgotten) position_by_name_[entries_.front().key] = 0;
     entries_.pop_front();
     ++popped_;
   }

@@ -139,6 +139,7 @@ class payment_vendor final : public tool {
   std::string_view name() const override { return config_.name; }
   bool writes() const override { return true; }
   bool accepts_key() const override { return true; }
+  bool moves_money() const override { return true; }
   // target = invoice id, amount_cents = refund amount.
   sim::task<tool_result> call(tool_call request) override;
 

@@ -8,6 +8,18 @@ std::size_t job_count(const world_config& c) {
   return c.jobs.size() + (c.workload ? static_cast<std::size_t>(c.workload->count) : 0);
 }
 
+std::vector<const service_tool_config*> service_tools(const world_config& c) {
+  std::vector<const service_tool_config*> out = {&c.email, &c.model, &c.read};
+  for (const service_tool_config& t : c.tools) out.push_back(&t);
+  return out;
+}
+
+std::vector<service_tool_config*> service_tools(world_config& c) {
+  std::vector<service_tool_config*> out = {&c.email, &c.model, &c.read};
+  for (service_tool_config& t : c.tools) out.push_back(&t);
+  return out;
+}
+
 void for_each_job(const world_config& c, const std::function<void(const job_spec&)>& fn) {
   for (const job_spec& spec : c.jobs) fn(spec);
   if (!c.workload) return;
@@ -47,13 +59,18 @@ world::world(world_config config, handler* custom_handler)
   }
   store_ = std::make_unique<store>(kernel_, events_, config_.store);
   payments_ = std::make_unique<payment_vendor>(kernel_, events_, random_.stream("vendor/payments"), config_.payments);
-  email_ = std::make_unique<email_provider>(kernel_, events_, random_.stream("tool/email"), config_.email);
-  model_ = std::make_unique<model_tool>(kernel_, events_, random_.stream("tool/model"), config_.model);
-  read_ = std::make_unique<read_tool>(kernel_, events_, random_.stream("tool/read"), config_.read);
+  email_ = std::make_unique<service_tool>(kernel_, events_, random_.stream("tool/email"), config_.email);
+  model_ = std::make_unique<service_tool>(kernel_, events_, random_.stream("tool/model"), config_.model);
+  read_ = std::make_unique<service_tool>(kernel_, events_, random_.stream("tool/read"), config_.read);
   add_tool("refund", payments_.get());
   add_tool("email", email_.get());
   add_tool("model", model_.get());
   add_tool("read", read_.get());
+  for (const service_tool_config& c : config_.tools) {
+    TWICE_CHECK(tools_.find(c.name) == tools_.end());  // the loader refuses a built-in's name
+    own_tools_.push_back(std::make_unique<service_tool>(kernel_, events_, random_.stream("tool/" + c.name), c));
+    add_tool(c.name, own_tools_.back().get());
+  }
 
   default_handler_ = std::make_unique<agent_handler>();
   handler_ = custom_handler != nullptr ? custom_handler : default_handler_.get();
@@ -279,8 +296,9 @@ sim::run_result world::run_kernel(sim::run_limits limits) {
 
 std::uint64_t world::held_bytes() const {
   std::uint64_t bytes = kernel_.footprint() + events_.footprint() + queue_->footprint() + store_->footprint() +
-                        payments_->footprint() + email_->footprint() + model_->requests_footprint() +
-                        read_->requests_footprint() + book_.footprint();
+                        payments_->footprint() + email_->footprint() + model_->footprint() + read_->footprint() +
+                        book_.footprint();
+  for (const auto& t : own_tools_) bytes += t->footprint();
   if (dlq_) bytes += dlq_->footprint();
   if (split_queue_) bytes += split_queue_->footprint();
   return bytes;
@@ -357,8 +375,18 @@ world::refusals world::refused() const {
 }
 
 std::vector<world::tool_calls> world::tool_stats() const {
-  return {{"refund", &payments_->stats()}, {"email", &email_->stats()}, {"model", &model_->stats()},
-          {"read", &read_->stats()}};
+  std::vector<tool_calls> out = {{"refund", &payments_->stats()},
+                                 {"email", &email_->stats()},
+                                 {"model", &model_->stats()},
+                                 {"read", &read_->stats()}};
+  for (const auto& t : own_tools_) out.push_back({t->name(), &t->stats()});
+  return out;
+}
+
+const service_tool* world::own_tool(std::string_view name) const {
+  for (const auto& t : own_tools_)
+    if (t->name() == name) return t.get();
+  return nullptr;
 }
 
 }  // namespace twice

@@ -36,7 +36,7 @@
 #include "world/job_book.hpp"
 #include "world/sampler.hpp"
 #include "vendors/payment_vendor.hpp"
-#include "vendors/simple_tools.hpp"
+#include "vendors/service_tool.hpp"
 
 namespace twice {
 
@@ -86,9 +86,11 @@ struct world_config {
   store_config store;
 
   payment_vendor_config payments;
-  simple_tool_config email = email_provider::default_config();
-  simple_tool_config model = model_tool::default_config();
-  simple_tool_config read = read_tool::default_config();
+  service_tool_config email = email_tool_config();
+  service_tool_config model = model_tool_config();
+  service_tool_config read = read_tool_config();
+  // The scenario's own tools ([tools.NAME]), steps call them by name.
+  std::vector<service_tool_config> tools;
 
   // The story's jobs: those loaded ([[job]]), then those generated
   // ([workload]) as they arrive. job_count and for_each_job see both.
@@ -100,6 +102,11 @@ struct world_config {
   std::vector<timed_crash> crashes;
   std::vector<deploy_spec> deploys;
 };
+
+// Every tool but the payment vendor: email, model, read, then the
+// scenario's own in its order.
+std::vector<const service_tool_config*> service_tools(const world_config& c);
+std::vector<service_tool_config*> service_tools(world_config& c);
 
 // How many jobs the story has, loaded and generated.
 std::size_t job_count(const world_config& c);
@@ -171,14 +178,16 @@ class world : private event_observer {
   const store& db() const { return *store_; }
   payment_vendor& payments() { return *payments_; }
   const payment_vendor& payments() const { return *payments_; }
-  email_provider& email() { return *email_; }
+  service_tool& email() { return *email_; }
+  // A tool of the scenario's own ([tools.NAME]); null for any other name.
+  const service_tool* own_tool(std::string_view name) const;
   // The workers in index order: the main pool, then the split queue's.
   worker& worker_at(std::size_t i) { return *workers_.at(i); }
   std::size_t worker_count() const { return workers_.size(); }
   // The jobs' specs, and how each of the story's jobs ended.
   const job_book& jobs() const { return book_; }
-  // What each built-in tool counted, by the name steps call it, in the
-  // order refund, email, model, read.
+  // What each tool counted, by the name steps call it, in the order
+  // refund, email, model, read, then the scenario's own in its order.
   struct tool_calls {
     std::string_view name;
     const call_stats* stats;
@@ -218,9 +227,10 @@ class world : private event_observer {
   std::unique_ptr<queue> dlq_;
   std::unique_ptr<store> store_;
   std::unique_ptr<payment_vendor> payments_;
-  std::unique_ptr<email_provider> email_;
-  std::unique_ptr<model_tool> model_;
-  std::unique_ptr<read_tool> read_;
+  std::unique_ptr<service_tool> email_;
+  std::unique_ptr<service_tool> model_;
+  std::unique_ptr<service_tool> read_;
+  std::vector<std::unique_ptr<service_tool>> own_tools_;
   std::map<std::string, tool*, std::less<>> tools_;
   job_book book_;
   // The arrivals: job i's (in job order) takes place arrivals_seq_ + i in

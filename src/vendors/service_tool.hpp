@@ -1,0 +1,210 @@
+#pragma once
+// Any tool a slice calls besides the payment vendor ([tools.NAME]): an email
+// provider, an LLM call, a read, an upload, a charge, a webhook. One config
+// says what the far side is; the built-in email, model and read tools are
+// three such configs (email_tool_config() ...), and a scenario writes its
+// own in the same form. Built on the same far-side machinery as the payment
+// vendor (vendors/remote_endpoint.hpp): timeouts, outages, latency spikes,
+// per-request randomness, traces under "vendor/<name>".
+//
+// What the far side does with an idempotency key (`keys`):
+//   ignored          the key is not looked at: every request that executes
+//                    has its effect (most email providers, most webhooks);
+//   dedupe           a plain dedupe window: a request whose key already had
+//                    a *successful* effect less than key_retention ago is
+//                    accepted (200) and does nothing, and no stored response
+//                    comes back. As SQS FIFO's deduplication ID: "any
+//                    messages sent with the same message deduplication ID are
+//                    accepted successfully but aren't delivered during the
+//                    5-minute deduplication interval" (SQS Developer Guide,
+//                    "Exactly-once processing in Amazon SQS"). Nothing locks a
+//                    key while its first request runs, so a retry sent while
+//                    the first still executes (a client timeout below the
+//                    latency) has its effect too, and so does one after the
+//                    window;
+//   stored_response  Stripe's idempotency layer (as vendors/payment_vendor.hpp,
+//                    which cites it): the first request that starts executing
+//                    stores its response, whatever it is; the same key while
+//                    it runs is 409 idempotency_key_in_use; afterwards the
+//                    stored response is replayed; a different target or
+//                    amount under the key is 400 idempotency_error.
+// Keys are pruned key_retention after their creation (lazily, at the next
+// request), as the payment vendor prunes them.
+//
+// Decision order for a request, all at arrival:
+//   1. lost request (network)          -> caller times out; the far side never saw it
+//   2. outage window                   -> 503 unavailable
+//   3. rate limited (random)           -> 429 rate_limited, retry_after
+//   4. unavailable (random)            -> 503 unavailable
+//   5. the key, if one came and keys is not "ignored" (above)
+//   6. capacity reached                -> 503 overloaded (executing and waiting count)
+//   7. execute: a server takes it now, or it waits in the far side's queue
+//      (vendors/server_pool.hpp); with stored_response its key is taken now.
+//      When it ends: internal error (random) -> 500 api_error, no effect;
+//      otherwise the effect happens (a write) or the answer is made (a
+//      read), and with a lost response (random) the caller never hears it.
+// Rejections and replays reach the caller after round_trip.
+//
+// Random draws per request (from the request's own stream, see
+// remote_endpoint), always all of them, in this order: unavailable, the
+// latency sample, lost_request, rate_limited, internal_error, lost_response.
+// (The first two are the draws the built-in tools always made, so a
+// scenario that sets none of the later rates runs as it did.)
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/kernel.hpp"
+#include "sim/random.hpp"
+#include "sim/task.hpp"
+#include "sim/time.hpp"
+#include "sim/trace.hpp"
+#include "tools/tool.hpp"
+#include "vendors/key_store.hpp"
+#include "vendors/latency_model.hpp"
+#include "vendors/remote_endpoint.hpp"
+#include "vendors/server_pool.hpp"
+
+namespace twice {
+
+enum class tool_effect : std::uint8_t { read, write };
+enum class key_handling : std::uint8_t { ignored, dedupe, stored_response };
+std::string_view to_string(tool_effect);
+std::string_view to_string(key_handling);
+
+struct service_tool_config {
+  std::string name;
+  tool_effect effect = tool_effect::read;
+  key_handling keys = key_handling::ignored;
+  latency_model latency;
+  // Error probabilities, parts per million (exact ratios).
+  std::uint32_t unavailable_ppm = 0;     // 503 before any effect
+  std::uint32_t rate_limited_ppm = 0;    // 429 before any effect, with retry_after
+  std::uint32_t internal_error_ppm = 0;  // 500 when the execution ends, no effect
+  std::uint32_t lost_request_ppm = 0;    // timeout before effect: the request never arrives
+  std::uint32_t lost_response_ppm = 0;   // timeout after the effect: the answer never arrives
+  sim::duration retry_after = sim::duration::from_s(1);
+  sim::duration client_timeout = sim::duration::from_s(30);
+  sim::duration round_trip = sim::duration::from_ms(10);  // how long a rejection or replay takes
+  sim::duration key_retention = sim::duration::from_s(24 * 3600);
+  std::uint32_t capacity = 0;  // requests held at once (executing and waiting); above it 503 overloaded; 0: unlimited
+  std::vector<time_window> outages;
+  std::vector<latency_spike> latency_spikes;
+  server_pool_config pool;  // servers and their queue; none by default (unlimited)
+  // The far side's ids for its effects: "<ref_prefix>_<n>" (not a scenario
+  // key: the name by default, "em" for the built-in email).
+  std::string ref_prefix;
+};
+
+// The built-in tools, as configs of this one form.
+service_tool_config email_tool_config();  // write, keys ignored, lognormal(p50=150ms, p99=1s)
+service_tool_config model_tool_config();  // read, lognormal(p50=4s, p99=20s)
+service_tool_config read_tool_config();   // read, lognormal(p50=5ms, p99=50ms)
+
+// One effect the far side had (a write tool's).
+struct tool_effect_record {
+  std::string target;
+  sim::instant at;
+  std::uint64_t request_id = 0;
+  std::string reference;  // the caller's name for the request (job:step:tool)
+};
+
+struct service_tool_stats : call_stats {
+  std::uint64_t effects = 0;
+  std::uint64_t deduplicated = 0;  // accepted under a key seen before, no effect (dedupe)
+  std::uint64_t replays = 0;       // stored responses replayed (stored_response)
+  std::uint64_t lost_requests = 0;
+  std::uint64_t lost_responses = 0;
+  std::uint64_t keys_pruned = 0;
+};
+
+class service_tool final : public tool {
+ public:
+  // The tool must outlive every run of `k` (kernel callbacks point at it).
+  service_tool(sim::kernel& k, event_log& events, sim::random_stream rng, service_tool_config config);
+  service_tool(const service_tool&) = delete;
+  service_tool& operator=(const service_tool&) = delete;
+
+  std::string_view name() const override { return config_.name; }
+  bool writes() const override { return config_.effect == tool_effect::write; }
+  bool accepts_key() const override { return config_.keys != key_handling::ignored; }
+  sim::task<tool_result> call(tool_call request) override;
+
+  // Fault injection from outside.
+  void add_outage(sim::instant begin, sim::instant end);
+  void add_latency_spike(sim::instant begin, sim::instant end, sim::duration extra);
+
+  const service_tool_config& config() const { return config_; }
+  const service_tool_stats& stats() const { return stats_; }
+  // Every effect, in order (a write tool's), and how many a target had.
+  const std::vector<tool_effect_record>& effects() const { return effects_; }
+  std::uint64_t effect_count(std::string_view target) const;
+  std::size_t request_records() const { return desk_.records_allocated(); }
+  std::size_t stored_keys() const { return keys_.size(); }
+  // Bytes held (sim/footprint.hpp): the effects, the keys, and the requests
+  // in flight or waiting (a storm's abandoned requests queue here).
+  std::uint64_t footprint() const;
+
+ private:
+  enum class verdict : std::uint8_t {
+    lost,
+    outage,
+    rate_limited,
+    unavailable,
+    idempotency_mismatch,
+    key_in_use,
+    replay,
+    deduplicated,
+    overloaded,
+    execute,
+  };
+  struct request_draws {
+    bool unavailable = false;
+    sim::duration latency = sim::duration::zero();
+    bool lost_request = false;
+    bool rate_limited = false;
+    bool internal_error = false;
+    bool lost_response = false;
+  };
+  struct execution {
+    std::uint64_t request_id = 0;
+    tool_call request;
+    sim::duration service;  // its sampled latency; a spike open when it starts adds to it
+    bool internal_error = false;
+    bool lost_response = false;
+  };
+
+  static std::string_view to_string(verdict v);
+  request_draws draw(sim::random_stream& rng) const;
+  void prune_expired_keys();
+  const stored_key* stored(const std::string& key) const;
+  verdict decide(const tool_call& request, const request_draws& draws) const;
+  verdict decide_by_key(const tool_call& request) const;
+  sim::task<tool_result> answer_verdict(const remote_endpoint::arrival& a, const tool_call& request, verdict v);
+  sim::task<tool_result> replay(std::uint64_t request_id, const std::string& key);
+  // Opens the request's answer slot; a server starts it now, or it waits.
+  std::uint32_t admit(std::uint64_t request_id, tool_call request, const request_draws& draws);
+  void start_execution(std::uint32_t slot);
+  static void on_execution_done(sim::kernel& k, void* ctx, std::uint64_t slot);
+  void finish_execution(std::uint32_t slot);
+  tool_result complete(const execution& e);
+  void store_response(const execution& e, const tool_result& response);
+  void serve_next();
+
+  service_tool_config config_;
+  service_tool_stats stats_;  // before endpoint_, which keeps a reference to it
+  remote_endpoint endpoint_;
+  response_desk<execution> desk_;
+  server_pool pool_;
+  key_store keys_;
+  std::uint32_t held_ = 0;  // requests executing or waiting (capacity counts these)
+  std::vector<tool_effect_record> effects_;
+  std::map<std::string, std::uint64_t, std::less<>> per_target_;
+  std::vector<server_pool::waiting> dropped_;  // scratch for release()
+};
+
+}  // namespace twice
