@@ -52,7 +52,8 @@ world_config one_job() {
 }  // namespace
 
 TEST_CASE("every invariant has a stable name, checked in report order", "[invariants]") {
-  CHECK(invariant_names().size() == 13);
+  CHECK(invariant_names().size() == 14);
+  CHECK(invariant_names().back() == "done_jobs_had_effects");
   CHECK(invariant_names().front() == "one_ledger_row_per_key");
   CHECK(is_invariant_name("no_double_payment"));
   CHECK_FALSE(is_invariant_name("no_double_payments"));
@@ -208,6 +209,23 @@ TEST_CASE("checkpointing before the side effect violates done_jobs_paid_in_full"
   CHECK_FALSE(v.held);
   CHECK(v.detail == "job_1 ended done but invoice inv_1 was refunded 0 cents of 500 cents");
   CHECK(r.verdicts.at("ledgers_agree").held);  // both ledgers are empty: only this invariant sees it
+}
+
+TEST_CASE("an email claimed before a send that never happened violates done_jobs_had_effects", "[invariants]") {
+  world_config c = one_job();
+  c.jobs[0] = agent_job("job_1", "inv_1", 500, /*email=*/true);
+  // The claim commits, then the worker dies before the send: at most once.
+  c.point_faults.push_back({.point = "before_tool", .tool = "email", .attempt = 0u, .action = point_action::crash});
+  const checked_run r = run_checked(c);
+  const verdict& v = r.verdicts.at("done_jobs_had_effects");
+  CHECK_FALSE(v.held);
+  CHECK(v.detail == "job_1 ended done but step 4 (email to customer-of-inv_1) never took effect at vendor/email");
+  REQUIRE(v.evidence.size() == 1);
+  CHECK(v.evidence[0] == "job_1: done; no effect at vendor/email for job_1:step_4:email");
+  CHECK(r.verdicts.at("one_effect_per_step").held);
+  // Without the claim the replay sends it: at least once, and here once.
+  c.runtime.rules.email_dedupe = false;
+  CHECK(all_hold(run_checked(c)));
 }
 
 // In full, not merely something: a job refunding one invoice in two steps

@@ -334,6 +334,40 @@ void invariant_checker::on_effect_done(const ev::event& e, const ev::effect_done
     note(one_effect_per_step, e, fmt::format("effect number {} for {} at {}", count, reference, names_->text(e.actor)));
 }
 
+// The other half of exactly once, for every write tool but the payment
+// vendor (whose refunds done_jobs_paid_in_full weighs in cents): a job we
+// record as done had each write step's effect at the far side, found by the
+// step's reference. Catches the email lost to a claim made before a send
+// that never happened (at most once), and any step checkpointed before its
+// effect. A step handed to the split queue runs under another job's id and
+// is not looked for.
+verdict invariant_checker::effects_of_done_jobs(const world& w) const {
+  verdict v{std::string(done_jobs_had_effects), true, "every job that ended done had each write step's effect", {}, {}};
+  const std::string& split_tool = w.config().runtime.rules.split_tool;
+  std::size_t missing_jobs = 0;
+  for_each_job(w.config(), [&](const job_spec& job) {
+    if (w.jobs().end_of(job.id) != job_end::done) return;
+    bool missing = false;
+    for (std::size_t i = 0; i < job.steps.size(); ++i) {
+      const step_spec& step = job.steps[i];
+      const tool* t = w.tool_named(step.tool);
+      if (t == nullptr || !t->writes() || t->moves_money() || step.tool == split_tool) continue;
+      const std::string reference = job.id + ":step_" + std::to_string(i + 1) + ":" + step.tool;
+      if (effects_.find(reference) != effects_.end()) continue;
+      if (v.held)
+        v.detail = fmt::format("{} ended done but step {} ({} to {}) never took effect at vendor/{}", job.id, i + 1,
+                               step.tool, step.target, step.tool);
+      v.held = false;
+      missing = true;
+      if (v.evidence.size() < options_.evidence_max)
+        v.evidence.push_back(fmt::format("{}: done; no effect at vendor/{} for {}", job.id, step.tool, reference));
+    }
+    if (missing) ++missing_jobs;
+  });
+  if (missing_jobs > 1) v.detail += and_more(missing_jobs - 1, "job", "jobs");
+  return v;
+}
+
 // A message retention deleted before its job ended (done or failed) was
 // never processed: from the job queue (a backlog older than the retention)
 // or from the dead-letter queue nobody read (whose retention counts from the
@@ -676,6 +710,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   }
   out.push_back(streaming(one_effect_per_step, "no job step had its write tool's effect twice",
                           "a job step had its effect twice (an email sent twice, a file uploaded twice ...)"));
+  out.push_back(effects_of_done_jobs(w));
   return out;
 }
 

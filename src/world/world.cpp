@@ -383,6 +383,11 @@ std::vector<world::tool_calls> world::tool_stats() const {
   return out;
 }
 
+const tool* world::tool_named(std::string_view name) const {
+  const auto it = tools_.find(name);
+  return it == tools_.end() ? nullptr : it->second;
+}
+
 const service_tool* world::own_tool(std::string_view name) const {
   for (const auto& t : own_tools_)
     if (t->name() == name) return t.get();

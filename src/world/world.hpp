@@ -181,6 +181,8 @@ class world : private event_observer {
   service_tool& email() { return *email_; }
   // A tool of the scenario's own ([tools.NAME]); null for any other name.
   const service_tool* own_tool(std::string_view name) const;
+  // The tool steps call by `name` (the payment vendor is "refund"); null if none.
+  const tool* tool_named(std::string_view name) const;
   // The workers in index order: the main pool, then the split queue's.
   worker& worker_at(std::size_t i) { return *workers_.at(i); }
   std::size_t worker_count() const { return workers_.size(); }
