@@ -66,7 +66,7 @@ void queue::set_faults(queue_faults* faults) { faults_ = faults; }
 
 // ---- send -----------------------------------------------------------------
 
-message_id queue::send(std::string body, sim::duration delay) {
+message_id queue::send(std::string body, sim::duration delay, std::string_view group) {
   TWICE_CHECK(delay >= sim::duration::zero());
   TWICE_CHECK(delay <= max_delay);
   const sim::instant now = kernel_.now();
@@ -78,6 +78,11 @@ message_id queue::send(std::string body, sim::duration delay) {
   m.entered_at = now;
   m.state = message_state::delayed;
   m.visible_at = now + delay;
+  if (!group.empty()) {
+    m.grouped = true;
+    m.group = events_.name(group);
+    note_group_seen();
+  }
   const auto [it, inserted] = messages_.emplace(m.id, std::move(m));
   TWICE_CHECK(inserted);
   message& stored = it->second;
@@ -123,6 +128,7 @@ sim::task<std::vector<received_message>> queue::receive(receive_options options)
 }
 
 void queue::take_visible(const receive_options& options, std::vector<received_message>& out) {
+  if (any_noisy_group()) return take_visible_fairly(options, out);
   const sim::duration timeout = options.visibility_timeout.value_or(config_.visibility_timeout);
   // `next` is advanced before the current entry is handled: a delivery or a
   // redrive erases only the current entry, and a duplicate delivery leaves it
@@ -148,6 +154,113 @@ void queue::take_visible(const receive_options& options, std::vector<received_me
   }
 }
 
+// ---- fair queues ----------------------------------------------------------
+
+void queue::note_group_seen() {
+  if (grouped_seen_) return;
+  grouped_seen_ = true;
+  visible_ungrouped_ = visible_index_;  // every message so far had no group
+}
+
+void queue::index_visible(const message& m) {
+  const std::pair<std::int64_t, message_id> key{m.visible_at.us(), m.id};
+  const bool inserted = visible_index_.insert(key).second;
+  TWICE_CHECK(inserted);
+  if (m.grouped)
+    visible_by_group_[m.group].insert(key);
+  else if (grouped_seen_)
+    visible_ungrouped_.insert(key);
+}
+
+void queue::unindex_visible(const message& m) {
+  const std::pair<std::int64_t, message_id> key{m.visible_at.us(), m.id};
+  const std::size_t erased = visible_index_.erase(key);
+  TWICE_CHECK(erased == 1);
+  if (!m.grouped) {
+    visible_ungrouped_.erase(key);
+    return;
+  }
+  const auto g = visible_by_group_.find(m.group);
+  TWICE_CHECK(g != visible_by_group_.end());
+  g->second.erase(key);
+  if (g->second.empty()) visible_by_group_.erase(g);
+}
+
+void queue::count_in_flight(const message& m, bool entering) {
+  if (entering) {
+    ++in_flight_total_;
+    if (m.grouped) ++in_flight_by_group_[m.group];
+    return;
+  }
+  TWICE_CHECK(in_flight_total_ > 0);
+  --in_flight_total_;
+  if (!m.grouped) return;
+  const auto g = in_flight_by_group_.find(m.group);
+  TWICE_CHECK(g != in_flight_by_group_.end() && g->second > 0);
+  if (--g->second == 0) in_flight_by_group_.erase(g);
+}
+
+// SQS's concurrency share: more than 10% of the queue's in-flight messages,
+// and at least 30 of the group's own.
+bool queue::noisy(std::uint32_t in_flight) const {
+  return in_flight >= 30 && std::uint64_t{in_flight} * 10 > in_flight_total_;
+}
+
+bool queue::any_noisy_group() const {
+  for (const auto& [group, count] : in_flight_by_group_)
+    if (noisy(count)) return true;
+  return false;
+}
+
+// The next message a fair queue hands out, not yet `taken` by this receive:
+// the oldest of a quiet group or of none; failing that, the oldest of the
+// noisy group with the fewest in flight (the older head on a tie).
+std::optional<message_id> queue::fair_pick(const std::vector<message_id>& taken) const {
+  auto first_untaken = [&](const std::set<std::pair<std::int64_t, message_id>>& set)
+      -> std::optional<std::pair<std::int64_t, message_id>> {
+    for (const auto& key : set)
+      if (std::find(taken.begin(), taken.end(), key.second) == taken.end()) return key;
+    return std::nullopt;
+  };
+  std::optional<std::pair<std::int64_t, message_id>> quiet = first_untaken(visible_ungrouped_);
+  std::optional<std::pair<std::int64_t, message_id>> loud;
+  std::uint32_t loud_in_flight = 0;
+  for (const auto& [group, visible] : visible_by_group_) {
+    const auto in = in_flight_by_group_.find(group);
+    const std::uint32_t count = in == in_flight_by_group_.end() ? 0 : in->second;
+    const std::optional<std::pair<std::int64_t, message_id>> head = first_untaken(visible);
+    if (!head) continue;
+    if (!noisy(count)) {
+      if (!quiet || *head < *quiet) quiet = head;
+    } else if (!loud || count < loud_in_flight || (count == loud_in_flight && *head < *loud)) {
+      loud = head;
+      loud_in_flight = count;
+    }
+  }
+  if (quiet) return quiet->second;
+  if (loud) return loud->second;
+  return std::nullopt;
+}
+
+// As take_visible, choosing each message afresh: every delivery changes the
+// in-flight shares the choice depends on.
+void queue::take_visible_fairly(const receive_options& options, std::vector<received_message>& out) {
+  const sim::duration timeout = options.visibility_timeout.value_or(config_.visibility_timeout);
+  std::vector<message_id> taken;  // a duplicate delivery stays visible: not twice in one receive
+  while (out.size() < options.max_messages) {
+    const std::optional<message_id> id = fair_pick(taken);
+    if (!id) return;
+    const auto it = messages_.find(*id);
+    TWICE_CHECK(it != messages_.end() && it->second.state == message_state::visible);
+    if (config_.max_receive_count > 0 && it->second.receive_count >= config_.max_receive_count) {
+      redrive(it);
+      continue;
+    }
+    taken.push_back(*id);
+    out.push_back(deliver(it->second, timeout));
+  }
+}
+
 received_message queue::deliver(message& m, sim::duration timeout) {
   const sim::instant now = kernel_.now();
   ++m.receive_count;
@@ -169,9 +282,9 @@ received_message queue::deliver(message& m, sim::duration timeout) {
     available_.notify_one();
     return r;
   }
-  const std::size_t erased = visible_index_.erase({m.visible_at.us(), m.id});
-  TWICE_CHECK(erased == 1);
+  unindex_visible(m);
   m.state = message_state::in_flight;
+  count_in_flight(m, true);
   m.received_at = now;
   m.visible_at = now + timeout;
   events_.emit(actor_name_, ev::receive{m.id, handle, m.body_name, m.receive_count, m.visible_at});
@@ -244,10 +357,10 @@ void queue::make_visible(message& m) {
   TWICE_CHECK(m.state != message_state::visible);
   const sim::instant now = kernel_.now();
   ++m.version;  // any timer still pending for the old state is now stale
+  if (m.state == message_state::in_flight) count_in_flight(m, false);
   m.state = message_state::visible;
   m.visible_at = now;
-  const bool inserted = visible_index_.emplace(now.us(), m.id).second;
-  TWICE_CHECK(inserted);
+  index_visible(m);
   available_.notify_one();
 }
 
@@ -312,10 +425,8 @@ queue_status queue::delete_message(receipt_handle handle) {
   events_.emit(actor_name_, ev::message_delete{id, handle, m.body_name, queue_status::ok, true});
   ++deleted_count_;
   count_final(m.receive_count);
-  if (m.state == message_state::visible) {
-    const std::size_t erased = visible_index_.erase({m.visible_at.us(), m.id});
-    TWICE_CHECK(erased == 1);
-  }
+  if (m.state == message_state::visible) unindex_visible(m);
+  if (m.state == message_state::in_flight) count_in_flight(m, false);
   // Its retention timer, still pending, drops the tombstone.
   const bool inserted = deleted_.emplace(id, tombstone{m.handles_from, m.handles_issued}).second;
   TWICE_CHECK(inserted);
@@ -341,12 +452,13 @@ std::size_t queue::move_visible_to(queue& target, const std::function<bool(std::
     const std::string body = std::move(it->second.body);
     const ev::name_id body_name = it->second.body_name;
     const std::uint32_t receives = it->second.receive_count;
+    const std::string group = it->second.grouped ? std::string(events_.names().text(it->second.group)) : std::string();
     count_final(receives);
     erase_message(it);
     ++moved_out_;
     // The new id is the next one the shared source hands out: the send below.
     events_.emit(actor_name_, ev::moved_out{id, body_name, receives, to, ids_.next_message});
-    target.send(body);
+    target.send(body, sim::duration::zero(), group);
   }
   return chosen.size();
 }
@@ -373,6 +485,8 @@ void queue::redrive(message_map::iterator it) {
   moved.sent_at = m.sent_at;
   moved.receive_count = m.receive_count;
   moved.version = m.version;
+  moved.grouped = m.grouped;
+  moved.group = m.group;
   erase_message(it);
   dead_letter_->accept_redriven(std::move(moved), config_.name);
 }
@@ -396,10 +510,10 @@ void queue::accept_redriven(message m, const std::string& from) {
     record_expiry(m);  // its retention had already passed: gone at once
     return;
   }
+  if (m.grouped) note_group_seen();
   const auto [it, inserted] = messages_.emplace(m.id, std::move(m));
   TWICE_CHECK(inserted);
-  const bool indexed = visible_index_.emplace(now.us(), it->second.id).second;
-  TWICE_CHECK(indexed);
+  index_visible(it->second);
   arm_retention_timer(it->second);
   available_.notify_one();
 }
@@ -482,10 +596,8 @@ void queue::record_expiry(const message& m) {
 
 void queue::erase_message(message_map::iterator it) {
   const message& m = it->second;
-  if (m.state == message_state::visible) {
-    const std::size_t erased = visible_index_.erase({m.visible_at.us(), m.id});
-    TWICE_CHECK(erased == 1);
-  }
+  if (m.state == message_state::visible) unindex_visible(m);
+  if (m.state == message_state::in_flight) count_in_flight(m, false);
   const std::uint32_t rows = m.handles_issued;
   messages_.erase(it);
   forget_handles(rows);
@@ -555,7 +667,8 @@ queue_stats queue::stats() const {
 bool queue::contains(message_id id) const { return messages_.contains(id); }
 
 std::uint64_t queue::footprint() const {
-  return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(deleted_) + sim::tree_footprint(visible_index_) + sim::footprint_of(retention_) +
+  return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(deleted_) + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
+         sim::tree_footprint(visible_by_group_) + sim::tree_footprint(in_flight_by_group_) + sim::footprint_of(retention_) +
          sim::tree_footprint(receive_count_histogram_);
 }
 

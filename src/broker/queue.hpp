@@ -41,6 +41,16 @@
 //    count carries on. That receive then goes on looking for other messages.
 //    A max_receive_count without a dead-letter target is a programmer error
 //    (SQS's redrive policy always names both), checked at the redrive.
+//  * fair queues: a message may carry a group (SQS's MessageGroupId on a
+//    standard queue: the tenant). A group is a noisy neighbour while it has
+//    more than 10% of the queue's in-flight messages and at least 30 of its
+//    own in flight; while one is, a receive takes the oldest visible message
+//    of a quiet group (or one without a group: each is its own tenant) when
+//    there is one, and otherwise the oldest of the noisy group with the
+//    fewest in flight. Noisy messages are delayed, never dropped ("How
+//    Amazon SQS fair queues work", Developer Guide). Not modelled: the
+//    second measure SQS uses, a tenant's recent share of consumer
+//    processing time (no consumer time is visible to the broker here).
 //  * retention (60 s .. 14 days, default 4 days): a message is deleted once
 //    `retention` has passed since it was first sent — in the dead-letter
 //    queue too, counted from the original enqueue (SQS standard queues keep
@@ -156,7 +166,8 @@ class queue {
   void set_dead_letter(queue* dlq);      // redrive target; needs max_receive_count > 0
   void set_faults(queue_faults* faults);  // not owned; nullptr = none
 
-  message_id send(std::string body, sim::duration delay = sim::duration::zero());
+  // `group`: the message group id (the tenant, for fair delivery); empty: none.
+  message_id send(std::string body, sim::duration delay = sim::duration::zero(), std::string_view group = {});
   sim::task<std::vector<received_message>> receive(receive_options options = {});
   queue_status change_visibility(receipt_handle handle, sim::duration timeout);
   queue_status delete_message(receipt_handle handle);
@@ -201,6 +212,8 @@ class queue {
     // handles_from on: a message redriven away and back starts a new list.
     receipt_handle handles_from = 0;
     std::uint32_t handles_issued = 0;
+    bool grouped = false;
+    ev::name_id group = 0;  // its MessageGroupId, when grouped
   };
 
   // Every receipt handle this queue issued, in issue order (ascending), with
@@ -233,7 +246,16 @@ class queue {
   void arm_visibility_timer(message& m);
   void arm_retention_timer(const message& m);
   void make_visible(message& m);
+  // The visible index, and the fair-queue bookkeeping beside it.
+  void note_group_seen();
+  void index_visible(const message& m);
+  void unindex_visible(const message& m);
+  void count_in_flight(const message& m, bool entering);
+  bool any_noisy_group() const;
+  bool noisy(std::uint32_t in_flight) const;
+  std::optional<message_id> fair_pick(const std::vector<message_id>& taken) const;
   void take_visible(const receive_options& options, std::vector<received_message>& out);
+  void take_visible_fairly(const receive_options& options, std::vector<received_message>& out);
   received_message deliver(message& m, sim::duration timeout);
   void redrive(message_map::iterator it);
   void accept_redriven(message m, const std::string& from);
@@ -262,6 +284,14 @@ class queue {
   // (visible_at_us, id): receive takes the oldest-visible first, the lower id
   // on a tie. Holds exactly the messages in state visible.
   std::set<std::pair<std::int64_t, message_id>> visible_index_;
+  // Fair queues: the visible messages again, by group (those without one
+  // apart, kept only once a grouped message was sent: a queue without
+  // groups pays nothing), and the messages in flight by group and in all.
+  bool grouped_seen_ = false;
+  std::map<ev::name_id, std::set<std::pair<std::int64_t, message_id>>> visible_by_group_;
+  std::set<std::pair<std::int64_t, message_id>> visible_ungrouped_;
+  std::map<ev::name_id, std::uint32_t> in_flight_by_group_;
+  std::uint32_t in_flight_total_ = 0;
   std::vector<handle_row> handle_rows_;
   std::uint64_t forgotten_rows_ = 0;  // rows of handle_rows_ no longer live
   std::map<message_id, tombstone> deleted_;
