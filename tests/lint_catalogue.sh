@@ -39,6 +39,8 @@ declare -A expected=(
   [liveness_kill_mid_write]="liveness_probe_blocked"
   # The probe still kills the pod mid-call: allowed in [lint], the key is the fix shown.
   [liveness_kill_mid_write_fixed]=""
+  [noisy_tenant]="tenants_share_queue_unfairly"
+  [noisy_tenant_fixed]=""
   [outbox]=""
   [poison_pill_uncounted]="dead_letter_threshold"
   [poison_pill_uncounted_fixed]=""

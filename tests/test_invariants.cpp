@@ -52,8 +52,8 @@ world_config one_job() {
 }  // namespace
 
 TEST_CASE("every invariant has a stable name, checked in report order", "[invariants]") {
-  CHECK(invariant_names().size() == 14);
-  CHECK(invariant_names().back() == "done_jobs_had_effects");
+  CHECK(invariant_names().size() == 15);
+  CHECK(invariant_names().back() == "no_tenant_starved");
   CHECK(invariant_names().front() == "one_ledger_row_per_key");
   CHECK(is_invariant_name("no_double_payment"));
   CHECK_FALSE(is_invariant_name("no_double_payments"));
@@ -326,4 +326,32 @@ TEST_CASE("rows repeating a key, and refunds of an invoice no job names, are rep
   CHECK(agree.evidence == std::vector<std::string>{"(unknown invoice inv_9): local 0 cents vs vendor 600 cents",
                                                    "job_1: local 1000 cents vs vendor 500 cents"});
   CHECK(verdicts.at("done_jobs_paid_in_full").held);
+}
+
+TEST_CASE("a tenant within its share that waits behind another's backlog violates no_tenant_starved",
+          "[invariants]") {
+  world_config c;
+  c.workers = 2;
+  c.model.latency = latency_model::fixed(duration::from_s(10));
+  const job_type acme{"acme_report", progress_mode::per_step, {{"model", "m_{job}", 0, 1}}, "acme"};
+  const job_type beta{"beta_report", progress_mode::per_step, {{"model", "m_{job}", 0, 1}}, "beta"};
+  for (int i = 1; i <= 12; ++i) c.jobs.push_back(make_job(acme, "a_" + std::to_string(i)));
+  job_spec late = make_job(beta, "b_1");
+  late.enqueue_at = instant::epoch() + duration::from_s(1);  // behind all twelve of acme's
+  c.jobs.push_back(late);
+  c.tenant_wait_bound = duration::from_s(30);
+  const checked_run r = run_checked(c);
+  const verdict& v = r.verdicts.at("no_tenant_starved");
+  CHECK_FALSE(v.held);
+  // Two workers, ten seconds a job (and a few milliseconds of database and
+  // broker calls): b_1 is received when the twelfth of acme's is done.
+  CHECK(v.detail == "tenant beta (1 of the jobs, no more than its share) waited p99 59s84ms in the queue, above 30s");
+  REQUIRE(v.evidence.size() == 2);
+  CHECK(v.evidence[0] == "acme (above its share): 12 jobs: queue wait p50 20s28ms, p99 50s70ms, max 50s70ms");
+  CHECK(v.evidence[1] == "beta: 1 job: queue wait p50 59s84ms, p99 59s84ms, max 59s84ms");
+  c.tenant_wait_bound = duration::from_s(60);
+  CHECK(run_checked(c).verdicts.at("no_tenant_starved").held);
+  // No tenants at all: nothing to hold to a bound.
+  for (job_spec& j : c.jobs) j.tenant.clear();
+  CHECK(run_checked(c).verdicts.at("no_tenant_starved").detail == "no job names a tenant");
 }

@@ -749,3 +749,25 @@ TEST_CASE("dedupe_window_below_retry_horizon: a dedupe window shorter than the r
   c.tools[0].keys = key_handling::stored_response;
   CHECK_FALSE(fires(c, "dedupe_window_below_retry_horizon"));  // Stripe's layer is write_without_key's business
 }
+
+// ---- 22. tenants_share_queue_unfairly -------------------------------------------------
+
+TEST_CASE("tenants_share_queue_unfairly: tenants on one queue with no message groups, or too few consumers",
+          "[lint]") {
+  world_config c = clean_config();
+  job_type a{"a_report", progress_mode::per_step, {{"read", "doc_{job}", 0, 1}}, "acme"};
+  job_type b{"b_report", progress_mode::per_step, {{"read", "doc_{job}", 0, 1}}, "beta"};
+  c.jobs.push_back(make_job(a, "a_1"));
+  CHECK(lint(c).empty());  // one tenant: nobody to starve
+  c.jobs.push_back(make_job(b, "b_1"));
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "tenants_share_queue_unfairly");
+  CHECK(w.setting == "queue.message_group_id");
+  CHECK_THAT(w.why, Contains("(acme, beta)"));
+  c.message_group = message_group_source::tenant;
+  const lint_warning few = only_warning(c);
+  CHECK(few.setting == "workers.count");
+  CHECK_THAT(few.why, Contains("at least 30 of its own in flight"));
+  c.workers = 40;
+  CHECK_FALSE(fires(c, "tenants_share_queue_unfairly"));
+}

@@ -120,7 +120,7 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:1:8: tools.emial: no tool is called \"emial\"; did you mean `email`? (a tool of your own needs effect = "
         "\"write\" or \"read\")");
   CHECK(error_of("\"weird key\" = 1\n") ==
-        "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, dead_letter_queue, "
+        "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, tenants, dead_letter_queue, "
         "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "
         "queue_fault, expect, explore, lint");
 }

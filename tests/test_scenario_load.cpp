@@ -155,6 +155,7 @@ void check_same(const std::vector<job_spec>& a, const std::vector<job_spec>& b) 
   for (std::size_t i = 0; i < a.size(); ++i) {
     INFO("job " << i);
     CHECK(a[i].id == b[i].id);
+    CHECK(a[i].tenant == b[i].tenant);
     CHECK(a[i].enqueue_at == b[i].enqueue_at);
     REQUIRE(a[i].steps.size() == b[i].steps.size());
     for (std::size_t s = 0; s < a[i].steps.size(); ++s) {
@@ -169,6 +170,7 @@ void check_same(const std::vector<job_spec>& a, const std::vector<job_spec>& b) 
 void check_same(const job_type& a, const job_type& b) {
   CHECK(a.name == b.name);
   CHECK(a.progress == b.progress);
+  CHECK(a.tenant == b.tenant);
   REQUIRE(a.steps.size() == b.steps.size());
   for (std::size_t s = 0; s < a.steps.size(); ++s) {
     CHECK(a.steps[s].tool == b.steps[s].tool);
@@ -250,6 +252,8 @@ void check_same(const world_config& a, const world_config& b) {
   CHECK(a.event_budget == b.event_budget);
   CHECK(a.trace_retention == b.trace_retention);
   check_same(a.queue, b.queue);
+  CHECK(a.message_group == b.message_group);
+  CHECK(a.tenant_wait_bound == b.tenant_wait_bound);
   CHECK(a.dead_letter_queue == b.dead_letter_queue);
   check_same(a.dead_letter, b.dead_letter);
   CHECK(a.dead_letter_redrive == b.dead_letter_redrive);
@@ -289,6 +293,10 @@ visibility_timeout = "45s"
 retention = "1h"
 max_receive_count = 7
 semantics = "strict"
+message_group_id = "tenant"
+
+[tenants]
+wait_bound = "45s"
 
 [dead_letter_queue]
 enabled = true
@@ -439,11 +447,13 @@ steps = [
 [[job_type]]
 name = "newsletter"
 progress = "none"
+tenant = "acme"
 steps = [{ tool = "email", target = "list_{job}", items = 2 }]
 
 [[job]]
 id = "job_19"
 type = "newsletter"
+tenant = "beta"
 
 [workload]
 count = 3
@@ -510,6 +520,8 @@ world_config everything_config() {
              .retention = duration::from_s(3600),
              .max_receive_count = 7,
              .semantics = handle_semantics::strict};
+  c.message_group = message_group_source::tenant;
+  c.tenant_wait_bound = duration::from_s(45);
   c.dead_letter_queue = true;
   c.dead_letter.name = "refunds-dlq";
   c.dead_letter.retention = duration::from_s(14 * 24 * 3600);
@@ -597,9 +609,11 @@ world_config everything_config() {
   c.jobs.push_back({.id = "job_18",
                     .steps = {{"read", "doc_1", 0}, {"refund", "inv_18", 250}, {"email", "c_1", 0}, {"email", "c_2", 0}},
                     .enqueue_at = {}});
-  const job_type newsletter{"newsletter", progress_mode::none, {{"email", "list_{job}", 0, 2}}};
+  const job_type newsletter{"newsletter", progress_mode::none, {{"email", "list_{job}", 0, 2}}, "acme"};
   c.jobs.push_back({.id = "job_19",
                     .steps = {{"email", "list_job_19_1", 0, false}, {"email", "list_job_19_2", 0, false}},
+                    .type = "newsletter",
+                    .tenant = "beta",
                     .enqueue_at = {}});
   c.workload = workload_spec{.count = 3,
                              .start = at(duration::from_s(2)),

@@ -25,16 +25,17 @@ inline constexpr std::string_view database_not_stalled = "database_not_stalled";
 inline constexpr std::string_view done_jobs_paid_in_full = "done_jobs_paid_in_full";
 inline constexpr std::string_view one_effect_per_step = "one_effect_per_step";
 inline constexpr std::string_view done_jobs_had_effects = "done_jobs_had_effects";
+inline constexpr std::string_view no_tenant_starved = "no_tenant_starved";
 
 // In report order.
-inline constexpr std::array<std::string_view, 14> all = {
+inline constexpr std::array<std::string_view, 15> all = {
     one_ledger_row_per_key,    no_double_payment,  ledgers_agree,
     every_job_ends,            no_message_lost,
     backoff_within_cap,        no_retry_of_non_retryable,
     attempts_monotonic,        leases_exclusive_or_absorbed,
     drain_kills_nothing,       database_not_stalled,
     done_jobs_paid_in_full,    one_effect_per_step,
-    done_jobs_had_effects,
+    done_jobs_had_effects,     no_tenant_starved,
 };
 
 constexpr bool is_known(std::string_view name) { return std::find(all.begin(), all.end(), name) != all.end(); }

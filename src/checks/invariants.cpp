@@ -10,6 +10,7 @@
 #include "sim/checked.hpp"
 #include "sim/duration_text.hpp"
 #include "sim/footprint.hpp"
+#include "world/tenant_waits.hpp"
 #include "world/world.hpp"
 
 namespace twice {
@@ -368,6 +369,36 @@ verdict invariant_checker::effects_of_done_jobs(const world& w) const {
   return v;
 }
 
+// Noisy neighbours: a tenant that sent no more than an equal share of the
+// tenants' jobs must not wait behind one that sent more. Its jobs' 99th
+// percentile queue wait (to the first delivery) stays within the bound; the
+// tenant above its share is not held to it (its backlog is its own).
+verdict invariant_checker::tenants_served(const world& w, const world_result& result) const {
+  const sim::duration bound = w.config().tenant_wait_bound;
+  const std::vector<tenant_wait> tenants = tenant_waits(w, result.story_end);
+  verdict v{std::string(no_tenant_starved), true,
+            tenants.empty() ? std::string("no job names a tenant")
+                            : fmt::format("every tenant within its share of the jobs waited p99 {} or less in the queue",
+                                          sim::format_duration(bound)),
+            {}, {}};
+  std::size_t starved = 0;
+  for (const tenant_wait& t : tenants) {
+    if (t.above_share || t.p99 <= bound) continue;
+    if (v.held)
+      v.detail = fmt::format("tenant {} ({} of the jobs, no more than its share) waited p99 {} in the queue, above {}",
+                             t.tenant, t.jobs, sim::format_duration(t.p99), sim::format_duration(bound));
+    v.held = false;
+    ++starved;
+  }
+  if (!v.held) {
+    for (const tenant_wait& t : tenants)
+      if (v.evidence.size() < options_.evidence_max)
+        v.evidence.push_back(fmt::format("{}{}: {}", t.tenant, t.above_share ? " (above its share)" : "", t.describe()));
+    if (starved > 1) v.detail += and_more(starved - 1, "tenant", "tenants");
+  }
+  return v;
+}
+
 // A message retention deleted before its job ended (done or failed) was
 // never processed: from the job queue (a backlog older than the retention)
 // or from the dead-letter queue nobody read (whose retention counts from the
@@ -711,6 +742,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   out.push_back(streaming(one_effect_per_step, "no job step had its write tool's effect twice",
                           "a job step had its effect twice (an email sent twice, a file uploaded twice ...)"));
   out.push_back(effects_of_done_jobs(w));
+  out.push_back(tenants_served(w, result));
   return out;
 }
 

@@ -92,6 +92,7 @@ class invariant_checker final : public event_observer {
   void on_backoff(const ev::event& e, const ev::backoff& b);
   void on_effect_done(const ev::event& e, const ev::effect_done& done);
   verdict effects_of_done_jobs(const world& w) const;
+  verdict tenants_served(const world& w, const world_result& result) const;
   void on_retention_expired(const ev::event& e, const ev::retention_expired& gone);
   // The event as an evidence line.
   std::string describe(const ev::event& e) const;

@@ -104,6 +104,8 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents\n", s.ledger_rows,
              s.ledger_total_cents, s.vendor_refunds, s.vendor_total_cents);
   // Every tool called, the payment vendor's ("refund") first.
+  for (std::size_t i = 0; i < s.tenants.size(); ++i)
+    fmt::print("{:<11}{} {}\n", i == 0 ? "tenants" : "", s.tenants[i].tenant, s.tenants[i].describe());
   if (s.tools.empty()) fmt::print("tools      none called\n");
   for (std::size_t i = 0; i < s.tools.size(); ++i)
     fmt::print("{:<11}{} {}\n", i == 0 ? "tools" : "", s.tools[i].name, s.tools[i].describe());

@@ -751,6 +751,40 @@ void dedupe_window_below_retry_horizon(const world_config& config, std::vector<l
   }
 }
 
+// Jobs of two or more tenants share the queue and nothing keeps one from
+// starving the others: the producer sets no message group id (the queue
+// serves oldest first, so a burst from one tenant is a wait for all), or it
+// does but fewer than 31 workers consume, and SQS counts a tenant as noisy
+// only with at least 30 of its own messages in flight ("How Amazon SQS fair
+// queues work").
+void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_warning>& out) {
+  std::vector<std::string> tenants;
+  for_each_job(config, [&](const job_spec& job) {
+    if (!job.tenant.empty() && std::find(tenants.begin(), tenants.end(), job.tenant) == tenants.end() &&
+        tenants.size() < 2)
+      tenants.push_back(job.tenant);
+  });
+  if (tenants.size() < 2) return;
+  if (config.message_group == message_group_source::none) {
+    out.push_back({"tenants_share_queue_unfairly", "queue.message_group_id",
+                   fmt::format("Jobs of two or more tenants ({}, {}) share one queue that serves the oldest message "
+                               "first: a burst from one tenant is a backlog every other tenant waits behind.",
+                               tenants[0], tenants[1]),
+                   "Set queue.message_group_id = \"tenant\" (SQS fair queues: a standard queue that sees message "
+                   "group ids serves quiet tenants first while one is noisy), or give the noisy tenant a queue of "
+                   "its own."});
+    return;
+  }
+  if (config.workers > 30) return;
+  out.push_back({"tenants_share_queue_unfairly", "workers.count",
+                 fmt::format("Messages carry their tenant as the group id, but {} workers can have at most {} "
+                             "messages in flight, and SQS treats a tenant as a noisy neighbour only with at least 30 "
+                             "of its own in flight: fair delivery never starts.",
+                             config.workers, config.workers),
+                 "Run more than 30 consumers at once (workers, or messages per worker), or split the noisy tenant "
+                 "into a queue of its own."});
+}
+
 // A liveness probe answered by the worker's loop, and a tool call that can
 // block that loop longer than the probe tolerates: the kubelet restarts the
 // pod in the middle of the call (runtime/liveness_probe.hpp). The worst for
@@ -863,6 +897,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   drain_grace_below_work(config, out);
   client_timeout_below_p99(config, out);
   dedupe_window_below_retry_horizon(config, out);
+  tenants_share_queue_unfairly(config, out);
   return out;
 }
 

@@ -36,6 +36,15 @@ std::string to_json_line(const run_summary& s) {
                      {"peak_requests_per_100ms", t.peak_per_100ms},
                      {"refused_by_breaker", t.refused_by_breaker}});
   }
+  json tenants = json::array();
+  for (const tenant_wait& t : s.tenants)
+    tenants.push_back({{"tenant", t.tenant},
+                       {"jobs", t.jobs},
+                       {"never_received", t.never_received},
+                       {"queue_wait_p50_us", t.p50.us()},
+                       {"queue_wait_p99_us", t.p99.us()},
+                       {"queue_wait_max_us", t.max.us()},
+                       {"above_share", t.above_share}});
   json ignored = json::array();
   for (const ignored_verdict& i : s.expectations.ignored)
     ignored.push_back({{"invariant", i.name}, {"reason", i.reason}, {"held", i.held}});
@@ -62,6 +71,7 @@ std::string to_json_line(const run_summary& s) {
         {"peak_requests_per_100ms", s.vendor_peak_per_100ms},
         {"rejected_503", s.vendor_rejected_503}}},
       {"tools", std::move(tools)},
+      {"tenants", std::move(tenants)},
       {"attempts_total", s.attempts_total},
       {"attempts", std::move(attempts)},
       {"invariants", std::move(invariants)},

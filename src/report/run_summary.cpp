@@ -43,6 +43,7 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
                                    t.stats->client_timeouts, t.stats->rejections_by_status,
                                    t.stats->requests_per_100ms.peak(), failed_fast});
   }
+  s.tenants = tenant_waits(w, result.story_end);
   s.attempts_total = attempts.started();
   s.attempts = attempts.take_attempts();
   s.verdicts = std::move(verdicts);

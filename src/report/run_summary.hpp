@@ -11,6 +11,7 @@
 
 #include "checks/invariants.hpp"
 #include "report/attempts.hpp"
+#include "world/tenant_waits.hpp"
 #include "world/world.hpp"
 
 namespace twice {
@@ -64,6 +65,7 @@ struct run_summary {
   std::uint64_t vendor_peak_per_100ms = 0;  // the tallest 100 ms bucket of requests: a stampede shows here
   std::uint64_t vendor_rejected_503 = 0;    // outages, shedding above capacity, random 503s
   std::vector<tool_figures> tools;          // every tool that was called, in world::tool_stats() order
+  std::vector<tenant_wait> tenants;         // each tenant's queue waits (none when no job names a tenant)
   std::uint64_t attempts_total = 0;       // every attempt that started
   std::vector<attempt_summary> attempts;  // the first of them, when an output lists them
   std::vector<verdict> verdicts;

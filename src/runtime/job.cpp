@@ -19,6 +19,7 @@ job_spec split_job(const job_spec& parent, std::size_t step) {
   child.id = parent.id + ":step_" + std::to_string(step) + ":" + slow.tool;
   child.steps.push_back(slow);
   child.then = continuation{parent.id, static_cast<std::int32_t>(step)};
+  child.tenant = parent.tenant;
   return child;
 }
 

@@ -47,6 +47,7 @@ job_spec make_job(const job_type& t, std::string id) {
   job_spec job;
   job.id = std::move(id);
   job.type = t.name;
+  job.tenant = t.tenant;
   job.steps.reserve(static_cast<std::size_t>(t.call_count()));
   for (const step_template& s : t.steps) {
     TWICE_CHECK(s.items >= 1);

@@ -41,6 +41,7 @@ struct job_type {
   std::string name;
   progress_mode progress = progress_mode::per_step;
   std::vector<step_template> steps;
+  std::string tenant = {};  // the tenant of every job of this type ("": none)
 
   // The calls a job of this type makes: the sum of its steps' items.
   std::int64_t call_count() const;

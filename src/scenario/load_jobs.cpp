@@ -150,7 +150,7 @@ bool load_agent_job(const table_reader& r, job_spec& job) {
 
 void load_job(load_state& s, const table_reader::item& item) {
   const table_reader r(s.d, *item.table, item.path,
-                       {"id", "type", "invoice", "amount_cents", "email", "enqueue_at", "steps", "progress"});
+                       {"id", "type", "invoice", "amount_cents", "email", "enqueue_at", "steps", "progress", "tenant"});
   job_spec job;
   bool ok = true;
   if (r.get("id") == nullptr) {
@@ -196,13 +196,15 @@ void load_job(load_state& s, const table_reader::item& item) {
     job = make_job(*type, job.id);
     job.enqueue_at = at;
   }
+  // The job's own tenant, over its type's.
+  if (r.get("tenant") != nullptr && !r.identifier("tenant", job.tenant)) return;
   s.world.jobs.push_back(std::move(job));
 }
 
 // ---- [[job_type]] --------------------------------------------------------------
 
 void load_job_type(load_state& s, const table_reader::item& item) {
-  const table_reader r(s.d, *item.table, item.path, {"name", "progress", "steps"});
+  const table_reader r(s.d, *item.table, item.path, {"name", "progress", "steps", "tenant"});
   job_type type;
   if (r.get("name") == nullptr) {
     r.missing("name", "a job type name like \"newsletter\"");
@@ -223,6 +225,7 @@ void load_job_type(load_state& s, const table_reader::item& item) {
     r.missing("steps", steps_expected);
     return;
   }
+  if (r.get("tenant") != nullptr && !r.identifier("tenant", type.tenant)) return;
   if (load_steps(s, r, type)) s.job_types.emplace(type.name, std::move(type));
 }
 

@@ -78,15 +78,27 @@ void load_trace(const table_reader& root, load_state& s) {
 void load_queue(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("queue");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "queue", {"name", "visibility_timeout", "retention", "max_receive_count", "semantics"});
+  const table_reader r(s.d, *t, "queue",
+                       {"name", "visibility_timeout", "retention", "max_receive_count", "semantics", "message_group_id"});
   static const named<handle_semantics> semantics[] = {{"sqs", handle_semantics::sqs},
                                                       {"strict", handle_semantics::strict}};
+  static const named<message_group_source> groups[] = {{"none", message_group_source::none},
+                                                       {"tenant", message_group_source::tenant}};
+  r.choice("message_group_id", s.world.message_group, groups);
   queue_config& q = s.world.queue;
   r.identifier("name", q.name);
   r.duration("visibility_timeout", q.visibility_timeout, visibility_limits);
   r.duration("retention", q.retention, retention_limits);
   r.integer("max_receive_count", q.max_receive_count, max_receive_limits);
   r.choice("semantics", q.semantics, semantics);
+}
+
+// [tenants]: the bound no_tenant_starved holds each quiet tenant's waits to.
+void load_tenants(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("tenants");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "tenants", {"wait_bound"});
+  r.duration("wait_bound", s.world.tenant_wait_bound, {sim::duration::from_us(1), sim::duration::from_s(14 * 24 * 3600)});
 }
 
 void load_dead_letter_queue(const table_reader& root, load_state& s) {
@@ -314,6 +326,7 @@ void load_settings(const table_reader& root, load_state& s) {
   load_budget(root, s);
   load_trace(root, s);
   load_queue(root, s);
+  load_tenants(root, s);
   load_dead_letter_queue(root, s);
   load_workers(root, s);
   load_runtime(root, s);

@@ -34,6 +34,8 @@ job_book::job_book(const std::vector<job_spec>& loaded, const std::optional<work
   loaded_specs_.seal();
   loaded_ends_.seal();
   generated_ends_.assign(generated_count(), job_end::open);
+  loaded_first_us_.assign(loaded_ends_.size(), -1);
+  generated_first_us_.assign(generated_count(), -1);
 }
 
 std::vector<job_spec> job_book::children_of(const job_spec& spec) const {
@@ -107,13 +109,32 @@ job_end job_book::end_of(std::string_view id) const {
   return job_end::open;
 }
 
+std::int64_t* job_book::first_received_slot(std::string_view id) {
+  if (const auto it = loaded_ends_.find(id); it != loaded_ends_.end())
+    return &loaded_first_us_[static_cast<std::size_t>(it - loaded_ends_.begin())];
+  if (const std::optional<std::int64_t> ordinal = arrived_ordinal(id))
+    return &generated_first_us_[static_cast<std::size_t>(*ordinal)];
+  return nullptr;  // a split-out job: not one of the story's
+}
+
+void job_book::note_received(std::string_view id, sim::instant at) {
+  std::int64_t* slot = first_received_slot(id);
+  if (slot != nullptr && *slot < 0) *slot = at.us();
+}
+
+std::optional<sim::instant> job_book::first_received(std::string_view id) const {
+  const std::int64_t* slot = const_cast<job_book*>(this)->first_received_slot(id);
+  if (slot == nullptr || *slot < 0) return std::nullopt;
+  return sim::instant::from_us(*slot);
+}
+
 // A loaded or split-out spec: its id, steps, targets and keys.
 inline constexpr std::uint64_t job_spec_bytes = 340;
 
 std::uint64_t job_book::footprint() const {
   return loaded_specs_.footprint() + loaded_ends_.footprint() +
          (loaded_.size() + loaded_children_.size()) * job_spec_bytes + generated_.capacity() * sizeof(drawn) +
-         generated_ends_.capacity();
+         generated_ends_.capacity() + (loaded_first_us_.capacity() + generated_first_us_.capacity()) * 8;
 }
 
 }  // namespace twice

@@ -61,9 +61,16 @@ class job_book final : public job_catalogue {
       fn(std::string_view(generated_job_id(*workload_, static_cast<std::int64_t>(i))), generated_ends_[i]);
   }
 
+  // Queue wait: when a story job's message was first received (its first
+  // delivery, the end of its first wait in the queue). The first call for a
+  // job counts; later ones (retries, redeliveries) do nothing.
+  void note_received(std::string_view id, sim::instant at);
+  std::optional<sim::instant> first_received(std::string_view id) const;
+
   std::uint64_t footprint() const;
 
  private:
+  std::int64_t* first_received_slot(std::string_view id);
   struct drawn {
     sim::instant enqueue_at;
     std::int64_t amount_cents = 0;
@@ -82,6 +89,10 @@ class job_book final : public job_catalogue {
   job_index<job_end> loaded_ends_;
   std::vector<drawn> generated_;  // by ordinal, as they arrived
   std::vector<job_end> generated_ends_;  // by ordinal, every generated job's
+  // First receive, microseconds (-1: not yet): loaded jobs by their place in
+  // loaded_ends_ (sorted by id), generated ones by ordinal.
+  std::vector<std::int64_t> loaded_first_us_;
+  std::vector<std::int64_t> generated_first_us_;
   std::size_t generated_children_ = 0;  // split out of the generated jobs that arrived
 };
 

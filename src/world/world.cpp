@@ -53,6 +53,7 @@ world::world(world_config config, handler* custom_handler)
       book_(config_.jobs, config_.workload, config_.runtime.rules.split_tool) {
   events_.add_observer(this);
   queue_ = std::make_unique<queue>(kernel_, events_, ids_, config_.queue);
+  queue_actor_ = events_.name(queue_->actor());
   if (config_.dead_letter_queue) {
     dlq_ = std::make_unique<queue>(kernel_, events_, ids_, config_.dead_letter);
     if (config_.queue.max_receive_count > 0) queue_->set_dead_letter(dlq_.get());
@@ -153,8 +154,10 @@ void world::seed_rows(const job_spec& spec) {
 void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t index) {
   auto* w = static_cast<world*>(ctx);
   std::string id;
+  std::string tenant;
   if (index < w->config_.jobs.size()) {
     id = w->config_.jobs[index].id;
+    tenant = w->config_.jobs[index].tenant;
     ++w->loaded_next_;
   } else {
     const generated_job g = *w->generated_next_;
@@ -163,10 +166,14 @@ void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t index) {
     const job_spec spec = generated_spec(*w->config_.workload, g);
     w->seed_rows(spec);
     id = spec.id;
+    tenant = spec.tenant;
     w->generated_next_.reset();
     if (!w->generator_->done()) w->generated_next_ = w->generator_->next();
   }
-  const message_id message = w->queue_->send(id);
+  // The producer names the tenant as the message group only when told to
+  // (SQS fair queues need nothing else: "include a message group ID").
+  const bool grouped = w->config_.message_group == message_group_source::tenant;
+  const message_id message = w->queue_->send(id, sim::duration::zero(), grouped ? tenant : std::string());
   w->faults_->note_message(message, id);
   w->schedule_next_arrival(k);
 }
@@ -318,6 +325,8 @@ void world::mark_end(std::string_view job, job_end how) {
 // job that already ended runs twice.
 void world::on_event(const ev::event& e, const name_table& names) {
   note_end(e);
+  if (const auto* r = std::get_if<ev::receive>(&e.body); r && e.actor == queue_actor_)
+    book_.note_received(names.text(r->body), e.at);
   if (redrive_) {
     const bool arrived = std::holds_alternative<ev::send>(e.body) || std::holds_alternative<ev::redrive_in>(e.body);
     if (e.actor == dlq_actor_ && arrived) redrive_->note_arrival();

@@ -54,6 +54,9 @@ struct split_config {
   std::uint32_t workers = 1;
 };
 
+// What the producer sets as a message's MessageGroupId.
+enum class message_group_source : std::uint8_t { none, tenant };
+
 struct world_config {
   std::uint64_t seed = 1;
   sim::duration time_limit = sim::duration::from_s(24 * 3600);
@@ -69,6 +72,12 @@ struct world_config {
   sim::trace_recorder::retention trace_retention = sim::trace_recorder::retention::keep_records;
 
   queue_config queue;
+  // none: no group, the queue serves oldest first; tenant: the job's tenant,
+  // so the queue's fair delivery sees noisy neighbours (broker/queue.hpp).
+  message_group_source message_group = message_group_source::none;
+  // no_tenant_starved's bound: a tenant that sent no more than its share of
+  // the jobs must see its jobs' 99th-percentile queue wait within it.
+  sim::duration tenant_wait_bound = sim::duration::from_s(60);
   bool dead_letter_queue = true;
   // Kept 14 days (SQS's most), longer than the source queue's 4, as AWS
   // advises: a dead letter's retention counts from its first enqueue. (An
@@ -258,6 +267,7 @@ class world : private event_observer {
   std::unique_ptr<outbox_relay> relay_;
   std::unique_ptr<dead_letter_redrive> redrive_;
   ev::name_id dlq_actor_ = 0;
+  ev::name_id queue_actor_ = 0;
   std::size_t open_jobs_ = 0;
   std::uint64_t footprint_peak_ = 0;
   sim::instant story_end_;
