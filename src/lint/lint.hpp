@@ -10,7 +10,8 @@
 // A rule fires only when its condition is really present: a rule about a
 // tool fires only when some job calls that tool (tools are known by the step
 // names the world registers: "refund" is the payment vendor and writes with
-// a key; "email" writes and takes no key; "read" and "model" do not write).
+// a key; "email" writes and takes no key; "read" and "model" do not write;
+// a scenario's own tools are what their [tools.NAME] tables say).
 // Warnings come in rule order (the order of lint_rules below), and within a
 // rule in the order of the settings they name (deploy[0] before deploy[1]).
 // The linter only reads the configuration: same config, same warnings.
@@ -32,14 +33,15 @@ struct lint_warning {
 };
 
 // Every rule id, in the order warnings are reported.
-inline constexpr std::array<std::string_view, 20> lint_rules{
+inline constexpr std::array<std::string_view, 22> lint_rules{
     "write_without_key",          "visibility_below_tool_p99", "heartbeat_too_slow",
     "no_backoff_cap",             "no_jitter",                 "retries_non_retryable",
     "attempts_reset_on_reenqueue", "checkpoint_before_effect", "key_per_attempt",
     "transaction_across_model",   "rolling_kill_without_drain", "dead_letter_threshold",
     "email_without_dedupe",       "batch_without_item_progress", "retries_without_budget",
     "dead_letters_unread",        "redrive_after_key_expiry",  "liveness_probe_blocked",
-    "drain_grace_below_work",     "client_timeout_below_p99",
+    "drain_grace_below_work",     "client_timeout_below_p99",  "dedupe_window_below_retry_horizon",
+    "tenants_share_queue_unfairly",
 };
 
 std::vector<lint_warning> lint(const world_config& config);

@@ -1,0 +1,227 @@
+#include <fmt/ranges.h>
+
+#include "lint/rules.hpp"
+
+// The queue: what bounds a message's deliveries, where dead letters go, and
+// whether one tenant can starve the others.
+
+namespace twice::lint_rules_detail {
+namespace {
+
+// A queue the jobs' messages are delivered from.
+struct consumed_queue {
+  std::string_view redrive_setting;  // "queue.max_receive_count", "split.max_receive_count"
+  sim::duration lease;
+  sim::duration retention;
+  bool redriven = false;
+};
+
+// The jobs' queue, and the split queue when some job calls the split tool.
+std::vector<consumed_queue> consumed_queues(const world_config& config) {
+  std::vector<consumed_queue> queues{
+      {key::max_receive_count, visibility(config), config.queue.retention, redrive_active(config)}};
+  const std::string_view split_tool = config.runtime.rules.split_tool;
+  if (!split_tool.empty() && find_use(config, {split_tool})) {
+    const queue_config& split = config.split.queue;
+    queues.push_back({key::split_max_receive_count, split.visibility_timeout, split.retention,
+                      config.dead_letter_queue && split.max_receive_count > 0});
+  }
+  return queues;
+}
+
+// Which ways of running a job again have no bound.
+struct redelivery_paths {
+  bool crash_loop = false;   // a slice that crashes or loses its lease on every delivery
+  bool failing_job = false;  // a job whose slices fail, retried by the runtime
+  // The queues without a redrive, where an unbounded path redelivers.
+  std::vector<const consumed_queue*> unredriven;
+};
+
+redelivery_paths unbounded_paths(const world_config& config, const std::vector<consumed_queue>& queues) {
+  const bool crashes_bounded = crash_loops_counted(config);
+  const bool failures_bounded = failures_counted(config);
+  const bool in_slice = config.runtime.rules.retry == retry_mode::in_slice;
+  redelivery_paths paths;
+  for (const consumed_queue& q : queues) {
+    const bool crash_loop = !crashes_bounded && !q.redriven;
+    const bool failing_job = !failures_bounded && (in_slice || !q.redriven);
+    paths.crash_loop = paths.crash_loop || crash_loop;
+    paths.failing_job = paths.failing_job || failing_job;
+    if (!q.redriven && (crash_loop || (failing_job && !in_slice))) paths.unredriven.push_back(&q);
+  }
+  return paths;
+}
+
+std::string capitalized(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
+// The warning names the bound a scenario is missing: retry.maximum_attempts
+// when attempts are unlimited, else (the counter is reset in every nack) the
+// redrive that is not there.
+std::string_view missing_bound_setting(const world_config& config, const redelivery_paths& paths) {
+  if (config.runtime.retry.maximum_attempts == 0) return key::maximum_attempts;
+  if (!config.dead_letter_queue) return key::dead_letter_enabled;
+  return paths.unredriven.front()->redrive_setting;
+}
+
+// "queue.max_receive_count is not set", "the dead-letter queue is disabled".
+std::string no_redrive_text(const world_config& config, const redelivery_paths& paths) {
+  if (!config.dead_letter_queue) return "the dead-letter queue is disabled";
+  std::vector<std::string_view> settings;
+  for (const consumed_queue* q : paths.unredriven) settings.push_back(q->redrive_setting);
+  if (settings.size() == 1) return fmt::format("{} is not set", settings[0]);
+  return fmt::format("neither {} nor {} is set", settings[0], settings[1]);
+}
+
+std::string dead_letter_why(const world_config& config, const redelivery_paths& paths) {
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  const bool in_slice = config.runtime.rules.retry == retry_mode::in_slice;
+  std::vector<std::string> causes;
+  if (attempts == 0) causes.emplace_back("retry.maximum_attempts is unlimited");
+  if (attempts != 0 && config.runtime.rules.reset_attempts_on_reenqueue) {
+    causes.push_back(fmt::format("discipline.reset_attempts_on_reenqueue sets the attempt counter back to 0 on "
+                                 "every delivery, so {} never reaches retry.maximum_attempts = {}",
+                                 failures_counted(config) ? "a crash loop" : "a failing job", attempts));
+  }
+  if (attempts != 0 && config.runtime.count_attempts == attempt_counting::at_failure &&
+      !config.runtime.rules.reset_attempts_on_reenqueue) {
+    causes.push_back(fmt::format("runtime.count_attempts = \"at_failure\" counts only failures a slice records, so "
+                                 "a crash loop never reaches retry.maximum_attempts = {}",
+                                 attempts));
+  }
+  if (!paths.unredriven.empty())
+    causes.push_back(fmt::format("there is no redrive ({})", no_redrive_text(config, paths)));
+  if (in_slice && paths.failing_job && paths.unredriven.empty()) {
+    causes.emplace_back("the broker's redrive counts deliveries, while discipline.retry = \"in_slice\" retries "
+                        "inside one delivery");
+  }
+
+  std::vector<std::string> effects;
+  if (paths.failing_job) {
+    effects.emplace_back(in_slice ? "a job that keeps failing is retried forever inside the slice that received it"
+                                  : "a job that keeps failing is re-enqueued forever");
+  }
+  if (paths.crash_loop) {
+    const consumed_queue& q = *paths.unredriven.front();
+    effects.push_back(fmt::format("a poison message that crashes its worker or outlives its lease on every delivery "
+                                  "comes back every {} forever, taking a worker each time",
+                                  text(q.lease)));
+  }
+  std::string why = fmt::format("{}: {}", fmt::join(causes, ", and "), fmt::join(effects, ", and "));
+  if (!paths.unredriven.empty() && (paths.crash_loop || !in_slice)) {
+    why += fmt::format(" (until the queue's retention, {}, drops it)", text(paths.unredriven.front()->retention));
+  }
+  why += effects.size() > 1 ? "; neither is ever dead-lettered, and nobody is told."
+                             : "; it is never dead-lettered, and nobody is told.";
+  if (!paths.crash_loop) {
+    // Say which path is still bounded, so the warning does not read as if
+    // every poison message cycled forever.
+    if (crash_loops_counted(config)) {
+      why += fmt::format(" (A slice that crashes or loses its lease on every delivery is still dead-lettered after "
+                         "{} attempts: each delivery's attempt is counted on the job row.)",
+                         attempts);
+    } else {
+      why += fmt::format(" (A slice that crashes or loses its lease on every delivery is still redriven after "
+                         "queue.max_receive_count = {} deliveries.)",
+                         config.queue.max_receive_count);
+    }
+  }
+  return why;
+}
+
+std::string dead_letter_fix(const world_config& config, const redelivery_paths& paths) {
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  const discipline& rules = config.runtime.rules;
+  // Counting attempts bounds every path once the counter only goes up.
+  std::vector<std::string> counting;
+  if (attempts == 0) counting.emplace_back("set retry.maximum_attempts (e.g. 5)");
+  if (rules.reset_attempts_on_reenqueue) counting.emplace_back("set discipline.reset_attempts_on_reenqueue = false");
+  if (config.runtime.count_attempts == attempt_counting::at_failure)
+    counting.emplace_back("set runtime.count_attempts = \"at_start\"");
+  const std::string by_attempts =
+      fmt::format("{}: the runtime counts an attempt on the job row when a slice starts, before the handler runs, "
+                  "and dead-letters the job once they are used up, whether its slices fail or crash.",
+                  fmt::join(counting, " and "));
+  // A redrive bounds every path that redelivers the message; retries inside
+  // a slice are not redeliveries.
+  const bool redrive_suffices =
+      !paths.unredriven.empty() && !(rules.retry == retry_mode::in_slice && paths.failing_job);
+  if (!redrive_suffices) return capitalized(by_attempts);
+  std::vector<std::string_view> settings;
+  for (const consumed_queue* q : paths.unredriven) settings.push_back(q->redrive_setting);
+  const std::string by_redrive = fmt::format(
+      "{} {} ({}): the broker moves a message received that often to the dead-letter queue, where someone sees it.",
+      config.dead_letter_queue ? "set" : "enable the dead-letter queue (dead_letter_queue.enabled = true) and set",
+      fmt::join(settings, " and "),
+      attempts == 0 ? std::string("e.g. 5") : fmt::format("{}, the retry policy's attempts", attempts));
+  // Lead with the fix for the setting the warning names.
+  if (attempts == 0) return capitalized(by_attempts) + " Or " + by_redrive;
+  return capitalized(by_redrive) + " Or " + by_attempts;
+}
+
+}  // namespace
+
+void dead_letter_threshold(const world_config& config, std::vector<lint_warning>& out) {
+  const std::vector<consumed_queue> queues = consumed_queues(config);
+  const redelivery_paths paths = unbounded_paths(config, queues);
+  if (!paths.crash_loop && !paths.failing_job) return;
+  out.push_back({"dead_letter_threshold", std::string(missing_bound_setting(config, paths)),
+                 dead_letter_why(config, paths), dead_letter_fix(config, paths)});
+}
+
+// Nothing reads the dead-letter queue and it keeps messages no longer than
+// the source queue does. Every dead letter is deleted unread in the end; one
+// the broker redrove there keeps its ORIGINAL enqueue time on a standard
+// queue, so after most of its retention spent being retried it goes soon ("it is a best practice to always set the retention period of a
+// dead-letter queue to be longer than the retention period of the original
+// queue", SQS Developer Guide, "Setting-up dead-letter queue retention").
+void dead_letters_unread(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.dead_letter_queue || config.dead_letter_redrive) return;
+  if (config.dead_letter.retention > config.queue.retention) return;
+  out.push_back({"dead_letters_unread", "dead_letter_queue.retention",
+                 fmt::format("Nothing reads the dead-letter queue (no redrive_after), and it keeps messages {}, no "
+                             "longer than the source queue's {}. Every dead letter is deleted unread once that passes "
+                             "(sooner for one the broker moved there: it keeps its first enqueue time), and nothing "
+                             "ever says that its work was never done.",
+                             text(config.dead_letter.retention), text(config.queue.retention)),
+                 "Alarm on the dead-letter queue and redrive it (dead_letter_queue.redrive_after), and keep dead "
+                 "letters longer than the source queue does: dead_letter_queue.retention = \"336h\" (SQS's most)."});
+}
+
+// Jobs of two or more tenants share the queue and nothing keeps one from
+// starving the others: the producer sets no message group id (the queue
+// serves oldest first, so a burst from one tenant is a wait for all), or it
+// does but fewer than 31 workers consume, and SQS counts a tenant as noisy
+// only with at least 30 of its own messages in flight ("How Amazon SQS fair
+// queues work").
+void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_warning>& out) {
+  std::vector<std::string> tenants;
+  for_each_job(config, [&](const job_spec& job) {
+    if (!job.tenant.empty() && std::find(tenants.begin(), tenants.end(), job.tenant) == tenants.end() &&
+        tenants.size() < 2)
+      tenants.push_back(job.tenant);
+  });
+  if (tenants.size() < 2) return;
+  if (config.message_group == message_group_source::none) {
+    out.push_back({"tenants_share_queue_unfairly", "queue.message_group_id",
+                   fmt::format("Jobs of two or more tenants ({}, {}) share one queue that serves the oldest message "
+                               "first: a burst from one tenant is a backlog every other tenant waits behind.",
+                               tenants[0], tenants[1]),
+                   "Set queue.message_group_id = \"tenant\" (SQS fair queues: a standard queue that sees message "
+                   "group ids serves quiet tenants first while one is noisy), or give the noisy tenant a queue of "
+                   "its own."});
+    return;
+  }
+  if (config.workers > 30) return;
+  out.push_back({"tenants_share_queue_unfairly", "workers.count",
+                 fmt::format("Messages carry their tenant as the group id, but {} workers can have at most {} "
+                             "messages in flight, and SQS treats a tenant as a noisy neighbour only with at least 30 "
+                             "of its own in flight: fair delivery never starts.",
+                             config.workers, config.workers),
+                 "Run more than 30 consumers at once (workers, or messages per worker), or split the noisy tenant "
+                 "into a queue of its own."});
+}
+
+}  // namespace twice::lint_rules_detail

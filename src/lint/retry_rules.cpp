@@ -1,0 +1,137 @@
+#include <limits>
+
+#include "lint/rules.hpp"
+
+// Retries: how long they wait, what they retry, and what stops a storm of them.
+
+namespace twice::lint_rules_detail {
+namespace {
+
+bool backoff_grows(const retry_policy& policy) {
+  return policy.initial_interval > sim::duration::zero() && policy.coefficient_milli > 1000;
+}
+
+// The first retry (0-based) whose uncapped envelope passes `limit`, if one
+// does within a bounded number of retries.
+std::optional<std::uint32_t> first_retry_above(const retry_policy& policy, sim::duration limit) {
+  constexpr std::uint32_t retries_max = 100'000;
+  std::int64_t us = policy.initial_interval.us();
+  for (std::uint32_t n = 0; n < retries_max; ++n) {
+    if (us > limit.us()) return n;
+    if (us > std::numeric_limits<std::int64_t>::max() / policy.coefficient_milli) return n + 1;
+    const std::int64_t next = us * policy.coefficient_milli / 1000;
+    if (next == us) return std::nullopt;  // flat: never passes it
+    us = next;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void no_backoff_cap(const world_config& config, std::vector<lint_warning>& out) {
+  const retry_policy& policy = config.runtime.retry;
+  if (policy.maximum_interval) return;
+  if (!backoff_grows(policy)) return;  // a flat backoff needs no cap
+  std::string why = fmt::format(
+      "no cap on the backoff: the delay grows {}x per retry from {} without bound (retry #10 waits {})",
+      ratio_text(policy.coefficient_milli), text(policy.initial_interval), text(backoff_envelope(policy, 9)));
+  if (const std::optional<std::uint32_t> n = first_retry_above(policy, max_visibility_timeout)) {
+    why += fmt::format(" and retry #{} passes {}, the longest the broker can hold a message back", *n + 1,
+                       text(max_visibility_timeout));
+  }
+  why += "; a job that failed through an outage then waits hours after the dependency recovered.";
+  out.push_back({"no_backoff_cap", std::string(key::maximum_interval), std::move(why),
+                 fmt::format("Set retry.maximum_interval to a duration (Temporal's default is 100 x the initial "
+                             "interval: {}).",
+                             text(policy.initial_interval * 100))});
+}
+
+void no_jitter(const world_config& config, std::vector<lint_warning>& out) {
+  const retry_policy& policy = config.runtime.retry;
+  if (policy.jitter != jitter_kind::none) return;
+  if (config.workers <= 1) return;
+  std::string delays;
+  if (policy.coefficient_milli >= 1000) {
+    delays = fmt::format(" ({}, {}, {} ...)", text(backoff_envelope(policy, 0)), text(backoff_envelope(policy, 1)),
+                         text(backoff_envelope(policy, 2)));
+  }
+  out.push_back({"no_jitter", std::string(key::jitter),
+                 fmt::format("no jitter with {} workers: jobs that failed together in an outage wait exactly the "
+                             "same delays{} and retry at the same instants, so the recovering dependency gets a "
+                             "stampede at every step and can fall over again.",
+                             config.workers, delays),
+                 "Set retry.jitter = \"full\" (or \"equal\", \"decorrelated\"): each worker draws its delays from its "
+                 "own stream and the retries spread out."});
+}
+
+void retries_non_retryable(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.rules.retry_non_retryable) return;
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  const std::string cost =
+      attempts == 0 ? std::string("is retried forever (retry.maximum_attempts is unlimited), hammering the tool, and "
+                                  "never reaches the failure someone must look at")
+                    : fmt::format("burns all {} attempts and their backoff before it fails, hammering the tool and "
+                                  "delaying the failure someone must look at",
+                                  attempts);
+  out.push_back({"retries_non_retryable", std::string(key::retry_non_retryable),
+                 fmt::format("non-retryable errors (400: invoice_not_found, idempotency_error) are retried like "
+                             "503s: they fail the same way every time, so each such job {}.",
+                             cost),
+                 "Set discipline.retry_non_retryable = false: a 400 fails the job at once."});
+}
+
+void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.rules.reset_attempts_on_reenqueue) return;
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  std::string why;
+  if (attempts == 0) {
+    why = "the attempt counter on the job row goes back to 0 on every delivery (a nack, a crash, a lease that ran "
+          "out): attempt numbers repeat, so nothing can tell how often a job ran, and a retry.maximum_attempts set "
+          "later never takes effect.";
+  } else {
+    const std::string bound =
+        redrive_active(config)
+            ? fmt::format("until the broker redrives it after queue.max_receive_count = {} deliveries",
+                          config.queue.max_receive_count)
+            : std::string("forever, and nothing else stops it");
+    // What the count still bounds: failures retried inside one delivery.
+    const std::string_view who = failures_counted(config)
+                                     ? "a message whose slice crashes or outlives its lease on every delivery"
+                                     : "a job that always fails, or whose slice crashes on every delivery,";
+    why = fmt::format("the attempt counter on the job row goes back to 0 on every delivery (a nack, a crash, a lease "
+                      "that ran out), so retry.maximum_attempts = {} is never reached across deliveries: {} comes "
+                      "back {}.",
+                      attempts, who, bound);
+  }
+  out.push_back({"attempts_reset_on_reenqueue", std::string(key::reset_attempts), std::move(why),
+                 "Set discipline.reset_attempts_on_reenqueue = false: the counter lives on the job row and only "
+                 "goes up."});
+}
+
+// Retries with no budget against a far side with a fixed number of servers
+// that serves its queue oldest first with no queue timeout: a short slowdown
+// can tip it into a storm that outlives the slowdown (server_pool.hpp).
+void retries_without_budget(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.retry_budget || config.runtime.circuit_breaker || config.runtime.retry.maximum_attempts == 1) return;
+  for (const service_tool_config* tool : service_tools(config)) {
+    const std::string_view name = tool->name;
+    const server_pool_config& pool = tool->pool;
+    if (pool.servers == 0 || pool.queue_timeout || pool.order == queue_order::lifo) continue;
+    const std::optional<tool_use> use = find_use(config, {name});
+    if (!use) continue;
+    out.push_back(
+        {"retries_without_budget", "retry.budget",
+         fmt::format("{} calls the {} tool, which has {} servers and serves its queue oldest first, including the "
+                     "requests whose callers already timed out; retries have no budget. A slowdown that pushes "
+                     "waits past the {} client timeout makes every caller retry, every abandoned request still takes "
+                     "a server, and the queue can stay full after the slowdown ends: a retry storm.",
+                     where(*use), name, pool.servers, text(tool->client_timeout)),
+         "Add [retry.budget] (the AWS SDKs' retry quota: retries stop when most calls fail) or "
+         "[retry.circuit_breaker] (calls fail fast while most fail), or have the far side "
+         "shed stale work: tools." + std::string(name) + ".queue_timeout at the callers' timeout and queue_order = "
+         "\"lifo\"."});
+    return;  // one warning names the first such tool
+  }
+}
+
+}  // namespace twice::lint_rules_detail

@@ -1,0 +1,100 @@
+#include "lint/rules.hpp"
+
+// What the rules share (rules.hpp declares it).
+
+namespace twice::lint_rules_detail {
+
+std::string text(sim::duration d) { return sim::format_duration(d); }
+
+// 2000 -> "2.0", 1500 -> "1.5", 1250 -> "1.25".
+std::string ratio_text(std::uint32_t milli) {
+  std::string frac = fmt::format("{:03}", milli % 1000);
+  while (frac.size() > 1 && frac.back() == '0') frac.pop_back();
+  return fmt::format("{}.{}", milli / 1000, frac);
+}
+
+// A third of a duration, rounded down to whole milliseconds (a setting
+// someone can type).
+sim::duration third_of(sim::duration d) { return sim::duration::from_ms(d.us() / 3 / 1000); }
+
+std::optional<tool_use> find_use(const world_config& config, std::initializer_list<std::string_view> tools) {
+  std::optional<tool_use> use;
+  std::size_t jobs = 0;
+  for_each_job(config, [&](const job_spec& job) {
+    bool calls = false;
+    for (std::size_t i = 0; i < job.steps.size(); ++i) {
+      if (std::find(tools.begin(), tools.end(), job.steps[i].tool) == tools.end()) continue;
+      calls = true;
+      if (!use) use = tool_use{job.id, i + 1, job.steps[i], 0};
+    }
+    if (calls) jobs += 1;
+  });
+  if (use) use->jobs = jobs;
+  return use;
+}
+
+// "job_1 step 3", "job_1 step 3 (and 4 other jobs)".
+std::string where(const tool_use& use) {
+  std::string out = fmt::format("{} step {}", use.job, use.step);
+  if (use.jobs == 2) out += " (and 1 other job)";
+  if (use.jobs > 2) out += fmt::format(" (and {} other jobs)", use.jobs - 1);
+  return out;
+}
+
+std::string stable_key(const tool_use& use) {
+  return fmt::format("{}:step_{}:{}", use.job, use.step, use.spec.tool);
+}
+
+sim::duration visibility(const world_config& config) {
+  return config.runtime.visibility_timeout.value_or(config.queue.visibility_timeout);
+}
+
+std::string_view visibility_setting(const world_config& config) {
+  return config.runtime.visibility_timeout ? key::runtime_visibility : key::queue_visibility;
+}
+
+bool redrive_active(const world_config& config) {
+  return config.dead_letter_queue && config.queue.max_receive_count > 0;
+}
+
+// ---- what bounds a job's deliveries ----------------------------------------------
+// As the runtime (src/runtime/worker.cpp) and the broker (src/broker/queue.cpp)
+// do it. The runtime counts an attempt on the job row in the transaction that
+// starts a slice, before the handler runs, and a delivery that finds
+// retry.maximum_attempts used up dead-letters the job. That bounds a message
+// whose slice crashes or loses its lease on every delivery, and a job that
+// fails and is retried. discipline.reset_attempts_on_reenqueue sets the
+// counter back to 0 on every delivery (a nack, a crash, a lease that ran
+// out): then nothing that crosses deliveries is counted. Failures retried
+// inside one slice (discipline.retry = "in_slice") still count up, and with
+// one attempt allowed the first failure dead-letters the job without a
+// nack. The broker's redrive counts receives: it bounds every path that
+// redelivers the message, but not retries slept inside one slice.
+
+// Whether the attempt counter bounds a message whose slice crashes or loses
+// its lease on every delivery.
+// A runtime that counts only recorded failures (count_attempts = at_failure)
+// never counts a slice that died with its process.
+bool crash_loops_counted(const world_config& config) {
+  return config.runtime.retry.maximum_attempts != 0 && !config.runtime.rules.reset_attempts_on_reenqueue &&
+         config.runtime.count_attempts == attempt_counting::at_start;
+}
+
+// Whether the counter bounds a job whose slices keep failing: a reset undoes
+// the count only when a failure is re-enqueued (a nack with attempts left).
+bool failures_counted(const world_config& config) {
+  const discipline& rules = config.runtime.rules;
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  if (attempts == 0) return false;
+  return !(rules.reset_attempts_on_reenqueue && rules.retry == retry_mode::nack && attempts != 1);
+}
+
+std::vector<called_tool> called_tools(const world_config& config) {
+  std::vector<called_tool> out = {{tool_name::refund, &config.payments.latency, config.payments.client_timeout, true}};
+  for (const service_tool_config* t : service_tools(config))
+    out.push_back({t->name, &t->latency, t->client_timeout, t->effect == tool_effect::write});
+  std::stable_partition(out.begin(), out.end(), [](const called_tool& t) { return t.writes; });
+  return out;
+}
+
+}  // namespace twice::lint_rules_detail

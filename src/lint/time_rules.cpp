@@ -1,0 +1,201 @@
+#include "lint/rules.hpp"
+
+// Time: leases against the work, heartbeats, probes, drains and timeouts.
+
+namespace twice::lint_rules_detail {
+
+void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.heartbeat_interval) return;
+  const std::vector<called_tool> tools = called_tools(config);
+  // A split tool's steps run on the split queue, under its own lease.
+  auto lease_of = [&](std::string_view step_name) {
+    return step_name == config.runtime.rules.split_tool ? config.split.queue.visibility_timeout : visibility(config);
+  };
+  // The slowest called tool the lease does not cover. A caller waits at most
+  // its client timeout, so that bounds how long the call holds the slice.
+  const called_tool* worst = nullptr;
+  sim::duration worst_hold;
+  std::optional<tool_use> worst_use;
+  for (const called_tool& t : tools) {
+    const std::optional<tool_use> use = find_use(config, {t.step_name});
+    if (!use) continue;
+    const sim::duration hold = t.hold();
+    if (!(lease_of(t.step_name) < hold)) continue;
+    if (worst != nullptr && !(worst_hold < hold)) continue;
+    worst = &t;
+    worst_hold = hold;
+    worst_use = use;
+  }
+  if (worst == nullptr) return;
+  const sim::duration p99 = worst->latency->p99();
+  const std::string latency =
+      p99 <= worst->client_timeout
+          ? fmt::format("p99 latency {} ({})", text(p99), worst->latency->describe())
+          : fmt::format("client timeout {} (its latency {} has p99 {})", text(worst->client_timeout),
+                        worst->latency->describe(), text(p99));
+  const bool split = worst->step_name == config.runtime.rules.split_tool;
+  const bool read_only = !worst->writes;
+  const sim::duration lease = lease_of(worst->step_name);
+  const std::string_view setting = split ? std::string_view("split.visibility_timeout") : visibility_setting(config);
+  out.push_back(
+      {"visibility_below_tool_p99", std::string(setting),
+       fmt::format("visibility timeout {} is below the {} tool's {}, which {} waits on, and no heartbeat extends it: "
+                   "a second worker receives the message while the first still runs, and both run the slice.",
+                   text(lease), worst->step_name, latency, where(*worst_use)),
+       split ? fmt::format("Raise {} well above {} (e.g. {}): the split queue exists to give this call a lease "
+                           "that fits it.",
+                           setting, text(worst_hold), text(worst_hold * 2))
+             : fmt::format("Set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker "
+                           "extends its lease while the call runs, or raise {} well above {} (e.g. {}){}.",
+                           text(third_of(lease)), setting, text(worst_hold), text(worst_hold * 2),
+                           read_only
+                               ? fmt::format("; if the worker cannot heartbeat through the call, make the step a job "
+                                             "of its own ([split] tool = \"{}\", with a visibility timeout that "
+                                             "fits it)",
+                                             worst->step_name)
+                               : std::string())});
+}
+
+void heartbeat_too_slow(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.heartbeat_interval) return;
+  const sim::duration beat = *config.runtime.heartbeat_interval;
+  const sim::duration lease = visibility(config);
+  if (!(beat * 2 > lease)) return;
+  std::string why;
+  if (beat >= lease) {
+    why = fmt::format("heartbeat every {} against a visibility timeout of {}: the lease expires before the first "
+                      "heartbeat, so a second worker receives the message while the first still runs.",
+                      text(beat), text(lease));
+  } else {
+    why = fmt::format("heartbeat every {} against a visibility timeout of {}: one lost or late heartbeat loses the "
+                      "lease (the next one comes {} after the last extension), and a second worker receives the "
+                      "message while the first still runs.",
+                      text(beat), text(lease), text(beat * 2));
+  }
+  out.push_back({"heartbeat_too_slow", std::string(key::heartbeat), std::move(why),
+                 fmt::format("Set runtime.heartbeat_interval to at most a third of the visibility timeout (e.g. {}), "
+                             "so a heartbeat can be lost and the next still lands before the lease expires.",
+                             text(third_of(lease)))});
+}
+
+void transaction_across_model(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.rules.hold_transaction_across_model) return;
+  const std::optional<tool_use> use = find_use(config, {tool_name::model});
+  if (!use) return;
+  const std::uint32_t pool = config.store.pool_size;
+  std::string why = fmt::format(
+      "{} holds a database transaction, and one of the store's {} connections ({}), open across the model call "
+      "(p99 {}): {} slices waiting on the model at once exhaust the pool, and every other database access "
+      "(checkpoints, acks, other jobs) stalls behind them",
+      where(*use), pool, key::pool_size, text(config.model.latency.p99()), pool);
+  if (config.workers >= pool) why += fmt::format(" (with {} workers, that is ordinary load)", config.workers);
+  why += ".";
+  out.push_back({"transaction_across_model", std::string(key::hold_transaction), std::move(why),
+                 "Set discipline.hold_transaction_across_model = false: commit before the model call and open a new "
+                 "transaction for its result."});
+}
+
+void rolling_kill_without_drain(const world_config& config, std::vector<lint_warning>& out) {
+  for (std::size_t i = 0; i < config.deploys.size(); ++i) {
+    const deploy_spec& d = config.deploys[i];
+    if (d.strategy != deploy_strategy::rolling_kill) continue;
+    out.push_back({"rolling_kill_without_drain", key::deploy_strategy(i),
+                   fmt::format("the deploy to {} at {} kills {} {} every {} without draining: in-flight slices "
+                               "die mid-step (after a vendor's refund, before the ack), their messages come back only "
+                               "after the visibility timeout {}, and the retries arrive together.",
+                               d.sha, text(d.at - sim::instant::epoch()), d.batch_size,
+                               d.batch_size == 1 ? "pod" : "pods", text(d.batch_interval), text(visibility(config))),
+                   fmt::format("Set deploy[{}].strategy = \"drain\": stop leasing on the old version, let in-flight "
+                               "slices finish within the grace period ({}), then terminate.",
+                               i, text(d.grace_period))});
+  }
+}
+
+// A liveness probe answered by the worker's loop, and a tool call that can
+// block that loop longer than the probe tolerates: the kubelet restarts the
+// pod in the middle of the call (runtime/liveness_probe.hpp). The worst for
+// a write tool, whose effect may land with nobody left to record it.
+void liveness_probe_blocked(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.liveness_probe) return;
+  const liveness_probe_config& probe = *config.runtime.liveness_probe;
+  const sim::duration tolerated = probe.blocked_until_restart();
+  // Write tools first: a restart inside one is the one that costs money or mail.
+  for (const called_tool& t : called_tools(config)) {
+    const sim::duration hold = t.hold();
+    if (hold < tolerated) continue;
+    const std::optional<tool_use> use = find_use(config, {t.step_name});
+    if (!use) continue;
+    out.push_back(
+        {"liveness_probe_blocked", "runtime.liveness_probe",
+         fmt::format("The liveness probe is answered by the worker's loop and restarts the pod after {} failures "
+                     "{} apart ({} timeout): a call that blocks the loop {} or more. {} waits on the {} tool up to "
+                     "{} (p99 {}, client timeout {}): the kubelet kills the pod in the middle of the call{}.",
+                     probe.failure_threshold, text(probe.period), text(probe.timeout), text(tolerated), where(*use),
+                     t.step_name, text(hold), text(t.latency->p99()), text(t.client_timeout),
+                     t.writes ? ", whose effect may land with nobody left to record it"
+                         : ""),
+         "Answer the probe from a thread of its own (or probe the process, not the work), or make failure_threshold "
+         "x period exceed the slowest call; and give every write a key, so a restart mid-call replays instead of "
+         "paying again."});
+    return;  // one warning, for the first such tool
+  }
+}
+
+// A drain whose grace period is shorter than a slice can take: the deploy
+// kills what it meant to let finish (drain_kills_nothing), mid-step. A
+// slice's length is its job's calls, each the p99 bounded by the caller's
+// timeout (model and read included: they hold the slice as long).
+void drain_grace_below_work(const world_config& config, std::vector<lint_warning>& out) {
+  const std::vector<called_tool> tools = called_tools(config);
+  std::string longest_job;
+  sim::duration longest;
+  for_each_job(config, [&](const job_spec& job) {
+    sim::duration total;
+    for (const step_spec& step : job.steps)
+      for (const called_tool& t : tools)
+        if (t.step_name == step.tool) total = total + t.hold();
+    if (longest_job.empty() || longest < total) {
+      longest_job = job.id;
+      longest = total;
+    }
+  });
+  if (longest_job.empty()) return;
+  for (std::size_t i = 0; i < config.deploys.size(); ++i) {
+    const deploy_spec& d = config.deploys[i];
+    if (d.strategy != deploy_strategy::drain || !(d.grace_period < longest)) continue;
+    out.push_back({"drain_grace_below_work", fmt::format("deploy[{}].grace_period", i),
+                   fmt::format("the deploy to {} drains with a grace period of {}, but a slice of {} can take {} "
+                               "(its calls' p99 latencies, each bounded by its client timeout): a drain that starts "
+                               "early in such a slice kills it when the grace period ends, mid-step.",
+                               d.sha, text(d.grace_period), longest_job, text(longest)),
+                   fmt::format("Set deploy[{}].grace_period above the longest slice ({}), as Kubernetes' "
+                               "terminationGracePeriodSeconds must be; or split the long step into a job of its own.",
+                               i, text(longest))});
+    return;  // one warning, for the first such deploy
+  }
+}
+
+// A caller that gives up before the far side usually answers: more than one
+// call in a hundred times out though the far side goes on and acts (a write
+// lands with nobody to record it; any call's work is done for nothing), and
+// the retry adds a call the far side must also serve.
+void client_timeout_below_p99(const world_config& config, std::vector<lint_warning>& out) {
+  for (const called_tool& t : called_tools(config)) {
+    const sim::duration p99 = t.latency->p99();
+    if (!(t.client_timeout < p99)) continue;
+    const std::optional<tool_use> use = find_use(config, {t.step_name});
+    if (!use) continue;
+    const std::string setting =
+        t.step_name == tool_name::refund ? "vendor.client_timeout" : "tools." + std::string(t.step_name) + ".client_timeout";
+    out.push_back({"client_timeout_below_p99", setting,
+                   fmt::format("{} calls the {} tool with a client timeout of {}, below its p99 latency {} ({}): more "
+                               "than one call in a hundred is abandoned while the far side goes on, does the work and "
+                               "may commit it, and the retry asks for it again.",
+                               where(*use), t.step_name, text(t.client_timeout), text(p99), t.latency->describe()),
+                   "Wait at least the p99 (a timeout is for a far side that is down, not one that is slow), and give "
+                   "the write a key so an abandoned call's retry is a replay."});
+    return;  // one warning, for the first such tool
+  }
+}
+
+}  // namespace twice::lint_rules_detail

@@ -1,0 +1,161 @@
+#include "lint/rules.hpp"
+
+namespace twice::lint_rules_detail {
+
+// Writes: whether a repeated call has its effect again (keys, claims,
+// checkpoints, the record a retry finds).
+
+void write_without_key(const world_config& config, std::vector<lint_warning>& out) {
+  const std::optional<tool_use> use = find_use(config, {tool_name::refund});
+  if (!use) return;
+  const discipline& rules = config.runtime.rules;
+  if (rules.key == key_mode::none) {
+    out.push_back({"write_without_key", std::string(key::discipline_key),
+                   fmt::format("{} refunds {} cents through the payment vendor with no idempotency key: if the worker "
+                               "crashes after the vendor's refund and before the ack, the message reappears and the "
+                               "retry refunds again (two rows in the vendor's ledger: the double refund).",
+                               where(*use), use->spec.amount_cents),
+                   fmt::format("Set discipline.key = \"stable\" (job:step:tool, e.g. \"{}\") and keep "
+                               "discipline.pass_key_to_vendor = true: the vendor then replays its first answer for a "
+                               "key it has seen instead of refunding again.",
+                               stable_key(*use))});
+    return;
+  }
+  if (!rules.pass_key_to_vendor) {
+    out.push_back({"write_without_key", std::string(key::pass_key_to_vendor),
+                   fmt::format("{} refunds {} cents through the payment vendor, but the key is never sent to it: a "
+                               "crash after the vendor's refund and before the local write leaves no local row to "
+                               "catch the retry, so the retry refunds again and the two ledgers disagree.",
+                               where(*use), use->spec.amount_cents),
+                   fmt::format("Set discipline.pass_key_to_vendor = true: the vendor is the tie-break, it replays "
+                               "its stored answer for \"{}\" instead of refunding again.",
+                               stable_key(*use))});
+  }
+}
+
+void checkpoint_before_effect(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.rules.checkpoint != checkpoint_mode::before_effect) return;
+  // Only a side effect can be lost: the first writing step.
+  const std::optional<tool_use> use = find_use(config, {tool_name::refund, tool_name::email});
+  if (!use) return;
+  const std::string_view effect = use->spec.tool == tool_name::refund ? "refund" : "email";
+  out.push_back({"checkpoint_before_effect", std::string(key::checkpoint),
+                 fmt::format("the {} at {} is marked done before the tool runs: a crash between the checkpoint "
+                             "and the call leaves the step recorded as done, the retry skips it, and the {} never "
+                             "happens while the job reports success.",
+                             use->spec.tool, where(*use), effect),
+                 "Set discipline.checkpoint = \"after_success\" (record the step, with its ledger row, after the "
+                 "tool succeeded) or \"outbox\" (write the intent with the slice start; a relay sends it)."});
+}
+
+void key_per_attempt(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.rules.key != key_mode::per_attempt) return;
+  const std::optional<tool_use> use = find_use(config, {tool_name::refund});
+  if (!use) return;
+  const std::string stable = stable_key(*use);
+  out.push_back({"key_per_attempt", std::string(key::discipline_key),
+                 fmt::format("a new key is minted every attempt ({}:attempt_0, then {}:attempt_1), so the vendor "
+                             "sees each retry of {} as a new refund: a retry after a timeout the vendor did commit, "
+                             "or after a crash before the ack, refunds again.",
+                             stable, stable, where(*use)),
+                 fmt::format("Set discipline.key = \"stable\": the same key on every attempt (\"{}\"), chosen from "
+                             "the job, the step and the tool.",
+                             stable)});
+}
+
+void email_without_dedupe(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.rules.email_dedupe) return;
+  const std::optional<tool_use> use = find_use(config, {tool_name::email});
+  if (!use) return;
+  out.push_back({"email_without_dedupe", std::string(key::email_dedupe),
+                 fmt::format("{} sends email through a provider that takes no idempotency key, with no local "
+                             "record of the send: every redelivery or retry after a send (a crash before the ack, an "
+                             "expired lease) emails the customer again.",
+                             where(*use)),
+                 "Set discipline.email_dedupe = true: claim a row keyed by job and step in its own committed "
+                 "transaction before the send, and skip a send already claimed. That makes each email at most once; "
+                 "an outbox alone does not help, since its relay may send twice."});
+}
+
+// A write whose step is not recorded when it succeeds (inside a batch
+// recorded at its end, or a job whose progress lives in the ack) and that
+// nothing at the far side or here deduplicates: a retry after any later
+// failure in the job does it again.
+void batch_without_item_progress(const world_config& config, std::vector<lint_warning>& out) {
+  const discipline& rules = config.runtime.rules;
+  const bool refund_keyed = rules.key != key_mode::none && rules.pass_key_to_vendor;
+  const std::optional<unrecorded_use> found = first_unrecorded(config, [&](const step_spec& s) {
+    return (s.tool == tool_name::email && !rules.email_dedupe) || (s.tool == tool_name::refund && !refund_keyed);
+  });
+  if (!found) return;
+  const tool_use* use = &found->use;
+  const std::string& type = found->type;
+  const std::string setting = type.empty() ? "job \"" + use->job + "\" progress" : "job_type \"" + type + "\" progress";
+  out.push_back({"batch_without_item_progress", setting,
+                 fmt::format("{} calls {} with no key and no local record, and the step is not recorded when it "
+                             "succeeds (a batch recorded only at its end, or progress = \"none\"): a retry after any "
+                             "later failure in the job (a 503 from the next item, a crash, an expired lease) calls it "
+                             "again, so every item done before the failure is done twice.",
+                             where(*use), use->spec.tool),
+                 "Record each item as it succeeds: progress = \"per_item\" (a checkpoint per item), or make each "
+                 "write safe to repeat (a key the far side honours, or discipline.email_dedupe = true for email)."});
+}
+
+// A redrive later than the payment provider keeps keys, of a job whose
+// refund step is not recorded when it succeeds: the redriven job calls the
+// refund again with a key the provider has pruned, and it executes anew.
+void redrive_after_key_expiry(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.dead_letter_redrive || config.dead_letter_redrive->after < config.payments.key_retention) return;
+  const discipline& rules = config.runtime.rules;
+  if (rules.key == key_mode::none || !rules.pass_key_to_vendor) return;  // write_without_key says it
+  const std::optional<unrecorded_use> found =
+      first_unrecorded(config, [](const step_spec& s) { return s.tool == tool_name::refund; });
+  if (!found) return;
+  const tool_use* use = &found->use;
+  out.push_back({"redrive_after_key_expiry", "dead_letter_queue.redrive_after",
+                 fmt::format("The on-call redrives dead letters {} after the alarm, but the payment provider keeps "
+                             "keys only {}, and {} refunds in a step that is not recorded when it succeeds "
+                             "(progress = \"none\", or a batch recorded at its end). A job dead-lettered after its "
+                             "refund succeeded runs it again on the redrive, with a pruned key: a second refund.",
+                             text(config.dead_letter_redrive->after), text(config.payments.key_retention),
+                             where(*use)),
+                 "Record the refund's answer where the job looks before calling (progress = \"per_step\" or "
+                 "\"per_item\": a checkpoint after the write), or redrive within the key's lifetime."});
+}
+
+// A far side that deduplicates on the key only for a window (SQS and SNS
+// FIFO: five minutes), called in a step that is not recorded when it
+// succeeds: a retry after a later step's failure repeats the call, and one
+// that comes after the window has its effect again. The retries' reach is
+// the sum of the backoff envelopes up to retry.maximum_attempts (with
+// unlimited attempts, or a redrive, it has no end).
+void dedupe_window_below_retry_horizon(const world_config& config, std::vector<lint_warning>& out) {
+  const discipline& rules = config.runtime.rules;
+  if (rules.key == key_mode::none || !rules.pass_key_to_vendor) return;  // no key: write_without_key's case
+  const retry_policy& retry = config.runtime.retry;
+  const bool endless = retry.maximum_attempts == 0 || config.dead_letter_redrive.has_value();
+  sim::duration horizon = sim::duration::zero();
+  for (std::uint32_t n = 0; !endless && n + 1 < retry.maximum_attempts && horizon < uncapped_ceiling; ++n)
+    horizon = horizon + backoff_envelope(retry, n);
+  for (const service_tool_config* tool : service_tools(config)) {
+    if (tool->keys != key_handling::dedupe || tool->effect != tool_effect::write) continue;
+    if (!endless && tool->key_retention >= horizon) continue;
+    const std::optional<unrecorded_use> found =
+        first_unrecorded(config, [&](const step_spec& s) { return s.tool == tool->name; });
+    if (!found) continue;
+    const std::string reach = endless ? std::string("have no end (unlimited attempts, or a redrive)")
+                                      : "reach " + text(horizon) + " after the first attempt";
+    out.push_back({"dedupe_window_below_retry_horizon", "tools." + tool->name + ".key_retention",
+                   fmt::format("{} calls {}, whose far side drops a repeated key only for {} (a dedupe window), in "
+                               "a step that is not recorded when it succeeds (progress = \"none\", or a batch "
+                               "recorded at its end). A later step's failure retries the job from before the call, "
+                               "and the retries {}: one past the window has the effect again.",
+                               where(found->use), tool->name, text(tool->key_retention), reach),
+                   "Record the step when it succeeds (progress = \"per_step\" or \"per_item\"), so no retry "
+                   "repeats it; a window the far side fixes (SQS FIFO's five minutes) cannot be stretched to "
+                   "the retries."});
+    return;  // one warning names the first such tool
+  }
+}
+
+}  // namespace twice::lint_rules_detail
