@@ -103,10 +103,13 @@ service_tool::request_draws service_tool::draw(sim::random_stream& rng) const {
   request_draws d;
   d.unavailable = draw_ppm(rng, config_.unavailable_ppm);
   d.latency = config_.latency.sample(rng);
-  d.lost_request = draw_ppm(rng, config_.lost_request_ppm);
-  d.rate_limited = draw_ppm(rng, config_.rate_limited_ppm);
-  d.internal_error = draw_ppm(rng, config_.internal_error_ppm);
-  d.lost_response = draw_ppm(rng, config_.lost_response_ppm);
+  // A rate of zero draws nothing: most tools set none of these, and the
+  // request's stream ends here, so skipping changes no other draw.
+  auto maybe = [&](std::uint32_t ppm) { return ppm != 0 && draw_ppm(rng, ppm); };
+  d.lost_request = maybe(config_.lost_request_ppm);
+  d.rate_limited = maybe(config_.rate_limited_ppm);
+  d.internal_error = maybe(config_.internal_error_ppm);
+  d.lost_response = maybe(config_.lost_response_ppm);
   return d;
 }
 

@@ -46,10 +46,10 @@
 // Rejections and replays reach the caller after round_trip.
 //
 // Random draws per request (from the request's own stream, see
-// remote_endpoint), always all of them, in this order: unavailable, the
-// latency sample, lost_request, rate_limited, internal_error, lost_response.
-// (The first two are the draws the built-in tools always made, so a
-// scenario that sets none of the later rates runs as it did.)
+// remote_endpoint), in this order: unavailable and the latency sample,
+// always (the draws the built-in tools always made, so a scenario that sets
+// none of the later rates runs as it did); then lost_request, rate_limited,
+// internal_error and lost_response, each only when its rate is not zero.
 
 #include <cstdint>
 #include <map>
