@@ -386,7 +386,8 @@ verdict invariant_checker::tenants_served(const world& w, const world_result& re
     if (t.above_share || t.p99 <= bound) continue;
     if (v.held)
       v.detail = fmt::format("tenant {} ({} of the jobs, no more than its share) waited p99 {} in the queue, above {}",
-                             t.tenant, t.jobs, sim::format_duration(t.p99), sim::format_duration(bound));
+                             t.tenant, t.jobs, sim::format_duration(sim::duration::from_ms(t.p99.us() / 1000)),
+                             sim::format_duration(bound));
     v.held = false;
     ++starved;
   }
