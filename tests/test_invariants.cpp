@@ -52,7 +52,7 @@ world_config one_job() {
 }  // namespace
 
 TEST_CASE("every invariant has a stable name, checked in report order", "[invariants]") {
-  CHECK(invariant_names().size() == 15);
+  CHECK(invariant_names().size() == 16);
   CHECK(invariant_names().back() == "no_tenant_starved");
   CHECK(invariant_names().front() == "one_ledger_row_per_key");
   CHECK(is_invariant_name("no_double_payment"));

@@ -62,7 +62,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 22);
+  CHECK(lint_rules.size() == 24);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -770,4 +770,35 @@ TEST_CASE("tenants_share_queue_unfairly: tenants on one queue with no message gr
   CHECK_THAT(few.why, Contains("at least 30 of its own in flight"));
   c.workers = 40;
   CHECK_FALSE(fires(c, "tenants_share_queue_unfairly"));
+}
+
+// ---- 23. orphan_rescue_revives_exhausted ----------------------------------------------
+
+TEST_CASE("orphan_rescue_revives_exhausted: a rescue that grants attempts past the limit", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.orphan_rescue = orphan_rescue_config{};
+  CHECK(lint(c).empty());  // Lifeline's default: discard what is out of attempts
+  c.runtime.orphan_rescue->exhausted = exhausted_orphans::retry;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "orphan_rescue_revives_exhausted");
+  CHECK(w.setting == "runtime.orphan_rescue.exhausted");
+  CHECK_THAT(w.why, Contains("used its 5 attempts one more on every rescue") && Contains("every 1h"));
+  CHECK_THAT(w.fix, Contains("exhausted = \"discard\""));
+  c.runtime.retry.maximum_attempts = 0;
+  CHECK_FALSE(fires(c, "orphan_rescue_revives_exhausted"));  // no limit to revive past
+}
+
+// ---- 24. orphan_rescue_before_work_ends -----------------------------------------------
+
+TEST_CASE("orphan_rescue_before_work_ends: a rescue that takes a slow slice for an orphan", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.orphan_rescue = orphan_rescue_config{.rescue_after = duration::from_s(20)};
+  // The agent job: read, model (p99 20 s), refund: a slice of more than 20 s.
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "orphan_rescue_before_work_ends");
+  CHECK(w.setting == "runtime.orphan_rescue.rescue_after");
+  CHECK_THAT(w.why, Contains("running for 20s") && Contains("a slice of job_1 can take"));
+  CHECK_THAT(w.fix, Contains("well above the longest slice"));
+  c.runtime.orphan_rescue->rescue_after = duration::from_s(600);
+  CHECK(lint(c).empty());
 }

@@ -303,6 +303,10 @@ TEST_CASE("a redrive needs the dead-letter queue", "[scenario]") {
         "t.toml:2:19: retry.circuit_breaker.failure_percent: must be between 1 and 100, found 101");
   CHECK(error_of("[runtime.liveness_probe]\nfailure_threshold = 0\n") ==
         "t.toml:2:21: runtime.liveness_probe.failure_threshold: must be between 1 and 1000, found 0");
+  CHECK(error_of("[runtime.orphan_rescue]\nexhausted = \"requeue\"\n") ==
+        "t.toml:2:13: runtime.orphan_rescue.exhausted: expected \"discard\" or \"retry\", found string \"requeue\"");
+  CHECK(error_of("[runtime.orphan_rescue]\nrescue_after = \"0s\"\n") ==
+        "t.toml:2:16: runtime.orphan_rescue.rescue_after: must be between 1s and 24h, found 0s");
   CHECK(error_of("[runtime.liveness_probe]\nperiod = \"0s\"\n") ==
         "t.toml:2:10: runtime.liveness_probe.period: must be between 1ms and 24h, found 0s");
   CHECK(error_of("[dead_letter_queue]\nredrives = 2\n") ==

@@ -124,6 +124,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.restart_delay == b.restart_delay);
   CHECK(a.liveness_probe == b.liveness_probe);
   CHECK(a.count_attempts == b.count_attempts);
+  CHECK(a.orphan_rescue == b.orphan_rescue);
   REQUIRE(a.retry_budget.has_value() == b.retry_budget.has_value());
   if (a.retry_budget) {
     CHECK(a.retry_budget->tokens == b.retry_budget->tokens);
@@ -323,6 +324,11 @@ period = "15s"
 timeout = "2s"
 failure_threshold = 4
 termination_grace = "1m"
+
+[runtime.orphan_rescue]
+rescue_after = "10m"
+interval = "30s"
+exhausted = "retry"
 
 [retry]
 initial_interval = "200ms"
@@ -538,6 +544,9 @@ world_config everything_config() {
                                                    .timeout = duration::from_s(2),
                                                    .failure_threshold = 4,
                                                    .termination_grace = duration::from_s(60)};
+  c.runtime.orphan_rescue = orphan_rescue_config{.rescue_after = duration::from_s(600),
+                                                 .interval = duration::from_s(30),
+                                                 .exhausted = exhausted_orphans::retry};
   c.relay_poll_interval = duration::from_ms(250);
   c.runtime.retry = {.initial_interval = duration::from_ms(200),
                      .coefficient_milli = 1500,
@@ -715,6 +724,7 @@ TEST_CASE("empty sections keep the defaults the headers document", "[scenario]")
   CHECK(c.runtime.long_poll == duration::from_s(20));              // SQS's maximum wait
   CHECK(c.runtime.restart_delay == duration::from_s(10));          // Kubernetes' first back-off
   CHECK_FALSE(c.runtime.liveness_probe.has_value());
+  CHECK_FALSE(c.runtime.orphan_rescue.has_value());
   CHECK(c.runtime.count_attempts == attempt_counting::at_start);
   CHECK_FALSE(c.runtime.heartbeat_interval.has_value());
   CHECK(c.runtime.retry.initial_interval == duration::from_s(1));  // Temporal

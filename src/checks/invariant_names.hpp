@@ -19,6 +19,7 @@ inline constexpr std::string_view no_message_lost = "no_message_lost";
 inline constexpr std::string_view backoff_within_cap = "backoff_within_cap";
 inline constexpr std::string_view no_retry_of_non_retryable = "no_retry_of_non_retryable";
 inline constexpr std::string_view attempts_monotonic = "attempts_monotonic";
+inline constexpr std::string_view attempts_within_limit = "attempts_within_limit";
 inline constexpr std::string_view leases_exclusive_or_absorbed = "leases_exclusive_or_absorbed";
 inline constexpr std::string_view drain_kills_nothing = "drain_kills_nothing";
 inline constexpr std::string_view database_not_stalled = "database_not_stalled";
@@ -28,11 +29,12 @@ inline constexpr std::string_view done_jobs_had_effects = "done_jobs_had_effects
 inline constexpr std::string_view no_tenant_starved = "no_tenant_starved";
 
 // In report order.
-inline constexpr std::array<std::string_view, 15> all = {
+inline constexpr std::array<std::string_view, 16> all = {
     one_ledger_row_per_key,    no_double_payment,  ledgers_agree,
     every_job_ends,            no_message_lost,
     backoff_within_cap,        no_retry_of_non_retryable,
-    attempts_monotonic,        leases_exclusive_or_absorbed,
+    attempts_monotonic,        attempts_within_limit,
+    leases_exclusive_or_absorbed,
     drain_kills_nothing,       database_not_stalled,
     done_jobs_paid_in_full,    one_effect_per_step,
     done_jobs_had_effects,     no_tenant_starved,

@@ -176,7 +176,8 @@ std::string describe(const sim::trace_record& r) {
   return clock(r.time) + " " + line.substr(line.find(' ') + 1);
 }
 
-invariant_checker::invariant_checker(check_options options) : options_(options) {
+invariant_checker::invariant_checker(check_options options, std::uint32_t attempt_limit)
+    : options_(options), attempt_limit_(attempt_limit) {
   for (std::string_view name : invariant_names()) logs_[std::string(name)];
 }
 
@@ -238,6 +239,12 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
     return;
   }
   if (const auto* gone = std::get_if<ev::retention_expired>(&e.body)) return on_retention_expired(e, *gone);
+  // The redrive runbook moves each dead letter back once per redrive, after
+  // granting its job the attempts again.
+  if (const auto* moved = std::get_if<ev::moved_out>(&e.body)) {
+    ++redriven_[job_id(moved->body)];
+    return;
+  }
   if (const auto* wait = std::get_if<ev::pool_wait>(&e.body))
     if (wait->waited > options_.stall_bound)
       return note(database_not_stalled, e,
@@ -420,6 +427,16 @@ void invariant_checker::on_attempt_start(const ev::event& e, const ev::attempt_s
     note(attempts_monotonic, e, fmt::format("attempt {} after attempt {}", attempt, jw.last_attempt));
   jw.last_attempt = attempt;
   ++jw.attempts_started;
+  if (attempt_limit_ != 0) {
+    // Whatever the counter says: a runtime that forgets a crash, a rescue
+    // that grants more, a reset. Each redrive grants the attempts once more.
+    const auto redrives = redriven_.find(id);
+    const std::uint64_t times = redrives == redriven_.end() ? 1 : std::uint64_t{redrives->second} + 1;
+    if (jw.attempts_started > attempt_limit_ * times)
+      note(attempts_within_limit, e,
+           fmt::format("attempt {} to start, above retry.maximum_attempts = {}{}", jw.attempts_started,
+                       attempt_limit_, times == 1 ? std::string() : fmt::format(" x {} (redrives)", times)));
+  }
   auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
   if (start == jw.start_index.end())
     jw.start_index.emplace_back(attempt, starts_++);
@@ -705,6 +722,11 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
                           "a job was retried after a non-retryable answer"));
   out.push_back(streaming(attempts_monotonic, "each job's attempt numbers only went up",
                           "a job's attempt counter repeated or went backwards"));
+  out.push_back(streaming(attempts_within_limit,
+                          attempt_limit_ == 0
+                              ? std::string("retry.maximum_attempts is unlimited")
+                              : fmt::format("no job started more than retry.maximum_attempts = {} attempts", attempt_limit_),
+                          "a job started more attempts than retry.maximum_attempts allows"));
   out.push_back(streaming(leases_exclusive, "no two overlapping slices of a job both made a new write",
                           "two slices of one job overlapped and both wrote"));
   out.push_back(streaming(drain_kills_nothing, "no drain ended with a slice in flight",

@@ -46,7 +46,9 @@ struct check_options {
 
 class invariant_checker final : public event_observer {
  public:
-  explicit invariant_checker(check_options options = {});
+  // `attempt_limit`: the retry policy's maximum attempts (0: unlimited),
+  // which attempts_within_limit holds each job to, once more per redrive.
+  explicit invariant_checker(check_options options = {}, std::uint32_t attempt_limit = 0);
 
   // Streaming: called for every event as it is emitted (world::events()).
   void on_event(const ev::event& e, const name_table& names) override;
@@ -136,6 +138,8 @@ class invariant_checker final : public event_observer {
   std::uint64_t envelope_points_ = 0;                                // in all of envelopes_
   std::map<std::uint32_t, std::vector<heard_answer>> heard_;        // by job id: the jobs that heard a 4xx
   std::map<std::string, std::uint32_t, std::less<>> effects_;  // reference (job:step:tool) -> effects at the far side
+  std::uint32_t attempt_limit_ = 0;
+  std::map<std::uint32_t, std::uint32_t> redriven_;  // by job id: the jobs redriven from the dead-letter queue, how often
   const name_table* names_ = nullptr;  // the run's, from its first event
 };
 

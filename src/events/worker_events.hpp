@@ -374,6 +374,25 @@ struct dead_letter {
   }
 };
 
+// An orphan rescue (actor "lifeline") found the job's row running since
+// `claimed_at` and did `outcome` with it: "queued" (a new message sent),
+// "granted" (one more attempt granted, then queued) or "discarded" (out of
+// attempts: dead-lettered).
+struct orphan_rescued {
+  static constexpr std::string_view kind = "orphan_rescued";
+  name_id job = 0;
+  std::int64_t attempts = 0;
+  sim::instant claimed_at;
+  name_id outcome = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.name("job", job);
+    v.integer("attempts", attempts);
+    v.integer("claimed_at_us", claimed_at.us());
+    v.name("outcome", outcome);
+  }
+};
+
 // A step handed off as a job of its own (`to`), to a queue whose lease fits it.
 struct hand_off {
   static constexpr std::string_view kind = "hand_off";

@@ -31,6 +31,8 @@ std::vector<lint_warning> lint(const world_config& config) {
   client_timeout_below_p99(config, out);
   dedupe_window_below_retry_horizon(config, out);
   tenants_share_queue_unfairly(config, out);
+  orphan_rescue_revives_exhausted(config, out);
+  orphan_rescue_before_work_ends(config, out);
   return out;
 }
 

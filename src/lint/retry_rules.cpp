@@ -108,6 +108,25 @@ void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_wa
                  "goes up."});
 }
 
+// An orphan rescue that grants a job out of attempts one more on every
+// rescue (Lifeline's retry_exhausted, the Lazarus fork): the limit no
+// longer bounds a job that kills its worker, which is rescued and run again
+// every rescue_after, killing a worker each time (oban-bg/oban#137: 32
+// attempts on a max_attempts 1 job).
+void orphan_rescue_revives_exhausted(const world_config& config, std::vector<lint_warning>& out) {
+  const std::optional<orphan_rescue_config>& rescue = config.runtime.orphan_rescue;
+  const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
+  if (!rescue || rescue->exhausted != exhausted_orphans::retry || attempts == 0) return;
+  out.push_back({"orphan_rescue_revives_exhausted", "runtime.orphan_rescue.exhausted",
+                 fmt::format("the orphan rescue grants a job that has used its {} attempt{} one more on every rescue: "
+                             "a job that kills its worker (out of memory, a segfault, a liveness kill) never records a "
+                             "failure, is taken for an orphan every {} and runs again, killing a worker each time, "
+                             "and retry.maximum_attempts bounds nothing.",
+                             attempts, attempts == 1 ? "" : "s", text(rescue->rescue_after)),
+                 "Set runtime.orphan_rescue.exhausted = \"discard\" (Oban's Lifeline does by default): a rescued job "
+                 "out of attempts is dead-lettered for a person to look at."});
+}
+
 // Retries with no budget against a far side with a fixed number of servers
 // that serves its queue oldest first with no queue timeout: a short slowdown
 // can tip it into a storm that outlives the slowdown (server_pool.hpp).

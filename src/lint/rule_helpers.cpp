@@ -97,4 +97,20 @@ std::vector<called_tool> called_tools(const world_config& config) {
   return out;
 }
 
+
+longest_slice longest_slice_of(const world_config& config) {
+  const std::vector<called_tool> tools = called_tools(config);
+  longest_slice out;
+  bool any = false;
+  for_each_job(config, [&](const job_spec& job) {
+    sim::duration total;
+    for (const step_spec& step : job.steps)
+      for (const called_tool& t : tools)
+        if (t.step_name == step.tool) total = total + t.hold();
+    if (!any || out.length < total) out = {job.id, total};
+    any = true;
+  });
+  return out;
+}
+
 }  // namespace twice::lint_rules_detail

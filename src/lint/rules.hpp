@@ -94,6 +94,15 @@ struct called_tool {
 };
 std::vector<called_tool> called_tools(const world_config& config);
 
+// The job whose slice can take longest, and how long: its calls, each the
+// p99 bounded by the caller's timeout (reads and model calls hold a slice
+// as long as writes). Empty job when the scenario has no job.
+struct longest_slice {
+  std::string job;
+  sim::duration length;
+};
+longest_slice longest_slice_of(const world_config& config);
+
 // The first step (in job order) that is not recorded when it succeeds and
 // that `matches`, with its job's type, and how many jobs have such a step.
 struct unrecorded_use {
@@ -133,6 +142,7 @@ void no_backoff_cap(const world_config& config, std::vector<lint_warning>& out);
 void no_jitter(const world_config& config, std::vector<lint_warning>& out);
 void retries_non_retryable(const world_config& config, std::vector<lint_warning>& out);
 void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_warning>& out);
+void orphan_rescue_revives_exhausted(const world_config& config, std::vector<lint_warning>& out);
 void retries_without_budget(const world_config& config, std::vector<lint_warning>& out);
 
 // queue_rules.cpp
@@ -148,5 +158,6 @@ void rolling_kill_without_drain(const world_config& config, std::vector<lint_war
 void liveness_probe_blocked(const world_config& config, std::vector<lint_warning>& out);
 void drain_grace_below_work(const world_config& config, std::vector<lint_warning>& out);
 void client_timeout_below_p99(const world_config& config, std::vector<lint_warning>& out);
+void orphan_rescue_before_work_ends(const world_config& config, std::vector<lint_warning>& out);
 
 }  // namespace twice::lint_rules_detail

@@ -146,19 +146,7 @@ void liveness_probe_blocked(const world_config& config, std::vector<lint_warning
 // slice's length is its job's calls, each the p99 bounded by the caller's
 // timeout (model and read included: they hold the slice as long).
 void drain_grace_below_work(const world_config& config, std::vector<lint_warning>& out) {
-  const std::vector<called_tool> tools = called_tools(config);
-  std::string longest_job;
-  sim::duration longest;
-  for_each_job(config, [&](const job_spec& job) {
-    sim::duration total;
-    for (const step_spec& step : job.steps)
-      for (const called_tool& t : tools)
-        if (t.step_name == step.tool) total = total + t.hold();
-    if (longest_job.empty() || longest < total) {
-      longest_job = job.id;
-      longest = total;
-    }
-  });
+  const auto [longest_job, longest] = longest_slice_of(config);
   if (longest_job.empty()) return;
   for (std::size_t i = 0; i < config.deploys.size(); ++i) {
     const deploy_spec& d = config.deploys[i];
@@ -196,6 +184,30 @@ void client_timeout_below_p99(const world_config& config, std::vector<lint_warni
                    "the write a key so an abandoned call's retry is a replay."});
     return;  // one warning, for the first such tool
   }
+}
+
+
+// An orphan rescue takes a row running longer than rescue_after for the row
+// of a dead worker; it cannot tell a slow slice from an orphan (Oban's docs:
+// "may transition jobs that are genuinely executing and cause duplicate
+// execution"). A slice that can run longer is rescued while it runs, and its
+// job runs twice at once: hexpm/hexpm#1825, a nightly task of 9 to 47
+// minutes under a rescue_after of 6, run two or three times a night.
+void orphan_rescue_before_work_ends(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.orphan_rescue) return;
+  const sim::duration after = config.runtime.orphan_rescue->rescue_after;
+  const auto [job, longest] = longest_slice_of(config);
+  if (job.empty() || !(after < longest)) return;
+  out.push_back({"orphan_rescue_before_work_ends", "runtime.orphan_rescue.rescue_after",
+                 fmt::format("the orphan rescue re-queues a job whose row has said running for {}, but a slice of {} "
+                             "can take {} (its calls' p99 latencies, each bounded by its client timeout): the rescue "
+                             "takes the slow slice for an orphan, sends its job again, and a second worker runs it "
+                             "while the first still does.",
+                             text(after), job, text(longest)),
+                 fmt::format("Set runtime.orphan_rescue.rescue_after well above the longest slice ({}), as Oban advises "
+                             "above the longest job's timeout; and give every write a key, so the job a rescue runs "
+                             "twice replays instead of acting twice.",
+                             text(longest))});
 }
 
 }  // namespace twice::lint_rules_detail

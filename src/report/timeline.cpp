@@ -109,6 +109,15 @@ const std::map<std::string_view, formatter>& formatters() {
          return fmt::format("DEAD-LETTER ALARM: {} message(s) waiting; the on-call redrives at {}", num(r, "messages"),
                             secs(num(r, "redrive_at_us")));
        }},
+      {"orphan_rescued",
+       [](const sim::trace_record& r) {
+         const std::string outcome = str(r, "outcome");
+         const std::string did = outcome == "discarded" ? "out of attempts: DISCARDED (dead-lettered)"
+                                 : outcome == "granted" ? "out of attempts, GRANTED ONE MORE and queued again"
+                                                        : "queued again with a new message";
+         return fmt::format("orphan rescue: {} running since {} after {} attempt(s), {}", str(r, "job"),
+                            secs(num(r, "claimed_at_us")), num(r, "attempts"), did);
+       }},
       {"lease_lost", [](const sim::trace_record& r) { return "lease on " + str(r, "job") + " lost (the broker says so)"; }},
       {"abandoned", [](const sim::trace_record& r) { return "abandons " + str(r, "job") + ": " + str(r, "why"); }},
       {"commit",

@@ -9,6 +9,7 @@
 #include "runtime/circuit_breaker.hpp"
 #include "runtime/discipline.hpp"
 #include "runtime/liveness_probe.hpp"
+#include "runtime/orphan_rescue_config.hpp"
 #include "runtime/retry_budget.hpp"
 #include "runtime/retry_policy.hpp"
 #include "sim/time.hpp"
@@ -41,6 +42,10 @@ struct runtime_config {
   // A liveness probe answered by the worker's loop; unset: none.
   std::optional<liveness_probe_config> liveness_probe;
   attempt_counting count_attempts = attempt_counting::at_start;
+  // A sweeper that re-queues jobs whose rows say running for too long (Oban's
+  // Lifeline, Que's and GoodJob's equivalents); unset: none, only the
+  // broker's lease brings a crashed slice's job back.
+  std::optional<orphan_rescue_config> orphan_rescue;
 };
 
 }  // namespace twice

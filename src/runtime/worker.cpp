@@ -356,8 +356,9 @@ sim::task<void> worker::run_slice(received_message message) {
         co_return;
       }
       if (cfg.rules.reset_attempts_on_reenqueue && first_attempt_of_delivery) row->attempts = 0;  // the bug
-      // Each redrive from the dead-letter queue grants the attempts again.
-      s.attempt_limit_ = max_attempts == 0 ? 0 : max_attempts * (row->redrives + 1);
+      // Each redrive from the dead-letter queue grants the attempts again,
+      // and an orphan rescue that revives an exhausted job grants one more.
+      s.attempt_limit_ = max_attempts == 0 ? 0 : max_attempts * (row->redrives + 1) + row->attempts_granted;
       if (s.attempt_limit_ != 0 && row->attempts >= s.attempt_limit_) {
         tx.rollback();
         co_await dead_letter(s, "attempts exhausted");
@@ -367,6 +368,7 @@ sim::task<void> worker::run_slice(received_message message) {
       const bool count_now = cfg.count_attempts == attempt_counting::at_start;
       if (count_now) row->attempts += 1;
       row->status = job_status::running;
+      row->attempted_at = services_.kernel.now();
       row->lease_token = services_.next_lease_token++;
       if (co_await tx.put_job_fenced(*row, seen_token) != store_status::ok) continue;
       // The attempt's number: the starts counted before it, or the failures recorded.

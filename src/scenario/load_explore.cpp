@@ -55,6 +55,8 @@ constexpr variable_key variable_keys[] = {
     {"runtime.liveness_probe.timeout", explore_value::duration, 1000, day_us},
     int_key("runtime.liveness_probe.failure_threshold", 1, 1'000),
     day_key("runtime.liveness_probe.termination_grace"),
+    {"runtime.orphan_rescue.rescue_after", explore_value::duration, us_per_s, day_us},
+    {"runtime.orphan_rescue.interval", explore_value::duration, us_per_s, day_us},
     {"retry.initial_interval", explore_value::duration, 0, year_us},
     {"retry.maximum_interval", explore_value::duration, 0, year_us},
     int_key("retry.maximum_attempts", 0, 10'000),

@@ -161,7 +161,7 @@ void load_runtime(const table_reader& root, load_state& s) {
   const table_reader r(
       s.d, *t, "runtime",
       {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval", "liveness_probe",
-       "count_attempts"});
+       "count_attempts", "orphan_rescue"});
   runtime_config& rt = s.world.runtime;
   r.duration("visibility_timeout", rt.visibility_timeout, visibility_limits);
   // Zero would heartbeat forever at one instant: leave the key out instead.
@@ -184,6 +184,16 @@ void load_runtime(const table_reader& root, load_state& s) {
     pr.duration("timeout", probe.timeout, {duration::from_ms(1), duration::from_s(24 * 3600)});
     pr.integer("failure_threshold", probe.failure_threshold, {1, 1000});
     pr.duration("termination_grace", probe.termination_grace, day_limits);
+  }
+  if (const doc_node* p = r.table("orphan_rescue")) {
+    // [runtime.orphan_rescue]: Oban's Lifeline, with its defaults.
+    const table_reader pr(s.d, *p, r.path_of("orphan_rescue"), {"rescue_after", "interval", "exhausted"});
+    orphan_rescue_config& rescue = rt.orphan_rescue.emplace();
+    pr.duration("rescue_after", rescue.rescue_after, {duration::from_s(1), duration::from_s(24 * 3600)});
+    pr.duration("interval", rescue.interval, {duration::from_s(1), duration::from_s(24 * 3600)});
+    static const named<exhausted_orphans> exhausted[] = {{"discard", exhausted_orphans::discard},
+                                                         {"retry", exhausted_orphans::retry}};
+    pr.choice("exhausted", rescue.exhausted, exhausted);
   }
 }
 

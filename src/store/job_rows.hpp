@@ -5,10 +5,15 @@
 // cost ~65 bytes each here where a deque of job_row (two std::strings a
 // row) and an index over it cost ~125. Rows are never deleted. Rows are
 // read as job_row values and changed through job_update, applied to the
-// row as it is then.
+// row as it is then. Two rare columns live beside the rows, keyed by
+// position: the claim time of a row that is running (an index of the
+// running rows, which is what an orphan rescue's query reads) and attempts
+// granted by a rescue.
 
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <vector>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,13 +40,13 @@ class job_rows {
     if (ids_.find(row.job_id)) return false;
     const std::uint32_t at = ids_.intern_copy(row.job_id);
     TWICE_CHECK(at == rows_.size());
-    rows_.push_back(kept_of(row));
+    rows_.push_back(kept_of(at, row));
     return true;
   }
   // Replaces the row with the same id, or adds it.
   void put(const job_row& row) {
     if (const std::optional<std::uint32_t> at = ids_.find(row.job_id))
-      rows_[*at] = kept_of(row);
+      rows_[*at] = kept_of(*at, row);
     else
       insert(row);
   }
@@ -50,10 +55,23 @@ class job_rows {
     const std::uint32_t at = at_of(id);
     job_row row = row_of(at);
     change.apply_to(row);
-    rows_[at] = kept_of(row);
+    rows_[at] = kept_of(at, row);
   }
   std::size_t size() const { return rows_.size(); }
-  std::uint64_t footprint() const { return rows_.size() * sizeof(kept) + ids_.footprint() + errors_.footprint(); }
+  // The rows running since before `cutoff`, in the order they were added:
+  // `WHERE status = 'running' AND attempted_at < $cutoff`.
+  std::vector<job_row> running_before(sim::instant cutoff) const {
+    std::vector<job_row> out;
+    for (const auto& [at, since] : running_since_)
+      if (since < cutoff) out.push_back(row_of(at));
+    return out;
+  }
+  std::uint64_t footprint() const {
+    // A map node: the pair and three pointers and a colour, rounded up.
+    constexpr std::uint64_t node = 48;
+    return rows_.size() * sizeof(kept) + ids_.footprint() + errors_.footprint() +
+           (running_since_.size() + granted_.size()) * node;
+  }
 
  private:
   struct kept {
@@ -79,10 +97,23 @@ class job_rows {
     row.lease_token = k.lease_token;
     row.last_error = std::string(errors_.name(k.last_error));
     row.redrives = k.redrives;
+    if (!granted_.empty())
+      if (const auto g = granted_.find(at); g != granted_.end()) row.attempts_granted = g->second;
+    if (k.status == job_status::running)
+      if (const auto r = running_since_.find(at); r != running_since_.end()) row.attempted_at = r->second;
     return row;
   }
-  kept kept_of(const job_row& row) {
+  // The row at position `at` as kept, its rare columns set aside.
+  kept kept_of(std::uint32_t at, const job_row& row) {
     TWICE_CHECK(row.redrives <= UINT16_MAX);
+    if (row.status == job_status::running && row.attempted_at)
+      running_since_.insert_or_assign(at, *row.attempted_at);
+    else
+      running_since_.erase(at);
+    if (row.attempts_granted != 0)
+      granted_.insert_or_assign(at, row.attempts_granted);
+    else if (!granted_.empty())
+      granted_.erase(at);
     return {row.lease_token, row.attempts, row.checkpoint_step, errors_.intern_copy(row.last_error), row.status,
             static_cast<std::uint16_t>(row.redrives)};
   }
@@ -90,6 +121,8 @@ class job_rows {
   sim::string_ids ids_;     // job ids; a row's position is its id's
   sim::string_ids errors_;  // last errors, "" first
   std::deque<kept> rows_;
+  std::map<std::uint32_t, sim::instant> running_since_;  // running rows that carry a claim time
+  std::map<std::uint32_t, std::uint32_t> granted_;       // rows with attempts granted
 };
 
 }  // namespace twice

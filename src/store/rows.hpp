@@ -27,6 +27,13 @@ struct job_row {
   // grants the retry policy's maximum attempts once more, as Oban's
   // retry_job raises max_attempts instead of resetting the count.
   std::uint32_t redrives = 0;
+  // Attempts an orphan rescue granted beyond the policy's (Oban's Lifeline
+  // with retry_exhausted, which raises max_attempts by one on each rescue).
+  std::uint32_t attempts_granted = 0;
+  // When the slice running the job claimed it (Oban's attempted_at): what an
+  // orphan rescue asks of a row stuck running. The table keeps it only while
+  // the row is running; a row read in any other status has none.
+  std::optional<sim::instant> attempted_at;
   friend bool operator==(const job_row&, const job_row&) = default;
 };
 
@@ -57,6 +64,8 @@ struct job_update {
   // attempts = attempts + 1: a failure recorded (runtime.count_attempts =
   // at_failure counts attempts here instead of at the start).
   bool count_failure = false;
+  // attempts_granted = attempts_granted + 1 (an orphan rescue's grant).
+  bool grant_attempt = false;
 
   void apply_to(job_row& row) const {
     if (requeue_redriven) {
@@ -66,6 +75,7 @@ struct job_update {
     }
     if (unless_ended && is_terminal(row.status)) return;
     if (count_failure) ++row.attempts;
+    if (grant_attempt) ++row.attempts_granted;
     if (status) row.status = *status;
     if (checkpoint_step) row.checkpoint_step = *checkpoint_step;
     if (raise_checkpoint_to) row.checkpoint_step = std::max(row.checkpoint_step, *raise_checkpoint_to);

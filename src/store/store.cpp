@@ -301,6 +301,12 @@ sim::task<std::optional<job_row>> transaction::get_job(std::string job_id) {
   co_return visible_job(job_id);
 }
 
+sim::task<std::vector<job_row>> transaction::running_jobs_claimed_before(sim::instant cutoff) {
+  co_await round_trip();
+  TWICE_CHECK(writes_.jobs.empty() && writes_.job_updates.empty());  // asked first, as documented
+  co_return lock_core()->jobs.running_before(cutoff);
+}
+
 sim::task<void> transaction::put_job(job_row row) {
   TWICE_CHECK(!row.job_id.empty());
   co_await round_trip();

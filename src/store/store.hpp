@@ -162,6 +162,12 @@ class transaction {
   // `change.expect_lease_token` no longer matches (checked again at commit).
   sim::task<store_status> update_job(std::string job_id, job_update change);
 
+  // Committed rows still running whose attempt was claimed before `cutoff`
+  // (an orphan rescue's `SELECT ... WHERE status = 'running' AND
+  // attempted_at < $1`), in the order the rows were created. Reads
+  // committed state only: a rescue asks this first in its transaction.
+  sim::task<std::vector<job_row>> running_jobs_claimed_before(sim::instant cutoff);
+
   // duplicate_key when unique_ledger_key is on and a committed row or an
   // earlier insert of this transaction has the same non-empty key.
   sim::task<store_status> insert_ledger(ledger_row row);

@@ -40,7 +40,9 @@ std::string_view end_name(const world_result& r) {
 std::string_view describe_end(const world_result& r) {
   const std::string_view name = end_name(r);
   if (name == "all_jobs_ended") return "every job ended";
-  if (name == "time_limit") return "TIME LIMIT reached with jobs open";
+  if (name == "time_limit")
+    return r.all_jobs_ended ? "TIME LIMIT reached with every job ended and messages in flight"
+                            : "TIME LIMIT reached with jobs open";
   if (name == "event_budget") return "EVENT BUDGET spent with jobs open";
   if (name == "memory_budget") return "MEMORY BUDGET spent with jobs open";
   return "STUCK: nothing left to happen, jobs still open";
@@ -115,6 +117,18 @@ world::world(world_config config, handler* custom_handler)
                                                      *config_.dead_letter_redrive);
     dlq_actor_ = events_.name(dlq_->actor());
   }
+  if (config_.runtime.orphan_rescue) {
+    // A rescued job's new message goes where its first went: a split-out
+    // job's to the split queue (no group there), any other as the producer sends it.
+    const auto requeue = [this](std::string_view job) {
+      const job_spec spec = book_.spec_of(job);
+      if (split_queue_ && spec.then)
+        split_queue_->send(std::string(job));
+      else
+        send_job(job, spec.tenant);
+    };
+    rescue_ = std::make_unique<orphan_rescue>(*services_, *config_.runtime.orphan_rescue, requeue);
+  }
 }
 
 world::~world() {
@@ -123,6 +137,7 @@ world::~world() {
   // world) should see.
   events_.detach_observers();
   // Processes first: their frames refer to the models below.
+  rescue_.reset();
   redrive_.reset();
   relay_.reset();
   workers_.clear();
@@ -170,12 +185,16 @@ void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t index) {
     w->generated_next_.reset();
     if (!w->generator_->done()) w->generated_next_ = w->generator_->next();
   }
-  // The producer names the tenant as the message group only when told to
-  // (SQS fair queues need nothing else: "include a message group ID").
-  const bool grouped = w->config_.message_group == message_group_source::tenant;
-  const message_id message = w->queue_->send(id, sim::duration::zero(), grouped ? tenant : std::string());
-  w->faults_->note_message(message, id);
+  w->send_job(id, tenant);
   w->schedule_next_arrival(k);
+}
+
+// The producer's send. It names the tenant as the message group only when
+// told to (SQS fair queues need nothing else: "include a message group ID").
+void world::send_job(std::string_view id, const std::string& tenant) {
+  const bool grouped = config_.message_group == message_group_source::tenant;
+  const message_id message = queue_->send(std::string(id), sim::duration::zero(), grouped ? tenant : std::string());
+  faults_->note_message(message, id);
 }
 
 // The earlier of the two heads; on a tie the loaded job, which comes first
@@ -205,6 +224,7 @@ void world::crash_callback(sim::kernel&, void* ctx, std::uint64_t index) {
 world_result world::run() {
   for (auto& w : workers_) w->start();
   if (relay_) relay_->start();
+  if (rescue_) rescue_->start();
   // Job i's arrival takes place i of a reserved block: the order every
   // arrival scheduled here, in job order, would have.
   arrivals_seq_ = kernel_.reserve_sequence(book_.story_jobs());
@@ -246,7 +266,9 @@ world_result world::run() {
     out.settle_reason = settle.reason;
   }
   out.all_jobs_ended = open_jobs_ == 0;
-  out.story_end = open_jobs_ == 0 ? story_end_ : kernel_.now();
+  // A story cut short by a budget (with jobs open, or with every job ended
+  // and a message still in flight) ends when the run stopped.
+  out.story_end = open_jobs_ == 0 && shutting_down_ ? story_end_ : kernel_.now();
   out.now = kernel_.now();
   out.events = kernel_.events_dispatched();
   out.trace_digest = events_.digest();
@@ -371,6 +393,7 @@ void world::shut_down() {
   for (sim::process_id d : deploys_) kernel_.kill(d);
   if (sampler_.valid()) kernel_.kill(sampler_);
   if (relay_) relay_->stop();  // a deploy still under way stops with the story
+  if (rescue_) rescue_->stop();
   for (auto& w : workers_) w->stop(ev::stop_reason::shutdown);
 }
 

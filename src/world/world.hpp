@@ -25,6 +25,7 @@
 #include "faults/scripted_faults.hpp"
 #include "handlers/agent_handler.hpp"
 #include "runtime/dead_letter_redrive.hpp"
+#include "runtime/orphan_rescue.hpp"
 #include "runtime/outbox_relay.hpp"
 #include "runtime/runtime_config.hpp"
 #include "runtime/workload.hpp"
@@ -228,6 +229,7 @@ class world : private event_observer {
   static void enqueue_callback(sim::kernel&, void* ctx, std::uint64_t index);
   void schedule_next_arrival(sim::kernel& k);
   void seed_rows(const job_spec& spec);
+  void send_job(std::string_view id, const std::string& tenant);
 
   world_config config_;
   sim::kernel kernel_;
@@ -266,6 +268,7 @@ class world : private event_observer {
   sim::process_id sampler_;
   std::unique_ptr<outbox_relay> relay_;
   std::unique_ptr<dead_letter_redrive> redrive_;
+  std::unique_ptr<orphan_rescue> rescue_;
   ev::name_id dlq_actor_ = 0;
   ev::name_id queue_actor_ = 0;
   std::size_t open_jobs_ = 0;
