@@ -131,7 +131,7 @@ TEST_CASE("twice run --json carries the documented fields", "[cli]") {
   CHECK(attempts[0].at("outcome") == "retry");
   CHECK(attempts[2].at("outcome") == "done");
   CHECK(attempts[0].at("backoff_us") != attempts[1].at("backoff_us"));
-  REQUIRE(j.at("invariants").size() == 16);
+  REQUIRE(j.at("invariants").size() == 17);
   for (const auto& v : j.at("invariants")) CHECK(v.at("held") == true);
   CHECK(j.at("expectations").at("met") == true);
   CHECK(j.at("expectations").at("failures").empty());

@@ -52,7 +52,7 @@ world_config one_job() {
 }  // namespace
 
 TEST_CASE("every invariant has a stable name, checked in report order", "[invariants]") {
-  CHECK(invariant_names().size() == 16);
+  CHECK(invariant_names().size() == 17);
   CHECK(invariant_names().back() == "no_tenant_starved");
   CHECK(invariant_names().front() == "one_ledger_row_per_key");
   CHECK(is_invariant_name("no_double_payment"));
@@ -118,7 +118,7 @@ TEST_CASE("a Retry-After above the cap keeps backoff_within_cap", "[invariants]"
   c.payments.rate_limited_ppm = 500'000;
   c.payments.retry_after = duration::from_s(30);
   world w(c);
-  invariant_checker checker;
+  invariant_checker checker({}, c);
   w.events().add_observer(&checker);
   const world_result result = w.run();
   REQUIRE(result.all_jobs_ended);
@@ -162,7 +162,7 @@ TEST_CASE("a strict broker's failed heartbeat stops the slice: leases stay exclu
   c.model.latency = latency_model::fixed(duration::from_s(12));
   c.queue_faults.push_back({.what = queue_fault::kind::duplicate_delivery, .job = "job_1", .nth = 1});
   world w(c);
-  invariant_checker checker;
+  invariant_checker checker({}, c);
   w.events().add_observer(&checker);
   const world_result result = w.run();
   REQUIRE(result.all_jobs_ended);
@@ -291,7 +291,7 @@ TEST_CASE("rows repeating a key, and refunds of an invoice no job names, are rep
   c.store.unique_ledger_key = false;
   c.payments.key_retention = duration::from_s(1);
   world w(c);
-  invariant_checker checker;
+  invariant_checker checker({}, c);
   w.events().add_observer(&checker);
   world_result result = w.run();
   REQUIRE(w.db().ledger().size() == 1);
@@ -354,4 +354,44 @@ TEST_CASE("a tenant within its share that waits behind another's backlog violate
   // No tenants at all: nothing to hold to a bound.
   for (job_spec& j : c.jobs) j.tenant.clear();
   CHECK(run_checked(c).verdicts.at("no_tenant_starved").detail == "no job names a tenant");
+}
+
+TEST_CASE("a sample of the job queue over an alarm violates backlog_within_bound", "[invariants]") {
+  // Thirty jobs at once on one worker, each ~1.3 s: the last waits ~38 s,
+  // and the queue holds 28 visible messages at its first sample after 0 s.
+  world_config c = one_job();
+  c.workers = 1;
+  c.jobs.clear();
+  for (int i = 0; i < 30; ++i)
+    c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 500));
+  SECTION("no alarm set: nothing to hold") {
+    const checked_run r = run_checked(c);
+    CHECK(r.verdicts.at("backlog_within_bound").held);
+    CHECK(r.verdicts.at("backlog_within_bound").detail == "no alarm set on the job queue ([alarms])");
+  }
+  SECTION("the age of the oldest message") {
+    c.alarms.oldest_message_age = duration::from_s(30);
+    const checked_run r = run_checked(c);
+    const verdict& v = r.verdicts.at("backlog_within_bound");
+    CHECK_FALSE(v.held);
+    REQUIRE_FALSE(v.evidence.empty());
+    CHECK_THAT(v.evidence[0], Catch::Matchers::Contains("31s old, above alarms.oldest_message_age = 30s"));
+    REQUIRE(v.first_violation.has_value());
+    CHECK(*v.first_violation == sim::instant::epoch() + duration::from_s(31));
+    c.alarms.oldest_message_age = duration::from_s(60);
+    CHECK(run_checked(c).verdicts.at("backlog_within_bound").held);
+  }
+  SECTION("the visible backlog") {
+    c.alarms.backlog = 20;
+    const checked_run r = run_checked(c);
+    const verdict& v = r.verdicts.at("backlog_within_bound");
+    CHECK_FALSE(v.held);
+    REQUIRE_FALSE(v.evidence.empty());
+    CHECK_THAT(v.evidence[0], Catch::Matchers::Contains("messages visible, above alarms.backlog = 20"));
+    c.alarms.backlog = 30;
+    const checked_run quiet = run_checked(c);
+    CHECK(quiet.verdicts.at("backlog_within_bound").held);
+    CHECK(quiet.verdicts.at("backlog_within_bound").detail ==
+          "every sample of the job queue found at most 30 messages visible");
+  }
 }

@@ -120,7 +120,8 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:1:8: tools.emial: no tool is called \"emial\"; did you mean `email`? (a tool of your own needs effect = "
         "\"write\" or \"read\")");
   CHECK(error_of("\"weird key\" = 1\n") ==
-        "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, tenants, dead_letter_queue, "
+        "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, tenants, alarms, "
+        "dead_letter_queue, "
         "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "
         "queue_fault, expect, explore, lint");
 }
@@ -303,6 +304,9 @@ TEST_CASE("a redrive needs the dead-letter queue", "[scenario]") {
         "t.toml:2:19: retry.circuit_breaker.failure_percent: must be between 1 and 100, found 101");
   CHECK(error_of("[runtime.liveness_probe]\nfailure_threshold = 0\n") ==
         "t.toml:2:21: runtime.liveness_probe.failure_threshold: must be between 1 and 1000, found 0");
+  CHECK(error_of("[alarms]\nbacklog = 0\n") == "t.toml:2:11: alarms.backlog: must be between 1 and 1000000000, found 0");
+  CHECK(error_of("[alarms]\noldest_message_age = \"0s\"\n") ==
+        "t.toml:2:22: alarms.oldest_message_age: must be between 1s and 336h, found 0s");
   CHECK(error_of("[runtime.orphan_rescue]\nexhausted = \"requeue\"\n") ==
         "t.toml:2:13: runtime.orphan_rescue.exhausted: expected \"discard\" or \"retry\", found string \"requeue\"");
   CHECK(error_of("[runtime.orphan_rescue]\nrescue_after = \"0s\"\n") ==

@@ -255,6 +255,7 @@ void check_same(const world_config& a, const world_config& b) {
   check_same(a.queue, b.queue);
   CHECK(a.message_group == b.message_group);
   CHECK(a.tenant_wait_bound == b.tenant_wait_bound);
+  CHECK(a.alarms == b.alarms);
   CHECK(a.dead_letter_queue == b.dead_letter_queue);
   check_same(a.dead_letter, b.dead_letter);
   CHECK(a.dead_letter_redrive == b.dead_letter_redrive);
@@ -298,6 +299,10 @@ message_group_id = "tenant"
 
 [tenants]
 wait_bound = "45s"
+
+[alarms]
+oldest_message_age = "15m"
+backlog = 5000
 
 [dead_letter_queue]
 enabled = true
@@ -528,6 +533,7 @@ world_config everything_config() {
              .semantics = handle_semantics::strict};
   c.message_group = message_group_source::tenant;
   c.tenant_wait_bound = duration::from_s(45);
+  c.alarms = queue_alarms{.oldest_message_age = duration::from_s(900), .backlog = 5000};
   c.dead_letter_queue = true;
   c.dead_letter.name = "refunds-dlq";
   c.dead_letter.retention = duration::from_s(14 * 24 * 3600);

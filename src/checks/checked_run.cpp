@@ -6,7 +6,7 @@ namespace twice {
 
 checked_result run_with_checkers(world& w, const checked_run_options& options) {
   for (event_observer* observer : options.observers) w.events().add_observer(observer);
-  invariant_checker checker(options.checks, w.config().runtime.retry.maximum_attempts);
+  invariant_checker checker(options.checks, w.config());
   w.events().add_observer(&checker);
   if (options.progress) w.on_progress(options.progress_every, options.progress);
   checked_result out;

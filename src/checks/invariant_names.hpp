@@ -16,6 +16,7 @@ inline constexpr std::string_view no_double_payment = "no_double_payment";
 inline constexpr std::string_view ledgers_agree = "ledgers_agree";
 inline constexpr std::string_view every_job_ends = "every_job_ends";
 inline constexpr std::string_view no_message_lost = "no_message_lost";
+inline constexpr std::string_view backlog_within_bound = "backlog_within_bound";
 inline constexpr std::string_view backoff_within_cap = "backoff_within_cap";
 inline constexpr std::string_view no_retry_of_non_retryable = "no_retry_of_non_retryable";
 inline constexpr std::string_view attempts_monotonic = "attempts_monotonic";
@@ -29,9 +30,9 @@ inline constexpr std::string_view done_jobs_had_effects = "done_jobs_had_effects
 inline constexpr std::string_view no_tenant_starved = "no_tenant_starved";
 
 // In report order.
-inline constexpr std::array<std::string_view, 16> all = {
+inline constexpr std::array<std::string_view, 17> all = {
     one_ledger_row_per_key,    no_double_payment,  ledgers_agree,
-    every_job_ends,            no_message_lost,
+    every_job_ends,            no_message_lost,    backlog_within_bound,
     backoff_within_cap,        no_retry_of_non_retryable,
     attempts_monotonic,        attempts_within_limit,
     leases_exclusive_or_absorbed,

@@ -176,8 +176,8 @@ std::string describe(const sim::trace_record& r) {
   return clock(r.time) + " " + line.substr(line.find(' ') + 1);
 }
 
-invariant_checker::invariant_checker(check_options options, std::uint32_t attempt_limit)
-    : options_(options), attempt_limit_(attempt_limit) {
+invariant_checker::invariant_checker(check_options options, const world_config& config)
+    : options_(options), attempt_limit_(config.runtime.retry.maximum_attempts), alarms_(config.alarms) {
   for (std::string_view name : invariant_names()) logs_[std::string(name)];
 }
 
@@ -239,6 +239,7 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
     return;
   }
   if (const auto* gone = std::get_if<ev::retention_expired>(&e.body)) return on_retention_expired(e, *gone);
+  if (const auto* q = std::get_if<ev::queue_sample>(&e.body)) return on_queue_sample(e, *q);
   // The redrive runbook moves each dead letter back once per redrive, after
   // granting its job the attempts again.
   if (const auto* moved = std::get_if<ev::moved_out>(&e.body)) {
@@ -417,6 +418,19 @@ void invariant_checker::on_retention_expired(const ev::event& e, const ev::reten
   note(no_message_lost, e,
        fmt::format("deleted by retention {} after it was sent; its job never ended done or failed",
                    sim::format_duration(gone.age)));
+}
+
+// The job queue's alarms, at every sample: an on-call is paged the moment
+// one goes off, however briefly.
+void invariant_checker::on_queue_sample(const ev::event& e, const ev::queue_sample& q) {
+  if (alarms_.oldest_message_age && *alarms_.oldest_message_age < q.oldest_age)
+    note(backlog_within_bound, e,
+         fmt::format("the oldest message is {} old, above alarms.oldest_message_age = {}",
+                     sim::format_duration(sim::duration::from_ms(q.oldest_age.us() / 1000)),
+                     sim::format_duration(*alarms_.oldest_message_age)));
+  if (alarms_.backlog && static_cast<std::uint64_t>(q.visible) > *alarms_.backlog)
+    note(backlog_within_bound, e,
+         fmt::format("{} messages visible, above alarms.backlog = {}", q.visible, *alarms_.backlog));
 }
 
 void invariant_checker::on_attempt_start(const ev::event& e, const ev::attempt_start& start_event) {
@@ -716,6 +730,17 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   }
   out.push_back(streaming(no_message_lost, "no message was deleted by retention before its job was processed",
                           "a message was deleted by retention before its job was processed"));
+  {
+    std::string bounds;
+    if (alarms_.oldest_message_age)
+      bounds = "its oldest message younger than " + sim::format_duration(*alarms_.oldest_message_age);
+    if (alarms_.backlog)
+      bounds += fmt::format("{}at most {} messages visible", bounds.empty() ? "" : " and ", *alarms_.backlog);
+    out.push_back(streaming(backlog_within_bound,
+                            bounds.empty() ? std::string("no alarm set on the job queue ([alarms])")
+                                           : "every sample of the job queue found " + bounds,
+                            "a sample of the job queue set off an alarm"));
+  }
   out.push_back(streaming(backoff_within_cap, "every backoff stayed under its cap and the envelope never fell",
                           "a backoff broke its cap or its envelope fell"));
   out.push_back(streaming(no_retry_of_non_retryable, "no job was retried after a non-retryable (4xx) answer",

@@ -18,10 +18,12 @@
 #include "events/event_log.hpp"
 #include "sim/string_ids.hpp"
 #include "sim/trace.hpp"
+#include "world/queue_health.hpp"
 
 namespace twice {
 
 class world;
+struct world_config;
 struct world_result;
 
 struct verdict {
@@ -46,9 +48,10 @@ struct check_options {
 
 class invariant_checker final : public event_observer {
  public:
-  // `attempt_limit`: the retry policy's maximum attempts (0: unlimited),
-  // which attempts_within_limit holds each job to, once more per redrive.
-  explicit invariant_checker(check_options options = {}, std::uint32_t attempt_limit = 0);
+  // From `config`, what its settings ask of the run: the retry policy's
+  // maximum attempts (attempts_within_limit) and the queue's alarms
+  // (backlog_within_bound).
+  invariant_checker(check_options options, const world_config& config);
 
   // Streaming: called for every event as it is emitted (world::events()).
   void on_event(const ev::event& e, const name_table& names) override;
@@ -96,6 +99,7 @@ class invariant_checker final : public event_observer {
   verdict effects_of_done_jobs(const world& w) const;
   verdict tenants_served(const world& w, const world_result& result) const;
   void on_retention_expired(const ev::event& e, const ev::retention_expired& gone);
+  void on_queue_sample(const ev::event& e, const ev::queue_sample& q);
   // The event as an evidence line.
   std::string describe(const ev::event& e) const;
 
@@ -138,7 +142,8 @@ class invariant_checker final : public event_observer {
   std::uint64_t envelope_points_ = 0;                                // in all of envelopes_
   std::map<std::uint32_t, std::vector<heard_answer>> heard_;        // by job id: the jobs that heard a 4xx
   std::map<std::string, std::uint32_t, std::less<>> effects_;  // reference (job:step:tool) -> effects at the far side
-  std::uint32_t attempt_limit_ = 0;
+  std::uint32_t attempt_limit_ = 0;  // 0: unlimited
+  queue_alarms alarms_;
   std::map<std::uint32_t, std::uint32_t> redriven_;  // by job id: the jobs redriven from the dead-letter queue, how often
   const name_table* names_ = nullptr;  // the run's, from its first event
 };

@@ -103,6 +103,7 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   fmt::print("jobs       {}\n", s.jobs_line());
   fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents\n", s.ledger_rows,
              s.ledger_total_cents, s.vendor_refunds, s.vendor_total_cents);
+  fmt::print("queue      {}\n", s.queue_line());
   // Every tool called, the payment vendor's ("refund") first.
   for (std::size_t i = 0; i < s.tenants.size(); ++i)
     fmt::print("{:<11}{} {}\n", i == 0 ? "tenants" : "", s.tenants[i].tenant, s.tenants[i].describe());

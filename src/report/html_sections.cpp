@@ -50,6 +50,7 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
                         money(s.ledger_total_cents), s.vendor_refunds, money(s.vendor_total_cents)));
   html.line(fmt::format("<li>vendor: {} calls, {} answered 503, at most {} in one 100 ms</li>", s.vendor_calls,
                         s.vendor_rejected_503, s.vendor_peak_per_100ms));
+  html.line("<li>job queue: " + esc(s.queue_line()) + "</li>");
   for (const tenant_wait& t : s.tenants)
     html.line("<li>tenant " + esc(t.tenant) + ": " + esc(t.describe()) + "</li>");
   for (const std::string& f : s.expectations.failures)

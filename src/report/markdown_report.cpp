@@ -49,6 +49,7 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
                    "100 ms)",
                    s.vendor_refunds, s.vendor_total_cents, s.vendor_calls, s.vendor_rejected_503,
                    s.vendor_peak_per_100ms));
+  line("- job queue: " + s.queue_line());
   for (const tenant_wait& t : s.tenants) line(fmt::format("- tenant `{}`: {}", t.tenant, t.describe()));
   for (const tool_figures& t : s.tools) line(fmt::format("- tool `{}`: {}", t.name, t.describe()));
   line(fmt::format("- expectations: {}", s.expectations.met ? "met" : "NOT met"));

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "sim/checked.hpp"
+#include "sim/duration_text.hpp"
 
 namespace twice {
 
@@ -44,6 +45,7 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
                                    t.stats->requests_per_100ms.peak(), failed_fast});
   }
   s.tenants = tenant_waits(w, result.story_end);
+  s.queue = w.queue_health();
   s.attempts_total = attempts.started();
   s.attempts = attempts.take_attempts();
   s.verdicts = std::move(verdicts);
@@ -65,6 +67,16 @@ std::string run_summary::jobs_line() const {
   if (retries_refused_by_budget > 0)
     out += fmt::format(" ({} for want of retry budget)", retries_refused_by_budget);
   return out;
+}
+
+std::string run_summary::queue_line() const {
+  if (queue.samples == 0) return "not sampled ([trace] sample_interval = \"0s\")";
+  const auto at = [](sim::instant t) { return fmt::format("{}.{:03}s", t.us() / 1'000'000, t.us() / 1000 % 1000); };
+  const sim::duration age = sim::duration::from_ms(queue.oldest_age.us() / 1000);
+  return fmt::format("at most {} visible{}, the oldest message {} old at most{}", queue.backlog,
+                     queue.backlog == 0 ? std::string() : " (at " + at(queue.backlog_at) + ")",
+                     sim::format_duration(age),
+                     queue.oldest_age == sim::duration::zero() ? std::string() : " (at " + at(queue.oldest_age_at) + ")");
 }
 
 }  // namespace twice

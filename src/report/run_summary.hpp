@@ -66,6 +66,9 @@ struct run_summary {
   std::uint64_t vendor_rejected_503 = 0;    // outages, shedding above capacity, random 503s
   std::vector<tool_figures> tools;          // every tool that was called, in world::tool_stats() order
   std::vector<tenant_wait> tenants;         // each tenant's queue waits (none when no job names a tenant)
+  queue_peaks queue;                        // the job queue's worst samples
+  // "at most 950 visible (at 12.000s), the oldest message 34s old (at 40.000s)"
+  std::string queue_line() const;
   std::uint64_t attempts_total = 0;       // every attempt that started
   std::vector<attempt_summary> attempts;  // the first of them, when an output lists them
   std::vector<verdict> verdicts;

@@ -101,6 +101,18 @@ void load_tenants(const table_reader& root, load_state& s) {
   r.duration("wait_bound", s.world.tenant_wait_bound, {sim::duration::from_us(1), sim::duration::from_s(14 * 24 * 3600)});
 }
 
+// [alarms]: CloudWatch alarms on the job queue, which backlog_within_bound
+// holds the sampler's figures to.
+void load_alarms(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("alarms");
+  if (t == nullptr) return;
+  const table_reader r(s.d, *t, "alarms", {"oldest_message_age", "backlog"});
+  queue_alarms& a = s.world.alarms;
+  r.duration("oldest_message_age", a.oldest_message_age, {duration::from_s(1), duration::from_s(14 * 24 * 3600)});
+  std::uint64_t backlog = 0;
+  if (r.integer("backlog", backlog, {1, 1'000'000'000})) a.backlog = backlog;
+}
+
 void load_dead_letter_queue(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("dead_letter_queue");
   if (t != nullptr) {
@@ -337,6 +349,7 @@ void load_settings(const table_reader& root, load_state& s) {
   load_trace(root, s);
   load_queue(root, s);
   load_tenants(root, s);
+  load_alarms(root, s);
   load_dead_letter_queue(root, s);
   load_workers(root, s);
   load_runtime(root, s);

@@ -26,6 +26,7 @@
 #include "handlers/agent_handler.hpp"
 #include "runtime/dead_letter_redrive.hpp"
 #include "runtime/orphan_rescue.hpp"
+#include "world/queue_health.hpp"
 #include "runtime/outbox_relay.hpp"
 #include "runtime/runtime_config.hpp"
 #include "runtime/workload.hpp"
@@ -79,6 +80,8 @@ struct world_config {
   // no_tenant_starved's bound: a tenant that sent no more than its share of
   // the jobs must see its jobs' 99th-percentile queue wait within it.
   sim::duration tenant_wait_bound = sim::duration::from_s(60);
+  // The alarms on the job queue backlog_within_bound holds its samples to.
+  queue_alarms alarms;
   bool dead_letter_queue = true;
   // Kept 14 days (SQS's most), longer than the source queue's 4, as AWS
   // advises: a dead letter's retention counts from its first enqueue. (An
@@ -198,6 +201,9 @@ class world : private event_observer {
   std::size_t worker_count() const { return workers_.size(); }
   // The jobs' specs, and how each of the story's jobs ended.
   const job_book& jobs() const { return book_; }
+  // The worst of the job queue's samples so far (none when [trace]
+  // sample_interval is 0s).
+  const queue_peaks& queue_health() const { return queue_peaks_; }
   // What each tool counted, by the name steps call it, in the order
   // refund, email, model, read, then the scenario's own in its order.
   struct tool_calls {
@@ -271,6 +277,7 @@ class world : private event_observer {
   std::unique_ptr<orphan_rescue> rescue_;
   ev::name_id dlq_actor_ = 0;
   ev::name_id queue_actor_ = 0;
+  queue_peaks queue_peaks_;
   std::size_t open_jobs_ = 0;
   std::uint64_t footprint_peak_ = 0;
   sim::instant story_end_;
