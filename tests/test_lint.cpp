@@ -62,7 +62,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 24);
+  CHECK(lint_rules.size() == 25);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -801,4 +801,21 @@ TEST_CASE("orphan_rescue_before_work_ends: a rescue that takes a slow slice for 
   CHECK_THAT(w.fix, Contains("well above the longest slice"));
   c.runtime.orphan_rescue->rescue_after = duration::from_s(600);
   CHECK(lint(c).empty());
+}
+
+// ---- 25. job_table_without_transaction_timeout ----------------------------------------
+
+TEST_CASE("job_table_without_transaction_timeout: MVCC on the job table and no bound on a transaction", "[lint]") {
+  world_config c = clean_config();
+  c.store.dead_row_cost = duration::from_us(7);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "job_table_without_transaction_timeout");
+  CHECK(w.setting == "store.transaction_timeout");
+  CHECK_THAT(w.why, Contains("dead_row_cost 7us") && Contains("6s300ms a fetch"));
+  CHECK_THAT(w.fix, Contains("transaction_timeout"));
+  c.store.transaction_timeout = duration::from_s(60);
+  CHECK(lint(c).empty());
+  c.store.dead_row_cost.reset();
+  c.store.transaction_timeout.reset();
+  CHECK(lint(c).empty());  // MVCC not modelled: nothing to say
 }

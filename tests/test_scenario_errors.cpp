@@ -304,6 +304,11 @@ TEST_CASE("a redrive needs the dead-letter queue", "[scenario]") {
         "t.toml:2:19: retry.circuit_breaker.failure_percent: must be between 1 and 100, found 101");
   CHECK(error_of("[runtime.liveness_probe]\nfailure_threshold = 0\n") ==
         "t.toml:2:21: runtime.liveness_probe.failure_threshold: must be between 1 and 1000, found 0");
+  CHECK(error_of("[[store.long_transaction]]\nstart = \"5m\"\n") ==
+        "t.toml:1:1: store.long_transaction[0].end: required key is missing; expected a time since the start like "
+        "\"10s\"");
+  CHECK(error_of("[store]\ndead_row_cost = \"0s\"\n") ==
+        "t.toml:2:17: store.dead_row_cost: must be between 1us and 1s, found 0s");
   CHECK(error_of("[alarms]\nbacklog = 0\n") == "t.toml:2:11: alarms.backlog: must be between 1 and 1000000000, found 0");
   CHECK(error_of("[alarms]\noldest_message_age = \"0s\"\n") ==
         "t.toml:2:22: alarms.oldest_message_age: must be between 1s and 336h, found 0s");

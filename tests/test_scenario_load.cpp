@@ -265,6 +265,9 @@ void check_same(const world_config& a, const world_config& b) {
   CHECK(a.store.pool_size == b.store.pool_size);
   CHECK(a.store.statement_latency == b.store.statement_latency);
   CHECK(a.store.unique_ledger_key == b.store.unique_ledger_key);
+  CHECK(a.store.dead_row_cost == b.store.dead_row_cost);
+  CHECK(a.store.transaction_timeout == b.store.transaction_timeout);
+  CHECK(a.store.long_transactions == b.store.long_transactions);
   check_same(a.payments, b.payments);
   check_same(a.email, b.email);
   check_same(a.model, b.model);
@@ -371,6 +374,13 @@ fencing = true
 pool_size = 4
 statement_latency = "5ms"
 unique_ledger_key = false
+dead_row_cost = "7us"
+transaction_timeout = "1m"
+
+[[store.long_transaction]]
+start = "5m"
+end = "1h"
+holder = "pg_dump"
 
 [vendor]
 latency = { uniform = ["100ms", "300ms"] }
@@ -573,7 +583,13 @@ world_config everything_config() {
                      .email_dedupe = false,
                      .stop_on_lost_lease = false,
                      .fencing = true};
-  c.store = {.pool_size = 4, .statement_latency = duration::from_ms(5), .unique_ledger_key = false};
+  c.store = {.pool_size = 4,
+             .statement_latency = duration::from_ms(5),
+             .unique_ledger_key = false,
+             .dead_row_cost = duration::from_us(7),
+             .transaction_timeout = duration::from_s(60),
+             .long_transactions = {{sim::instant::epoch() + duration::from_s(300),
+                                    sim::instant::epoch() + duration::from_s(3600), "pg_dump"}}};
   payment_vendor_config& v = c.payments;
   v.latency = latency_model::uniform(duration::from_ms(100), duration::from_ms(300));
   v.unavailable_ppm = 10'000;

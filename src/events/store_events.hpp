@@ -48,6 +48,24 @@ struct constraint_violation {
   }
 };
 
+// Another session's long transaction (store.long_transactions): `state` is
+// "begins", "commits" or "terminated" (by store.transaction_timeout);
+// `dead_versions`: the dead row versions some open transaction could still
+// see, which every read of the job table walked, just before the end (at a
+// begin: those older transactions hold).
+struct long_transaction {
+  static constexpr std::string_view kind = "long_transaction";
+  name_id holder = 0;
+  name_id state = 0;
+  std::int64_t dead_versions = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.name("holder", holder);
+    v.name("state", state);
+    v.integer("dead_versions", dead_versions);
+  }
+};
+
 // A write refused by the job row's lease token.
 struct store_fenced {
   static constexpr std::string_view kind = "fenced";

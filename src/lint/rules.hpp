@@ -159,5 +159,6 @@ void liveness_probe_blocked(const world_config& config, std::vector<lint_warning
 void drain_grace_below_work(const world_config& config, std::vector<lint_warning>& out);
 void client_timeout_below_p99(const world_config& config, std::vector<lint_warning>& out);
 void orphan_rescue_before_work_ends(const world_config& config, std::vector<lint_warning>& out);
+void job_table_without_transaction_timeout(const world_config& config, std::vector<lint_warning>& out);
 
 }  // namespace twice::lint_rules_detail

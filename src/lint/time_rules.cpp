@@ -210,4 +210,22 @@ void orphan_rescue_before_work_ends(const world_config& config, std::vector<lint
                              text(longest))});
 }
 
+// A job table on Postgres (store.dead_row_cost: its MVCC modelled) with no
+// transaction_timeout: any session that leaves a transaction open (a
+// report, a pg_dump, a client idle in transaction) keeps every row version
+// that dies meanwhile, and every fetch of a job walks them: the queue backs
+// up for as long as the transaction lasts (store/mvcc_horizon.hpp).
+void job_table_without_transaction_timeout(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.store.dead_row_cost || config.store.transaction_timeout) return;
+  out.push_back({"job_table_without_transaction_timeout", "store.transaction_timeout",
+                 fmt::format("the job table lives in Postgres (dead_row_cost {}) and nothing bounds how long a "
+                             "transaction may stay open: one session's report, pg_dump or idle transaction keeps "
+                             "every row version that dies meanwhile, and each job fetch walks them all (an hour "
+                             "at 250 dead versions a second: {} a fetch).",
+                             text(*config.store.dead_row_cost),
+                             text(sim::duration::from_us(config.store.dead_row_cost->us() * 250 * 3600))),
+                 "Set store.transaction_timeout (Postgres 17's transaction_timeout; idle_in_transaction_session_timeout "
+                 "before it) to a minute or so on the queue's database, and run long reports on a replica."});
+}
+
 }  // namespace twice::lint_rules_detail

@@ -109,6 +109,18 @@ const std::map<std::string_view, formatter>& formatters() {
          return fmt::format("DEAD-LETTER ALARM: {} message(s) waiting; the on-call redrives at {}", num(r, "messages"),
                             secs(num(r, "redrive_at_us")));
        }},
+      {"long_transaction",
+       [](const sim::trace_record& r) {
+         const std::string state = str(r, "state");
+         if (state == "begins")
+           return fmt::format("{} opens a transaction and holds it: no row version that dies from now on can be "
+                              "cleaned up",
+                              str(r, "holder"));
+         return fmt::format("{}'s transaction {}: the {} dead row versions every job-table read walked are gone",
+                            str(r, "holder"),
+                            state == "terminated" ? "TERMINATED by transaction_timeout" : "commits",
+                            num(r, "dead_versions"));
+       }},
       {"orphan_rescued",
        [](const sim::trace_record& r) {
          const std::string outcome = str(r, "outcome");

@@ -335,10 +335,26 @@ void load_split(const table_reader& root, load_state& s) {
 void load_store(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("store");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "store", {"pool_size", "statement_latency", "unique_ledger_key"});
-  r.integer("pool_size", s.world.store.pool_size, {1, pool_size_max});
-  r.duration("statement_latency", s.world.store.statement_latency, {duration::zero(), duration::from_s(3600)});
-  r.boolean("unique_ledger_key", s.world.store.unique_ledger_key);
+  const table_reader r(s.d, *t, "store",
+                       {"pool_size", "statement_latency", "unique_ledger_key", "dead_row_cost", "transaction_timeout",
+                        "long_transaction"});
+  store_config& c = s.world.store;
+  r.integer("pool_size", c.pool_size, {1, pool_size_max});
+  r.duration("statement_latency", c.statement_latency, {duration::zero(), duration::from_s(3600)});
+  r.boolean("unique_ledger_key", c.unique_ledger_key);
+  r.duration("dead_row_cost", c.dead_row_cost, {duration::from_us(1), duration::from_s(1)});
+  r.duration("transaction_timeout", c.transaction_timeout, {duration::from_ms(1), duration::from_s(24 * 3600)});
+  // [[store.long_transaction]]: another session's transaction, start to end.
+  for (const auto& item : r.tables("long_transaction")) {
+    const table_reader lr(s.d, *item.table, item.path, {"start", "end", "holder"});
+    const window_read w = load_window(lr);
+    long_transaction tx;
+    lr.identifier("holder", tx.holder);
+    if (!w.ok) continue;
+    tx.begin = w.window.begin;
+    tx.end = w.window.end;
+    c.long_transactions.push_back(std::move(tx));
+  }
 }
 
 }  // namespace

@@ -88,32 +88,6 @@ void load_latency(const table_reader& tool, latency_model& out) {
   if (m) out = *m;
 }
 
-struct window_read {
-  bool ok = false;
-  time_window window;
-};
-
-window_read load_window(const table_reader& r) {
-  window_read out;
-  bool ok = true;
-  for (const std::string_view key : {"start", "end"}) {
-    if (r.get(key) == nullptr) {
-      r.missing(key, "a time since the start like \"10s\"");
-      ok = false;
-    }
-  }
-  ok = r.instant("start", out.window.begin) && ok;
-  ok = r.instant("end", out.window.end) && ok;
-  if (ok && out.window.end <= out.window.begin) {
-    r.diag().error(r.pos_of("end"), r.path_of("end"),
-                   "the window ends at " + sim::format_duration(out.window.end - sim::instant::epoch()) +
-                       ", not after its start " + sim::format_duration(out.window.begin - sim::instant::epoch()));
-    ok = false;
-  }
-  out.ok = ok;
-  return out;
-}
-
 // [[<tool>.outage]] start/end and [[<tool>.latency_spike]] start/end/extra.
 void load_windows(const table_reader& tool, std::vector<time_window>& outages, std::vector<latency_spike>& spikes) {
   for (const auto& item : tool.tables("outage")) {
@@ -286,6 +260,27 @@ void load_service_tools(const table_reader& root, load_state& s) {
 #undef TWICE_TOOL_KEYS
 
 }  // namespace
+
+window_read load_window(const table_reader& r) {
+  window_read out;
+  bool ok = true;
+  for (const std::string_view key : {"start", "end"}) {
+    if (r.get(key) == nullptr) {
+      r.missing(key, "a time since the start like \"10s\"");
+      ok = false;
+    }
+  }
+  ok = r.instant("start", out.window.begin) && ok;
+  ok = r.instant("end", out.window.end) && ok;
+  if (ok && out.window.end <= out.window.begin) {
+    r.diag().error(r.pos_of("end"), r.path_of("end"),
+                   "the window ends at " + sim::format_duration(out.window.end - sim::instant::epoch()) +
+                       ", not after its start " + sim::format_duration(out.window.begin - sim::instant::epoch()));
+    ok = false;
+  }
+  out.ok = ok;
+  return out;
+}
 
 void load_tools(const table_reader& root, load_state& s) {
   load_vendor(root, s);

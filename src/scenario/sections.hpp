@@ -45,6 +45,14 @@ void load_explore(const table_reader& root, load_state& s, explore_spec& out);  
 void load_lint(const table_reader& root, load_state& s, std::vector<lint_allowance>& out);  // [lint]
 
 // Checks a reference to a worker index / job id; reports a bad one.
+// A window's `start` and `end` (load_tools.cpp): both required, end after
+// start; `ok` false when an error was reported.
+struct window_read {
+  bool ok = false;
+  time_window window;
+};
+window_read load_window(const table_reader& r);
+
 bool check_worker_ref(const load_state& s, const doc_node& n, const std::string& path, std::uint32_t index);
 bool check_job_ref(const load_state& s, const doc_node& n, const std::string& path, const std::string& id);
 

@@ -7,10 +7,12 @@
 #include <utility>
 
 #include "sim/check.hpp"
+#include "sim/checked.hpp"
 #include "sim/footprint.hpp"
 #include "sim/sleep.hpp"
 #include "sim/wait_list.hpp"
 #include "store/job_rows.hpp"
+#include "store/mvcc_horizon.hpp"
 
 namespace twice {
 
@@ -42,7 +44,9 @@ class acquire_wait;
 // weakly, so the store may die before the processes that used it.
 struct store_core {
   store_core(sim::kernel& k, event_log& e, store_config c)
-      : kernel(k), events(e), actor_name(e.name(actor)), config(c), ledger(e) {}
+      : kernel(k), events(e), actor_name(e.name(actor)), config(std::move(c)), ledger(e) {
+    if (config.dead_row_cost) mvcc.emplace();
+  }
 
   sim::kernel& kernel;
   event_log& events;
@@ -71,6 +75,14 @@ struct store_core {
   std::optional<sim::instant> busy_since;  // set while no connection is free
 
   store_stats stats;  // counters; spans still going on are added by store::stats()
+  std::optional<mvcc_horizon> mvcc;  // while store.dead_row_cost is set
+  // The long transactions' ids in the horizon: above every real transaction's.
+  static constexpr std::uint64_t long_transaction_ids = std::uint64_t{1} << 62;
+  static void long_transaction_begins(sim::kernel&, void* ctx, std::uint64_t index);
+  static void long_transaction_ends(sim::kernel&, void* ctx, std::uint64_t index);
+  // `dead`: the dead versions visible to an open transaction just before (an
+  // end) or after (a begin) this one changed the horizon.
+  void note_long_transaction(std::size_t index, std::string_view state, std::uint64_t dead);
 
   std::uint32_t take_connection();
   void release_connection(std::uint32_t connection);
@@ -147,6 +159,32 @@ class acquire_wait {
   std::optional<std::uint32_t> granted_;
 };
 
+void store_core::note_long_transaction(std::size_t index, std::string_view state, std::uint64_t dead) {
+  events.emit(events.name("store/" + config.long_transactions[index].holder),
+              ev::long_transaction{events.name(config.long_transactions[index].holder), events.name(state),
+                                   static_cast<std::int64_t>(dead)});
+}
+
+void store_core::long_transaction_begins(sim::kernel& k, void* ctx, std::uint64_t index) {
+  auto* core = static_cast<store_core*>(ctx);
+  const long_transaction& t = core->config.long_transactions[index];
+  if (core->mvcc) core->mvcc->transaction_began(long_transaction_ids + index, t.begin);
+  core->note_long_transaction(index, "begins", core->mvcc ? core->mvcc->visible_dead_versions() : 0);
+  // Postgres terminates the session when its transaction outlives the timeout.
+  const bool cut = core->config.transaction_timeout && t.begin + *core->config.transaction_timeout < t.end;
+  k.schedule_at(cut ? t.begin + *core->config.transaction_timeout : t.end, long_transaction_ends, ctx,
+                index | (cut ? std::uint64_t{1} << 63 : 0));
+}
+
+void store_core::long_transaction_ends(sim::kernel&, void* ctx, std::uint64_t arg) {
+  auto* core = static_cast<store_core*>(ctx);
+  const bool cut = (arg >> 63) != 0;
+  const std::size_t index = static_cast<std::size_t>(arg & ~(std::uint64_t{1} << 63));
+  const std::uint64_t dead = core->mvcc ? core->mvcc->visible_dead_versions() : 0;
+  if (core->mvcc) core->mvcc->transaction_ended(long_transaction_ids + index, core->config.long_transactions[index].begin);
+  core->note_long_transaction(index, cut ? "terminated" : "commits", dead);
+}
+
 std::uint32_t store_core::take_connection() {
   TWICE_CHECK(!free_connections.empty());
   const std::uint32_t connection = free_connections.back();
@@ -212,6 +250,9 @@ transaction::transaction(std::weak_ptr<detail::store_core> core, std::uint64_t i
                          std::string holder)
     : core_(std::move(core)), id_(id), connection_(connection), holder_(std::move(holder)), open_(true) {
   TWICE_CHECK(id_ != 0);
+  const std::shared_ptr<detail::store_core> c = lock_core();
+  began_ = c->kernel.now();
+  if (c->mvcc) c->mvcc->transaction_began(id_, began_);
 }
 
 transaction::transaction(transaction&& other) noexcept
@@ -219,6 +260,7 @@ transaction::transaction(transaction&& other) noexcept
       id_(other.id_),
       connection_(other.connection_),
       holder_(std::move(other.holder_)),
+      began_(other.began_),
       open_(std::exchange(other.open_, false)),
       writes_(std::move(other.writes_)) {}
 
@@ -229,6 +271,7 @@ transaction& transaction::operator=(transaction&& other) noexcept {
   id_ = other.id_;
   connection_ = other.connection_;
   holder_ = std::move(other.holder_);
+  began_ = other.began_;
   open_ = std::exchange(other.open_, false);
   writes_ = std::move(other.writes_);
   return *this;
@@ -248,10 +291,20 @@ std::shared_ptr<detail::store_core> transaction::lock_core() const {
   return core;
 }
 
-sim::task<void> transaction::round_trip() {
+sim::task<void> transaction::round_trip(bool reads_job_table) {
   TWICE_CHECK(open_);
   // Copy the latency: holding the core across the sleep would keep it alive.
-  const sim::duration latency = lock_core()->config.statement_latency;
+  sim::duration latency;
+  {
+    const std::shared_ptr<detail::store_core> core = lock_core();
+    latency = core->config.statement_latency;
+    if (reads_job_table && core->mvcc) {
+      const std::uint64_t dead = core->mvcc->visible_dead_versions();
+      latency = latency + sim::duration::from_us(sim::checked_mul(
+                              static_cast<std::int64_t>(std::min<std::uint64_t>(dead, INT64_MAX)),
+                              core->config.dead_row_cost->us(), "a job-table read's cost in dead versions"));
+    }
+  }
   co_await sim::sleep_for(latency);
   TWICE_CHECK(open_);  // nobody ended it under a statement in flight
 }
@@ -297,12 +350,12 @@ void transaction::note_fenced(detail::store_core& core, std::string_view job_id,
 
 sim::task<std::optional<job_row>> transaction::get_job(std::string job_id) {
   TWICE_CHECK(!job_id.empty());
-  co_await round_trip();
+  co_await round_trip(/*reads_job_table=*/true);
   co_return visible_job(job_id);
 }
 
 sim::task<std::vector<job_row>> transaction::running_jobs_claimed_before(sim::instant cutoff) {
-  co_await round_trip();
+  co_await round_trip(/*reads_job_table=*/true);
   TWICE_CHECK(writes_.jobs.empty() && writes_.job_updates.empty());  // asked first, as documented
   co_return lock_core()->jobs.running_before(cutoff);
 }
@@ -478,11 +531,14 @@ commit_result transaction::check_against_committed(detail::store_core& core) con
 }
 
 void transaction::apply(detail::store_core& core) {
+  std::uint64_t superseded = 0;  // row versions this commit leaves dead
   for (const auto& [job_id, row] : writes_.jobs) {
     TWICE_CHECK(row.job_id == job_id);
+    if (core.mvcc && core.jobs.find(job_id)) ++superseded;
     core.jobs.put(row);
   }
   for (const auto& [job_id, change] : writes_.job_updates) core.jobs.update(job_id, change);
+  if (core.mvcc) core.mvcc->versions_died(core.kernel.now(), superseded + writes_.job_updates.size());
   for (const ledger_row& row : writes_.ledger) core.ledger.push(row);
   for (auto& [id, row] : writes_.outbox) {
     if (!row.sent) core.unsent_outbox_ids.insert(id);
@@ -512,6 +568,7 @@ sim::task<commit_result> transaction::commit() {
   apply(*core);
   writes_ = {};
   open_ = false;
+  if (core->mvcc) core->mvcc->transaction_ended(id_, began_);
   ++core->stats.commits;
   core->events.emit(core->actor_name, ev::store_commit{id_, result.writes, core->events.name(holder_)});
   core->release_connection(connection_);
@@ -530,6 +587,7 @@ void transaction::end(std::string_view reason) {
   writes_ = {};
   const std::shared_ptr<detail::store_core> core = core_.lock();
   if (core == nullptr) return;  // the store is gone; so is its pool
+  if (core->mvcc) core->mvcc->transaction_ended(id_, began_);
   ++core->stats.rollbacks;
   core->events.emit(core->actor_name,
                     ev::store_rollback{id_, core->events.name(reason), discarded, core->events.name(holder_)});
@@ -544,6 +602,11 @@ store::store(sim::kernel& kernel, event_log& events, store_config config)
   TWICE_CHECK(config.pool_size <= pool_size_max);
   TWICE_CHECK(config.statement_latency >= sim::duration::zero());
   for (std::uint32_t c = config.pool_size; c-- > 0;) core_->free_connections.push_back(c);
+  for (std::size_t i = 0; i < core_->config.long_transactions.size(); ++i) {
+    const long_transaction& t = core_->config.long_transactions[i];
+    TWICE_CHECK(t.begin < t.end);
+    kernel.schedule_at(t.begin, detail::store_core::long_transaction_begins, core_.get(), i);
+  }
 }
 
 // Open transactions and waiting begin() calls hold the core weakly: once it
@@ -570,7 +633,7 @@ std::uint64_t store::footprint() const {
   const detail::store_core& c = *core_;
   return c.jobs.footprint() + c.ledger.footprint() +
          sim::tree_footprint(c.outbox) + sim::tree_footprint(c.unsent_outbox_ids) + sim::tree_footprint(c.dedupes) +
-         sim::tree_footprint(c.waiting_since);
+         sim::tree_footprint(c.waiting_since) + (c.mvcc ? c.mvcc->footprint() : 0);
 }
 const outbox_table& store::outbox() const { return core_->outbox; }
 const dedupe_table& store::dedupes() const { return core_->dedupes; }

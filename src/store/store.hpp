@@ -69,12 +69,31 @@
 
 namespace twice {
 
+// A transaction some other session holds open on the same database (an
+// analyst's query, a pg_dump, a session idle in transaction): it takes none
+// of the pool's connections, but while it is open no row version that dies
+// can be cleaned up (store/mvcc_horizon.hpp).
+struct long_transaction {
+  sim::instant begin;
+  sim::instant end;
+  std::string holder = "analytics";
+  friend bool operator==(const long_transaction&, const long_transaction&) = default;
+};
+
 struct store_config {
   std::uint32_t pool_size = 10;  // 1..pool_size_max
   sim::duration statement_latency = sim::duration::from_ms(2);
   // The schema has UNIQUE(key) on the ledger (empty keys excepted, as NULLs
   // are). Off reproduces a ledger that can record one payment twice.
   bool unique_ledger_key = true;
+  // What each dead row version still visible to an open transaction adds to
+  // a read of the job table (mvcc_horizon.hpp); unset: MVCC is not modelled.
+  std::optional<sim::duration> dead_row_cost;
+  // Postgres' transaction_timeout (17+): a session whose transaction spans
+  // longer is terminated. Applied to the long transactions below; the
+  // workers' own are short (a worker's transaction is never cut).
+  std::optional<sim::duration> transaction_timeout;
+  std::vector<long_transaction> long_transactions;
 };
 
 inline constexpr std::uint32_t pool_size_max = 10'000;
@@ -203,7 +222,9 @@ class transaction {
               std::string holder);
 
   std::shared_ptr<detail::store_core> lock_core() const;
-  sim::task<void> round_trip();
+  // One statement's round trip; a read of the job table also walks the
+  // dead row versions an open transaction may still see.
+  sim::task<void> round_trip(bool reads_job_table = false);
   std::optional<job_row> visible_job(std::string_view job_id) const;
   bool visible_ledger_key(std::string_view key) const;
   bool visible_dedupe(std::string_view key) const;
@@ -233,6 +254,7 @@ class transaction {
   std::uint64_t id_ = 0;
   std::uint32_t connection_ = 0;
   std::string holder_;
+  sim::instant began_;
   bool open_ = false;
   buffered_writes writes_;
 };
