@@ -819,3 +819,67 @@ TEST_CASE("job_table_without_transaction_timeout: MVCC on the job table and no b
   c.store.transaction_timeout.reset();
   CHECK(lint(c).empty());  // MVCC not modelled: nothing to say
 }
+
+// ---- write rules over tools of your own -------------------------------------------------
+
+TEST_CASE("write_without_key and email_without_dedupe cover write tools of the scenario's own", "[lint]") {
+  world_config c;
+  c.runtime.heartbeat_interval = duration::from_s(5);
+  c.queue.max_receive_count = c.runtime.retry.maximum_attempts;
+  service_tool_config upload;
+  upload.name = "upload";
+  upload.effect = tool_effect::write;
+  upload.keys = key_handling::stored_response;
+  upload.latency = latency_model::fixed(duration::from_ms(50));
+  c.tools.push_back(upload);
+  const job_type sync{"sync", progress_mode::per_step, {{"upload", "file_{job}", 0, 1}}};
+  c.jobs.push_back(make_job(sync, "sync_1"));
+  CHECK(lint(c).empty());  // a stable key, sent
+  c.runtime.rules.key = key_mode::none;
+  lint_warning w = only_warning(c);
+  CHECK(w.rule == "write_without_key");
+  CHECK(w.setting == "discipline.key");
+  CHECK_THAT(w.why, Contains("sync_1 step 1 calls the upload tool") && Contains("with no key at all"));
+  CHECK_THAT(w.fix, Contains("\"sync_1:step_1:upload\""));
+  c.runtime.rules.key = key_mode::stable;
+  c.runtime.rules.pass_key_to_vendor = false;
+  w = only_warning(c);
+  CHECK(w.setting == "discipline.pass_key_to_vendor");
+  CHECK_THAT(w.why, Contains("but the key is never sent to it"));
+
+  // A far side that ignores keys: the local claim is the only defence.
+  c.runtime.rules.pass_key_to_vendor = true;
+  c.tools[0].keys = key_handling::ignored;
+  CHECK(lint(c).empty());  // discipline.email_dedupe (on by default) claims every keyless write
+  c.runtime.rules.email_dedupe = false;
+  w = only_warning(c);
+  CHECK(w.rule == "email_without_dedupe");
+  CHECK_THAT(w.why, Contains("sync_1 step 1 calls the upload tool, a write that takes no idempotency key") &&
+                        Contains("has its effect again"));
+  c.tools[0].effect = tool_effect::read;
+  CHECK(lint(c).empty());  // a read repeats nothing
+}
+
+TEST_CASE("batch_without_item_progress: a keyless write of your own in an unrecorded step", "[lint]") {
+  world_config c;
+  c.runtime.heartbeat_interval = duration::from_s(5);
+  c.queue.max_receive_count = c.runtime.retry.maximum_attempts;
+  c.runtime.rules.email_dedupe = true;  // email_without_dedupe quiet: the batch rule alone
+  service_tool_config notify;
+  notify.name = "notify";
+  notify.effect = tool_effect::write;
+  notify.keys = key_handling::stored_response;
+  notify.latency = latency_model::fixed(duration::from_ms(50));
+  c.tools.push_back(notify);
+  c.jobs.push_back(make_job({"fanout", progress_mode::none, {{"notify", "user_{job}", 0, 3}}}, "fanout_1"));
+  CHECK(lint(c).empty());  // keyed and the key is sent: each repeat is a replay
+  c.runtime.rules.pass_key_to_vendor = false;
+  bool batch = false;
+  for (const lint_warning& w : lint(c))
+    if (w.rule == "batch_without_item_progress") {
+      batch = true;
+      CHECK(w.setting == "job_type \"fanout\" progress");
+      CHECK_THAT(w.why, Contains("fanout_1 step 1 calls notify"));
+    }
+  CHECK(batch);
+}

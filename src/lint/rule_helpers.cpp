@@ -18,6 +18,10 @@ std::string ratio_text(std::uint32_t milli) {
 sim::duration third_of(sim::duration d) { return sim::duration::from_ms(d.us() / 3 / 1000); }
 
 std::optional<tool_use> find_use(const world_config& config, std::initializer_list<std::string_view> tools) {
+  return find_use(config, std::vector<std::string_view>(tools));
+}
+
+std::optional<tool_use> find_use(const world_config& config, const std::vector<std::string_view>& tools) {
   std::optional<tool_use> use;
   std::size_t jobs = 0;
   for_each_job(config, [&](const job_spec& job) {
@@ -110,6 +114,13 @@ longest_slice longest_slice_of(const world_config& config) {
     if (!any || out.length < total) out = {job.id, total};
     any = true;
   });
+  return out;
+}
+
+std::vector<std::string_view> own_write_tools(const world_config& config, bool keyed) {
+  std::vector<std::string_view> out;
+  for (const service_tool_config& t : config.tools)
+    if (t.effect == tool_effect::write && (t.keys != key_handling::ignored) == keyed) out.push_back(t.name);
   return out;
 }
 

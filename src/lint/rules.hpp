@@ -70,6 +70,10 @@ struct tool_use {
 };
 
 std::optional<tool_use> find_use(const world_config& config, std::initializer_list<std::string_view> tools);
+std::optional<tool_use> find_use(const world_config& config, const std::vector<std::string_view>& tools);
+// The scenario's own write tools ([tools.NAME] with effect = "write") whose
+// far side takes a key (keyed = true) or ignores keys (keyed = false).
+std::vector<std::string_view> own_write_tools(const world_config& config, bool keyed);
 std::string where(const tool_use& use);
 std::string stable_key(const tool_use& use);
 sim::duration visibility(const world_config& config);

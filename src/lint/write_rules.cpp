@@ -5,9 +5,29 @@ namespace twice::lint_rules_detail {
 // Writes: whether a repeated call has its effect again (keys, claims,
 // checkpoints, the record a retry finds).
 
+// A write of the scenario's own whose far side honours keys, called without
+// one (the key discipline is none, or the key is never sent): its refund-free
+// version of the double refund.
+void own_write_without_key(const world_config& config, std::vector<lint_warning>& out) {
+  const discipline& rules = config.runtime.rules;
+  if (rules.key != key_mode::none && rules.pass_key_to_vendor) return;
+  const std::optional<tool_use> use = find_use(config, own_write_tools(config, true));
+  if (!use) return;
+  const bool none = rules.key == key_mode::none;
+  out.push_back({"write_without_key", std::string(none ? key::discipline_key : key::pass_key_to_vendor),
+                 fmt::format("{} calls the {} tool, a write whose far side honours idempotency keys, {}: a crash "
+                             "after its effect and before the ack (or a timeout after the far side acted) brings the "
+                             "message back, and the retry acts again (one_effect_per_step).",
+                             where(*use), use->spec.tool,
+                             none ? "with no key at all" : "but the key is never sent to it"),
+                 fmt::format("Set discipline.key = \"stable\" and discipline.pass_key_to_vendor = true: the far side "
+                             "then recognises \"{}\" on a retry and does not act twice.",
+                             stable_key(*use))});
+}
+
 void write_without_key(const world_config& config, std::vector<lint_warning>& out) {
   const std::optional<tool_use> use = find_use(config, {tool_name::refund});
-  if (!use) return;
+  if (!use) return own_write_without_key(config, out);
   const discipline& rules = config.runtime.rules;
   if (rules.key == key_mode::none) {
     out.push_back({"write_without_key", std::string(key::discipline_key),
@@ -65,13 +85,18 @@ void key_per_attempt(const world_config& config, std::vector<lint_warning>& out)
 
 void email_without_dedupe(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.rules.email_dedupe) return;
-  const std::optional<tool_use> use = find_use(config, {tool_name::email});
+  // The email first, then the scenario's own writes whose far side ignores keys.
+  std::vector<std::string_view> keyless{tool_name::email};
+  for (const std::string_view own : own_write_tools(config, false)) keyless.push_back(own);
+  const std::optional<tool_use> use = find_use(config, keyless);
   if (!use) return;
+  const bool email = use->spec.tool == tool_name::email;
   out.push_back({"email_without_dedupe", std::string(key::email_dedupe),
-                 fmt::format("{} sends email through a provider that takes no idempotency key, with no local "
-                             "record of the send: every redelivery or retry after a send (a crash before the ack, an "
-                             "expired lease) emails the customer again.",
-                             where(*use)),
+                 fmt::format("{} {} that takes no idempotency key, with no local record of the {}: every "
+                             "redelivery or retry after it (a crash before the ack, an expired lease) {}.",
+                             where(*use),
+                             email ? "sends email through a provider" : "calls the " + use->spec.tool + " tool, a write",
+                             email ? "send" : "call", email ? "emails the customer again" : "has its effect again"),
                  "Set discipline.email_dedupe = true: claim a row keyed by job and step in its own committed "
                  "transaction before the send, and skip a send already claimed. That makes each email at most once; "
                  "an outbox alone does not help, since its relay may send twice."});
@@ -83,9 +108,19 @@ void email_without_dedupe(const world_config& config, std::vector<lint_warning>&
 // failure in the job does it again.
 void batch_without_item_progress(const world_config& config, std::vector<lint_warning>& out) {
   const discipline& rules = config.runtime.rules;
-  const bool refund_keyed = rules.key != key_mode::none && rules.pass_key_to_vendor;
+  const bool keys_sent = rules.key != key_mode::none && rules.pass_key_to_vendor;
+  const std::vector<std::string_view> own_keyed = own_write_tools(config, true);
+  const std::vector<std::string_view> own_keyless = own_write_tools(config, false);
+  const auto among = [](const std::vector<std::string_view>& tools, std::string_view t) {
+    return std::find(tools.begin(), tools.end(), t) != tools.end();
+  };
+  // A write nothing makes safe to repeat: a keyless one with no local claim,
+  // or a keyed one whose key is not sent. (A plain dedupe window that
+  // expires is dedupe_window_below_retry_horizon's case.)
   const std::optional<unrecorded_use> found = first_unrecorded(config, [&](const step_spec& s) {
-    return (s.tool == tool_name::email && !rules.email_dedupe) || (s.tool == tool_name::refund && !refund_keyed);
+    const bool keyless = s.tool == tool_name::email || among(own_keyless, s.tool);
+    const bool keyed = s.tool == tool_name::refund || among(own_keyed, s.tool);
+    return (keyless && !rules.email_dedupe) || (keyed && !keys_sent);
   });
   if (!found) return;
   const tool_use* use = &found->use;
@@ -98,7 +133,8 @@ void batch_without_item_progress(const world_config& config, std::vector<lint_wa
                              "again, so every item done before the failure is done twice.",
                              where(*use), use->spec.tool),
                  "Record each item as it succeeds: progress = \"per_item\" (a checkpoint per item), or make each "
-                 "write safe to repeat (a key the far side honours, or discipline.email_dedupe = true for email)."});
+                 "write safe to repeat (a key the far side honours, or discipline.email_dedupe = true for a far side "
+                 "that takes none)."});
 }
 
 // A redrive later than the payment provider keeps keys, of a job whose
