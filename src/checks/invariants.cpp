@@ -5,6 +5,7 @@
 #include <optional>
 #include <fmt/core.h>
 
+#include "checks/check_text.hpp"
 #include "checks/invariant_names.hpp"
 #include "runtime/retry_policy.hpp"
 #include "sim/checked.hpp"
@@ -17,26 +18,14 @@ namespace twice {
 
 namespace {
 using namespace invariant_name;
+using namespace check_text;
 constexpr std::string_view one_row_per_key = one_ledger_row_per_key;
 constexpr std::string_view leases_exclusive = leases_exclusive_or_absorbed;
-
-std::string clock(sim::instant t) { return fmt::format("{}.{:06}s", t.us() / 1'000'000, t.us() % 1'000'000); }
 
 // 4xx other than 409 (key in use: retry later) and 429 (rate limited).
 bool non_retryable_status(std::int64_t status) { return status >= 400 && status < 500 && status != 409 && status != 429; }
 
 std::string money(std::int64_t cents) { return fmt::format("{} cents", cents); }
-
-// "1 job", "3 jobs".
-std::string count_of(std::uint64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
-// A verdict's detail names the first thing found wrong; this says how many
-// more there were, so a reader never takes the first for the only one.
-std::string and_more(std::uint64_t more, std::string_view one, std::string_view many) {
-  return more == 0 ? std::string() : fmt::format(" (and {} more {})", more, more == 1 ? one : many);
-}
 
 // The final pass's tables are keyed by dense ids (string_ids), not sorted
 // strings: at a million jobs, sorting a table of string views costs twenty
@@ -326,231 +315,6 @@ std::string invariant_checker::overlap_why(std::int64_t step, const slice_span& 
                                         : fmt::format("still runs, overlapping this one since {}", clock(from));
   return fmt::format("a second new write for step {}: {} (attempt {}) wrote it at {} in a slice that {}", step,
                      other.actor, other.attempt, clock(other_wrote), overlap);
-}
-
-// A write tool's far side is the truth about its effects: a second email,
-// upload or webhook for one job step (the reference names job, step and
-// tool) is a duplicate the world sees, whoever caused it (a replayed slice,
-// an overlapping worker, the outbox relay, a key the far side ignored or
-// forgot). (The payment vendor's refunds have their own, money invariants.)
-void invariant_checker::on_effect_done(const ev::event& e, const ev::effect_done& done) {
-  const std::string_view reference = names_->text(done.reference);
-  if (reference.empty()) return;  // not made on a job's behalf
-  auto it = effects_.find(reference);
-  if (it == effects_.end()) it = effects_.emplace(std::string(reference), 0).first;
-  const std::uint32_t count = ++it->second;
-  if (count > 1)
-    note(one_effect_per_step, e, fmt::format("effect number {} for {} at {}", count, reference, names_->text(e.actor)));
-}
-
-// The other half of exactly once, for every write tool but the payment
-// vendor (whose refunds done_jobs_paid_in_full weighs in cents): a job we
-// record as done had each write step's effect at the far side, found by the
-// step's reference. Catches the email lost to a claim made before a send
-// that never happened (at most once), and any step checkpointed before its
-// effect. A step handed to the split queue runs under another job's id and
-// is not looked for.
-verdict invariant_checker::effects_of_done_jobs(const world& w) const {
-  verdict v{std::string(done_jobs_had_effects), true, "every job that ended done had each write step's effect", {}, {}};
-  const std::string& split_tool = w.config().runtime.rules.split_tool;
-  std::size_t missing_jobs = 0;
-  for_each_job(w.config(), [&](const job_spec& job) {
-    if (w.jobs().end_of(job.id) != job_end::done) return;
-    bool missing = false;
-    for (std::size_t i = 0; i < job.steps.size(); ++i) {
-      const step_spec& step = job.steps[i];
-      const tool* t = w.tool_named(step.tool);
-      if (t == nullptr || !t->writes() || t->moves_money() || step.tool == split_tool) continue;
-      const std::string reference = job.id + ":step_" + std::to_string(i + 1) + ":" + step.tool;
-      if (effects_.find(reference) != effects_.end()) continue;
-      if (v.held)
-        v.detail = fmt::format("{} ended done but step {} ({} to {}) never took effect at vendor/{}", job.id, i + 1,
-                               step.tool, step.target, step.tool);
-      v.held = false;
-      missing = true;
-      if (v.evidence.size() < options_.evidence_max)
-        v.evidence.push_back(fmt::format("{}: done; no effect at vendor/{} for {}", job.id, step.tool, reference));
-    }
-    if (missing) ++missing_jobs;
-  });
-  if (missing_jobs > 1) v.detail += and_more(missing_jobs - 1, "job", "jobs");
-  return v;
-}
-
-// Noisy neighbours: a tenant that sent no more than an equal share of the
-// tenants' jobs must not wait behind one that sent more. Its jobs' 99th
-// percentile queue wait (to the first delivery) stays within the bound; the
-// tenant above its share is not held to it (its backlog is its own).
-verdict invariant_checker::tenants_served(const world& w, const world_result& result) const {
-  const sim::duration bound = w.config().tenant_wait_bound;
-  const std::vector<tenant_wait> tenants = tenant_waits(w, result.story_end);
-  verdict v{std::string(no_tenant_starved), true,
-            tenants.empty() ? std::string("no job names a tenant")
-                            : fmt::format("every tenant within its share of the jobs waited p99 {} or less in the queue",
-                                          sim::format_duration(bound)),
-            {}, {}};
-  std::size_t starved = 0;
-  for (const tenant_wait& t : tenants) {
-    if (t.above_share || t.p99 <= bound) continue;
-    if (v.held)
-      v.detail = fmt::format("tenant {} ({} of the jobs, no more than its share) waited p99 {} in the queue, above {}",
-                             t.tenant, t.jobs, sim::format_duration(sim::duration::from_ms(t.p99.us() / 1000)),
-                             sim::format_duration(bound));
-    v.held = false;
-    ++starved;
-  }
-  if (!v.held) {
-    for (const tenant_wait& t : tenants)
-      if (v.evidence.size() < options_.evidence_max)
-        v.evidence.push_back(fmt::format("{}{}: {}", t.tenant, t.above_share ? " (above its share)" : "", t.describe()));
-    if (starved > 1) v.detail += and_more(starved - 1, "tenant", "tenants");
-  }
-  return v;
-}
-
-// A message retention deleted before its job ended (done or failed) was
-// never processed: from the job queue (a backlog older than the retention)
-// or from the dead-letter queue nobody read (whose retention counts from the
-// original enqueue). A copy of a job that did end (a duplicate, a lost ack)
-// expiring loses nothing.
-void invariant_checker::on_retention_expired(const ev::event& e, const ev::retention_expired& gone) {
-  if (jobs_[job_id(gone.body)].ended) return;
-  note(no_message_lost, e,
-       fmt::format("deleted by retention {} after it was sent; its job never ended done or failed",
-                   sim::format_duration(gone.age)));
-}
-
-// The job queue's alarms, at every sample: an on-call is paged the moment
-// one goes off, however briefly.
-void invariant_checker::on_queue_sample(const ev::event& e, const ev::queue_sample& q) {
-  if (alarms_.oldest_message_age && *alarms_.oldest_message_age < q.oldest_age)
-    note(backlog_within_bound, e,
-         fmt::format("the oldest message is {} old, above alarms.oldest_message_age = {}",
-                     sim::format_duration(sim::duration::from_ms(q.oldest_age.us() / 1000)),
-                     sim::format_duration(*alarms_.oldest_message_age)));
-  if (alarms_.backlog && static_cast<std::uint64_t>(q.visible) > *alarms_.backlog)
-    note(backlog_within_bound, e,
-         fmt::format("{} messages visible, above alarms.backlog = {}", q.visible, *alarms_.backlog));
-}
-
-void invariant_checker::on_attempt_start(const ev::event& e, const ev::attempt_start& start_event) {
-  const std::uint32_t id = job_id(start_event.job);
-  job_watch& jw = jobs_[id];
-  const std::int64_t attempt = start_event.attempt;
-  if (jw.attempts_started > 0 && attempt <= jw.last_attempt)
-    note(attempts_monotonic, e, fmt::format("attempt {} after attempt {}", attempt, jw.last_attempt));
-  jw.last_attempt = attempt;
-  ++jw.attempts_started;
-  if (attempt_limit_ != 0) {
-    // Whatever the counter says: a runtime that forgets a crash, a rescue
-    // that grants more, a reset. Each redrive grants the attempts once more.
-    const auto redrives = redriven_.find(id);
-    const std::uint64_t times = redrives == redriven_.end() ? 1 : std::uint64_t{redrives->second} + 1;
-    if (jw.attempts_started > attempt_limit_ * times)
-      note(attempts_within_limit, e,
-           fmt::format("attempt {} to start, above retry.maximum_attempts = {}{}", jw.attempts_started,
-                       attempt_limit_, times == 1 ? std::string() : fmt::format(" x {} (redrives)", times)));
-  }
-  auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
-  if (start == jw.start_index.end())
-    jw.start_index.emplace_back(attempt, starts_++);
-  else
-    start->second = starts_++;
-  // This slice has heard nothing yet.
-  if (const auto answers = heard_.find(id); answers != heard_.end()) {
-    std::erase_if(answers->second, [&](const heard_answer& h) { return h.actor == e.actor; });
-    if (answers->second.empty()) heard_.erase(answers);
-  }
-  jw.slices.push_back(slice_span{std::string(names_->text(e.actor)), e.actor, attempt, e.at, std::nullopt, {}});
-}
-
-void invariant_checker::on_slice_end(const ev::event& e, const ev::slice_end& end) {
-  const std::uint32_t id = job_id(end.job);
-  job_watch& jw = jobs_[id];
-  auto& spans = jw.slices;
-  for (auto it = spans.rbegin(); it != spans.rend(); ++it)
-    if (it->actor_name == e.actor && !it->end) {
-      it->end = e.at;
-      break;
-    }
-  // With no slice of this job open, every span so far ended at or before
-  // now, and any later slice starts at or after now: none can overlap it
-  // (overlap is end > start). Nor will a closed slice record another
-  // backoff, so the attempts' places go too. A finished job then keeps only
-  // its last attempt, not a span per delivery for the rest of the run.
-  const bool any_open = std::any_of(spans.begin(), spans.end(), [](const slice_span& s) { return !s.end; });
-  if (any_open) return;
-  settle_envelopes(id);
-  std::vector<slice_span>().swap(spans);
-  std::vector<std::pair<std::int64_t, std::uint64_t>>().swap(jw.start_index);
-}
-
-void invariant_checker::on_backoff(const ev::event& e, const ev::backoff& b) {
-  const std::uint32_t id = job_id(b.job);
-  const job_watch& jw = jobs_[id];
-  // A retry is a decision: the slice that heard the 4xx schedules another
-  // attempt because of it. (A slice that crashed, or raised an error of its
-  // own, before the failure was recorded is redelivered or retried for that
-  // reason and asks again: that is at-least-once, not a retry of the 4xx.)
-  if (const auto answers = heard_.find(id); answers != heard_.end()) {
-    const auto heard = std::find_if(answers->second.begin(), answers->second.end(),
-                                    [&](const heard_answer& h) { return h.actor == e.actor; });
-    if (heard != answers->second.end() && names_->text(b.error) == heard->error)
-      note(no_retry_of_non_retryable, e, "a retry scheduled after a non-retryable answer: " + heard->record);
-  }
-  const std::int64_t delay = b.delay.us();
-  const std::int64_t cap = b.cap.us();
-  const std::int64_t floor = b.retry_after.us();
-  const std::int64_t envelope = b.envelope.us();
-  if (cap >= uncapped_ceiling.us())
-    note(backoff_within_cap, e, "no maximum interval is configured: the delay grows without bound");
-  else if (delay > std::max(cap, floor))
-    note(backoff_within_cap, e, "the delay is above the cap");
-  const std::int64_t attempt = b.attempt;
-  const auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
-  if (start != jw.start_index.end()) {
-    envelopes_[id].push_back({start->second, attempt, envelope, e.at, e});
-    ++envelope_points_;
-  }
-}
-
-// The envelope must not fall from one attempt to the next, in the order the
-// attempts started (overlapping slices may record their backoffs out of
-// order; a counter reset starts a later attempt from the bottom again).
-// Settled whenever none of the job's slices is open: every backoff of the
-// attempts started so far is then recorded, and any later attempt starts
-// later, so only the last point is kept to compare the next ones with.
-void invariant_checker::settle_envelopes(std::uint32_t id) {
-  const auto found = envelopes_.find(id);
-  if (found == envelopes_.end()) return;
-  std::vector<envelope_point>& points = found->second;
-  std::stable_sort(points.begin(), points.end(),
-                   [](const envelope_point& a, const envelope_point& b) { return a.start_index < b.start_index; });
-  for (std::size_t i = 1; i < points.size(); ++i) {
-    const envelope_point& before = points[i - 1];
-    const envelope_point& now = points[i];
-    if (now.envelope_us >= before.envelope_us) continue;
-    violation_log& log = log_of(backoff_within_cap);
-    count_violation(log, now.at);
-    if (worth_keeping(log, now.at))
-      keep(log, now.at,
-           describe(now.backoff) + fmt::format("  <- the envelope fell from {}us (the backoff after attempt {} at {}) to {}us",
-                                               before.envelope_us, before.attempt, clock(before.at), now.envelope_us));
-  }
-  envelope_points_ -= points.size() - 1;
-  points.erase(points.begin(), points.end() - 1);
-}
-
-// The jobs still open at the end, in name order, so the evidence reads the
-// same however they were first seen.
-void invariant_checker::check_envelopes() {
-  std::vector<std::uint32_t> with_envelopes;
-  for (const auto& [id, points] : envelopes_)
-    if (points.size() > 1) with_envelopes.push_back(id);
-  std::sort(with_envelopes.begin(), with_envelopes.end(), [this](std::uint32_t a, std::uint32_t b) {
-    return names_->text(jobs_[a].name) < names_->text(jobs_[b].name);
-  });
-  for (const std::uint32_t id : with_envelopes) settle_envelopes(id);
 }
 
 // An open job, as its row and the trace tell it. The row's counter is what
