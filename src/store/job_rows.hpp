@@ -108,7 +108,7 @@ class job_rows {
     TWICE_CHECK(row.redrives <= UINT16_MAX);
     if (row.status == job_status::running && row.attempted_at)
       running_since_.insert_or_assign(at, *row.attempted_at);
-    else
+    else if (!running_since_.empty())
       running_since_.erase(at);
     if (row.attempts_granted != 0)
       granted_.insert_or_assign(at, row.attempts_granted);

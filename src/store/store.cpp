@@ -91,8 +91,8 @@ struct store_core {
 
   // transaction's constructor is private; the core is its friend.
   static transaction make_transaction(std::weak_ptr<store_core> core, std::uint64_t id, std::uint32_t connection,
-                                      std::string holder) {
-    return transaction(std::move(core), id, connection, std::move(holder));
+                                      std::string holder, sim::instant began) {
+    return transaction(std::move(core), id, connection, std::move(holder), began);
   }
 };
 
@@ -238,7 +238,9 @@ sim::task<transaction> open_transaction(std::weak_ptr<store_core> weak, std::str
   const std::shared_ptr<store_core> core = weak.lock();
   TWICE_CHECK(core != nullptr);
   const std::uint64_t id = core->next_transaction_id++;
-  co_return store_core::make_transaction(std::move(weak), id, connection, std::move(holder));
+  transaction tx = store_core::make_transaction(std::move(weak), id, connection, std::move(holder), core->kernel.now());
+  if (core->mvcc) core->mvcc->transaction_began(id, core->kernel.now());
+  co_return tx;
 }
 }  // namespace
 
@@ -247,12 +249,9 @@ sim::task<transaction> open_transaction(std::weak_ptr<store_core> weak, std::str
 // ---- transaction ---------------------------------------------------------
 
 transaction::transaction(std::weak_ptr<detail::store_core> core, std::uint64_t id, std::uint32_t connection,
-                         std::string holder)
-    : core_(std::move(core)), id_(id), connection_(connection), holder_(std::move(holder)), open_(true) {
+                         std::string holder, sim::instant began)
+    : core_(std::move(core)), id_(id), connection_(connection), holder_(std::move(holder)), began_(began), open_(true) {
   TWICE_CHECK(id_ != 0);
-  const std::shared_ptr<detail::store_core> c = lock_core();
-  began_ = c->kernel.now();
-  if (c->mvcc) c->mvcc->transaction_began(id_, began_);
 }
 
 transaction::transaction(transaction&& other) noexcept

@@ -219,7 +219,7 @@ class transaction {
   friend class store;
   friend struct detail::store_core;
   transaction(std::weak_ptr<detail::store_core> core, std::uint64_t id, std::uint32_t connection,
-              std::string holder);
+              std::string holder, sim::instant began);
 
   std::shared_ptr<detail::store_core> lock_core() const;
   // One statement's round trip; a read of the job table also walks the
