@@ -514,7 +514,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   out.push_back(streaming(attempts_within_limit,
                           attempt_limit_ == 0
                               ? std::string("retry.maximum_attempts is unlimited")
-                              : fmt::format("no job started more than retry.maximum_attempts = {} attempts", attempt_limit_),
+                              : fmt::format("no job started more attempts than retry.maximum_attempts = {}", attempt_limit_),
                           "a job started more attempts than retry.maximum_attempts allows"));
   out.push_back(streaming(leases_exclusive, "no two overlapping slices of a job both made a new write",
                           "two slices of one job overlapped and both wrote"));
