@@ -160,9 +160,12 @@ class acquire_wait {
 };
 
 void store_core::note_long_transaction(std::size_t index, std::string_view state, std::uint64_t dead) {
-  events.emit(events.name("store/" + config.long_transactions[index].holder),
-              ev::long_transaction{events.name(config.long_transactions[index].holder), events.name(state),
-                                   static_cast<std::int64_t>(dead)});
+  // One name at a time: the digest numbers names by first appearance, and
+  // the order a call's arguments are evaluated in is the compiler's choice.
+  const ev::name_id actor = events.name("store/" + config.long_transactions[index].holder);
+  const ev::long_transaction body{events.name(config.long_transactions[index].holder), events.name(state),
+                                  static_cast<std::int64_t>(dead)};
+  events.emit(actor, body);
 }
 
 void store_core::long_transaction_begins(sim::kernel& k, void* ctx, std::uint64_t index) {
