@@ -22,7 +22,7 @@
 #include "sim/task.hpp"
 #include "sim/trace.hpp"
 #include "vendors/latency_model.hpp"
-#include "vendors/payment_vendor.hpp"
+#include "vendors/service_tool.hpp"
 
 using namespace twice;
 using sim::duration;
@@ -67,7 +67,7 @@ tool_call as_call(const request_plan& r) {
   return c;
 }
 
-sim::task<void> send_at(instant at, payment_vendor& v, tool_call request, std::optional<tool_result>& out) {
+sim::task<void> send_at(instant at, service_tool& v, tool_call request, std::optional<tool_result>& out) {
   co_await sim::sleep_until(at);
   out = co_await v.call(std::move(request));
 }
@@ -121,9 +121,9 @@ TEST_CASE("the vendor's idempotency layer answers as Stripe's rules say", "[prop
     const auto plan = *rc::gen::resize(20, rc::gen::container<std::vector<request_plan>>(gen_request()));
     sim::kernel k;
     event_log events{k};
-    payment_vendor_config config;
+    service_tool_config config = payment_tool_config();
     config.latency = latency_model::fixed(latency);
-    payment_vendor vendor(k, events, sim::random_stream(7), config);
+    service_tool vendor(k, events, sim::random_stream(7), config);
     std::deque<std::optional<tool_result>> answers(plan.size());
     instant t = instant::epoch();
     for (std::size_t i = 0; i < plan.size(); ++i) {

@@ -246,7 +246,7 @@ inline world_config correct_world(const schedule& s, std::uint64_t seed) {
   c.time_limit = sim::duration::from_s(6 * 3600);
   for (std::uint32_t j = 0; j < s.jobs; ++j)
     c.jobs.push_back(agent_job(job_name(j), "inv_" + std::to_string(j), 100 + j));
-  for (std::uint32_t j : s.bad_invoice_jobs) c.payments.bad_invoices.insert("inv_" + std::to_string(j));
+  for (std::uint32_t j : s.bad_invoice_jobs) c.payments.bad_targets.insert("inv_" + std::to_string(j));
   c.point_faults = s.faults;
   c.queue_faults = s.queue_faults;
   c.crashes = s.crashes;

@@ -222,7 +222,7 @@ TEST_CASE("no_retry_of_non_retryable names the job that heard the 4xx, not anoth
   world_config c = base();
   c.jobs.push_back(agent_job("job_1", "inv_1", 100));
   c.jobs.push_back(agent_job("job_2", "inv_2", 200));
-  c.payments.bad_invoices.insert("inv_2");
+  c.payments.bad_targets.insert("inv_2");
   c.runtime.retry.maximum_attempts = 3;
   c.runtime.rules.retry_non_retryable = true;
   const checked_world r = run_checked_world(c);

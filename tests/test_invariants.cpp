@@ -89,7 +89,7 @@ TEST_CASE("resetting the attempt counter breaks monotonic attempts, the backoff 
 
 TEST_CASE("retrying a 400 violates no_retry_of_non_retryable", "[invariants]") {
   world_config c = one_job();
-  c.payments.bad_invoices.insert("inv_1");
+  c.payments.bad_targets.insert("inv_1");
   CHECK(run_checked(c).verdicts.at("no_retry_of_non_retryable").held);
   c.runtime.rules.retry_non_retryable = true;
   const checked_run r = run_checked(c);
@@ -262,6 +262,34 @@ TEST_CASE("an email sent twice for one step violates one_effect_per_step, whoeve
   // The other invariants cannot see it: the refund was keyed.
   CHECK(r.verdicts.at("no_double_payment").held);
   CHECK(r.verdicts.at("leases_exclusive_or_absorbed").held);
+}
+
+TEST_CASE("a charge tool of your own that moves money is held to the money invariants, named", "[invariants]") {
+  world_config c = one_job();
+  service_tool_config charge;
+  charge.name = "charge";
+  charge.effect = tool_effect::write;
+  charge.keys = key_handling::stored_response;
+  charge.moves_money = true;
+  charge.latency = latency_model::fixed(duration::from_ms(200));
+  c.tools.push_back(charge);
+  c.jobs[0].steps = {{"read", "acct_1", 0}, {"charge", "acct_1", 2500}};
+  // The charge commits, then the worker crashes before recording it.
+  c.point_faults.push_back({.point = "after_tool", .tool = "charge", .attempt = 0u, .action = point_action::crash});
+  const checked_run keyed = run_checked(c);
+  CHECK(all_hold(keyed));
+
+  c.runtime.rules.key = key_mode::none;
+  const checked_run r = run_checked(c);
+  const verdict& paid = r.verdicts.at("no_double_payment");
+  CHECK_FALSE(paid.held);
+  CHECK(paid.detail == "acct_1 had 5000 cents from charge but asked 2500 cents");
+  REQUIRE(paid.evidence.size() == 2);
+  CHECK_THAT(paid.evidence[0], Catch::Matchers::Contains("vendor charge charge_1 acct_1 2500 cents key=(none)"));
+  CHECK(r.verdicts.at("ledgers_agree").detail == "job_1: our ledger 2500 cents, the vendor's 5000 cents");
+  // A money tool's effects are ledger rows: the refund's invariants, not the email's.
+  CHECK(r.verdicts.at("one_effect_per_step").held);
+  CHECK(r.verdicts.at("done_jobs_had_effects").held);
 }
 
 namespace {

@@ -21,7 +21,7 @@
 #include "vendors/call_stats.hpp"
 #include "vendors/latency_model.hpp"
 #include "vendors/tool_faults.hpp"
-#include "vendors/payment_vendor.hpp"
+#include "vendors/service_tool.hpp"
 
 using namespace twice;
 using namespace twice::sim::literals;
@@ -52,14 +52,14 @@ sim::task<void> call_at(sim::kernel& k, sim::instant start, tool& t, tool_call r
 
 // Fixed 100 ms latency and no random faults: every outcome in a test is the
 // one it sets up.
-payment_vendor_config quiet_config() {
-  payment_vendor_config c;
+service_tool_config quiet_config() {
+  service_tool_config c = payment_tool_config();
   c.latency = latency_model::fixed(100_ms);
   return c;
 }
 
 struct vendor_world {
-  explicit vendor_world(payment_vendor_config config = quiet_config(), std::uint64_t seed = 7)
+  explicit vendor_world(service_tool_config config = quiet_config(), std::uint64_t seed = 7)
       : vendor(k, events, sim::random_stream(seed), std::move(config)) {}
 
   // Spawns a caller that sends `request` at `start_ms`.
@@ -77,7 +77,7 @@ struct vendor_world {
 
   sim::kernel k;
   event_log events{k};
-  payment_vendor vendor;
+  service_tool vendor;
   std::deque<outcome> outcomes;  // deque: references stay valid
   sim::process_id last_pid;
 };
@@ -105,8 +105,8 @@ TEST_CASE("a refund without a key executes every time: two calls, two ledger row
   CHECK(w.vendor.ledger()[0].invoice == "in_1");
   CHECK(w.vendor.ledger()[0].committed_at == at_ms(100));
   CHECK_FALSE(w.vendor.ledger()[0].idempotency_key.has_value());
-  CHECK(w.vendor.stats().refunds_committed == 2);
-  CHECK(w.vendor.stats().refunded_cents == 1'000);
+  CHECK(w.vendor.stats().effects == 2);
+  CHECK(w.vendor.stats().moved_cents == 1'000);
   CHECK(first.answered_at == at_ms(100));
 }
 
@@ -161,7 +161,7 @@ TEST_CASE("the same key with different parameters: 400 idempotency_error, never 
 }
 
 TEST_CASE("a 500 after execution began is stored and replayed; no key means a fresh attempt", "[vendor]") {
-  payment_vendor_config c = quiet_config();
+  service_tool_config c = quiet_config();
   c.internal_error_ppm = ppm_denominator;
   vendor_world w(c);
   outcome& first = w.send_at(0, refund("in_1", 500, "job-1"));
@@ -182,7 +182,7 @@ TEST_CASE("a 500 after execution began is stored and replayed; no key means a fr
 
 TEST_CASE("503 and 429 come before any effect and store nothing: a retry with the key executes", "[vendor]") {
   SECTION("an outage from the config") {
-    payment_vendor_config c = quiet_config();
+    service_tool_config c = quiet_config();
     c.outages.push_back({at_ms(0), at_ms(1'000)});
     vendor_world w(c);
     outcome& during = w.send_at(0, refund("in_1", 500, "job-1"));
@@ -199,7 +199,7 @@ TEST_CASE("503 and 429 come before any effect and store nothing: a retry with th
     CHECK(w.vendor.ledger().size() == 1);
   }
   SECTION("random 503") {
-    payment_vendor_config c = quiet_config();
+    service_tool_config c = quiet_config();
     c.unavailable_ppm = ppm_denominator;
     vendor_world w(c);
     outcome& o = w.send_at(0, refund("in_1", 500, "job-1"));
@@ -209,7 +209,7 @@ TEST_CASE("503 and 429 come before any effect and store nothing: a retry with th
     CHECK(w.vendor.stats().executions == 0);
   }
   SECTION("429 carries retry_after") {
-    payment_vendor_config c = quiet_config();
+    service_tool_config c = quiet_config();
     c.rate_limited_ppm = ppm_denominator;
     c.retry_after = 2_s;
     vendor_world w(c);
@@ -224,9 +224,30 @@ TEST_CASE("503 and 429 come before any effect and store nothing: a retry with th
   }
 }
 
+TEST_CASE("the payment vendor's servers: refunds wait their turn, a stale one is dropped and its key given back",
+          "[vendor]") {
+  service_tool_config c = quiet_config();
+  c.pool = {.servers = 1, .queue_timeout = 150_ms, .order = queue_order::fifo};
+  vendor_world w(c);
+  outcome& first = w.send_at(0, refund("in_1", 500, "job-1"));
+  outcome& second = w.send_at(10, refund("in_2", 500, "job-2"));  // waits 90 ms, runs 100 ms
+  outcome& third = w.send_at(20, refund("in_3", 500, "job-3"));   // waits 180 ms: over 150 ms, dropped
+  outcome& retry = w.send_at(1'000, refund("in_3", 500, "job-3"));
+  w.k.run();
+  CHECK(first.answered_at == at_ms(100));
+  CHECK(result_of(second).ok());
+  CHECK(second.answered_at == at_ms(200));
+  CHECK(result_of(third).status == 503);
+  CHECK(third.answered_at == at_ms(200));
+  // Dropped unserved, it stored nothing: the retry with its key executes.
+  CHECK(result_of(retry).ok());
+  CHECK_FALSE(result_of(retry).replayed);
+  CHECK(w.vendor.ledger().size() == 3);
+}
+
 TEST_CASE("a bad invoice is a 400 that no retry fixes, and it is stored once execution began", "[vendor]") {
-  payment_vendor_config c = quiet_config();
-  c.bad_invoices.insert("in_missing");
+  service_tool_config c = quiet_config();
+  c.bad_targets.insert("in_missing");
   vendor_world w(c);
   outcome& first = w.send_at(0, refund("in_missing", 500, "job-1"));
   outcome& retry = w.send_at(1'000, refund("in_missing", 500, "job-1"));
@@ -253,7 +274,7 @@ TEST_CASE("a non-positive amount fails validation: 400, nothing stored", "[vendo
 
 TEST_CASE("a response lost after commit: the caller sees a timeout, the ledger has the refund, the key tells",
           "[vendor]") {
-  payment_vendor_config c = quiet_config();
+  service_tool_config c = quiet_config();
   c.lost_response_ppm = ppm_denominator;
   vendor_world w(c);
   outcome& first = w.send_at(0, refund("in_1", 500, "job-1"));
@@ -275,7 +296,7 @@ TEST_CASE("a response lost after commit: the caller sees a timeout, the ledger h
 }
 
 TEST_CASE("a request lost before the vendor: timeout, no effect, nothing stored", "[vendor]") {
-  payment_vendor_config c = quiet_config();
+  service_tool_config c = quiet_config();
   c.lost_request_ppm = ppm_denominator;
   vendor_world w(c);
   outcome& o = w.send_at(0, refund("in_1", 500, "job-1"));
@@ -288,7 +309,7 @@ TEST_CASE("a request lost before the vendor: timeout, no effect, nothing stored"
 }
 
 TEST_CASE("latency beyond the client timeout: status 0 first, the commit later", "[vendor]") {
-  payment_vendor_config c = quiet_config();
+  service_tool_config c = quiet_config();
   c.latency = latency_model::fixed(40_s);
   c.client_timeout = 30_s;
   vendor_world w(c);
@@ -307,7 +328,7 @@ TEST_CASE("latency beyond the client timeout: status 0 first, the commit later",
 }
 
 TEST_CASE("an answer due exactly at the client deadline arrives in time", "[vendor]") {
-  payment_vendor_config c = quiet_config();
+  service_tool_config c = quiet_config();
   c.latency = latency_model::fixed(30_s);
   vendor_world w(c);
   outcome& o = w.send_at(0, refund("in_1", 500));
@@ -340,7 +361,7 @@ TEST_CASE("a vendor destroyed before the kernel leaves suspended callers safe to
   event_log events{k};
   outcome o;
   {
-    payment_vendor vendor(k, events, sim::random_stream(1), quiet_config());
+    service_tool vendor(k, events, sim::random_stream(1), quiet_config());
     k.spawn(call_at(k, at_ms(0), vendor, refund("in_1", 500), o));
     k.run({.until = at_ms(50)});
   }
@@ -351,7 +372,7 @@ TEST_CASE("a vendor destroyed before the kernel leaves suspended callers safe to
 
 TEST_CASE("execution records are recycled: many calls keep only the peak in flight", "[vendor]") {
   vendor_world w;
-  auto many = [](payment_vendor& v, int n) -> sim::task<void> {
+  auto many = [](service_tool& v, int n) -> sim::task<void> {
     for (int i = 0; i < n; ++i) {
       const tool_result r = co_await v.call(refund("in_" + std::to_string(i), 100));
       TWICE_CHECK(r.ok());
@@ -367,7 +388,7 @@ TEST_CASE("execution records are recycled: many calls keep only the peak in flig
 // ---- retention, windows, capacity --------------------------------------------------
 
 TEST_CASE("a key is pruned after the retention; reusing it then executes anew", "[vendor]") {
-  payment_vendor_config c = quiet_config();
+  service_tool_config c = quiet_config();
   c.key_retention = 1_s * 3'600;
   vendor_world w(c);
   outcome& first = w.send_at(0, refund("in_1", 500, "job-1"));
@@ -387,7 +408,7 @@ TEST_CASE("a key is pruned after the retention; reusing it then executes anew", 
 // Stripe prunes keys "at least 24 hours old": a key exactly key_retention
 // old is gone, one a microsecond younger still replays.
 TEST_CASE("a key exactly key_retention old is pruned; a microsecond younger it replays", "[vendor]") {
-  payment_vendor_config c = quiet_config();
+  service_tool_config c = quiet_config();
   c.key_retention = 1_s * 3'600;
   const sim::instant retention_end = sim::instant::epoch() + c.key_retention;  // the key was created at 0
   for (const bool at_boundary : {false, true}) {
@@ -430,7 +451,7 @@ TEST_CASE("a latency spike slows executions that arrive inside it", "[vendor]") 
 }
 
 TEST_CASE("capacity sheds executions beyond it with 503 overloaded; the peak is recorded", "[vendor]") {
-  payment_vendor_config c = quiet_config();
+  service_tool_config c = quiet_config();
   c.capacity = 2;
   vendor_world w(c);
   outcome& a = w.send_at(0, refund("in_1", 100));
@@ -504,8 +525,8 @@ TEST_CASE("the trace tells a refund's story under vendor/<name>", "[vendor]") {
 
 namespace {
 
-payment_vendor_config noisy_config() {
-  payment_vendor_config c;
+service_tool_config noisy_config() {
+  service_tool_config c = payment_tool_config();
   c.latency = latency_model::lognormal(200_ms, 3_s);
   c.unavailable_ppm = 100'000;
   c.rate_limited_ppm = 50'000;
@@ -519,7 +540,7 @@ payment_vendor_config noisy_config() {
 
 // A worker that retries each refund with its key until it gets an answer
 // that is not retryable or a success.
-sim::task<void> retrying_worker(payment_vendor& v, int worker, int jobs) {
+sim::task<void> retrying_worker(service_tool& v, int worker, int jobs) {
   for (int job = 0; job < jobs; ++job) {
     const std::string key = "w" + std::to_string(worker) + "-j" + std::to_string(job);
     for (int attempt = 0; attempt < 6; ++attempt) {
@@ -538,7 +559,7 @@ struct noisy_run {
 noisy_run run_noisy(std::uint64_t seed) {
   sim::kernel k;
   event_log events{k};
-  payment_vendor v(k, events, sim::random_stream(seed), noisy_config());
+  service_tool v(k, events, sim::random_stream(seed), noisy_config());
   for (int worker = 0; worker < 8; ++worker) k.spawn(retrying_worker(v, worker, 20));
   k.run();
   return {events.digest(), v.ledger().size()};
@@ -557,9 +578,9 @@ TEST_CASE("same seed, same trace digest; another seed, another digest", "[vendor
 }
 
 TEST_CASE("request i's random decisions do not depend on how earlier requests went", "[vendor]") {
-  payment_vendor_config c = noisy_config();
+  service_tool_config c = noisy_config();
   c.capacity = 0;
-  c.bad_invoices.insert("in_missing");
+  c.bad_targets.insert("in_missing");
   vendor_world with_bad(c, 5);
   vendor_world with_good(c, 5);
   with_bad.send_at(0, refund("in_missing", 100));  // ends differently...

@@ -157,7 +157,7 @@ TEST_CASE("a 429's Retry-After is waited out before the next attempt, even past 
 
 TEST_CASE("a 400 is not retried; retrying it (the bug) burns every attempt", "[runtime]") {
   world_config c = one_job(1);
-  c.payments.bad_invoices.insert("inv_1");
+  c.payments.bad_targets.insert("inv_1");
   SECTION("the correct discipline fails the job at once") {
     world w(c);
     REQUIRE(w.run().all_jobs_ended);

@@ -102,7 +102,15 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:5:1: job[0].amount: unknown key; did you mean `amount_cents`?");
   CHECK(error_of("[vendor]\nlatency = { fix = \"1s\" }\n") ==
         "t.toml:2:13: vendor.latency.fix: unknown key; did you mean `fixed`?");
-  CHECK(error_of("[tools]\nrefund = {}\n") == "t.toml:2:1: tools.refund: the refund tool is the payment vendor: set it in [vendor]");
+  CHECK(error_of("[tools]\nrefund = { effect = \"read\" }\n") ==
+        "t.toml:2:21: tools.refund.effect: the refund tool is the payment vendor: a write with Stripe's stored "
+        "responses; its effect is fixed");
+  CHECK(error_of("[vendor]\ncapacity = 2\n[tools.refund]\ncapacity = 3\n") ==
+        "t.toml:3:8: tools.refund: the refund tool is set in [vendor] already ([vendor] is its older name): keep one");
+  CHECK(error_of("[tools.lookup]\neffect = \"read\"\nmoves_money = true\n") ==
+        "t.toml:3:15: tools.lookup.moves_money: a read moves no money; set effect = \"write\"");
+  CHECK(error_of("[tools.refund]\nqueue_timeout = \"1s\"\n") ==
+        "t.toml:2:17: tools.refund.queue_timeout: needs `servers` (a queue forms only in front of a fixed number of servers)");
   CHECK(error_of("[tools.upload]\nlatency = { fixed = \"1s\" }\n") ==
         "t.toml:1:1: tools.upload.effect: required key is missing; expected effect = \"write\" (it changes something) or \"read\"");
   CHECK(error_of("[tools.upload]\neffect = \"wirte\"\n") ==

@@ -97,24 +97,9 @@ void check_same(const service_tool_config& a, const service_tool_config& b) {
   CHECK(a.pool.servers == b.pool.servers);
   CHECK(a.pool.queue_timeout == b.pool.queue_timeout);
   CHECK(a.pool.order == b.pool.order);
-}
-
-void check_same(const payment_vendor_config& a, const payment_vendor_config& b) {
-  CHECK(a.name == b.name);
-  check_same(a.latency, b.latency);
-  CHECK(a.unavailable_ppm == b.unavailable_ppm);
-  CHECK(a.rate_limited_ppm == b.rate_limited_ppm);
-  CHECK(a.internal_error_ppm == b.internal_error_ppm);
-  CHECK(a.lost_request_ppm == b.lost_request_ppm);
-  CHECK(a.lost_response_ppm == b.lost_response_ppm);
-  CHECK(a.retry_after == b.retry_after);
-  CHECK(a.client_timeout == b.client_timeout);
-  CHECK(a.round_trip == b.round_trip);
-  CHECK(a.bad_invoices == b.bad_invoices);
-  CHECK(a.key_retention == b.key_retention);
-  CHECK(a.capacity == b.capacity);
-  check_same(a.outages, b.outages);
-  check_same(a.latency_spikes, b.latency_spikes);
+  CHECK(a.moves_money == b.moves_money);
+  CHECK(a.bad_targets == b.bad_targets);
+  CHECK(a.draws == b.draws);
 }
 
 void check_same(const runtime_config& a, const runtime_config& b) {
@@ -391,6 +376,8 @@ round_trip = "20ms"
 bad_invoices = ["inv_9", "inv_10"]
 key_retention = "48h"
 capacity = 5
+servers = 4
+queue_timeout = "500ms"
 
 [[vendor.outage]]
 start = "10s"
@@ -448,6 +435,11 @@ end = "3s"
 start = "4s"
 end = "5s"
 extra = "1s"
+
+[tools.charge]
+effect = "write"
+keys = "stored_response"
+moves_money = true
 
 [[job]]
 id = "job_17"
@@ -590,7 +582,7 @@ world_config everything_config() {
              .transaction_timeout = duration::from_s(60),
              .long_transactions = {{sim::instant::epoch() + duration::from_s(300),
                                     sim::instant::epoch() + duration::from_s(3600), "pg_dump"}}};
-  payment_vendor_config& v = c.payments;
+  service_tool_config& v = c.payments;
   v.latency = latency_model::uniform(duration::from_ms(100), duration::from_ms(300));
   v.unavailable_ppm = 10'000;
   v.rate_limited_ppm = 2'000;
@@ -600,9 +592,10 @@ world_config everything_config() {
   v.retry_after = duration::from_s(2);
   v.client_timeout = duration::from_s(10);
   v.round_trip = duration::from_ms(20);
-  v.bad_invoices = {"inv_9", "inv_10"};
+  v.bad_targets = {"inv_9", "inv_10"};
   v.key_retention = duration::from_s(48 * 3600);
   v.capacity = 5;
+  v.pool = {.servers = 4, .queue_timeout = duration::from_ms(500), .order = queue_order::fifo};
   v.outages.push_back({at(duration::from_s(10)), at(duration::from_s(40))});
   v.latency_spikes.push_back({{at(duration::from_s(60)), at(duration::from_s(120))}, duration::from_s(3)});
   c.email.latency = latency_model::lognormal(duration::from_ms(100), duration::from_ms(800));
@@ -633,6 +626,13 @@ world_config everything_config() {
   upload.pool = {.servers = 4, .queue_timeout = duration::from_s(1), .order = queue_order::fifo};
   upload.outages.push_back({at(duration::from_s(2)), at(duration::from_s(3))});
   upload.latency_spikes.push_back({{at(duration::from_s(4)), at(duration::from_s(5))}, duration::from_s(1)});
+  service_tool_config charge;  // tools load in name order
+  charge.name = "charge";
+  charge.effect = tool_effect::write;
+  charge.keys = key_handling::stored_response;
+  charge.moves_money = true;
+  charge.latency = latency_model::lognormal(duration::from_ms(100), duration::from_s(1));
+  c.tools.push_back(charge);
   c.tools.push_back(upload);
   job_spec j17 = agent_job("job_17", "inv_17", 1999, true);
   j17.enqueue_at = at(duration::from_s(5));
@@ -693,6 +693,21 @@ TEST_CASE("a scenario that sets every key loads into the exact world_config", "[
   CHECK(s.expect.dead_letters == 0u);
   CHECK(s.expect.attempts == 4u);
   CHECK(s.expect.all_jobs_end == false);
+}
+
+TEST_CASE("[tools.refund] is [vendor] written in the form of every tool", "[scenario]") {
+  std::string as_tool(everything);
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"[vendor]", "[tools.refund]"},
+                                 {"[[vendor.outage]]", "[[tools.refund.outage]]"},
+                                 {"[[vendor.latency_spike]]", "[[tools.refund.latency_spike]]"}}) {
+    const std::size_t at = as_tool.find(from);
+    REQUIRE(at != std::string::npos);
+    as_tool.replace(at, from.size(), to);
+  }
+  const scenario s = load_ok(as_tool);
+  check_same(s.world, everything_config());
+  CHECK(s.world.payments.moves_money);
+  CHECK(s.world.payments.draws == draw_order::rates_first);
 }
 
 TEST_CASE("a scenario of one bare job is the default world_config, named after its file", "[scenario]") {

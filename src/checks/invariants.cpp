@@ -1,6 +1,7 @@
 #include "checks/invariants.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <cstdint>
 #include <optional>
 #include <fmt/core.h>
@@ -340,29 +341,48 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   // walk, is looked up by name too); lines of evidence are formatted only
   // for what is found wrong.
   const name_table& names = w.events().names();
-  const refund_ledger& vendor_ledger = w.payments().ledger();
   const ledger_table& local_ledger = w.db().ledger();
-  invoice_book invoices(names);
-  for_each_job(w.config(), [&invoices](const job_spec& job) {
+  // Per tool that moves money (the refund tool, a charge of the scenario's
+  // own): its ledger, and what the story's steps asked of each target.
+  struct money_book {
+    money_book(sv name, const refund_ledger& l, const name_table& names) : step_name(name), ledger(&l), targets(names) {}
+    sv step_name;  // "refund", "charge"
+    const refund_ledger* ledger;
+    invoice_book targets;
+  };
+  std::deque<money_book> books;  // (an invoice_book does not move)
+  for (const world::money_tool& m : w.money_tools()) books.emplace_back(m.name, m.tool->ledger(), names);
+  auto book_of = [&books](sv tool) -> money_book* {
+    for (money_book& b : books)
+      if (b.step_name == tool) return &b;
+    return nullptr;
+  };
+  for_each_job(w.config(), [&](const job_spec& job) {
     for (const step_spec& step : job.steps)
-      if (step.tool == "refund") {
-        const std::uint32_t id = invoices.intern(step.target);
-        add_cents(invoices.asked[id], step.amount_cents);
-        invoices.set_owner(id, job.id);  // the last job to name an invoice owns it
+      if (money_book* b = book_of(step.tool)) {
+        const std::uint32_t id = b->targets.intern(step.target);
+        add_cents(b->targets.asked[id], step.amount_cents);
+        b->targets.set_owner(id, job.id);  // the last job to name a target owns it
       }
   });
-  for (std::size_t i = 0; i < vendor_ledger.size(); ++i) {
-    const refund_ledger::row& r = vendor_ledger.raw(i);
-    add_cents(invoices.paid[invoices.intern_name(r.invoice)], r.amount_cents);
-  }
+  for (money_book& b : books)
+    for (std::size_t i = 0; i < b.ledger->size(); ++i) {
+      const refund_ledger::row& r = b.ledger->raw(i);
+      add_cents(b.targets.paid[b.targets.intern_name(r.invoice)], r.amount_cents);
+    }
 
-  auto vendor_line = [](const vendor_refund& v) {
-    return fmt::format("{} vendor refund {} {} {} key={}", clock(v.committed_at), v.id, v.invoice, money(v.amount_cents),
-                       v.idempotency_key.value_or("(none)"));
+  auto vendor_line = [](const money_book& b, const vendor_refund& v) {
+    return fmt::format("{} vendor {} {} {} {} key={}", clock(v.committed_at), b.step_name, v.id, v.invoice,
+                       money(v.amount_cents), v.idempotency_key.value_or("(none)"));
   };
   auto local_line = [](const ledger_row& l) {
     return fmt::format("{} ledger row {} {} key={} ref={}", clock(l.at), l.job_id, money(l.amount_cents), l.key,
                        l.vendor_ref);
+  };
+  // "invoice inv_17 was refunded 3998 cents", "acct_1 was charged ...".
+  auto moved = [](const money_book& b, sv target, std::int64_t cents) {
+    return b.step_name == "refund" ? fmt::format("invoice {} was refunded {}", target, money(cents))
+                                   : fmt::format("{} had {} from {}", target, money(cents), b.step_name);
   };
 
   std::vector<verdict> out;
@@ -401,32 +421,37 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
           return key == 0 ? std::nullopt : std::optional<ev::name_id>(key);
         },
         local_line, "our ledger");
-    report(
-        vendor_ledger,
-        [&](std::size_t i) {
-          const refund_ledger::row& r = vendor_ledger.raw(i);
-          return r.has_key ? std::optional<ev::name_id>(r.key) : std::nullopt;
-        },
-        vendor_line, "the vendor's ledger");
+    for (const money_book& b : books)
+      report(
+          *b.ledger,
+          [&](std::size_t i) {
+            const refund_ledger::row& r = b.ledger->raw(i);
+            return r.has_key ? std::optional<ev::name_id>(r.key) : std::nullopt;
+          },
+          [&](const vendor_refund& r) { return vendor_line(b, r); },
+          b.step_name == "refund" ? std::string("the vendor's ledger") : "the ledger of " + std::string(b.step_name));
     if (repeated_count > 1) v.detail += and_more(repeated_count - 1, "repeated key", "repeated keys");
     out.push_back(std::move(v));
   }
   {
     verdict v{std::string(no_double_payment), true, "no invoice was refunded more than its jobs asked for", {}, {}};
-    std::vector<std::uint32_t> overpaid;
-    for (std::uint32_t id = 0; id < invoices.paid.size(); ++id)
-      if (invoices.paid[id] > invoices.asked[id]) overpaid.push_back(id);
-    overpaid = sorted_by_name(std::move(overpaid), invoices.ids);
-    for (const std::uint32_t id : overpaid) {
-      const sv invoice = invoices.ids.name(id);
-      if (v.held)
-        v.detail = fmt::format("invoice {} was refunded {} but asked {}", invoice, money(invoices.paid[id]),
-                               money(invoices.asked[id])) +
-                   and_more(overpaid.size() - 1, "overpaid invoice", "overpaid invoices");
-      v.held = false;
-      for (std::size_t i = 0; i < vendor_ledger.size() && v.evidence.size() < options_.evidence_max; ++i)
-        if (names.text(vendor_ledger.raw(i).invoice) == invoice) v.evidence.push_back(vendor_line(vendor_ledger[i]));
+    std::size_t overpaid_count = 0;
+    for (const money_book& b : books) {
+      std::vector<std::uint32_t> overpaid;
+      for (std::uint32_t id = 0; id < b.targets.paid.size(); ++id)
+        if (b.targets.paid[id] > b.targets.asked[id]) overpaid.push_back(id);
+      overpaid = sorted_by_name(std::move(overpaid), b.targets.ids);
+      overpaid_count += overpaid.size();
+      for (const std::uint32_t id : overpaid) {
+        const sv target = b.targets.ids.name(id);
+        if (v.held)
+          v.detail = fmt::format("{} but asked {}", moved(b, target, b.targets.paid[id]), money(b.targets.asked[id]));
+        v.held = false;
+        for (std::size_t i = 0; i < b.ledger->size() && v.evidence.size() < options_.evidence_max; ++i)
+          if (names.text(b.ledger->raw(i).invoice) == target) v.evidence.push_back(vendor_line(b, (*b.ledger)[i]));
+      }
     }
+    if (overpaid_count > 1) v.detail += and_more(overpaid_count - 1, "overpaid invoice", "overpaid invoices");
     out.push_back(std::move(v));
   }
   {
@@ -443,20 +468,24 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
       }
       return id;
     };
-    std::map<std::uint32_t, std::uint32_t> unknown_job_of_invoice;
-    for (std::size_t i = 0; i < vendor_ledger.size(); ++i) {
-      const refund_ledger::row& r = vendor_ledger.raw(i);
-      const std::uint32_t invoice = invoices.intern_name(r.invoice);
-      std::uint32_t job = 0;
-      if (const auto& owner = invoices.owner[invoice]) {
-        job = job_id(*owner);
-      } else {
-        auto [it, fresh] = unknown_job_of_invoice.emplace(invoice, 0);
-        if (fresh)
-          it->second = job_id("(unknown invoice " + std::string(names.text(r.invoice)) + ")");  // copied: no name
-        job = it->second;
+    for (money_book& b : books) {
+      std::map<std::uint32_t, std::uint32_t> unknown_job_of_invoice;
+      for (std::size_t i = 0; i < b.ledger->size(); ++i) {
+        const refund_ledger::row& r = b.ledger->raw(i);
+        const std::uint32_t invoice = b.targets.intern_name(r.invoice);
+        std::uint32_t job = 0;
+        if (const auto& owner = b.targets.owner[invoice]) {
+          job = job_id(*owner);
+        } else {
+          auto [it, fresh] = unknown_job_of_invoice.emplace(invoice, 0);
+          if (fresh)  // copied: no name
+            it->second = job_id(b.step_name == "refund" ? "(unknown invoice " + std::string(names.text(r.invoice)) + ")"
+                                                        : "(unknown " + std::string(b.step_name) + " target " +
+                                                              std::string(names.text(r.invoice)) + ")");
+          job = it->second;
+        }
+        add_cents(theirs[job], r.amount_cents);
       }
-      add_cents(theirs[job], r.amount_cents);
     }
     for (std::size_t i = 0; i < local_ledger.size(); ++i) {
       const ledger_table::row& l = local_ledger.raw(i);
@@ -533,18 +562,18 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
       if (w.jobs().end_of(job.id) != job_end::done) return;
       bool unpaid = false;
       for (const step_spec& step : job.steps) {
-        if (step.tool != "refund") continue;
-        const std::int64_t paid = invoices.paid_for(step.target);
-        const std::int64_t asked = invoices.asked_for(step.target);
+        const money_book* b = book_of(step.tool);
+        if (b == nullptr) continue;
+        const std::int64_t paid = b->targets.paid_for(step.target);
+        const std::int64_t asked = b->targets.asked_for(step.target);
         if (paid >= asked) continue;
         if (v.held)
-          v.detail = fmt::format("{} ended done but invoice {} was refunded {} of {}", job.id, step.target, money(paid),
-                                 money(asked));
+          v.detail = fmt::format("{} ended done but {} of {}", job.id, moved(*b, step.target, paid), money(asked));
         v.held = false;
         unpaid = true;
         if (v.evidence.size() < options_.evidence_max)
-          v.evidence.push_back(
-              fmt::format("{}: done; vendor refunds for {}: {} of {}", job.id, step.target, money(paid), money(asked)));
+          v.evidence.push_back(fmt::format("{}: done; vendor {}s for {}: {} of {}", job.id, b->step_name, step.target,
+                                           money(paid), money(asked)));
       }
       if (unpaid) ++unpaid_jobs;
     });

@@ -13,7 +13,7 @@ namespace {
 using namespace scenario_detail;
 using sim::duration;
 
-// The default latency of each far side (payment_vendor_config, the
+// The default latency of each far side (service_tool_config, the
 // built-in tools' configs and a tool of your own, load_tools.cpp): its
 // median is the fixed latency tried.
 struct far_side {

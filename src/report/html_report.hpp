@@ -33,7 +33,7 @@
 #include "report/spans.hpp"
 #include "report/timeline.hpp"
 #include "store/rows.hpp"
-#include "vendors/payment_vendor.hpp"
+#include "vendors/service_tool.hpp"
 
 namespace twice {
 

@@ -31,7 +31,7 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
   for (const vendor_refund& r : w.payments().ledger())
     s.vendor_total_cents =
         sim::checked_add(s.vendor_total_cents, r.amount_cents, "the vendor ledger's total overflows int64 cents");
-  const payment_vendor_stats& vs = w.payments().stats();
+  const service_tool_stats& vs = w.payments().stats();
   s.vendor_peak_per_100ms = vs.requests_per_100ms.peak();
   if (auto it = vs.rejections_by_status.find(503); it != vs.rejections_by_status.end()) s.vendor_rejected_503 = it->second;
   const world::refusals refused = w.refused();

@@ -79,13 +79,15 @@ constexpr variable_key variable_keys[] = {
     day_key("vendor.round_trip"),
     {"vendor.key_retention", explore_value::duration, 0, ten_years_us},
     int_key("vendor.capacity", 0, 1'000'000),
+    int_key("vendor.servers", 0, 1'000'000),
+    {"vendor.queue_timeout", explore_value::duration, 1, day_us},
     time_key("vendor.outage[].start"),
     time_key("vendor.outage[].end"),
     time_key("vendor.latency_spike[].start"),
     time_key("vendor.latency_spike[].end"),
     day_key("vendor.latency_spike[].extra"),
-    // Any tool's but the payment vendor's ([vendor] above): NAME stands
-    // for email, model, read or a tool of the file's own.
+    // Any tool's: NAME stands for refund (also written [vendor], above),
+    // email, model, read or a tool of the file's own.
     ppm_key("tools.NAME.error_rates.unavailable"),
     ppm_key("tools.NAME.error_rates.rate_limited"),
     ppm_key("tools.NAME.error_rates.internal_error"),

@@ -1,6 +1,7 @@
-// [vendor] (the payment API) and [tools.NAME] (the built-in email, model and
-// read, and any tool of the scenario's own): what each far side does with a
-// key, its latency, error rates, timeouts, capacity and fault windows.
+// [tools.NAME] (the built-in refund, email, model and read, and any tool of
+// the scenario's own) and [vendor] (the refund tool's older name): what each
+// far side does with a key, its latency, error rates, timeouts, capacity,
+// servers and fault windows.
 
 #include "scenario/sections.hpp"
 
@@ -106,18 +107,16 @@ void load_windows(const table_reader& tool, std::vector<time_window>& outages, s
   }
 }
 
-void load_bad_invoices(const table_reader& r, payment_vendor_config& v) {
+void load_bad_invoices(const table_reader& r, service_tool_config& v) {
   const std::vector<doc_node>* items = r.array("bad_invoices", "an array of invoice ids like [\"inv_9\"]");
   if (items == nullptr) return;
   for (std::size_t i = 0; i < items->size(); ++i) {
     if (auto invoice = read_string(r.diag(), (*items)[i], index_path(r.path_of("bad_invoices"), i)))
-      v.bad_invoices.insert(std::move(*invoice));
+      v.bad_targets.insert(std::move(*invoice));
   }
 }
 
-// The payment vendor's and every other tool's: the same five rates.
-template <class Config>
-void load_error_rates(const table_reader& vendor, Config& v) {
+void load_error_rates(const table_reader& vendor, service_tool_config& v) {
   const doc_node* t = vendor.table("error_rates");
   if (t == nullptr) return;
   const table_reader r(vendor.diag(), *t, vendor.path_of("error_rates"),
@@ -127,24 +126,6 @@ void load_error_rates(const table_reader& vendor, Config& v) {
   r.ppm("internal_error", v.internal_error_ppm);
   r.ppm("lost_request", v.lost_request_ppm);
   r.ppm("lost_response", v.lost_response_ppm);
-}
-
-void load_vendor(const table_reader& root, load_state& s) {
-  const doc_node* t = root.table("vendor");
-  if (t == nullptr) return;
-  const table_reader r(s.d, *t, "vendor",
-                       {"latency", "error_rates", "retry_after", "client_timeout", "round_trip", "bad_invoices",
-                        "key_retention", "capacity", "outage", "latency_spike"});
-  payment_vendor_config& v = s.world.payments;
-  load_latency(r, v.latency);
-  load_error_rates(r, v);
-  r.duration("retry_after", v.retry_after, day_limits);
-  r.duration("client_timeout", v.client_timeout, day_limits);
-  r.duration("round_trip", v.round_trip, day_limits);
-  load_bad_invoices(r, v);
-  r.duration("key_retention", v.key_retention, {duration::zero(), instant_offset_max, " (ten years)"});
-  r.integer("capacity", v.capacity, {0, 1'000'000, " (0: unlimited)"});
-  load_windows(r, v.outages, v.latency_spikes);
 }
 
 // servers = 8, queue_timeout = "1s", queue_order = "lifo" (vendors/server_pool.hpp).
@@ -161,10 +142,43 @@ void load_server_pool(const table_reader& r, server_pool_config& pool) {
       r.diag().error(r.pos_of(key), r.path_of(key), "needs `servers` (a queue forms only in front of a fixed number of servers)");
 }
 
+// What every far side has, whatever it does with keys.
+void load_far_side(const table_reader& r, service_tool_config& c) {
+  load_latency(r, c.latency);
+  load_server_pool(r, c.pool);
+  load_error_rates(r, c);
+  r.duration("retry_after", c.retry_after, day_limits);
+  r.duration("client_timeout", c.client_timeout, day_limits);
+  r.duration("round_trip", c.round_trip, day_limits);
+  r.duration("key_retention", c.key_retention, {duration::zero(), instant_offset_max, " (ten years)"});
+  r.integer("capacity", c.capacity, {0, 1'000'000, " (0: unlimited)"});
+  load_windows(r, c.outages, c.latency_spikes);
+}
+
 // The keys every [tools.NAME] table may have, the built-ins' included.
-#define TWICE_TOOL_KEYS                                                                                            \
-  "effect", "keys", "latency", "error_rates", "retry_after", "client_timeout", "round_trip", "key_retention",     \
-      "capacity", "outage", "latency_spike", "servers", "queue_timeout", "queue_order"
+#define TWICE_FAR_SIDE_KEYS                                                                                       \
+  "latency", "error_rates", "retry_after", "client_timeout", "round_trip", "key_retention", "capacity", "outage", \
+      "latency_spike", "servers", "queue_timeout", "queue_order"
+#define TWICE_TOOL_KEYS "effect", "keys", TWICE_FAR_SIDE_KEYS
+
+// The refund tool (the payment vendor), as [tools.refund] or [vendor]: what
+// it does is fixed (a money write with Stripe's keys); how its far side
+// behaves is set as any tool's, plus the invoices it does not know.
+void load_payment_tool(const table_reader& r, service_tool_config& v) {
+  for (const std::string_view fixed : {"effect", "keys"})
+    if (r.get(fixed) != nullptr)
+      r.diag().error(r.pos_of(fixed), r.path_of(fixed),
+                     "the refund tool is the payment vendor: a write with Stripe's stored responses; its " +
+                         std::string(fixed) + " is fixed");
+  load_far_side(r, v);
+  load_bad_invoices(r, v);
+}
+
+void load_vendor(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("vendor");
+  if (t == nullptr) return;
+  load_payment_tool(table_reader(s.d, *t, "vendor", {TWICE_FAR_SIDE_KEYS, "bad_invoices"}), s.world.payments);
+}
 
 constexpr std::size_t own_tools_max = 64;
 
@@ -175,15 +189,7 @@ void load_service_tool(const table_reader& r, service_tool_config& c) {
                                              {"stored_response", key_handling::stored_response}};
   r.choice("effect", c.effect, effects);
   r.choice("keys", c.keys, keys);
-  load_latency(r, c.latency);
-  load_server_pool(r, c.pool);
-  load_error_rates(r, c);
-  r.duration("retry_after", c.retry_after, day_limits);
-  r.duration("client_timeout", c.client_timeout, day_limits);
-  r.duration("round_trip", c.round_trip, day_limits);
-  r.duration("key_retention", c.key_retention, {duration::zero(), instant_offset_max, " (ten years)"});
-  r.integer("capacity", c.capacity, {0, 1'000'000, " (0: unlimited)"});
-  load_windows(r, c.outages, c.latency_spikes);
+  load_far_side(r, c);
   // A key window only means something where keys are looked at.
   if (c.keys == key_handling::ignored && r.get("key_retention") != nullptr && r.get("keys") != nullptr)
     r.diag().error(r.pos_of("key_retention"), r.path_of("key_retention"),
@@ -207,7 +213,7 @@ void load_own_tool(load_state& s, const doc_entry& entry, const std::string& pat
     s.d.error(entry.key_pos, path, "a tool's name may not contain '.' (it is part of key paths like tools.NAME.latency)");
     return;
   }
-  const table_reader r(s.d, entry.value, path, {TWICE_TOOL_KEYS});
+  const table_reader r(s.d, entry.value, path, {TWICE_TOOL_KEYS, "moves_money"});
   // [tools.emial] with no effect is a typo of a built-in, not a new tool.
   static constexpr std::string_view builtins[] = {"email", "model", "read", "refund"};
   const std::optional<std::string_view> near = closest(entry.key, builtins);
@@ -224,10 +230,15 @@ void load_own_tool(load_state& s, const doc_entry& entry, const std::string& pat
   load_service_tool(r, c);
   if (c.effect == tool_effect::read && r.get("keys") != nullptr && c.keys != key_handling::ignored)
     s.d.error(r.pos_of("keys"), r.path_of("keys"), "a read changes nothing, so there is nothing for a key to dedupe");
+  // A charge, a payout, a transfer: its effects are amounts in a ledger the
+  // money invariants compare with ours, as the refund tool's are.
+  r.boolean("moves_money", c.moves_money);
+  if (c.moves_money && c.effect == tool_effect::read)
+    s.d.error(r.pos_of("moves_money"), r.path_of("moves_money"), "a read moves no money; set effect = \"write\"");
   s.world.tools.push_back(std::move(c));
 }
 
-void load_listed_tools(load_state& s, const doc_node& tools) {
+void load_listed_tools(load_state& s, const doc_node& tools, bool root_has_vendor) {
   for (const doc_entry& entry : tools.entries) {
     const std::string path = child_path("tools", entry.key);
     if (!entry.value.is_table()) {
@@ -235,8 +246,11 @@ void load_listed_tools(load_state& s, const doc_node& tools) {
       continue;
     }
     if (entry.key == "refund") {
-      // The payment vendor is [vendor]; "refund" here would be a second way to say it.
-      s.d.error(entry.key_pos, path, "the refund tool is the payment vendor: set it in [vendor]");
+      if (root_has_vendor) {
+        s.d.error(entry.key_pos, path, "the refund tool is set in [vendor] already ([vendor] is its older name): keep one");
+        continue;
+      }
+      load_payment_tool(table_reader(s.d, entry.value, path, {TWICE_TOOL_KEYS, "bad_invoices"}), s.world.payments);
       continue;
     }
     service_tool_config* builtin = entry.key == "email"   ? &s.world.email
@@ -252,12 +266,13 @@ void load_listed_tools(load_state& s, const doc_node& tools) {
 }
 void load_service_tools(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("tools");
-  if (t != nullptr) load_listed_tools(s, *t);
+  if (t != nullptr) load_listed_tools(s, *t, root.get("vendor") != nullptr);
   s.tool_names = {"read", "model", "refund", "email"};
   for (const service_tool_config& c : s.world.tools) s.tool_names.push_back(c.name);
 }
 
 #undef TWICE_TOOL_KEYS
+#undef TWICE_FAR_SIDE_KEYS
 
 }  // namespace
 

@@ -1,14 +1,16 @@
 #pragma once
-// The payment vendor's own ledger, kept compact: a row is ids and numbers
-// (40 bytes), its texts (invoice, key) held once in the run's name table,
-// where the trace already put them, and its id ("re_N") its position. A
-// million refunds cost 40 MB here rather than ~190 MB of strings. Rows are
-// read as vendor_refund values, made when asked for (reports, checkers).
+// A money tool's own ledger (the payment vendor's refunds), kept compact: a
+// row is ids and numbers (40 bytes), its texts (invoice, key) held once in
+// the run's name table, where the trace already put them, and its id
+// ("re_N") its position. A million refunds cost 40 MB here rather than
+// ~190 MB of strings. Rows are read as vendor_refund values, made when asked
+// for (reports, checkers).
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "events/event_log.hpp"
@@ -40,11 +42,12 @@ class refund_ledger {
 
   using iterator = sim::value_iterator<refund_ledger, vendor_refund>;
 
-  explicit refund_ledger(const name_table& names) : names_(&names) {}
+  // Rows' ids are "<prefix>_<n>".
+  refund_ledger(const name_table& names, std::string prefix) : names_(&names), prefix_(std::move(prefix)) {}
 
   void push(const row& r) { rows_.push_back(r); }
   // The id of the row at `position` ("re_1" for the first).
-  static std::string id_of(std::size_t position) { return "re_" + std::to_string(position + 1); }
+  std::string id_of(std::size_t position) const { return prefix_ + "_" + std::to_string(position + 1); }
 
   std::size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
@@ -58,6 +61,7 @@ class refund_ledger {
 
  private:
   const name_table* names_;
+  std::string prefix_;
   std::vector<row> rows_;
 };
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "sim/check.hpp"
+#include "sim/checked.hpp"
 #include "sim/footprint.hpp"
 
 namespace twice {
@@ -16,13 +17,6 @@ tool_result rejection(int status, std::string_view code) {
   return r;
 }
 
-namespace codes {
-inline constexpr std::string_view rate_limited = "rate_limited";                      // 429
-inline constexpr std::string_view overloaded = "overloaded";                          // 503, capacity
-inline constexpr std::string_view idempotency_key_in_use = "idempotency_key_in_use";  // 409
-inline constexpr std::string_view idempotency_error = "idempotency_error";            // 400
-inline constexpr std::string_view api_error = "api_error";                            // 500
-}  // namespace codes
 
 }  // namespace
 
@@ -35,6 +29,18 @@ std::string_view to_string(key_handling k) {
     case key_handling::stored_response: return "stored_response";
   }
   return "?";
+}
+
+service_tool_config payment_tool_config() {
+  service_tool_config c;
+  c.name = "payments";
+  c.effect = tool_effect::write;
+  c.keys = key_handling::stored_response;
+  c.latency = latency_model::lognormal(sim::duration::from_ms(300), sim::duration::from_s(2));
+  c.ref_prefix = "re";
+  c.moves_money = true;
+  c.draws = draw_order::rates_first;
+  return c;
 }
 
 service_tool_config email_tool_config() {
@@ -60,17 +66,26 @@ service_tool_config read_tool_config() {
   return c;
 }
 
+namespace {
+service_tool_config with_ref_prefix(service_tool_config c) {
+  if (c.ref_prefix.empty()) c.ref_prefix = c.name;
+  return c;
+}
+}  // namespace
+
 service_tool::service_tool(sim::kernel& k, event_log& events, sim::random_stream rng, service_tool_config config)
-    : config_(std::move(config)),
+    : config_(with_ref_prefix(std::move(config))),
       endpoint_(k, events, rng, config_.name, config_.client_timeout, config_.round_trip, stats_),
       desk_(k),
-      pool_(config_.pool) {
+      pool_(config_.pool),
+      ledger_(events.names(), config_.ref_prefix) {
   for (const std::uint32_t ppm : {config_.unavailable_ppm, config_.rate_limited_ppm, config_.internal_error_ppm,
                                   config_.lost_request_ppm, config_.lost_response_ppm})
     TWICE_CHECK(ppm <= ppm_denominator);
   TWICE_CHECK(config_.retry_after >= sim::duration::zero());
   TWICE_CHECK(config_.key_retention >= sim::duration::zero());
-  if (config_.ref_prefix.empty()) config_.ref_prefix = config_.name;
+  TWICE_CHECK(!config_.moves_money || config_.effect == tool_effect::write);
+  TWICE_CHECK(config_.bad_targets.empty() || config_.moves_money);
   for (const time_window& w : config_.outages) endpoint_.add_outage(w);
   for (const latency_spike& s : config_.latency_spikes) endpoint_.add_latency_spike(s);
 }
@@ -92,7 +107,7 @@ sim::task<tool_result> service_tool::call(tool_call request) {
   if (accepts_key()) prune_expired_keys();
   const verdict v = decide(request, draws);
   endpoint_.emit(ev::vendor_request{a.request_id, endpoint_.name_of(request.idempotency_key.value_or("")),
-                                    endpoint_.name_of(request.target), request.amount_cents != 0,
+                                    endpoint_.name_of(request.target), moves_money() || request.amount_cents != 0,
                                     request.amount_cents, endpoint_.name_of(to_string(v))});
   if (v != verdict::execute) co_return co_await answer_verdict(a, request, v);
   const std::uint32_t slot = admit(a.request_id, std::move(request), draws);
@@ -101,6 +116,17 @@ sim::task<tool_result> service_tool::call(tool_call request) {
 
 service_tool::request_draws service_tool::draw(sim::random_stream& rng) const {
   request_draws d;
+  if (config_.draws == draw_order::rates_first) {
+    // Every draw, whatever the outcome: a fixed count lets a reader replay
+    // one request by hand.
+    d.lost_request = draw_ppm(rng, config_.lost_request_ppm);
+    d.rate_limited = draw_ppm(rng, config_.rate_limited_ppm);
+    d.unavailable = draw_ppm(rng, config_.unavailable_ppm);
+    d.internal_error = draw_ppm(rng, config_.internal_error_ppm);
+    d.lost_response = draw_ppm(rng, config_.lost_response_ppm);
+    d.latency = config_.latency.sample(rng);
+    return d;
+  }
   d.unavailable = draw_ppm(rng, config_.unavailable_ppm);
   d.latency = config_.latency.sample(rng);
   // A rate of zero draws nothing: most tools set none of these, and the
@@ -113,8 +139,8 @@ service_tool::request_draws service_tool::draw(sim::random_stream& rng) const {
   return d;
 }
 
-// As the payment vendor: in creation order once key_retention old; a key
-// whose first request still executes is kept, and younger keys behind it.
+// In creation order once key_retention old; a key whose first request still
+// executes is kept, and younger keys behind it (above).
 void service_tool::prune_expired_keys() {
   const sim::instant now = endpoint_.now();
   for (const stored_key* k = keys_.oldest(); k != nullptr; k = keys_.oldest()) {
@@ -133,11 +159,14 @@ const stored_key* service_tool::stored(const std::string& key) const {
   return name ? keys_.find(*name) : nullptr;
 }
 
+bool service_tool::knows_key(std::string_view key) const { return stored(std::string(key)) != nullptr; }
+
 service_tool::verdict service_tool::decide(const tool_call& request, const request_draws& draws) const {
   if (draws.lost_request) return verdict::lost;
   if (endpoint_.in_outage(endpoint_.now())) return verdict::outage;
   if (draws.rate_limited) return verdict::rate_limited;
   if (draws.unavailable) return verdict::unavailable;
+  if (moves_money() && request.amount_cents <= 0) return verdict::invalid_amount;
   if (request.idempotency_key && accepts_key()) {
     const verdict by_key = decide_by_key(request);
     if (by_key != verdict::execute) return by_key;
@@ -162,6 +191,7 @@ std::string_view service_tool::to_string(verdict v) {
     case verdict::outage: return "outage";
     case verdict::rate_limited: return "rate_limited";
     case verdict::unavailable: return "unavailable";
+    case verdict::invalid_amount: return "invalid_amount";
     case verdict::idempotency_mismatch: return "idempotency_mismatch";
     case verdict::key_in_use: return "key_in_use";
     case verdict::replay: return "replay";
@@ -182,12 +212,13 @@ sim::task<tool_result> service_tool::answer_verdict(const remote_endpoint::arriv
     case verdict::outage:
     case verdict::unavailable: return endpoint_.reject(id, rejection(503, error_codes::unavailable));
     case verdict::rate_limited: {
-      tool_result r = rejection(429, codes::rate_limited);
+      tool_result r = rejection(429, tool_errors::rate_limited);
       r.retry_after = config_.retry_after;
       return endpoint_.reject(id, std::move(r));
     }
-    case verdict::idempotency_mismatch: return endpoint_.reject(id, rejection(400, codes::idempotency_error));
-    case verdict::key_in_use: return endpoint_.reject(id, rejection(409, codes::idempotency_key_in_use));
+    case verdict::invalid_amount: return endpoint_.reject(id, rejection(400, tool_errors::amount_too_small));
+    case verdict::idempotency_mismatch: return endpoint_.reject(id, rejection(400, tool_errors::idempotency_error));
+    case verdict::key_in_use: return endpoint_.reject(id, rejection(409, tool_errors::idempotency_key_in_use));
     case verdict::replay: return replay(id, *request.idempotency_key);
     case verdict::deduplicated: {
       // Accepted, nothing done, nothing stored to give back.
@@ -197,7 +228,7 @@ sim::task<tool_result> service_tool::answer_verdict(const remote_endpoint::arriv
       r.replayed = true;
       return endpoint_.answer(id, std::move(r));
     }
-    case verdict::overloaded: return endpoint_.reject(id, rejection(503, codes::overloaded));
+    case verdict::overloaded: return endpoint_.reject(id, rejection(503, tool_errors::overloaded));
     case verdict::execute: break;
   }
   TWICE_CHECK(false);  // executions never come here
@@ -227,8 +258,9 @@ std::uint32_t service_tool::admit(std::uint64_t request_id, tool_call request, c
                .created_at = now});
   }
   ++held_;
+  const bool bad_target = config_.bad_targets.find(request.target) != config_.bad_targets.end();
   const std::uint32_t slot = desk_.open(
-      execution{request_id, std::move(request), draws.latency, draws.internal_error, draws.lost_response});
+      execution{request_id, std::move(request), draws.latency, bad_target, draws.internal_error, draws.lost_response});
   if (pool_.take())
     start_execution(slot);
   else
@@ -270,24 +302,57 @@ void service_tool::finish_execution(std::uint32_t slot) {
 }
 
 tool_result service_tool::complete(const execution& e) {
-  if (e.internal_error) {
-    endpoint_.count_rejection(500);
-    endpoint_.emit(ev::vendor_execution_error{e.request_id, 500, endpoint_.name_of(codes::api_error),
-                                              endpoint_.name_of(e.request.idempotency_key.value_or(""))});
-    return rejection(500, codes::api_error);
-  }
+  if (e.bad_target) return execution_error(e, 400, tool_errors::invoice_not_found);
+  if (e.internal_error) return execution_error(e, 500, tool_errors::api_error);
+  if (moves_money()) return commit_money(e);
+  if (writes()) return commit_effect(e);
+  endpoint_.emit(ev::vendor_answered{e.request_id});
   tool_result r;
   r.status = 200;
-  if (!writes()) {
-    endpoint_.emit(ev::vendor_answered{e.request_id});
-    return r;
-  }
+  return r;
+}
+
+tool_result service_tool::execution_error(const execution& e, int status, std::string_view code) {
+  endpoint_.count_rejection(status);
+  endpoint_.emit(ev::vendor_execution_error{e.request_id, status, endpoint_.name_of(code),
+                                            endpoint_.name_of(e.request.idempotency_key.value_or(""))});
+  return rejection(status, code);
+}
+
+tool_result service_tool::commit_effect(const execution& e) {
   effects_.push_back(tool_effect_record{e.request.target, endpoint_.now(), e.request_id, e.request.reference});
   ++stats_.effects;
   const std::uint64_t count = ++per_target_[e.request.target];
+  tool_result r;
+  r.status = 200;
   r.ref = config_.ref_prefix + "_" + std::to_string(effects_.size());
   endpoint_.emit(ev::effect_done{e.request_id, endpoint_.name_of(r.ref), endpoint_.name_of(e.request.target),
                                  endpoint_.name_of(e.request.reference), static_cast<std::int64_t>(count)});
+  return r;
+}
+
+tool_result service_tool::commit_money(const execution& e) {
+  // Names in the order the trace has always interned them (the digest
+  // numbers names by first appearance): the row's id, its key, its target.
+  const std::string id = ledger_.id_of(ledger_.size());
+  const ev::name_id id_name = endpoint_.name_of(id);
+  refund_ledger::row row;
+  row.key = endpoint_.name_of(e.request.idempotency_key.value_or(""));
+  row.invoice = endpoint_.name_of(e.request.target);
+  row.amount_cents = e.request.amount_cents;
+  row.has_key = e.request.idempotency_key.has_value();
+  row.committed_at = endpoint_.now();
+  row.request_id = e.request_id;
+  ++stats_.effects;
+  // Checked: the rows are bounded only by the event budget, and a world
+  // built in C++ may ask for any positive amount.
+  stats_.moved_cents =
+      sim::checked_add(stats_.moved_cents, row.amount_cents, "the vendor's total overflows int64 cents");
+  ledger_.push(row);
+  endpoint_.emit(ev::vendor_commit{e.request_id, id_name, row.key, row.amount_cents, row.invoice});
+  tool_result r;
+  r.status = 200;
+  r.ref = id;
   return r;
 }
 
@@ -328,9 +393,10 @@ void service_tool::serve_next() {
   if (next) start_execution(next->slot);
 }
 
-// A target and a reference: ~64 bytes of text an effect.
+// A target and a reference: ~64 bytes of text an effect. (A ledger row's
+// texts are the name table's, counted with the event log.)
 std::uint64_t service_tool::footprint() const {
-  return sim::footprint_of(effects_) + effects_.size() * 64 + sim::tree_footprint(per_target_) + keys_.footprint() +
+  return ledger_.footprint() + sim::footprint_of(effects_) + effects_.size() * 64 + sim::tree_footprint(per_target_) + keys_.footprint() +
          desk_.records_allocated() * (sizeof(execution) + 64) + pool_.footprint();
 }
 

@@ -61,7 +61,7 @@ world::world(world_config config, handler* custom_handler)
     if (config_.queue.max_receive_count > 0) queue_->set_dead_letter(dlq_.get());
   }
   store_ = std::make_unique<store>(kernel_, events_, config_.store);
-  payments_ = std::make_unique<payment_vendor>(kernel_, events_, random_.stream("vendor/payments"), config_.payments);
+  payments_ = std::make_unique<service_tool>(kernel_, events_, random_.stream("vendor/payments"), config_.payments);
   email_ = std::make_unique<service_tool>(kernel_, events_, random_.stream("tool/email"), config_.email);
   model_ = std::make_unique<service_tool>(kernel_, events_, random_.stream("tool/model"), config_.model);
   read_ = std::make_unique<service_tool>(kernel_, events_, random_.stream("tool/read"), config_.read);
@@ -419,6 +419,13 @@ std::vector<world::tool_calls> world::tool_stats() const {
 const tool* world::tool_named(std::string_view name) const {
   const auto it = tools_.find(name);
   return it == tools_.end() ? nullptr : it->second;
+}
+
+std::vector<world::money_tool> world::money_tools() const {
+  std::vector<money_tool> out{{"refund", payments_.get()}};
+  for (const auto& t : own_tools_)
+    if (t->moves_money()) out.push_back({t->name(), t.get()});
+  return out;
 }
 
 const service_tool* world::own_tool(std::string_view name) const {

@@ -37,7 +37,7 @@
 #include "store/store.hpp"
 #include "world/job_book.hpp"
 #include "world/sampler.hpp"
-#include "vendors/payment_vendor.hpp"
+#include "vendors/service_tool.hpp"
 #include "vendors/service_tool.hpp"
 
 namespace twice {
@@ -98,7 +98,7 @@ struct world_config {
   split_config split;
   store_config store;
 
-  payment_vendor_config payments;
+  service_tool_config payments = payment_tool_config();
   service_tool_config email = email_tool_config();
   service_tool_config model = model_tool_config();
   service_tool_config read = read_tool_config();
@@ -189,11 +189,18 @@ class world : private event_observer {
   queue* split_queue() { return split_queue_.get(); }
   store& db() { return *store_; }
   const store& db() const { return *store_; }
-  payment_vendor& payments() { return *payments_; }
-  const payment_vendor& payments() const { return *payments_; }
+  service_tool& payments() { return *payments_; }
+  const service_tool& payments() const { return *payments_; }
   service_tool& email() { return *email_; }
   // A tool of the scenario's own ([tools.NAME]); null for any other name.
   const service_tool* own_tool(std::string_view name) const;
+  // The tools that move money, each with the name steps call it by: the
+  // payment vendor ("refund") first, then the scenario's own, in its order.
+  struct money_tool {
+    std::string_view name;
+    const service_tool* tool;
+  };
+  std::vector<money_tool> money_tools() const;
   // The tool steps call by `name` (the payment vendor is "refund"); null if none.
   const tool* tool_named(std::string_view name) const;
   // The workers in index order: the main pool, then the split queue's.
@@ -245,7 +252,7 @@ class world : private event_observer {
   std::unique_ptr<queue> queue_;
   std::unique_ptr<queue> dlq_;
   std::unique_ptr<store> store_;
-  std::unique_ptr<payment_vendor> payments_;
+  std::unique_ptr<service_tool> payments_;
   std::unique_ptr<service_tool> email_;
   std::unique_ptr<service_tool> model_;
   std::unique_ptr<service_tool> read_;

@@ -35,7 +35,7 @@ plant src/checks/invariants.cpp '#include "scenario/scenario.hpp"' '^src/checks/
 plant src/checks/invariants.hpp '#  include "lint/lint.hpp"' '^src/checks/invariants.hpp:[0-9]+: checks may not include lint/'
 plant src/report/timeline.hpp '#include "explore/probe.hpp"' '^src/report/timeline.hpp:[0-9]+: report may not include explore/'
 plant src/broker/queue.hpp '#include "store/store.hpp"' '^src/broker/queue.hpp:[0-9]+: broker may not include store/'
-plant src/vendors/payment_vendor.cpp '#include "runtime/worker.hpp"' '^src/vendors/payment_vendor.cpp:[0-9]+: vendors may not include'
+plant src/vendors/service_tool.cpp '#include "runtime/worker.hpp"' '^src/vendors/service_tool.cpp:[0-9]+: vendors may not include'
 plant src/events/trace_events.hpp '#include "broker/queue.hpp"' '^src/events/trace_events.hpp:[0-9]+: events may not include broker/queue.hpp'
 plant src/store/job_status.hpp '#include "store/store.hpp"' '^src/store/job_status.hpp:[0-9]+: a shared leaf .* includes store/store.hpp'
 plant src/store/store.cpp '#include "../cli/app.hpp"' '^src/store/store.cpp:[0-9]+: .*never with ".."'
