@@ -860,6 +860,37 @@ TEST_CASE("write_without_key and email_without_dedupe cover write tools of the s
   CHECK(lint(c).empty());  // a read repeats nothing
 }
 
+TEST_CASE("key_per_attempt and checkpoint_before_effect cover write tools of the scenario's own", "[lint]") {
+  world_config c;
+  c.runtime.heartbeat_interval = duration::from_s(5);
+  c.queue.max_receive_count = c.runtime.retry.maximum_attempts;
+  service_tool_config charge;
+  charge.name = "charge";
+  charge.effect = tool_effect::write;
+  charge.keys = key_handling::stored_response;
+  charge.moves_money = true;
+  charge.latency = latency_model::fixed(duration::from_ms(50));
+  c.tools.push_back(charge);
+  const job_type renewal{"renewal", progress_mode::per_step, {{"charge", "card_{job}", 1200, 1}}};
+  c.jobs.push_back(make_job(renewal, "renewal_1"));
+  CHECK(lint(c).empty());
+  c.runtime.rules.key = key_mode::per_attempt;
+  lint_warning w = only_warning(c);
+  CHECK(w.rule == "key_per_attempt");
+  CHECK_THAT(w.why, Contains("so the charge tool's far side sees each retry of renewal_1 step 1 as a new request") &&
+                        Contains("acts again"));
+  c.runtime.rules.key = key_mode::stable;
+  c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
+  w = only_warning(c);
+  CHECK(w.rule == "checkpoint_before_effect");
+  CHECK_THAT(w.why, Contains("the charge tool's effect never happens"));
+  c.runtime.rules.checkpoint = checkpoint_mode::after_success;
+  c.runtime.rules.pass_key_to_vendor = false;
+  w = only_warning(c);
+  CHECK(w.rule == "write_without_key");
+  CHECK_THAT(w.why, Contains("(no_double_payment, ledgers_agree)"));  // a money write: the money invariants
+}
+
 TEST_CASE("batch_without_item_progress: a keyless write of your own in an unrecorded step", "[lint]") {
   world_config c;
   c.runtime.heartbeat_interval = duration::from_s(5);

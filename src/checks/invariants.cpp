@@ -436,12 +436,14 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   {
     verdict v{std::string(no_double_payment), true, "no invoice was refunded more than its jobs asked for", {}, {}};
     std::size_t overpaid_count = 0;
+    bool only_invoices = true;  // the refund tool's targets are invoices; another's are its own
     for (const money_book& b : books) {
       std::vector<std::uint32_t> overpaid;
       for (std::uint32_t id = 0; id < b.targets.paid.size(); ++id)
         if (b.targets.paid[id] > b.targets.asked[id]) overpaid.push_back(id);
       overpaid = sorted_by_name(std::move(overpaid), b.targets.ids);
       overpaid_count += overpaid.size();
+      if (!overpaid.empty() && b.step_name != "refund") only_invoices = false;
       for (const std::uint32_t id : overpaid) {
         const sv target = b.targets.ids.name(id);
         if (v.held)
@@ -451,7 +453,9 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
           if (names.text(b.ledger->raw(i).invoice) == target) v.evidence.push_back(vendor_line(b, (*b.ledger)[i]));
       }
     }
-    if (overpaid_count > 1) v.detail += and_more(overpaid_count - 1, "overpaid invoice", "overpaid invoices");
+    if (overpaid_count > 1)
+      v.detail += only_invoices ? and_more(overpaid_count - 1, "overpaid invoice", "overpaid invoices")
+                                : and_more(overpaid_count - 1, "overpaid target", "overpaid targets");
     out.push_back(std::move(v));
   }
   {

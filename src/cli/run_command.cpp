@@ -160,7 +160,10 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
     out.timeline = build_timeline(w.events().records());
     if (keeps.spans) out.spans = collect_spans(w.events().events(), w.events().names());
     out.records = w.events().take_records();
-    out.ledgers = final_ledgers{{w.db().ledger().begin(), w.db().ledger().end()}, {w.payments().ledger().begin(), w.payments().ledger().end()}};
+    out.ledgers.ours.assign(w.db().ledger().begin(), w.db().ledger().end());
+    // Every far side's money: the refund tool's rows, then each money tool of the scenario's own.
+    for (const world::money_tool& m : w.money_tools())
+      out.ledgers.vendor.insert(out.ledgers.vendor.end(), m.tool->ledger().begin(), m.tool->ledger().end());
   }
   return out;
 }

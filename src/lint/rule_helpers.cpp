@@ -117,6 +117,13 @@ longest_slice longest_slice_of(const world_config& config) {
   return out;
 }
 
+bool moves_money(const world_config& config, std::string_view tool) {
+  if (tool == tool_name::refund) return true;
+  for (const service_tool_config& t : config.tools)
+    if (t.name == tool) return t.moves_money;
+  return false;
+}
+
 std::vector<std::string_view> own_write_tools(const world_config& config, bool keyed) {
   std::vector<std::string_view> out;
   for (const service_tool_config& t : config.tools)

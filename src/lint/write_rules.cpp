@@ -14,12 +14,14 @@ void own_write_without_key(const world_config& config, std::vector<lint_warning>
   const std::optional<tool_use> use = find_use(config, own_write_tools(config, true));
   if (!use) return;
   const bool none = rules.key == key_mode::none;
+  const bool money = moves_money(config, use->spec.tool);
   out.push_back({"write_without_key", std::string(none ? key::discipline_key : key::pass_key_to_vendor),
                  fmt::format("{} calls the {} tool, a write whose far side honours idempotency keys, {}: a crash "
                              "after its effect and before the ack (or a timeout after the far side acted) brings the "
-                             "message back, and the retry acts again (one_effect_per_step).",
+                             "message back, and the retry acts again ({}).",
                              where(*use), use->spec.tool,
-                             none ? "with no key at all" : "but the key is never sent to it"),
+                             none ? "with no key at all" : "but the key is never sent to it",
+                             money ? "no_double_payment, ledgers_agree" : "one_effect_per_step"),
                  fmt::format("Set discipline.key = \"stable\" and discipline.pass_key_to_vendor = true: the far side "
                              "then recognises \"{}\" on a retry and does not act twice.",
                              stable_key(*use))});
@@ -56,9 +58,14 @@ void write_without_key(const world_config& config, std::vector<lint_warning>& ou
 void checkpoint_before_effect(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.rules.checkpoint != checkpoint_mode::before_effect) return;
   // Only a side effect can be lost: the first writing step.
-  const std::optional<tool_use> use = find_use(config, {tool_name::refund, tool_name::email});
+  std::vector<std::string_view> writes{tool_name::refund, tool_name::email};
+  for (const bool keyed : {true, false})
+    for (const std::string_view own : own_write_tools(config, keyed)) writes.push_back(own);
+  const std::optional<tool_use> use = find_use(config, writes);
   if (!use) return;
-  const std::string_view effect = use->spec.tool == tool_name::refund ? "refund" : "email";
+  const std::string effect = use->spec.tool == tool_name::refund  ? "refund"
+                             : use->spec.tool == tool_name::email ? "email"
+                                                                  : use->spec.tool + " tool's effect";
   out.push_back({"checkpoint_before_effect", std::string(key::checkpoint),
                  fmt::format("the {} at {} is marked done before the tool runs: a crash between the checkpoint "
                              "and the call leaves the step recorded as done, the retry skips it, and the {} never "
@@ -70,14 +77,19 @@ void checkpoint_before_effect(const world_config& config, std::vector<lint_warni
 
 void key_per_attempt(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.rules.key != key_mode::per_attempt) return;
-  const std::optional<tool_use> use = find_use(config, {tool_name::refund});
+  std::vector<std::string_view> keyed{tool_name::refund};
+  for (const std::string_view own : own_write_tools(config, true)) keyed.push_back(own);
+  const std::optional<tool_use> use = find_use(config, keyed);
   if (!use) return;
   const std::string stable = stable_key(*use);
+  const bool refund = use->spec.tool == tool_name::refund;
   out.push_back({"key_per_attempt", std::string(key::discipline_key),
-                 fmt::format("a new key is minted every attempt ({}:attempt_0, then {}:attempt_1), so the vendor "
-                             "sees each retry of {} as a new refund: a retry after a timeout the vendor did commit, "
-                             "or after a crash before the ack, refunds again.",
-                             stable, stable, where(*use)),
+                 fmt::format("a new key is minted every attempt ({}:attempt_0, then {}:attempt_1), so the {} "
+                             "sees each retry of {} as a new {}: a retry after a timeout the {} did {}, or after a "
+                             "crash before the ack, {} again.",
+                             stable, stable, refund ? "vendor" : use->spec.tool + " tool's far side", where(*use),
+                             refund ? "refund" : "request", refund ? "vendor" : "far side",
+                             refund ? "commit" : "act on", refund ? "refunds" : "acts"),
                  fmt::format("Set discipline.key = \"stable\": the same key on every attempt (\"{}\"), chosen from "
                              "the job, the step and the tool.",
                              stable)});

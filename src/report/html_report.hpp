@@ -42,7 +42,7 @@ struct scenario;
 // The two ledgers as the run left them.
 struct final_ledgers {
   std::vector<ledger_row> ours;
-  std::vector<vendor_refund> vendor;
+  std::vector<vendor_refund> vendor;  // every money tool's: the refund tool's, then the scenario's own
 };
 
 // `story`: the run's timeline lines (report/timeline.hpp); `spans`: its

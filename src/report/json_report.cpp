@@ -28,13 +28,15 @@ std::string to_json_line(const run_summary& s) {
   for (const tool_figures& t : s.tools) {
     json rejected = json::object();
     for (const auto& [status, n] : t.rejected) rejected[std::to_string(status)] = n;
-    tools.push_back({{"name", t.name},
-                     {"calls", t.calls},
-                     {"executions", t.executions},
-                     {"client_timeouts", t.client_timeouts},
-                     {"rejected", std::move(rejected)},
-                     {"peak_requests_per_100ms", t.peak_per_100ms},
-                     {"refused_by_breaker", t.refused_by_breaker}});
+    json tool = {{"name", t.name},
+                 {"calls", t.calls},
+                 {"executions", t.executions},
+                 {"client_timeouts", t.client_timeouts},
+                 {"rejected", std::move(rejected)},
+                 {"peak_requests_per_100ms", t.peak_per_100ms},
+                 {"refused_by_breaker", t.refused_by_breaker}};
+    if (t.ledger) tool["ledger"] = {{"rows", t.ledger->rows}, {"total_cents", t.ledger->total_cents}};
+    tools.push_back(std::move(tool));
   }
   json tenants = json::array();
   for (const tenant_wait& t : s.tenants)

@@ -42,7 +42,12 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
     if (t.stats->calls == 0 && failed_fast == 0) continue;
     s.tools.push_back(tool_figures{std::string(t.name), t.stats->calls, t.stats->executions,
                                    t.stats->client_timeouts, t.stats->rejections_by_status,
-                                   t.stats->requests_per_100ms.peak(), failed_fast});
+                                   t.stats->requests_per_100ms.peak(), failed_fast, std::nullopt});
+  }
+  for (const world::money_tool& m : w.money_tools()) {
+    if (m.tool == &w.payments()) continue;
+    for (tool_figures& t : s.tools)
+      if (t.name == m.name) t.ledger = tool_figures::ledger_figures{m.tool->ledger().size(), m.tool->stats().moved_cents};
   }
   s.tenants = tenant_waits(w, result.story_end);
   s.queue = w.queue_health();
@@ -58,6 +63,7 @@ std::string tool_figures::describe() const {
   for (const auto& [status, n] : rejected) out += fmt::format(", {} answered {}", n, status);
   out += fmt::format("; at most {} in one 100 ms", peak_per_100ms);
   if (refused_by_breaker > 0) out += fmt::format("; {} more failed fast by the circuit breaker", refused_by_breaker);
+  if (ledger) out += fmt::format("; its ledger {} rows, {} cents", ledger->rows, ledger->total_cents);
   return out;
 }
 

@@ -46,6 +46,13 @@ struct tool_figures {
   std::map<int, std::uint64_t> rejected;  // fresh non-2xx answers by status
   std::uint64_t peak_per_100ms = 0;
   std::uint64_t refused_by_breaker = 0;  // calls the callers' circuit breakers failed fast (not in `calls`)
+  // A money tool of the scenario's own: its far side's ledger (the refund
+  // tool's is the summary's vendor figures).
+  struct ledger_figures {
+    std::uint64_t rows = 0;
+    std::int64_t total_cents = 0;
+  };
+  std::optional<ledger_figures> ledger;
 
   // "33 calls: 30 executed, 3 answered 503; at most 1 in one 100 ms"
   std::string describe() const;
