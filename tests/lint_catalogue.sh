@@ -32,6 +32,8 @@ declare -A expected=(
   [email_no_dedupe_fixed]=""
   [billing_retry_double_charge]="write_without_key"
   [billing_retry_double_charge_fixed]=""
+  [attempts_decremented_twice]="attempts_given_back"
+  [attempts_decremented_twice_fixed]=""
   [batch_email_resent]="email_without_dedupe batch_without_item_progress"
   # Per-item progress alone, without a claim before the send: allowed in [lint].
   [batch_email_resent_fixed]=""

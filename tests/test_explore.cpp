@@ -388,6 +388,8 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
        "no_double_payment"},
       {"orphan_rescue_over_limit_fixed.toml", "exhausted = \"discard\"", "exhausted = \"retry\"",
        "attempts_within_limit"},
+      {"attempts_decremented_twice_fixed.toml", "uncount_unavailable = \"never\"", "uncount_unavailable = \"twice\"",
+       "attempts_monotonic"},
       {"poison_pill_uncounted_fixed.toml", "count_attempts = \"at_start\"\nheartbeat",
        "count_attempts = \"at_failure\"\nheartbeat", "attempts_monotonic"},
       {"liveness_kill_mid_write_fixed.toml", "key = \"stable\"", "key = \"none\"", "no_double_payment"},

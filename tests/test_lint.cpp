@@ -62,7 +62,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 25);
+  CHECK(lint_rules.size() == 26);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -818,6 +818,23 @@ TEST_CASE("job_table_without_transaction_timeout: MVCC on the job table and no b
   c.store.dead_row_cost.reset();
   c.store.transaction_timeout.reset();
   CHECK(lint(c).empty());  // MVCC not modelled: nothing to say
+}
+
+// ---- 26. attempts_given_back -------------------------------------------------------------
+
+TEST_CASE("attempts_given_back: a 503 that gives its attempt back, once or twice", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.uncount_unavailable = attempt_take_back::twice;
+  lint_warning w = only_warning(c);
+  CHECK(w.rule == "attempts_given_back");
+  CHECK(w.setting == "runtime.uncount_unavailable");
+  CHECK_THAT(w.why, Contains("the counter goes down with every one"));
+  CHECK_THAT(w.fix, Contains("uncount_unavailable = \"never\""));
+  c.runtime.uncount_unavailable = attempt_take_back::once;
+  w = only_warning(c);
+  CHECK_THAT(w.why, Contains("the counter stays where it is"));
+  c.runtime.uncount_unavailable = attempt_take_back::never;
+  CHECK(lint(c).empty());
 }
 
 // ---- write rules over tools of your own -------------------------------------------------

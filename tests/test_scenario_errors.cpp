@@ -107,6 +107,9 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "responses; its effect is fixed");
   CHECK(error_of("[vendor]\ncapacity = 2\n[tools.refund]\ncapacity = 3\n") ==
         "t.toml:3:8: tools.refund: the refund tool is set in [vendor] already ([vendor] is its older name): keep one");
+  CHECK(error_of("[runtime]\ncount_attempts = \"at_failure\"\nuncount_unavailable = \"once\"\n") ==
+        "t.toml:3:23: runtime.uncount_unavailable: gives back the attempt counted at the start: needs count_attempts = "
+        "\"at_start\" (at_failure counts no 503 to give back)");
   CHECK(error_of("[tools.lookup]\neffect = \"read\"\nmoves_money = true\n") ==
         "t.toml:3:15: tools.lookup.moves_money: a read moves no money; set effect = \"write\"");
   CHECK(error_of("[tools.refund]\nqueue_timeout = \"1s\"\n") ==

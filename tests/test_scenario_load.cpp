@@ -109,6 +109,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.restart_delay == b.restart_delay);
   CHECK(a.liveness_probe == b.liveness_probe);
   CHECK(a.count_attempts == b.count_attempts);
+  CHECK(a.uncount_unavailable == b.uncount_unavailable);
   CHECK(a.orphan_rescue == b.orphan_rescue);
   REQUIRE(a.retry_budget.has_value() == b.retry_budget.has_value());
   if (a.retry_budget) {
@@ -708,6 +709,15 @@ TEST_CASE("[tools.refund] is [vendor] written in the form of every tool", "[scen
   check_same(s.world, everything_config());
   CHECK(s.world.payments.moves_money);
   CHECK(s.world.payments.draws == draw_order::rates_first);
+}
+
+TEST_CASE("runtime.uncount_unavailable: never by default, once or twice when set", "[scenario]") {
+  const std::string job = "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n";
+  CHECK(load_ok(job).world.runtime.uncount_unavailable == attempt_take_back::never);
+  CHECK(load_ok("[runtime]\nuncount_unavailable = \"once\"\n" + job).world.runtime.uncount_unavailable ==
+        attempt_take_back::once);
+  CHECK(load_ok("[runtime]\nuncount_unavailable = \"twice\"\n" + job).world.runtime.uncount_unavailable ==
+        attempt_take_back::twice);
 }
 
 TEST_CASE("a scenario of one bare job is the default world_config, named after its file", "[scenario]") {

@@ -127,6 +127,28 @@ void orphan_rescue_revives_exhausted(const world_config& config, std::vector<lin
                  "out of attempts is dead-lettered for a person to look at."});
 }
 
+// A 503 or 429 that gives its attempt back (runtime.uncount_unavailable):
+// given back twice, the counter goes down with every one (Kue's -16518
+// remaining, Automattic/kue#338); given back once, it stays where it is,
+// which is River's snooze (riverqueue/river#730) and needs a bound of its
+// own. Either way a dependency that stays down keeps the job retrying
+// forever, and retry.maximum_attempts bounds nothing.
+void attempts_given_back(const world_config& config, std::vector<lint_warning>& out) {
+  const attempt_take_back take_back = config.runtime.uncount_unavailable;
+  if (take_back == attempt_take_back::never) return;
+  const bool twice = take_back == attempt_take_back::twice;
+  out.push_back({"attempts_given_back", "runtime.uncount_unavailable",
+                 twice ? std::string("each 503 or 429 gives its attempt back twice, so the counter goes down with "
+                                     "every one: attempt numbers repeat and fall, the counter never reaches "
+                                     "retry.maximum_attempts while a dependency stays down, the job never "
+                                     "dead-letters, and its backoff never grows past the first step.")
+                       : std::string("each 503 or 429 gives its attempt back, so the counter stays where it is: "
+                                     "attempt numbers repeat, and while a dependency stays down the job retries "
+                                     "forever without reaching retry.maximum_attempts."),
+                 "Set runtime.uncount_unavailable = \"never\": every attempt counts, and a job whose dependency "
+                 "stays down is dead-lettered for a person to redrive once it is back."});
+}
+
 // Retries with no budget against a far side with a fixed number of servers
 // that serves its queue oldest first with no queue timeout: a short slowdown
 // can tip it into a storm that outlives the slowdown (server_pool.hpp).

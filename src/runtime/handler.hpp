@@ -32,9 +32,12 @@ struct slice_outcome {
   sim::duration retry_after = sim::duration::zero();  // a server's floor on the next attempt
   std::size_t step = 0;                               // the step handed off
   bool timed_out = false;                             // the failure was a call that got no answer in time
+  int status = 0;                                     // the tool's answer (503, 429 ...); 0: none came
 
   static slice_outcome success() { return {}; }
-  static slice_outcome hand_off(std::size_t step) { return {kind::handed_off, {}, sim::duration::zero(), step, false}; }
+  static slice_outcome hand_off(std::size_t step) {
+    return {kind::handed_off, {}, sim::duration::zero(), step, false, 0};
+  }
   // Classifies a failed tool result: retryable (503, 429, 409, 5xx,
   // timeouts) or fatal (400 and other 4xx).
   static slice_outcome from(const tool_result& r);

@@ -24,6 +24,18 @@ namespace twice {
 // worker every time never uses up its attempts and is retried forever.
 enum class attempt_counting : std::uint8_t { at_start, at_failure };
 
+// Whether an attempt that failed on a dependency's 503 or 429 (the
+// dependency's fault, not the job's) gives its count back. River counts an
+// attempt when a job is fetched and decrements it when the job snoozes, so a
+// snooze does not use up the job's attempts (riverqueue/river#730). never:
+// every attempt counts. once: the attempt counted at the start is taken
+// back. twice: the bug, the take-back applied twice (by the executor and
+// again by the completer), so each such failure lowers the counter: Kue's
+// "job with 3 max_attempts made 16521 attempts, -16518 remaining"
+// (Automattic/kue#338). (The model's counter stops at 0; a signed column
+// goes negative.) Needs count_attempts = at_start.
+enum class attempt_take_back : std::uint8_t { never, once, twice };
+
 struct runtime_config {
   // The lease each receive asks for; unset: the queue's default.
   std::optional<sim::duration> visibility_timeout;
@@ -42,6 +54,7 @@ struct runtime_config {
   // A liveness probe answered by the worker's loop; unset: none.
   std::optional<liveness_probe_config> liveness_probe;
   attempt_counting count_attempts = attempt_counting::at_start;
+  attempt_take_back uncount_unavailable = attempt_take_back::never;
   // A sweeper that re-queues jobs whose rows say running for too long (Oban's
   // Lifeline, Que's and GoodJob's equivalents); unset: none, only the
   // broker's lease brings a crashed slice's job back.

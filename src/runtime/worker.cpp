@@ -20,6 +20,7 @@ slice_outcome slice_outcome::from(const tool_result& r) {
   out.error = r.timed_out() ? std::string("timeout") : std::to_string(r.status) + " " + r.error_code;
   out.retry_after = r.retry_after;
   out.timed_out = r.timed_out();
+  out.status = r.status;
   return out;
 }
 
@@ -142,6 +143,7 @@ class worker::slice final : public slice_context {
   const ev::name_id job_name_;
   std::uint32_t attempt_ = 0;
   std::uint32_t attempt_limit_ = 0;  // attempts the job may have in all, as of this slice's claim; 0: unlimited
+  std::uint32_t take_back_ = 0;      // attempts the last failure gives back (runtime.uncount_unavailable)
   std::int32_t checkpoint_ = 0;
   std::uint64_t lease_token_ = 0;
   bool lease_lost_ = false;
@@ -388,7 +390,7 @@ sim::task<void> worker::run_slice(received_message message) {
     try {
       outcome = co_await services_.job_handler.run(s);
     } catch (const slice_error& e) {
-      outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero(), 0, false};
+      outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero(), 0, false, 0};
     } catch (const lease_lost& e) {
       // The lease belongs to someone else now: no checkpoint, no ack, no nack.
       emit(ev::abandoned{s.job_name_, s.attempt_, name_of(e.what())});
@@ -412,7 +414,9 @@ sim::task<void> worker::run_slice(received_message message) {
       co_await finish(s, job_status::failed, outcome.error);
       co_return;
     }
-    const bool attempts_left = s.attempt_limit_ == 0 || s.attempt_ + 1 < s.attempt_limit_;
+    // A dependency's 503 or 429 may give the attempt back (runtime.uncount_unavailable).
+    s.take_back_ = attempts_taken_back(outcome);
+    const bool attempts_left = s.take_back_ > 0 || s.attempt_limit_ == 0 || s.attempt_ + 1 < s.attempt_limit_;
     if (attempts_left && retry_budget_) {
       const retry_budget_config& budget = retry_budget_->config();
       if (!retry_budget_->try_retry(outcome.timed_out)) {
@@ -429,7 +433,7 @@ sim::task<void> worker::run_slice(received_message message) {
       co_await retry_later(s, outcome);
       co_return;
     }
-    if (cfg.count_attempts == attempt_counting::at_failure) co_await record_failure(s, outcome.error);
+    if (cfg.count_attempts == attempt_counting::at_failure || s.take_back_ > 0) co_await record_failure(s, outcome.error);
     // In-slice retry: sleep the backoff while the heartbeat keeps the lease,
     // then start the next attempt on the same message.
     const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);
@@ -439,8 +443,19 @@ sim::task<void> worker::run_slice(received_message message) {
   }
 }
 
+std::uint32_t worker::attempts_taken_back(const slice_outcome& outcome) const {
+  const runtime_config& cfg = services_.config;
+  if (cfg.count_attempts != attempt_counting::at_start || (outcome.status != 503 && outcome.status != 429)) return 0;
+  switch (cfg.uncount_unavailable) {
+    case attempt_take_back::never: return 0;
+    case attempt_take_back::once: return 1;
+    case attempt_take_back::twice: return 2;  // the bug
+  }
+  return 0;
+}
+
 sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
-  if (s.attempt_limit_ != 0 && s.attempt_ + 1 >= s.attempt_limit_) {
+  if (s.take_back_ == 0 && s.attempt_limit_ != 0 && s.attempt_ + 1 >= s.attempt_limit_) {
     co_await dead_letter(s, outcome.error, /*failed=*/true);
     co_return;
   }
@@ -451,6 +466,7 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   change.last_error = outcome.error;
   change.unless_ended = true;  // another slice may have finished the job meanwhile
   change.count_failure = services_.config.count_attempts == attempt_counting::at_failure;
+  change.take_back = s.take_back_;
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
   trace_backoff(s, outcome, delay, retry_mode::nack);
@@ -459,14 +475,16 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   emit(ev::nack{s.job_name_, s.attempt_, st});
 }
 
-// runtime.count_attempts = at_failure: the failure of an attempt retried in
-// the slice is recorded on the row before the backoff.
+// The failure of an attempt retried in the slice, recorded on the row before
+// the backoff: counted (runtime.count_attempts = at_failure), or its count
+// given back (runtime.uncount_unavailable).
 sim::task<void> worker::record_failure(slice& s, std::string_view error) {
   transaction tx = co_await services_.db.begin(name_);
   job_update change;
   change.last_error = std::string(error);
   change.unless_ended = true;
-  change.count_failure = true;
+  change.count_failure = services_.config.count_attempts == attempt_counting::at_failure;
+  change.take_back = s.take_back_;
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
 }

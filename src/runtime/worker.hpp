@@ -103,6 +103,7 @@ class worker {
   // `failed`: the slice failed (its failure counts with count_attempts = at_failure).
   sim::task<void> dead_letter(slice& s, std::string_view reason, bool failed = false);
   sim::task<void> record_failure(slice& s, std::string_view error);
+  std::uint32_t attempts_taken_back(const slice_outcome& outcome) const;
   sim::task<void> hand_off(slice& s, std::size_t step);
   // A split-out job's end, written to its parent in the same transaction.
   sim::task<void> update_parent(transaction& tx, const continuation& then, job_status status, std::string_view error);

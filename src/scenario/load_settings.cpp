@@ -173,7 +173,7 @@ void load_runtime(const table_reader& root, load_state& s) {
   const table_reader r(
       s.d, *t, "runtime",
       {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval", "liveness_probe",
-       "count_attempts", "orphan_rescue"});
+       "count_attempts", "uncount_unavailable", "orphan_rescue"});
   runtime_config& rt = s.world.runtime;
   r.duration("visibility_timeout", rt.visibility_timeout, visibility_limits);
   // Zero would heartbeat forever at one instant: leave the key out instead.
@@ -185,6 +185,14 @@ void load_runtime(const table_reader& root, load_state& s) {
   static const named<attempt_counting> counting[] = {{"at_start", attempt_counting::at_start},
                                                      {"at_failure", attempt_counting::at_failure}};
   r.choice("count_attempts", rt.count_attempts, counting);
+  static const named<attempt_take_back> take_backs[] = {{"never", attempt_take_back::never},
+                                                        {"once", attempt_take_back::once},
+                                                        {"twice", attempt_take_back::twice}};
+  r.choice("uncount_unavailable", rt.uncount_unavailable, take_backs);
+  if (rt.uncount_unavailable != attempt_take_back::never && rt.count_attempts != attempt_counting::at_start)
+    s.d.error(r.pos_of("uncount_unavailable"), r.path_of("uncount_unavailable"),
+              "gives back the attempt counted at the start: needs count_attempts = \"at_start\" (at_failure counts "
+              "no 503 to give back)");
   if (const doc_node* p = r.table("liveness_probe")) {
     // [runtime.liveness_probe]: Kubernetes' probe fields, with its defaults
     // and its minimums (whole seconds there; finer here is allowed).

@@ -66,6 +66,9 @@ struct job_update {
   bool count_failure = false;
   // attempts_granted = attempts_granted + 1 (an orphan rescue's grant).
   bool grant_attempt = false;
+  // attempts = max(attempts - this, 0): attempts given back
+  // (runtime.uncount_unavailable).
+  std::uint32_t take_back = 0;
 
   void apply_to(job_row& row) const {
     if (requeue_redriven) {
@@ -76,6 +79,7 @@ struct job_update {
     if (unless_ended && is_terminal(row.status)) return;
     if (count_failure) ++row.attempts;
     if (grant_attempt) ++row.attempts_granted;
+    row.attempts -= std::min(row.attempts, take_back);
     if (status) row.status = *status;
     if (checkpoint_step) row.checkpoint_step = *checkpoint_step;
     if (raise_checkpoint_to) row.checkpoint_step = std::max(row.checkpoint_step, *raise_checkpoint_to);
