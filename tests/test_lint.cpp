@@ -637,6 +637,23 @@ TEST_CASE("redrive_after_key_expiry: a redrive later than the provider keeps key
   c.dead_letter_redrive->after = duration::from_s(30 * 3600);
   c.jobs.back() = make_job({"payouts", progress_mode::per_step, {{"refund", "inv_{job}", 100, 1}}}, "payout_1");
   CHECK(lint(c).empty());  // the refund's checkpoint is consulted before the call
+
+  // A keyed write of your own whose far side keeps keys an hour.
+  service_tool_config charge;
+  charge.name = "charge";
+  charge.effect = tool_effect::write;
+  charge.keys = key_handling::stored_response;
+  charge.key_retention = duration::from_s(3600);
+  charge.latency = latency_model::fixed(duration::from_ms(50));
+  c.tools.push_back(charge);
+  c.jobs.back() = make_job({"renewals", progress_mode::none, {{"charge", "card_{job}", 100, 1}}}, "renewal_1");
+  c.dead_letter_redrive->after = duration::from_s(2 * 3600);
+  const lint_warning own = only_warning(c);
+  CHECK(own.rule == "redrive_after_key_expiry");
+  CHECK_THAT(own.why, Contains("the charge tool's far side keeps keys only 1h") &&
+                          Contains("renewal_1 step 1 calls it") && Contains("its effect again"));
+  c.dead_letter_redrive->after = duration::from_s(1800);
+  CHECK(lint(c).empty());
 }
 
 // ---- 18. liveness_probe_blocked ---------------------------------------------------------

@@ -153,22 +153,34 @@ void batch_without_item_progress(const world_config& config, std::vector<lint_wa
 // refund step is not recorded when it succeeds: the redriven job calls the
 // refund again with a key the provider has pruned, and it executes anew.
 void redrive_after_key_expiry(const world_config& config, std::vector<lint_warning>& out) {
-  if (!config.dead_letter_redrive || config.dead_letter_redrive->after < config.payments.key_retention) return;
+  if (!config.dead_letter_redrive) return;
   const discipline& rules = config.runtime.rules;
   if (rules.key == key_mode::none || !rules.pass_key_to_vendor) return;  // write_without_key says it
-  const std::optional<unrecorded_use> found =
-      first_unrecorded(config, [](const step_spec& s) { return s.tool == tool_name::refund; });
-  if (!found) return;
-  const tool_use* use = &found->use;
-  out.push_back({"redrive_after_key_expiry", "dead_letter_queue.redrive_after",
-                 fmt::format("The on-call redrives dead letters {} after the alarm, but the payment provider keeps "
-                             "keys only {}, and {} refunds in a step that is not recorded when it succeeds "
-                             "(progress = \"none\", or a batch recorded at its end). A job dead-lettered after its "
-                             "refund succeeded runs it again on the redrive, with a pruned key: a second refund.",
-                             text(config.dead_letter_redrive->after), text(config.payments.key_retention),
-                             where(*use)),
-                 "Record the refund's answer where the job looks before calling (progress = \"per_step\" or "
-                 "\"per_item\": a checkpoint after the write), or redrive within the key's lifetime."});
+  // The refund tool, then every keyed write of the scenario's own.
+  std::vector<std::pair<std::string_view, const service_tool_config*>> keyed{{tool_name::refund, &config.payments}};
+  for (const service_tool_config& t : config.tools)
+    if (t.effect == tool_effect::write && t.keys != key_handling::ignored) keyed.emplace_back(t.name, &t);
+  for (const auto& [name, tool] : keyed) {
+    if (config.dead_letter_redrive->after < tool->key_retention) continue;
+    const std::optional<unrecorded_use> found =
+        first_unrecorded(config, [name = name](const step_spec& s) { return s.tool == name; });
+    if (!found) continue;
+    const tool_use* use = &found->use;
+    const bool refund = name == tool_name::refund;
+    const std::string provider = refund ? "the payment provider" : "the " + std::string(name) + " tool's far side";
+    out.push_back({"redrive_after_key_expiry", "dead_letter_queue.redrive_after",
+                   fmt::format("The on-call redrives dead letters {} after the alarm, but {} keeps keys only {}, and "
+                               "{} {} in a step that is not recorded when it succeeds (progress = \"none\", or a "
+                               "batch recorded at its end). A job dead-lettered after its {} succeeded runs it again "
+                               "on the redrive, with a pruned key: {}.",
+                               text(config.dead_letter_redrive->after), provider, text(tool->key_retention),
+                               where(*use), refund ? "refunds" : "calls it", refund ? "refund" : "call",
+                               refund ? "a second refund" : "its effect again"),
+                   fmt::format("Record the {}'s answer where the job looks before calling (progress = \"per_step\" "
+                               "or \"per_item\": a checkpoint after the write), or redrive within the key's lifetime.",
+                               refund ? "refund" : std::string(name) + " call")});
+    return;
+  }
 }
 
 // A far side that deduplicates on the key only for a window (SQS and SNS
