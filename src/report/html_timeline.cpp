@@ -271,15 +271,21 @@ class timeline_drawing {
       const std::int64_t label_y = y + (nth_label++ % 2 == 0 ? 150 : 310);
       const std::int64_t x = time_.at(r.at.us());
       const bool dup = r.nth_for_invoice > 1;
+      // The payment vendor's rows are refunds of invoices; a money tool of the
+      // scenario's own ("vendor/charge") says its own name.
+      const bool refund = r.vendor == "vendor/payments";
+      const std::string what = refund ? "refund" : r.vendor.substr(r.vendor.find('/') + 1);
+      const std::string target = refund ? "invoice" : "target";
       std::string label = fmt::format("{} {} {}", r.ref, r.invoice, money(r.amount_cents));
-      if (dup) label += fmt::format(" \xe2\x80\x94 refund #{} of {}", r.nth_for_invoice, r.invoice);
+      if (dup) label += fmt::format(" \xe2\x80\x94 {} #{} of {}", what, r.nth_for_invoice, r.invoice);
       html_.line(fmt::format(
           "<g class=\"refund{}\" data-ref=\"{}\" data-invoice=\"{}\" data-amount-cents=\"{}\" data-key=\"{}\" "
-          "data-nth=\"{}\" data-at-us=\"{}\"><title>{} the vendor commits refund {}: invoice {}, {}, key={}{}"
+          "data-nth=\"{}\" data-at-us=\"{}\"><title>{} the vendor commits {} {}: {} {}, {}, key={}{}"
           "</title>",
           dup ? " duplicate" : "", esc(r.ref), esc(r.invoice), r.amount_cents, esc(r.key), r.nth_for_invoice, r.at.us(),
-          secs(r.at), esc(r.ref), esc(r.invoice), money(r.amount_cents), esc(key_text(r.key)),
-          dup ? fmt::format(" (the {} refund of this invoice)", r.nth_for_invoice == 2 ? "second" : "n-th") : ""));
+          secs(r.at), esc(what), esc(r.ref), target, esc(r.invoice), money(r.amount_cents), esc(key_text(r.key)),
+          dup ? fmt::format(" (the {} {} of this {})", r.nth_for_invoice == 2 ? "second" : "n-th", esc(what), target)
+              : ""));
       html_.line(fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x), px(y - 40), px(y + h)));
       html_.line(fmt::format("<path d=\"M{},{} L{},{} L{},{} z\"/>", px(x - 70), px(y - 40), px(x + 70), px(y - 40),
                              px(x), px(y + 70)));
