@@ -34,6 +34,7 @@ declare -A expected=(
   [billing_retry_double_charge_fixed]=""
   [attempts_decremented_twice]="attempts_given_back"
   [attempts_decremented_twice_fixed]=""
+  [noisy_tenant_limited]=""
   [batch_email_resent]="email_without_dedupe batch_without_item_progress"
   # Per-item progress alone, without a claim before the send: allowed in [lint].
   [batch_email_resent_fixed]=""

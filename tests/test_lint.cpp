@@ -787,6 +787,12 @@ TEST_CASE("tenants_share_queue_unfairly: tenants on one queue with no message gr
   CHECK_THAT(few.why, Contains("at least 30 of its own in flight"));
   c.workers = 40;
   CHECK_FALSE(fires(c, "tenants_share_queue_unfairly"));
+  // No groups, but a limit per tenant below the workers: a burst leaves workers free.
+  c.message_group = message_group_source::none;
+  c.runtime.tenant_limit = tenant_limit_config{.concurrency = 20, .over_limit_delay = duration::from_s(1)};
+  CHECK_FALSE(fires(c, "tenants_share_queue_unfairly"));
+  c.runtime.tenant_limit->concurrency = 40;  // as many as the workers: limits nothing
+  CHECK(fires(c, "tenants_share_queue_unfairly"));
 }
 
 // ---- 23. orphan_rescue_revives_exhausted ----------------------------------------------

@@ -110,6 +110,9 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
   CHECK(error_of("[runtime]\ncount_attempts = \"at_failure\"\nuncount_unavailable = \"once\"\n") ==
         "t.toml:3:23: runtime.uncount_unavailable: gives back the attempt counted at the start: needs count_attempts = "
         "\"at_start\" (at_failure counts no 503 to give back)");
+  CHECK(error_of("[tenants]\nover_limit_delay = \"1s\"\n") ==
+        "t.toml:2:20: tenants.over_limit_delay: needs concurrency_limit (a job is given back only when its tenant is at "
+        "its limit)");
   CHECK(error_of("[tools.lookup]\neffect = \"read\"\nmoves_money = true\n") ==
         "t.toml:3:15: tools.lookup.moves_money: a read moves no money; set effect = \"write\"");
   CHECK(error_of("[tools.refund]\nqueue_timeout = \"1s\"\n") ==

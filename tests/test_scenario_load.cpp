@@ -110,6 +110,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.liveness_probe == b.liveness_probe);
   CHECK(a.count_attempts == b.count_attempts);
   CHECK(a.uncount_unavailable == b.uncount_unavailable);
+  CHECK(a.tenant_limit == b.tenant_limit);
   CHECK(a.orphan_rescue == b.orphan_rescue);
   REQUIRE(a.retry_budget.has_value() == b.retry_budget.has_value());
   if (a.retry_budget) {
@@ -718,6 +719,17 @@ TEST_CASE("runtime.uncount_unavailable: never by default, once or twice when set
         attempt_take_back::once);
   CHECK(load_ok("[runtime]\nuncount_unavailable = \"twice\"\n" + job).world.runtime.uncount_unavailable ==
         attempt_take_back::twice);
+}
+
+TEST_CASE("[tenants] concurrency_limit sets the runtime's limiter, its delay 1 s unless given", "[scenario]") {
+  const std::string job = "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n";
+  CHECK_FALSE(load_ok(job).world.runtime.tenant_limit.has_value());
+  const auto limit = load_ok("[tenants]\nconcurrency_limit = 5\n" + job).world.runtime.tenant_limit;
+  REQUIRE(limit.has_value());
+  CHECK(limit->concurrency == 5);
+  CHECK(limit->over_limit_delay == sim::duration::from_s(1));
+  CHECK(load_ok("[tenants]\nconcurrency_limit = 5\nover_limit_delay = \"250ms\"\n" + job)
+            .world.runtime.tenant_limit->over_limit_delay == sim::duration::from_ms(250));
 }
 
 TEST_CASE("a scenario of one bare job is the default world_config, named after its file", "[scenario]") {

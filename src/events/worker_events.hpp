@@ -393,6 +393,24 @@ struct orphan_rescued {
   }
 };
 
+// A worker received a job whose tenant already has `running` slices, its
+// concurrency limit (runtime.tenant_limit): the message goes back to the
+// queue for `delay`, no attempt started.
+struct tenant_over_limit {
+  static constexpr std::string_view kind = "tenant_over_limit";
+  name_id job = 0;
+  name_id tenant = 0;
+  std::int64_t running = 0;
+  sim::duration delay;
+  template <class V>
+  void fields(V& v) const {
+    v.name("job", job);
+    v.name("tenant", tenant);
+    v.integer("running", running);
+    v.integer("delay_us", delay.us());
+  }
+};
+
 // A step handed off as a job of its own (`to`), to a queue whose lease fits it.
 struct hand_off {
   static constexpr std::string_view kind = "hand_off";

@@ -204,14 +204,18 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
       tenants.push_back(job.tenant);
   });
   if (tenants.size() < 2) return;
+  // A limit per tenant below the workers leaves workers a burst cannot take.
+  const std::optional<tenant_limit_config>& limit = config.runtime.tenant_limit;
+  if (limit && limit->concurrency < config.workers) return;
   if (config.message_group == message_group_source::none) {
     out.push_back({"tenants_share_queue_unfairly", "queue.message_group_id",
                    fmt::format("Jobs of two or more tenants ({}, {}) share one queue that serves the oldest message "
                                "first: a burst from one tenant is a backlog every other tenant waits behind.",
                                tenants[0], tenants[1]),
                    "Set queue.message_group_id = \"tenant\" (SQS fair queues: a standard queue that sees message "
-                   "group ids serves quiet tenants first while one is noisy), or give the noisy tenant a queue of "
-                   "its own."});
+                   "group ids serves quiet tenants first while one is noisy), or limit each tenant to fewer slices "
+                   "than there are workers ([tenants] concurrency_limit), or give the noisy tenant a queue of its "
+                   "own."});
     return;
   }
   if (config.workers > 30) return;

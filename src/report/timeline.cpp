@@ -121,6 +121,11 @@ const std::map<std::string_view, formatter>& formatters() {
                             state == "terminated" ? "TERMINATED by transaction_timeout" : "commits",
                             num(r, "dead_versions"));
        }},
+      {"tenant_over_limit",
+       [](const sim::trace_record& r) {
+         return fmt::format("{} given back for {}: tenant {} has {} slices running, its limit", str(r, "job"),
+                            secs(num(r, "delay_us")), str(r, "tenant"), num(r, "running"));
+       }},
       {"orphan_rescued",
        [](const sim::trace_record& r) {
          const std::string outcome = str(r, "outcome");

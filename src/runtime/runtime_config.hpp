@@ -36,6 +36,18 @@ enum class attempt_counting : std::uint8_t { at_start, at_failure };
 // goes negative.) Needs count_attempts = at_start.
 enum class attempt_take_back : std::uint8_t { never, once, twice };
 
+// A concurrency limit per tenant, shared by every worker: Sidekiq
+// Enterprise's concurrent limiter keyed by customer, Oban Pro's partitioned
+// global_limit. A worker that receives a job of a tenant already running
+// `concurrency` slices gives the message back for `over_limit_delay` (as
+// Sidekiq's limiter middleware reschedules a job on OverLimit) and takes
+// the next one; no attempt is started or counted.
+struct tenant_limit_config {
+  std::uint32_t concurrency = 1;
+  sim::duration over_limit_delay = sim::duration::from_s(1);
+  friend bool operator==(const tenant_limit_config&, const tenant_limit_config&) = default;
+};
+
 struct runtime_config {
   // The lease each receive asks for; unset: the queue's default.
   std::optional<sim::duration> visibility_timeout;
@@ -59,6 +71,8 @@ struct runtime_config {
   // Lifeline, Que's and GoodJob's equivalents); unset: none, only the
   // broker's lease brings a crashed slice's job back.
   std::optional<orphan_rescue_config> orphan_rescue;
+  // Unset: a tenant's jobs may take every worker.
+  std::optional<tenant_limit_config> tenant_limit;
 };
 
 }  // namespace twice

@@ -311,6 +311,27 @@ sim::task<void> worker::consume() {
 sim::task<void> worker::run_slice(received_message message) {
   const runtime_config& cfg = services_.config;
   job_spec spec = services_.job_specs.spec_of(message.body);
+  // The tenant's limiter, taken before anything runs and held for the
+  // slice's life however it ends (a killed worker's frame is destroyed too).
+  std::uint32_t* tenant_running = nullptr;
+  if (cfg.tenant_limit && !spec.tenant.empty()) {
+    tenant_running = &services_.running_by_tenant[spec.tenant];  // std::map: the address stays
+    if (*tenant_running >= cfg.tenant_limit->concurrency) {
+      const sim::duration delay = cfg.tenant_limit->over_limit_delay;
+      const ev::name_id job = name_of(spec.id);  // names interned one at a time: the digest numbers them in order
+      const ev::name_id tenant = name_of(spec.tenant);
+      emit(ev::tenant_over_limit{job, tenant, *tenant_running, delay});
+      services_.jobs.change_visibility(message.handle, delay);
+      co_return;
+    }
+  }
+  struct tenant_release {
+    std::uint32_t* running;
+    ~tenant_release() {
+      if (running != nullptr) --*running;
+    }
+  } release{tenant_running};
+  if (tenant_running != nullptr) ++*tenant_running;
   slice s(*this, std::move(message), std::move(spec));
   begin_slice(&s);
   // However the slice's frame ends. A crash or kill already ended the

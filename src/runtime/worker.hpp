@@ -59,6 +59,8 @@ struct runtime_services {
   // by tool.
   std::uint64_t retries_refused_by_budget = 0;
   std::map<std::string, std::uint64_t, std::less<>> calls_refused_by_breaker = {};
+  // Slices running per tenant (runtime.tenant_limit), across all workers.
+  std::map<std::string, std::uint32_t, std::less<>> running_by_tenant = {};
 };
 
 class worker {

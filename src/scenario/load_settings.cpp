@@ -97,8 +97,16 @@ void load_queue(const table_reader& root, load_state& s) {
 void load_tenants(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("tenants");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "tenants", {"wait_bound"});
+  const table_reader r(s.d, *t, "tenants", {"wait_bound", "concurrency_limit", "over_limit_delay"});
   r.duration("wait_bound", s.world.tenant_wait_bound, {sim::duration::from_us(1), sim::duration::from_s(14 * 24 * 3600)});
+  if (r.get("concurrency_limit") != nullptr) {
+    tenant_limit_config& limit = s.world.runtime.tenant_limit.emplace();
+    r.integer("concurrency_limit", limit.concurrency, {1, 1'000'000});
+    r.duration("over_limit_delay", limit.over_limit_delay, {sim::duration::from_ms(1), sim::duration::from_s(900)});
+  } else if (r.get("over_limit_delay") != nullptr) {
+    s.d.error(r.pos_of("over_limit_delay"), r.path_of("over_limit_delay"),
+              "needs concurrency_limit (a job is given back only when its tenant is at its limit)");
+  }
 }
 
 // [alarms]: CloudWatch alarms on the job queue, which backlog_within_bound

@@ -122,6 +122,11 @@ void job_book::note_received(std::string_view id, sim::instant at) {
   if (slot != nullptr && *slot < 0) *slot = at.us();
 }
 
+void job_book::forget_received(std::string_view id, sim::instant at) {
+  std::int64_t* slot = first_received_slot(id);
+  if (slot != nullptr && *slot == at.us()) *slot = -1;
+}
+
 std::optional<sim::instant> job_book::first_received(std::string_view id) const {
   const std::int64_t* slot = const_cast<job_book*>(this)->first_received_slot(id);
   if (slot == nullptr || *slot < 0) return std::nullopt;

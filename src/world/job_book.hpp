@@ -66,6 +66,9 @@ class job_book final : public job_catalogue {
   // job counts; later ones (retries, redeliveries) do nothing.
   void note_received(std::string_view id, sim::instant at);
   std::optional<sim::instant> first_received(std::string_view id) const;
+  // The first receive, if it was at `at`, did not count (a worker gave the
+  // message straight back: runtime.tenant_limit).
+  void forget_received(std::string_view id, sim::instant at);
 
   std::uint64_t footprint() const;
 

@@ -349,6 +349,8 @@ void world::on_event(const ev::event& e, const name_table& names) {
   note_end(e);
   if (const auto* r = std::get_if<ev::receive>(&e.body); r && e.actor == queue_actor_)
     book_.note_received(names.text(r->body), e.at);
+  // A delivery the tenant's limiter gave straight back served nothing: the wait goes on.
+  if (const auto* o = std::get_if<ev::tenant_over_limit>(&e.body)) book_.forget_received(names.text(o->job), e.at);
   if (const auto* q = std::get_if<ev::queue_sample>(&e.body)) queue_peaks_.note(e.at, *q);
   if (redrive_) {
     const bool arrived = std::holds_alternative<ev::send>(e.body) || std::holds_alternative<ev::redrive_in>(e.body);
