@@ -3,8 +3,9 @@
 // side takes (latency_model.hpp), when it is down or slow (tool_faults.hpp),
 // what it counts (call_stats.hpp), and whether its answer reaches the caller
 // before the caller gives up (answer_desk.hpp, and remote_endpoint here).
-// The payment vendor and the simple tools (email, model, read) are built from
-// these pieces, so a timeout means the same thing for every tool.
+// Every tool (service_tool.hpp: the payment vendor, email, model, read and a
+// scenario's own) is built from these pieces, so a timeout means the same
+// thing for every tool.
 //
 // Timing rules, the same for every tool:
 //   * An answer that runs nothing on the far side (a rejection, a replay)

@@ -17,7 +17,6 @@ tool_result rejection(int status, std::string_view code) {
   return r;
 }
 
-
 }  // namespace
 
 std::string_view to_string(tool_effect e) { return e == tool_effect::write ? "write" : "read"; }
