@@ -266,13 +266,7 @@ TEST_CASE("an email sent twice for one step violates one_effect_per_step, whoeve
 
 TEST_CASE("a charge tool of your own that moves money is held to the money invariants, named", "[invariants]") {
   world_config c = one_job();
-  service_tool_config charge;
-  charge.name = "charge";
-  charge.effect = tool_effect::write;
-  charge.keys = key_handling::stored_response;
-  charge.moves_money = true;
-  charge.latency = latency_model::fixed(duration::from_ms(200));
-  c.tools.push_back(charge);
+  c.tools.push_back(test_worlds::keyed_write_tool("charge", duration::from_ms(200), true));
   c.jobs[0].steps = {{"read", "acct_1", 0}, {"charge", "acct_1", 2500}};
   // The charge commits, then the worker crashes before recording it.
   c.point_faults.push_back({.point = "after_tool", .tool = "charge", .attempt = 0u, .action = point_action::crash});

@@ -12,6 +12,7 @@
 #include "lint/lint.hpp"
 #include "runtime/job.hpp"
 #include "runtime/job_type.hpp"
+#include "test_worlds.hpp"
 
 using namespace twice;
 using sim::duration;
@@ -639,12 +640,8 @@ TEST_CASE("redrive_after_key_expiry: a redrive later than the provider keeps key
   CHECK(lint(c).empty());  // the refund's checkpoint is consulted before the call
 
   // A keyed write of your own whose far side keeps keys an hour.
-  service_tool_config charge;
-  charge.name = "charge";
-  charge.effect = tool_effect::write;
-  charge.keys = key_handling::stored_response;
+  service_tool_config charge = test_worlds::keyed_write_tool("charge", duration::from_ms(50), false);
   charge.key_retention = duration::from_s(3600);
-  charge.latency = latency_model::fixed(duration::from_ms(50));
   c.tools.push_back(charge);
   c.jobs.back() = make_job({"renewals", progress_mode::none, {{"charge", "card_{job}", 100, 1}}}, "renewal_1");
   c.dead_letter_redrive->after = duration::from_s(2 * 3600);
@@ -904,13 +901,7 @@ TEST_CASE("key_per_attempt and checkpoint_before_effect cover write tools of the
   world_config c;
   c.runtime.heartbeat_interval = duration::from_s(5);
   c.queue.max_receive_count = c.runtime.retry.maximum_attempts;
-  service_tool_config charge;
-  charge.name = "charge";
-  charge.effect = tool_effect::write;
-  charge.keys = key_handling::stored_response;
-  charge.moves_money = true;
-  charge.latency = latency_model::fixed(duration::from_ms(50));
-  c.tools.push_back(charge);
+  c.tools.push_back(test_worlds::keyed_write_tool("charge", duration::from_ms(50), true));
   const job_type renewal{"renewal", progress_mode::per_step, {{"charge", "card_{job}", 1200, 1}}};
   c.jobs.push_back(make_job(renewal, "renewal_1"));
   CHECK(lint(c).empty());

@@ -27,4 +27,16 @@ inline world_config pool_of_one_slow_model() {
   return c;
 }
 
+// A write tool of the scenario's own whose far side keeps Stripe-like stored
+// responses: the shape of a "charge" or "upload" tool in a test.
+inline service_tool_config keyed_write_tool(std::string name, sim::duration latency, bool moves_money) {
+  service_tool_config t;
+  t.name = std::move(name);
+  t.effect = tool_effect::write;
+  t.keys = key_handling::stored_response;
+  t.moves_money = moves_money;
+  t.latency = latency_model::fixed(latency);
+  return t;
+}
+
 }  // namespace twice::test_worlds
