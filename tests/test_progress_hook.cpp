@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -53,9 +54,9 @@ watched run(const world_config& config, std::uint64_t every) {
   return out;
 }
 
-void check_same_run(const world_config& config, std::uint64_t every) {
+// `alone`: the same configuration's run with no hook.
+void check_same_run(const world_config& config, const watched& alone, std::uint64_t every) {
   INFO("every " << every << " events");
-  const watched alone = run(config, 0);
   const watched seen = run(config, every);
   CHECK(seen.result.trace_digest == alone.result.trace_digest);
   CHECK(seen.result.events == alone.result.events);
@@ -80,6 +81,12 @@ void check_same_run(const world_config& config, std::uint64_t every) {
   }
 }
 
+// Watched every N events, for each N, against one run nobody watches.
+void check_same_runs(const world_config& config, std::initializer_list<std::uint64_t> everies) {
+  const watched alone = run(config, 0);
+  for (const std::uint64_t every : everies) check_same_run(config, alone, every);
+}
+
 }  // namespace
 
 TEST_CASE("a progress hook leaves every catalogue run as it was", "[world][progress]") {
@@ -87,13 +94,15 @@ TEST_CASE("a progress hook leaves every catalogue run as it was", "[world][progr
     if (entry.path().extension() != ".toml") continue;
     INFO(entry.path().string());
     const world_config config = config_of(entry.path());
-    for (const std::uint64_t every : {1, 2, 7, 100}) check_same_run(config, every);
+    // Every event (the most a hook can intrude) and an odd period: each
+    // scenario runs three times, which under the sanitizers is what counts.
+    check_same_runs(config, {1, 7});
   }
 }
 
 TEST_CASE("a progress hook leaves a busy run as it was, and sees its jobs end", "[world][progress]") {
   const world_config config = steady_traffic(300);
-  for (const std::uint64_t every : {1, 3, 1000}) check_same_run(config, every);
+  check_same_runs(config, {1, 3, 1000});
   const watched w = run(config, 1000);
   REQUIRE(w.seen.size() > 2);
   CHECK(w.seen.front().jobs_ended < w.seen.back().jobs_ended);
@@ -103,11 +112,11 @@ TEST_CASE("a progress hook leaves a busy run as it was, and sees its jobs end", 
 TEST_CASE("a progress hook leaves a run stopped by a budget as it was", "[world][progress]") {
   world_config by_events = steady_traffic(50);
   by_events.event_budget = 1000;
-  for (const std::uint64_t every : {1, 7, 999, 1000, 1001}) check_same_run(by_events, every);
+  check_same_runs(by_events, {1, 7, 999, 1000, 1001});
   CHECK(run(by_events, 7).result.reason == sim::stop_reason::event_budget);
 
   world_config by_time = steady_traffic(50);
   by_time.time_limit = sim::duration::from_s(3);
-  for (const std::uint64_t every : {1, 7, 1000}) check_same_run(by_time, every);
+  check_same_runs(by_time, {1, 7, 1000});
   CHECK(run(by_time, 7).result.reason == sim::stop_reason::time_limit);
 }
