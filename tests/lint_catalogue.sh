@@ -35,6 +35,7 @@ declare -A expected=(
   [attempts_decremented_twice]="attempts_given_back"
   [attempts_decremented_twice_fixed]=""
   [noisy_tenant_limited]=""
+  [noisy_tenant_queues]=""
   [batch_email_resent]="email_without_dedupe batch_without_item_progress"
   # Per-item progress alone, without a claim before the send: allowed in [lint].
   [batch_email_resent_fixed]=""

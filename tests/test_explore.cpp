@@ -382,6 +382,7 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
        "one_effect_per_step"},
       {"noisy_tenant_fixed.toml", "message_group_id = \"tenant\"", "message_group_id = \"none\"",
        "no_tenant_starved"},
+      {"noisy_tenant_queues.toml", "queues = \"one_per_tenant\"", "queues = \"shared\"", "no_tenant_starved"},
       {"batch_email_resent_fixed.toml", "progress = \"per_item\"\nsteps", "progress = \"per_step\"\nsteps",
        "one_effect_per_step"},
       {"redrive_after_key_expiry_fixed.toml", "progress = \"per_step\"\nsteps", "progress = \"none\"\nsteps",

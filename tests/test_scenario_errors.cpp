@@ -113,6 +113,16 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
   CHECK(error_of("[tenants]\nover_limit_delay = \"1s\"\n") ==
         "t.toml:2:20: tenants.over_limit_delay: needs concurrency_limit (a job is given back only when its tenant is at "
         "its limit)");
+  CHECK(error_of("[tenants]\nweights = { acme = 2 }\n") ==
+        "t.toml:2:11: tenants.weights: needs queues = \"one_per_tenant\" (weights order the tenants' own queues)");
+  const std::string acme_job = "[[job]]\nid = \"a\"\nsteps = [{ tool = \"read\", target = \"x\" }]\ntenant = \"acme\"\n";
+  CHECK(error_of("[tenants]\nqueues = \"one_per_tenant\"\nweights = { acme = 0 }\n" + acme_job) ==
+        "t.toml:3:20: tenants.weights.acme: must be between 1 and 1000, found 0");
+  CHECK(error_of("[tenants]\nqueues = \"one_per_tenant\"\nweights = { acme = 2, bet = 1 }\n" + acme_job) ==
+        "t.toml:3:23: tenants.weights.bet: no job names the tenant bet (the jobs' tenants: acme)");
+  CHECK(error_of("[tenants]\nqueues = \"one_per_tenant\"\n[split]\ntool = \"model\"\n" + acme_job) ==
+        "t.toml:2:10: tenants.queues: one_per_tenant does not combine with the split discipline (a split-out job's "
+        "parent resumes on the one job queue): use queues = \"shared\"");
   CHECK(error_of("[tools.lookup]\neffect = \"read\"\nmoves_money = true\n") ==
         "t.toml:3:15: tools.lookup.moves_money: a read moves no money; set effect = \"write\"");
   CHECK(error_of("[tools.refund]\nqueue_timeout = \"1s\"\n") ==

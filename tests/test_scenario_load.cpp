@@ -242,6 +242,7 @@ void check_same(const world_config& a, const world_config& b) {
   check_same(a.queue, b.queue);
   CHECK(a.message_group == b.message_group);
   CHECK(a.tenant_wait_bound == b.tenant_wait_bound);
+  CHECK(a.tenant_queues == b.tenant_queues);
   CHECK(a.alarms == b.alarms);
   CHECK(a.dead_letter_queue == b.dead_letter_queue);
   check_same(a.dead_letter, b.dead_letter);
@@ -289,6 +290,8 @@ message_group_id = "tenant"
 
 [tenants]
 wait_bound = "45s"
+queues = "one_per_tenant"
+weights = { acme = 3 }
 
 [alarms]
 oldest_message_age = "15m"
@@ -537,6 +540,7 @@ world_config everything_config() {
              .semantics = handle_semantics::strict};
   c.message_group = message_group_source::tenant;
   c.tenant_wait_bound = duration::from_s(45);
+  c.tenant_queues = tenant_queues_config{.weights = {{"acme", 3}}};
   c.alarms = queue_alarms{.oldest_message_age = duration::from_s(900), .backlog = 5000};
   c.dead_letter_queue = true;
   c.dead_letter.name = "refunds-dlq";
@@ -730,6 +734,20 @@ TEST_CASE("[tenants] concurrency_limit sets the runtime's limiter, its delay 1 s
   CHECK(limit->over_limit_delay == sim::duration::from_s(1));
   CHECK(load_ok("[tenants]\nconcurrency_limit = 5\nover_limit_delay = \"250ms\"\n" + job)
             .world.runtime.tenant_limit->over_limit_delay == sim::duration::from_ms(250));
+}
+
+TEST_CASE("[tenants] queues = \"one_per_tenant\" gives each tenant a queue, weights 1 unless given", "[scenario]") {
+  const std::string jobs =
+      "[[job]]\nid = \"a_1\"\nsteps = [{ tool = \"read\", target = \"x\" }]\ntenant = \"acme\"\n"
+      "[[job]]\nid = \"b_1\"\nsteps = [{ tool = \"read\", target = \"x\" }]\ntenant = \"beta\"\n";
+  CHECK_FALSE(load_ok(jobs).world.tenant_queues.has_value());
+  CHECK_FALSE(load_ok("[tenants]\nqueues = \"shared\"\n" + jobs).world.tenant_queues.has_value());
+  const auto q = load_ok("[tenants]\nqueues = \"one_per_tenant\"\n" + jobs).world.tenant_queues;
+  REQUIRE(q.has_value());
+  CHECK(q->weights.empty());
+  const auto weighted =
+      load_ok("[tenants]\nqueues = \"one_per_tenant\"\nweights = { beta = 6 }\n" + jobs).world.tenant_queues;
+  CHECK(weighted->weights == std::map<std::string, std::uint32_t, std::less<>>{{"beta", 6}});
 }
 
 TEST_CASE("a scenario of one bare job is the default world_config, named after its file", "[scenario]") {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,45 @@ TEST_CASE("jobs listed out of time order arrive in time order, ties in list orde
   for (const auto* r : records_of(w, "send"))
     if (r->actor == "queue/jobs") sent.emplace_back(*r->get_string("body"));
   CHECK(sent == std::vector<std::string>{"job_4", "job_1", "job_3", "job_2", "job_0"});
+}
+
+TEST_CASE("a queue per tenant: each job goes to its tenant's queue, every worker fetches from all of them by weight",
+          "[world]") {
+  world_config c;
+  c.seed = 5;
+  c.workers = 2;
+  c.model.latency = latency_model::fixed(duration::from_s(1));
+  c.runtime.heartbeat_interval = duration::from_ms(400);  // renewed on the queue the message came from
+  c.queue.visibility_timeout = duration::from_s(1);
+  c.tenant_queues = tenant_queues_config{};
+  // acme's burst of 20 arrives first, then one job of beta's and one with no tenant.
+  for (int i = 1; i <= 20; ++i)
+    c.jobs.push_back(
+        job_spec{.id = "a_" + std::to_string(i), .steps = {{"model", "doc", 0}}, .tenant = "acme", .enqueue_at = {}});
+  c.jobs.push_back(job_spec{.id = "b_1", .steps = {{"model", "doc", 0}}, .tenant = "beta", .enqueue_at = {}});
+  c.jobs.push_back(job_spec{.id = "n_1", .steps = {{"model", "doc", 0}}, .tenant = "", .enqueue_at = {}});
+  world w(c);
+  REQUIRE(w.tenant_queue("acme") != nullptr);
+  CHECK(w.tenant_queue("acme")->actor() == "queue/jobs-acme");
+  CHECK(w.tenant_queue("nobody") == nullptr);
+  const world_result r = w.run();
+  REQUIRE(r.all_jobs_ended);
+  std::map<std::string, std::string> sent_to;
+  for (const sim::trace_record* s : records_of(w, "send")) sent_to[std::string(s->get_string("body").value())] = s->actor;
+  CHECK(sent_to.at("a_7") == "queue/jobs-acme");
+  CHECK(sent_to.at("b_1") == "queue/jobs-beta");
+  CHECK(sent_to.at("n_1") == "queue/jobs");
+  // Each acked from the queue it came from, each heartbeat renewed there:
+  // no lease expired, every job ran once.
+  CHECK(records_of(w, "lease_expired").empty());
+  CHECK(records_of(w, "lease_lost").empty());
+  CHECK(records_of(w, "attempt_start").size() == 22);
+  for (const sim::trace_record* a : records_of(w, "ack")) CHECK(a->get_string("status") == "ok");
+  // beta and the untenanted job do not wait for acme's 20 s backlog: with
+  // three queues of weight 1, a fetch looks at acme's first a third of the time.
+  for (const sim::trace_record* s : records_of(w, "attempt_start"))
+    if (s->get_string("job") == "b_1" || s->get_string("job") == "n_1")
+      CHECK(s->time < instant::epoch() + duration::from_s(5));
 }
 
 TEST_CASE("a tenant's concurrency limit: no more of its slices at once, the rest given back, no attempt used",

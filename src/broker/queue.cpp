@@ -121,10 +121,22 @@ sim::task<std::vector<received_message>> queue::receive(receive_options options)
     if (kernel_.now() >= deadline) break;
     co_await available_.wait_until(deadline);
   }
-  if (out.empty()) {
-    events_.emit(actor_name_, ev::receive_empty{kernel_.now() - started});
-  }
+  if (out.empty()) note_empty_receive(kernel_.now() - started);
   co_return out;
+}
+
+void queue::note_empty_receive(sim::duration waited) { events_.emit(actor_name_, ev::receive_empty{waited}); }
+
+std::vector<received_message> queue::take_now(const receive_options& options) {
+  TWICE_CHECK(options.max_messages >= 1);
+  TWICE_CHECK(options.max_messages <= max_messages_per_receive);
+  if (options.visibility_timeout) {
+    TWICE_CHECK(*options.visibility_timeout >= sim::duration::zero());
+    TWICE_CHECK(*options.visibility_timeout <= max_visibility_timeout);
+  }
+  std::vector<received_message> out;
+  take_visible(options, out);
+  return out;
 }
 
 void queue::take_visible(const receive_options& options, std::vector<received_message>& out) {
@@ -279,7 +291,7 @@ received_message queue::deliver(message& m, sim::duration timeout) {
     events_.emit(actor_name_, ev::receive{m.id, handle, m.body_name, m.receive_count, now});
     events_.emit(actor_name_, ev::duplicate_delivery{m.id, handle, m.body_name, m.receive_count});
     // A long poller may be waiting: the message is still there for it.
-    available_.notify_one();
+    notify_visible();
     return r;
   }
   unindex_visible(m);
@@ -361,7 +373,12 @@ void queue::make_visible(message& m) {
   m.state = message_state::visible;
   m.visible_at = now;
   index_visible(m);
+  notify_visible();
+}
+
+void queue::notify_visible() {
   available_.notify_one();
+  if (watcher_ != nullptr) watcher_->notify_one();
 }
 
 void queue::arm_visibility_timer(message& m) {
@@ -515,7 +532,7 @@ void queue::accept_redriven(message m, const std::string& from) {
   TWICE_CHECK(inserted);
   index_visible(it->second);
   arm_retention_timer(it->second);
-  available_.notify_one();
+  notify_visible();
 }
 
 // ---- retention ------------------------------------------------------------

@@ -165,10 +165,21 @@ class queue {
   const queue_config& config() const { return config_; }
   void set_dead_letter(queue* dlq);      // redrive target; needs max_receive_count > 0
   void set_faults(queue_faults* faults);  // not owned; nullptr = none
+  // A condition notified, besides this queue's own long pollers, whenever a
+  // message becomes visible: a consumer of several queues waits on one
+  // condition for all of them (runtime/weighted_fetch.hpp). Not owned.
+  void set_watcher(sim::condition* watcher) { watcher_ = watcher; }
 
   // `group`: the message group id (the tenant, for fair delivery); empty: none.
   message_id send(std::string body, sim::duration delay = sim::duration::zero(), std::string_view group = {});
   sim::task<std::vector<received_message>> receive(receive_options options = {});
+  // What a receive would take now (options.wait is ignored), without
+  // waiting and without recording an empty receive: one step of a consumer
+  // that looks at several queues in turn.
+  std::vector<received_message> take_now(const receive_options& options);
+  // Records a receive that found nothing after `waited` (a consumer of
+  // several queues records it on the one it looked at first).
+  void note_empty_receive(sim::duration waited);
   queue_status change_visibility(receipt_handle handle, sim::duration timeout);
   queue_status delete_message(receipt_handle handle);
   // A message move task (SQS StartMessageMoveTask), run to its end at once:
@@ -246,6 +257,7 @@ class queue {
   void arm_visibility_timer(message& m);
   void arm_retention_timer(const message& m);
   void make_visible(message& m);
+  void notify_visible();
   // The visible index, and the fair-queue bookkeeping beside it.
   void note_group_seen();
   void index_visible(const message& m);
@@ -309,6 +321,7 @@ class queue {
   };
   std::vector<retention_entry> retention_;  // a min-heap
   sim::condition available_;  // long pollers wait here for a message to become visible
+  sim::condition* watcher_ = nullptr;
 
   std::uint64_t sent_ = 0;
   std::uint64_t received_ = 0;

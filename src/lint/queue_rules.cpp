@@ -204,6 +204,8 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
       tenants.push_back(job.tenant);
   });
   if (tenants.size() < 2) return;
+  // A queue per tenant, fetched by weight: a burst waits in its own queue.
+  if (config.tenant_queues) return;
   // A limit per tenant below the workers leaves workers a burst cannot take.
   const std::optional<tenant_limit_config>& limit = config.runtime.tenant_limit;
   if (limit && limit->concurrency < config.workers) return;
@@ -214,8 +216,8 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
                                tenants[0], tenants[1]),
                    "Set queue.message_group_id = \"tenant\" (SQS fair queues: a standard queue that sees message "
                    "group ids serves quiet tenants first while one is noisy), or limit each tenant to fewer slices "
-                   "than there are workers ([tenants] concurrency_limit), or give the noisy tenant a queue of its "
-                   "own."});
+                   "than there are workers ([tenants] concurrency_limit), or give each tenant a queue of its own, "
+                   "fetched by weight ([tenants] queues = \"one_per_tenant\", Sidekiq's weighted queues)."});
     return;
   }
   if (config.workers > 30) return;

@@ -29,8 +29,12 @@ class worker::slice final : public slice_context {
  public:
   // The job's name was interned when its message was sent (queue::send):
   // looked up once here, not on every event of the slice.
-  slice(twice::worker& w, received_message message, job_spec spec)
-      : worker_(w), message_(std::move(message)), spec_(std::move(spec)), job_name_(w.name_of(spec_.id)) {}
+  slice(twice::worker& w, queue& source, received_message message, job_spec spec)
+      : worker_(w),
+        source_(source),
+        message_(std::move(message)),
+        spec_(std::move(spec)),
+        job_name_(w.name_of(spec_.id)) {}
 
   // slice_context
   const job_spec& job() const override { return spec_; }
@@ -138,6 +142,7 @@ class worker::slice final : public slice_context {
   }
 
   twice::worker& worker_;
+  queue& source_;  // the queue the message came from: its handle is that queue's
   received_message message_;
   const job_spec spec_;  // the catalogue's answer, kept for the slice's life
   const ev::name_id job_name_;
@@ -149,12 +154,14 @@ class worker::slice final : public slice_context {
   bool lease_lost_ = false;
 };
 
-worker::worker(runtime_services& services, std::uint32_t index, std::string sha, sim::random_stream backoff_rng)
+worker::worker(runtime_services& services, std::uint32_t index, std::string sha, sim::random_stream backoff_rng,
+               sim::random_stream fetch_rng)
     : services_(services),
       name_("worker/" + std::to_string(index)),
       actor_(services.events.name(name_)),
       sha_(std::move(sha)),
       backoff_(services.config.retry, backoff_rng),
+      fetch_rng_(fetch_rng),
       drained_(std::make_unique<sim::signal>(services.kernel)) {}
 
 worker::~worker() { kill_processes(); }
@@ -287,16 +294,23 @@ sim::task<void> worker::consume() {
     receive_options options;
     options.wait = cfg.long_poll;
     options.visibility_timeout = cfg.visibility_timeout;
-    std::vector<received_message> messages = co_await services_.jobs.receive(options);
-    for (received_message& m : messages) {
+    fetched got;
+    if (services_.job_queues.empty()) {
+      got.source = &services_.jobs;
+      got.messages = co_await services_.jobs.receive(options);
+    } else {
+      got = co_await fetch_weighted(services_.kernel, services_.job_queues, *services_.any_job_visible, options,
+                                    fetch_rng_);
+    }
+    for (received_message& m : got.messages) {
       if (draining_) {
         // Leased during the last poll of a draining pod: give it straight back.
-        services_.jobs.change_visibility(m.handle, sim::duration::zero());
+        got.source->change_visibility(m.handle, sim::duration::zero());
         continue;
       }
       const std::string job = m.body;
       try {
-        co_await run_slice(std::move(m));
+        co_await run_slice(*got.source, std::move(m));
       } catch (const slice_error& e) {
         // An error in the runtime's own steps (checkpoint, ack) after the
         // handler: the consumer loop logs it and moves on. Nothing nacks the
@@ -308,7 +322,7 @@ sim::task<void> worker::consume() {
   drained_->trigger();
 }
 
-sim::task<void> worker::run_slice(received_message message) {
+sim::task<void> worker::run_slice(queue& source, received_message message) {
   const runtime_config& cfg = services_.config;
   job_spec spec = services_.job_specs.spec_of(message.body);
   // The tenant's limiter, taken before anything runs and held for the
@@ -321,7 +335,7 @@ sim::task<void> worker::run_slice(received_message message) {
       const ev::name_id job = name_of(spec.id);  // names interned one at a time: the digest numbers them in order
       const ev::name_id tenant = name_of(spec.tenant);
       emit(ev::tenant_over_limit{job, tenant, *tenant_running, delay});
-      services_.jobs.change_visibility(message.handle, delay);
+      source.change_visibility(message.handle, delay);
       co_return;
     }
   }
@@ -332,7 +346,7 @@ sim::task<void> worker::run_slice(received_message message) {
     }
   } release{tenant_running};
   if (tenant_running != nullptr) ++*tenant_running;
-  slice s(*this, std::move(message), std::move(spec));
+  slice s(*this, source, std::move(message), std::move(spec));
   begin_slice(&s);
   // However the slice's frame ends. A crash or kill already ended the
   // slice, so when the frame is destroyed later this does nothing.
@@ -405,7 +419,7 @@ sim::task<void> worker::run_slice(received_message message) {
     emit(ev::attempt_start{s.job_name_, s.attempt_, sha_name_, s.message_.id, s.message_.receive_count,
                            s.checkpoint_});
     if (cfg.heartbeat_interval && !heartbeat_.valid())
-      heartbeat_ = services_.kernel.spawn(heartbeat(s.message_.handle, &s), name_ + "/heartbeat");
+      heartbeat_ = services_.kernel.spawn(heartbeat(s.source_, s.message_.handle, &s), name_ + "/heartbeat");
 
     slice_outcome outcome;
     try {
@@ -492,7 +506,7 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   co_await tx.commit();
   trace_backoff(s, outcome, delay, retry_mode::nack);
   // The nack: the message becomes visible again once the backoff passed.
-  const queue_status st = services_.jobs.change_visibility(s.message_.handle, delay);
+  const queue_status st = s.source_.change_visibility(s.message_.handle, delay);
   emit(ev::nack{s.job_name_, s.attempt_, st});
 }
 
@@ -546,7 +560,7 @@ sim::task<void> worker::finish(slice& s, job_status status, std::string_view err
 
 sim::task<void> worker::ack(slice& s) {
   co_await s.point("before_ack", 0, {});
-  const queue_status st = services_.jobs.delete_message(s.message_.handle);
+  const queue_status st = s.source_.delete_message(s.message_.handle);
   emit(ev::ack{s.job_name_, s.attempt_, s.message_.id, st});
   co_await s.point("after_ack", 0, {});
 }
@@ -656,15 +670,15 @@ void worker::liveness_kill_callback(sim::kernel&, void* ctx, std::uint64_t incar
   w->crash("liveness probe failed");
 }
 
-sim::task<void> worker::heartbeat(receipt_handle handle, slice* s) {
+sim::task<void> worker::heartbeat(queue& source, receipt_handle handle, slice* s) {
   const runtime_config& cfg = services_.config;
   TWICE_CHECK(cfg.heartbeat_interval.has_value());
-  const sim::duration timeout = cfg.visibility_timeout.value_or(services_.jobs.config().visibility_timeout);
+  const sim::duration timeout = cfg.visibility_timeout.value_or(source.config().visibility_timeout);
   while (true) {
     co_await sim::sleep_for(*cfg.heartbeat_interval);
     // Counts from now. On SQS this answers OK even after the lease expired,
     // so the worker cannot learn it lost the lease; a strict broker says so.
-    const queue_status st = services_.jobs.change_visibility(handle, timeout);
+    const queue_status st = source.change_visibility(handle, timeout);
     emit(ev::heartbeat{s->job_name_, s->attempt_, st});
     if (st != queue_status::ok) {
       s->lease_lost_ = true;

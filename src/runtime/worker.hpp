@@ -20,6 +20,7 @@
 #include <string>
 
 #include "broker/queue.hpp"
+#include "runtime/weighted_fetch.hpp"
 #include "events/event_log.hpp"
 #include "runtime/faults.hpp"
 #include "runtime/handler.hpp"
@@ -61,11 +62,18 @@ struct runtime_services {
   std::map<std::string, std::uint64_t, std::less<>> calls_refused_by_breaker = {};
   // Slices running per tenant (runtime.tenant_limit), across all workers.
   std::map<std::string, std::uint32_t, std::less<>> running_by_tenant = {};
+  // One job queue per tenant ([tenants] queues): the workers fetch from
+  // these by weight, waiting on any_job_visible; empty: from `jobs` alone.
+  std::vector<weighted_queue> job_queues = {};
+  sim::condition* any_job_visible = nullptr;
 };
 
 class worker {
  public:
-  worker(runtime_services& services, std::uint32_t index, std::string sha, sim::random_stream backoff_rng);
+  // `fetch_rng` orders the job queues of each fetch (runtime/weighted_fetch.hpp);
+  // unused with one queue.
+  worker(runtime_services& services, std::uint32_t index, std::string sha, sim::random_stream backoff_rng,
+         sim::random_stream fetch_rng);
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
   ~worker();
@@ -95,8 +103,8 @@ class worker {
   friend class slice;
 
   sim::task<void> consume();
-  sim::task<void> run_slice(received_message message);
-  sim::task<void> heartbeat(receipt_handle handle, slice* s);
+  sim::task<void> run_slice(queue& source, received_message message);
+  sim::task<void> heartbeat(queue& source, receipt_handle handle, slice* s);
   sim::task<void> probe_liveness();
   static void liveness_kill_callback(sim::kernel&, void* ctx, std::uint64_t incarnation);
   sim::task<void> ack(slice& s);
@@ -130,6 +138,7 @@ class worker {
   std::string sha_;
   ev::name_id sha_name_ = 0;  // sha_ in the event log, from the first start()
   backoff backoff_;
+  sim::random_stream fetch_rng_;
   std::optional<retry_budget> retry_budget_;  // runtime.retry_budget, this process's own
   // runtime.circuit_breaker: this process's, one per tool it has called.
   std::map<std::string, circuit_breaker, std::less<>> breakers_;

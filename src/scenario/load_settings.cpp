@@ -3,8 +3,13 @@
 // systems' where there is one (SQS for the broker, Temporal's vocabulary for
 // retries); otherwise a bound that keeps the simulator's arithmetic safe.
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "scenario/sections.hpp"
 #include "sim/byte_size_text.hpp"
+#include "world/world.hpp"
 
 namespace twice::scenario_detail {
 namespace {
@@ -97,8 +102,26 @@ void load_queue(const table_reader& root, load_state& s) {
 void load_tenants(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("tenants");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "tenants", {"wait_bound", "concurrency_limit", "over_limit_delay"});
+  const table_reader r(s.d, *t, "tenants", {"wait_bound", "concurrency_limit", "over_limit_delay", "queues", "weights"});
   r.duration("wait_bound", s.world.tenant_wait_bound, {sim::duration::from_us(1), sim::duration::from_s(14 * 24 * 3600)});
+  // queues: "shared" (one job queue) or "one_per_tenant" (Sidekiq-style
+  // weighted queues); weights: { TENANT = 1..1000 }, a tenant not named 1.
+  static const named<bool> queue_layouts[] = {{"shared", false}, {"one_per_tenant", true}};
+  bool per_tenant = false;
+  r.choice("queues", per_tenant, queue_layouts);
+  if (per_tenant) s.world.tenant_queues.emplace();
+  if (const doc_node* w = r.table("weights")) {
+    if (!per_tenant) {
+      s.d.error(r.pos_of("weights"), r.path_of("weights"),
+                "needs queues = \"one_per_tenant\" (weights order the tenants' own queues)");
+    } else {
+      for (const doc_entry& e : w->entries) {
+        const std::string path = child_path(r.path_of("weights"), e.key);
+        const std::optional<std::int64_t> weight = read_integer(s.d, e.value, path, {1, 1000});
+        if (weight) s.world.tenant_queues->weights[e.key] = static_cast<std::uint32_t>(*weight);
+      }
+    }
+  }
   if (r.get("concurrency_limit") != nullptr) {
     tenant_limit_config& limit = s.world.runtime.tenant_limit.emplace();
     r.integer("concurrency_limit", limit.concurrency, {1, 1'000'000});
@@ -374,6 +397,26 @@ void load_store(const table_reader& root, load_state& s) {
 }
 
 }  // namespace
+
+// After the jobs: a tenant weighed must be one the jobs name, and the split
+// discipline keeps one queue for the parents' resumption.
+void check_tenant_queues(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("tenants");
+  if (t == nullptr || !s.world.tenant_queues) return;
+  const doc_node* queues = t->find("queues");
+  if (!s.world.runtime.rules.split_tool.empty())
+    s.d.error(queues->pos, "tenants.queues",
+              "one_per_tenant does not combine with the split discipline (a split-out job's parent resumes on "
+              "the one job queue): use queues = \"shared\"");
+  const doc_node* weights = t->find("weights");
+  if (weights == nullptr || !weights->is_table()) return;
+  const std::vector<std::string> known = story_tenants(s.world);
+  for (const doc_entry& e : weights->entries)
+    if (!std::binary_search(known.begin(), known.end(), e.key))
+      s.d.error(e.key_pos, "tenants.weights." + e.key,
+                fmt::format("no job names the tenant {} (the jobs' tenants: {})", e.key,
+                            known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", "))));
+}
 
 void load_settings(const table_reader& root, load_state& s) {
   load_seed(root, s);

@@ -73,6 +73,7 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
   load_settings(root, state);
   load_tools(root, state);
   load_jobs(root, state);
+  check_tenant_queues(root, state);
   load_faults(root, state);
   load_expect(root, state);
   load_explore(root, state, out.explore);

@@ -39,6 +39,7 @@ struct load_state {
 void load_settings(const table_reader& root, load_state& s);  // seed, name aside: [budget] .. [store]
 void load_tools(const table_reader& root, load_state& s);     // [vendor], [tools.*]
 void load_jobs(const table_reader& root, load_state& s);      // [[job_type]], [[job]], [workload]
+void check_tenant_queues(const table_reader& root, load_state& s);  // [tenants] queues against the jobs
 void load_faults(const table_reader& root, load_state& s);    // [[fault]], [[crash]], [[deploy]], [[queue_fault]]
 void load_expect(const table_reader& root, load_state& s);    // [expect]
 void load_explore(const table_reader& root, load_state& s, explore_spec& out);  // [explore]

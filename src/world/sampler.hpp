@@ -3,6 +3,8 @@
 // reports can plot queue depth, in-flight messages, the dead-letter depth
 // and the age of the oldest message over time.
 
+#include <vector>
+
 #include "broker/queue.hpp"
 #include "events/event_log.hpp"
 #include "sim/task.hpp"
@@ -10,6 +12,9 @@
 
 namespace twice {
 
-sim::task<void> sample_queues(event_log& events, const queue& jobs, const queue* dead_letters, sim::duration interval);
+// `jobs`: the job queues (one per tenant, or one), summed as a dashboard
+// sums them: messages added up, the oldest message the oldest of any.
+sim::task<void> sample_queues(event_log& events, std::vector<const queue*> jobs, const queue* dead_letters,
+                              sim::duration interval);
 
 }  // namespace twice

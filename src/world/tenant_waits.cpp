@@ -30,20 +30,8 @@ std::string tenant_wait::describe() const {
   return out;
 }
 
-namespace {
-// Whether any job can have a tenant, without making every generated spec.
-bool any_tenant(const world_config& c) {
-  for (const job_spec& job : c.jobs)
-    if (!job.tenant.empty()) return true;
-  if (c.workload)
-    for (const weighted_type& t : c.workload->types)
-      if (t.type && !t.type->tenant.empty()) return true;
-  return false;
-}
-}  // namespace
-
 std::vector<tenant_wait> tenant_waits(const world& w, sim::instant story_end) {
-  if (!any_tenant(w.config())) return {};
+  if (story_tenants(w.config()).empty()) return {};
   std::map<std::string, std::vector<std::int64_t>> waits;  // by tenant
   std::map<std::string, std::uint64_t> unreceived;
   for_each_job(w.config(), [&](const job_spec& job) {

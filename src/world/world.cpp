@@ -1,6 +1,7 @@
 #include "world/world.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace twice {
 
@@ -18,6 +19,16 @@ std::vector<service_tool_config*> service_tools(world_config& c) {
   std::vector<service_tool_config*> out = {&c.email, &c.model, &c.read};
   for (service_tool_config& t : c.tools) out.push_back(&t);
   return out;
+}
+
+std::vector<std::string> story_tenants(const world_config& c) {
+  std::set<std::string> tenants;
+  for (const job_spec& job : c.jobs)
+    if (!job.tenant.empty()) tenants.insert(job.tenant);
+  if (c.workload)
+    for (const weighted_type& t : c.workload->types)
+      if (t.type && !t.type->tenant.empty()) tenants.insert(t.type->tenant);
+  return {tenants.begin(), tenants.end()};
 }
 
 void for_each_job(const world_config& c, const std::function<void(const job_spec&)>& fn) {
@@ -55,10 +66,23 @@ world::world(world_config config, handler* custom_handler)
       book_(config_.jobs, config_.workload, config_.runtime.rules.split_tool) {
   events_.add_observer(this);
   queue_ = std::make_unique<queue>(kernel_, events_, ids_, config_.queue);
-  queue_actor_ = events_.name(queue_->actor());
+  job_queue_actors_.push_back(events_.name(queue_->actor()));
   if (config_.dead_letter_queue) {
     dlq_ = std::make_unique<queue>(kernel_, events_, ids_, config_.dead_letter);
     if (config_.queue.max_receive_count > 0) queue_->set_dead_letter(dlq_.get());
+  }
+  if (config_.tenant_queues) {
+    any_job_visible_ = std::make_unique<sim::condition>(kernel_);
+    queue_->set_watcher(any_job_visible_.get());
+    for (const std::string& tenant : story_tenants(config_)) {
+      queue_config qc = config_.queue;
+      qc.name += "-" + tenant;
+      auto q = std::make_unique<queue>(kernel_, events_, ids_, qc);
+      job_queue_actors_.push_back(events_.name(q->actor()));
+      if (dlq_ && qc.max_receive_count > 0) q->set_dead_letter(dlq_.get());
+      q->set_watcher(any_job_visible_.get());
+      tenant_queues_.emplace(tenant, std::move(q));
+    }
   }
   store_ = std::make_unique<store>(kernel_, events_, config_.store);
   payments_ = std::make_unique<service_tool>(kernel_, events_, random_.stream("vendor/payments"), config_.payments);
@@ -79,6 +103,7 @@ world::world(world_config config, handler* custom_handler)
   handler_ = custom_handler != nullptr ? custom_handler : default_handler_.get();
   faults_ = std::make_unique<scripted_faults>(config_.point_faults, config_.queue_faults, random_);
   queue_->set_faults(faults_.get());
+  for (auto& [tenant, q] : tenant_queues_) q->set_faults(faults_.get());
 
   const std::string& split_tool = config_.runtime.rules.split_tool;
   // A loaded job's rows exist from the start, a generated job's from its
@@ -88,11 +113,23 @@ world::world(world_config config, handler* custom_handler)
 
   services_ = std::unique_ptr<runtime_services>(new runtime_services{
       kernel_, events_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, book_, tools_});
+  if (config_.tenant_queues) {
+    // The queue for jobs without a tenant is Sidekiq's "default", weight 1.
+    services_->job_queues.push_back({queue_.get(), 1});
+    for (auto& [tenant, q] : tenant_queues_) {
+      const auto w = config_.tenant_queues->weights.find(tenant);
+      services_->job_queues.push_back({q.get(), w == config_.tenant_queues->weights.end() ? 1u : w->second});
+    }
+    services_->any_job_visible = any_job_visible_.get();
+  }
   if (config_.runtime.rules.checkpoint == checkpoint_mode::outbox)
     relay_ = std::make_unique<outbox_relay>(*services_, config_.relay_poll_interval);
-  for (std::uint32_t i = 0; i < config_.workers; ++i)
-    workers_.push_back(std::make_unique<worker>(*services_, i, config_.sha,
-                                                random_.stream("worker/" + std::to_string(i) + "/backoff")));
+  const auto make_worker = [this](runtime_services& services, std::uint32_t i) {
+    const std::string name = "worker/" + std::to_string(i);
+    return std::make_unique<worker>(services, i, config_.sha, random_.stream(name + "/backoff"),
+                                    random_.stream(name + "/fetch"));
+  };
+  for (std::uint32_t i = 0; i < config_.workers; ++i) workers_.push_back(make_worker(*services_, i));
   if (!split_tool.empty()) {
     split_queue_ = std::make_unique<queue>(kernel_, events_, ids_, config_.split.queue);
     if (dlq_ && config_.split.queue.max_receive_count > 0) split_queue_->set_dead_letter(dlq_.get());
@@ -104,14 +141,14 @@ world::world(world_config config, handler* custom_handler)
     services_->split_queue = split_queue_.get();
     split_services_->parent_queue = queue_.get();
     for (std::uint32_t i = config_.workers; i < config_.workers + config_.split.workers; ++i)
-      workers_.push_back(std::make_unique<worker>(*split_services_, i, config_.sha,
-                                                  random_.stream("worker/" + std::to_string(i) + "/backoff")));
+      workers_.push_back(make_worker(*split_services_, i));
   }
   if (config_.dead_letter_redrive) {
     TWICE_CHECK(dlq_ != nullptr);
     // A split-out job's dead letters go back to the split queue, every other to the job queue.
     const auto source_of = [this](std::string_view job) -> queue& {
-      return split_queue_ && book_.spec_of(job).then ? *split_queue_ : *queue_;
+      const job_spec spec = book_.spec_of(job);
+      return split_queue_ && spec.then ? *split_queue_ : queue_for(spec.tenant);
     };
     redrive_ = std::make_unique<dead_letter_redrive>(kernel_, events_, *store_, *dlq_, source_of,
                                                      *config_.dead_letter_redrive);
@@ -193,8 +230,25 @@ void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t index) {
 // told to (SQS fair queues need nothing else: "include a message group ID").
 void world::send_job(std::string_view id, const std::string& tenant) {
   const bool grouped = config_.message_group == message_group_source::tenant;
-  const message_id message = queue_->send(std::string(id), sim::duration::zero(), grouped ? tenant : std::string());
+  const message_id message =
+      queue_for(tenant).send(std::string(id), sim::duration::zero(), grouped ? tenant : std::string());
   faults_->note_message(message, id);
+}
+
+queue& world::queue_for(std::string_view tenant) {
+  if (queue* q = tenant_queue(tenant)) return *q;
+  return *queue_;
+}
+
+queue* world::tenant_queue(std::string_view tenant) {
+  const auto it = tenant_queues_.find(tenant);
+  return it == tenant_queues_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const queue*> world::job_queues() const {
+  std::vector<const queue*> out{queue_.get()};
+  for (const auto& [tenant, q] : tenant_queues_) out.push_back(q.get());
+  return out;
 }
 
 // The earlier of the two heads; on a tie the loaded job, which comes first
@@ -250,7 +304,7 @@ world_result world::run() {
   for (auto& w : workers_) pods.push_back(w.get());
   for (const deploy_spec& d : config_.deploys) deploys_.push_back(kernel_.spawn(run_deploy(d, pods), "deploy/" + d.sha));
   if (config_.sample_interval > sim::duration::zero())
-    sampler_ = kernel_.spawn(sample_queues(events_, *queue_, dlq_.get(), config_.sample_interval), "sampler");
+    sampler_ = kernel_.spawn(sample_queues(events_, job_queues(), dlq_.get(), config_.sample_interval), "sampler");
   if (open_jobs_ == 0) shut_down();  // an empty workload: nothing will ever be recorded
 
   const sim::run_limits limits{.until = sim::instant::epoch() + config_.time_limit, .max_events = config_.event_budget};
@@ -329,6 +383,7 @@ std::uint64_t world::held_bytes() const {
                         book_.footprint();
   for (const auto& t : own_tools_) bytes += t->footprint();
   if (dlq_) bytes += dlq_->footprint();
+  for (const auto& [tenant, q] : tenant_queues_) bytes += q->footprint();
   if (split_queue_) bytes += split_queue_->footprint();
   return bytes;
 }
@@ -347,7 +402,8 @@ void world::mark_end(std::string_view job, job_end how) {
 // job that already ended runs twice.
 void world::on_event(const ev::event& e, const name_table& names) {
   note_end(e);
-  if (const auto* r = std::get_if<ev::receive>(&e.body); r && e.actor == queue_actor_)
+  if (const auto* r = std::get_if<ev::receive>(&e.body);
+      r && std::find(job_queue_actors_.begin(), job_queue_actors_.end(), e.actor) != job_queue_actors_.end())
     book_.note_received(names.text(r->body), e.at);
   // A delivery the tenant's limiter gave straight back served nothing: the wait goes on.
   if (const auto* o = std::get_if<ev::tenant_over_limit>(&e.body)) book_.forget_received(names.text(o->job), e.at);
@@ -368,6 +424,8 @@ void world::on_event(const ev::event& e, const name_table& names) {
 
 bool world::story_over() const {
   if (open_jobs_ != 0 || queue_->size() != 0 || services_->slices_in_flight != 0) return false;
+  for (const auto& [tenant, q] : tenant_queues_)
+    if (q->size() != 0) return false;
   if (redrive_ && redrive_->pending()) return false;
   if (split_queue_ && (split_queue_->size() != 0 || split_services_->slices_in_flight != 0)) return false;
   if (!relay_) return true;

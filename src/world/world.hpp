@@ -56,6 +56,15 @@ struct split_config {
   std::uint32_t workers = 1;
 };
 
+// One job queue per tenant ([tenants] queues = "one_per_tenant"): the
+// producer sends a job to its tenant's queue ("jobs-<tenant>"; a job without
+// a tenant to "jobs"), every queue like [queue], and the workers fetch from
+// them by weight as Sidekiq does (runtime/weighted_fetch.hpp).
+struct tenant_queues_config {
+  std::map<std::string, std::uint32_t, std::less<>> weights;  // by tenant; a tenant not named: 1
+  friend bool operator==(const tenant_queues_config&, const tenant_queues_config&) = default;
+};
+
 // What the producer sets as a message's MessageGroupId.
 enum class message_group_source : std::uint8_t { none, tenant };
 
@@ -80,6 +89,8 @@ struct world_config {
   // no_tenant_starved's bound: a tenant that sent no more than its share of
   // the jobs must see its jobs' 99th-percentile queue wait within it.
   sim::duration tenant_wait_bound = sim::duration::from_s(60);
+  // Unset: one job queue that every tenant shares.
+  std::optional<tenant_queues_config> tenant_queues;
   // The alarms on the job queue backlog_within_bound holds its samples to.
   queue_alarms alarms;
   bool dead_letter_queue = true;
@@ -120,6 +131,10 @@ struct world_config {
 // scenario's own in its order.
 std::vector<const service_tool_config*> service_tools(const world_config& c);
 std::vector<service_tool_config*> service_tools(world_config& c);
+
+// The tenants the story's jobs can name (loaded jobs and the workload's
+// job types), sorted.
+std::vector<std::string> story_tenants(const world_config& c);
 
 // How many jobs the story has, loaded and generated.
 std::size_t job_count(const world_config& c);
@@ -184,7 +199,10 @@ class world : private event_observer {
   // The run's typed events; checkers observe them (add_observer before run()).
   event_log& events() { return events_; }
   const event_log& events() const { return events_; }
+  // The job queue (with [tenants] queues, the one for jobs without a tenant).
   queue& jobs_queue() { return *queue_; }
+  // A tenant's own job queue; null without [tenants] queues.
+  queue* tenant_queue(std::string_view tenant);
   queue* dead_letter_queue() { return dlq_.get(); }
   queue* split_queue() { return split_queue_.get(); }
   store& db() { return *store_; }
@@ -243,6 +261,9 @@ class world : private event_observer {
   void schedule_next_arrival(sim::kernel& k);
   void seed_rows(const job_spec& spec);
   void send_job(std::string_view id, const std::string& tenant);
+  // Where a job's message goes: its tenant's queue, or the job queue.
+  queue& queue_for(std::string_view tenant);
+  std::vector<const queue*> job_queues() const;
 
   world_config config_;
   sim::kernel kernel_;
@@ -251,6 +272,11 @@ class world : private event_observer {
   queue_id_source ids_;
   std::unique_ptr<queue> queue_;
   std::unique_ptr<queue> dlq_;
+  // [tenants] queues: each tenant's queue, the condition every job queue
+  // notifies, and the job queues' trace actors.
+  std::map<std::string, std::unique_ptr<queue>, std::less<>> tenant_queues_;
+  std::unique_ptr<sim::condition> any_job_visible_;
+  std::vector<ev::name_id> job_queue_actors_;
   std::unique_ptr<store> store_;
   std::unique_ptr<service_tool> payments_;
   std::unique_ptr<service_tool> email_;
@@ -283,7 +309,6 @@ class world : private event_observer {
   std::unique_ptr<dead_letter_redrive> redrive_;
   std::unique_ptr<orphan_rescue> rescue_;
   ev::name_id dlq_actor_ = 0;
-  ev::name_id queue_actor_ = 0;
   queue_peaks queue_peaks_;
   std::size_t open_jobs_ = 0;
   std::uint64_t footprint_peak_ = 0;
