@@ -532,6 +532,13 @@ TEST_CASE("retries_without_budget: a few servers serving stale work, and retries
   CHECK(w.setting == "retry.budget");
   CHECK_THAT(w.why, Contains("job_1 step 1 calls the read tool, which has 4 servers") && Contains("1s client timeout"));
   CHECK_THAT(w.fix, Contains("tools.read.queue_timeout"));
+  // The payment vendor is a tool like the others: its pool counts too, by the name steps call it.
+  c.read.pool.servers = 0;
+  c.payments.pool.servers = 2;
+  const lint_warning vendor = only_warning(c);
+  CHECK(vendor.rule == "retries_without_budget");
+  CHECK_THAT(vendor.why, Contains("calls the refund tool, which has 2 servers"));
+  CHECK_THAT(vendor.fix, Contains("tools.refund.queue_timeout"));
 }
 
 TEST_CASE("retries_without_budget: quiet with a budget, a far side that sheds, or no retries", "[lint]") {

@@ -154,8 +154,9 @@ void attempts_given_back(const world_config& config, std::vector<lint_warning>& 
 // can tip it into a storm that outlives the slowdown (server_pool.hpp).
 void retries_without_budget(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.retry_budget || config.runtime.circuit_breaker || config.runtime.retry.maximum_attempts == 1) return;
-  for (const service_tool_config* tool : service_tools(config)) {
-    const std::string_view name = tool->name;
+  for (const called_tool& called : called_tools(config)) {  // the payment vendor ("refund") too
+    const std::string_view name = called.step_name;
+    const service_tool_config* tool = called.tool;
     const server_pool_config& pool = tool->pool;
     if (pool.servers == 0 || pool.queue_timeout || pool.order == queue_order::lifo) continue;
     const std::optional<tool_use> use = find_use(config, {name});

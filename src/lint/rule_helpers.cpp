@@ -94,9 +94,10 @@ bool failures_counted(const world_config& config) {
 }
 
 std::vector<called_tool> called_tools(const world_config& config) {
-  std::vector<called_tool> out = {{tool_name::refund, &config.payments.latency, config.payments.client_timeout, true}};
+  std::vector<called_tool> out = {
+      {tool_name::refund, &config.payments, &config.payments.latency, config.payments.client_timeout, true}};
   for (const service_tool_config* t : service_tools(config))
-    out.push_back({t->name, &t->latency, t->client_timeout, t->effect == tool_effect::write});
+    out.push_back({t->name, t, &t->latency, t->client_timeout, t->effect == tool_effect::write});
   std::stable_partition(out.begin(), out.end(), [](const called_tool& t) { return t.writes; });
   return out;
 }

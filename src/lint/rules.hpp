@@ -93,6 +93,7 @@ bool failures_counted(const world_config& config);
 // vendor, then email, model, read, then the scenario's own in order.
 struct called_tool {
   std::string_view step_name;
+  const service_tool_config* tool;
   const latency_model* latency;
   sim::duration client_timeout;
   bool writes = false;
