@@ -18,7 +18,10 @@ configure build-release -DCMAKE_BUILD_TYPE=Release -DTWICE_WERROR=ON
 cmake --build build-release -j2
 ctest --test-dir build-release --output-on-failure -j2
 
-configure build-asan -DCMAKE_BUILD_TYPE=Debug -DTWICE_SANITIZE=ON -DTWICE_WERROR=ON
+# At -O1, as AddressSanitizer's own documentation advises "to get a
+# reasonable performance": the catalogue runs 3-4x faster than at -O0 (the
+# postgres_long_transaction scenario 3.2 s against 11-14 s), with asserts on.
+configure build-asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" -DTWICE_SANITIZE=ON -DTWICE_WERROR=ON
 cmake --build build-asan -j2
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j2
