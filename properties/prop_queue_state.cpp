@@ -1,5 +1,5 @@
 // The broker against a model of its semantics (rc::state): random sequences
-// of sends, receives, heartbeats, nacks, deletes and clock advances, on a
+// of sends, receives, heartbeats, nacks, deletes, purges and clock advances, on a
 // queue with a dead-letter queue, in both handle flavours (sqs and strict).
 // The model is a plain map-based restatement of the rules in
 // src/broker/queue.hpp and DESIGN.md ("Broker"), written without looking
@@ -45,6 +45,8 @@ enum class mutation : std::uint8_t {
   expired_handle_cannot_delete,  // SQS: an expired (latest) handle still deletes
   redrive_one_receive_late,      // SQS: the receive that would be delivery N+1 redrives
   retention_ignores_in_flight,   // SQS: retention ends a message wherever it is
+  requeue_goes_behind,           // SQS: a message whose lease ended keeps its place in the order
+  gone_handle_cannot_delete,     // SQS: a delete with a handle of a message gone (expired, redriven) is OK
 };
 
 // ---- the model ------------------------------------------------------------
@@ -61,6 +63,7 @@ struct model_message {
   std::uint32_t receive_count = 0;
   state st = state::visible;
   std::int64_t visible_at = 0;  // delayed / in flight: when it turns visible; visible: since when
+  std::int64_t queued_at = 0;   // when it first turned visible in this queue: its place in the order
   std::int64_t received_at = 0;
   receipt_handle latest = 0;
 };
@@ -70,10 +73,19 @@ struct model_queue {
   std::int64_t retention = 0;
   std::uint32_t max_receive_count = 0;
   std::map<message_id, model_message> live;
-  std::map<message_id, std::int64_t> deleted_until;  // tombstones: handles answer OK until then
-  std::map<receipt_handle, message_id> handles;      // handles this queue still knows
-  std::uint64_t sent = 0, received = 0, deleted = 0, expired = 0, redriven = 0;
-  std::map<std::uint32_t, std::uint64_t> finals;  // receive count at delete / redrive / expiry
+  // Tombstones of messages gone (deleted, expired, redriven, purged): their
+  // handles answer a delete with OK until then.
+  std::map<message_id, std::int64_t> gone_until;
+  std::map<receipt_handle, message_id> handles;  // handles this queue still knows
+  std::uint64_t sent = 0, received = 0, deleted = 0, expired = 0, redriven = 0, purged = 0;
+  std::map<std::uint32_t, std::uint64_t> finals;  // receive count at delete / redrive / expiry / purge
+  std::optional<std::int64_t> last_purge;
+
+  // A message leaves at `t`: its handles are remembered until its retention
+  // would have ended, or 12 h after `t` if that is later.
+  void bury(const model_message& m, std::int64_t t) {
+    gone_until[m.id] = std::max(m.sent_at + retention, t + twelve_hours);
+  }
 
   void forget_handles_of(message_id id) {
     for (auto it = handles.begin(); it != handles.end();)
@@ -105,17 +117,20 @@ struct queue_model {
         if (m.sent_at + mq.retention <= t && !protected_by_lease) {
           ++mq.expired;
           ++mq.finals[m.receive_count];
-          mq.forget_handles_of(m.id);
+          if (mutant == mutation::gone_handle_cannot_delete)
+            mq.forget_handles_of(m.id);
+          else
+            mq.bury(m, m.sent_at + mq.retention);  // it left at its retention end, not at `t`
           it = mq.live.erase(it);
           continue;
         }
         if (m.st != model_message::state::visible && m.visible_at <= t) m.st = model_message::state::visible;
         ++it;
       }
-      for (auto it = mq.deleted_until.begin(); it != mq.deleted_until.end();) {
+      for (auto it = mq.gone_until.begin(); it != mq.gone_until.end();) {
         if (it->second <= t) {
           mq.forget_handles_of(it->first);
-          it = mq.deleted_until.erase(it);
+          it = mq.gone_until.erase(it);
         } else {
           ++it;
         }
@@ -132,6 +147,7 @@ struct queue_model {
     m.entered_at = now;
     m.st = delay == 0 ? model_message::state::visible : model_message::state::delayed;
     m.visible_at = now + delay;
+    m.queued_at = now + delay;
     ++mq.sent;
     mq.live.emplace(m.id, m);
     return m.id;
@@ -148,10 +164,11 @@ struct queue_model {
   std::vector<delivery> receive(where w, std::uint32_t max_messages, std::optional<std::int64_t> timeout,
                                 bool duplicate_first) {
     model_queue& mq = at(w);
-    // Oldest-visible first, the lower id on a tie.
+    // First queued first (a requeued message keeps its place), the lower id on a tie.
     std::vector<std::pair<std::int64_t, message_id>> order;
     for (const auto& [id, m] : mq.live)
-      if (m.st == model_message::state::visible) order.emplace_back(m.visible_at, id);
+      if (m.st == model_message::state::visible)
+        order.emplace_back(mutant == mutation::requeue_goes_behind ? m.visible_at : m.queued_at, id);
     std::sort(order.begin(), order.end());
     std::vector<delivery> out;
     for (const auto& [since, id] : order) {
@@ -183,7 +200,10 @@ struct queue_model {
     model_message m = from.live.at(id);
     ++from.redriven;
     ++from.finals[m.receive_count];
-    from.forget_handles_of(id);
+    if (mutant == mutation::gone_handle_cannot_delete)
+      from.forget_handles_of(id);
+    else
+      from.bury(m, now);
     from.live.erase(id);
     model_queue& to = at(where::dlq);
     if (m.sent_at + to.retention <= now) {  // retention counts from the first send
@@ -193,6 +213,7 @@ struct queue_model {
     }
     m.st = model_message::state::visible;
     m.visible_at = now;
+    m.queued_at = now;
     m.entered_at = now;
     m.latest = 0;
     to.live.emplace(id, m);
@@ -202,7 +223,8 @@ struct queue_model {
     model_queue& mq = at(w);
     if (timeout < 0 || timeout > twelve_hours) return queue_status::invalid_timeout;
     const auto known = mq.handles.find(h);
-    if (known == mq.handles.end() || !mq.live.contains(known->second)) return queue_status::invalid_handle;
+    if (known == mq.handles.end()) return queue_status::invalid_handle;
+    if (!mq.live.contains(known->second)) return queue_status::message_not_available;
     model_message& m = mq.live.at(known->second);
     const bool latest = m.latest == h;
     if (!latest && semantics == handle_semantics::strict) return queue_status::stale_handle;
@@ -219,7 +241,7 @@ struct queue_model {
     const auto known = mq.handles.find(h);
     if (known == mq.handles.end()) return queue_status::invalid_handle;
     const message_id id = known->second;
-    if (!mq.live.contains(id)) return queue_status::ok;  // deleted already
+    if (!mq.live.contains(id)) return queue_status::ok;  // gone already
     model_message& m = mq.live.at(id);
     if (m.latest != h) return semantics == handle_semantics::strict ? queue_status::stale_handle : queue_status::ok;
     if (mutant == mutation::expired_handle_cannot_delete && m.st != model_message::state::in_flight)
@@ -227,8 +249,21 @@ struct queue_model {
     if (lose) return queue_status::ok;
     ++mq.deleted;
     ++mq.finals[m.receive_count];
-    mq.deleted_until[id] = m.sent_at + mq.retention;
+    mq.bury(m, now);
     mq.live.erase(id);
+    return queue_status::ok;
+  }
+
+  queue_status purge(where w) {
+    model_queue& mq = at(w);
+    if (mq.last_purge && now < *mq.last_purge + 60 * second) return queue_status::purge_in_progress;
+    mq.last_purge = now;
+    for (const auto& [id, m] : mq.live) {
+      ++mq.purged;
+      ++mq.finals[m.receive_count];
+      mq.bury(m, now);
+    }
+    mq.live.clear();
     return queue_status::ok;
   }
 };
@@ -244,7 +279,7 @@ struct one_shot_faults final : queue_faults {
   bool lose_delete(message_id) override { return std::exchange(lose_next, false); }
 };
 
-sim::task<void> receive_into(queue& q, receive_options options, std::vector<received_message>& out, bool& done) {
+sim::task<void> receive_into(queue& q, receive_options options, receive_result& out, bool& done) {
   out = co_await q.receive(options);
   done = true;
 }
@@ -299,6 +334,7 @@ void check_agrees(const queue_model& m, queue_sut& s) {
     RC_ASSERT(st.deleted == mq.deleted);
     RC_ASSERT(st.expired == mq.expired);
     RC_ASSERT(st.redriven == mq.redriven);
+    RC_ASSERT(st.purged == mq.purged);
     RC_ASSERT(st.receive_count_histogram == mq.finals);
   }
 }
@@ -343,27 +379,34 @@ struct send_cmd final : queue_command {
 
 struct receive_cmd final : queue_command {
   where w = gen_where();
+  // Now and then out of range (0 or 11): InvalidParameterValue, nothing taken.
   std::uint32_t max_messages = *rc::gen::weightedOneOf<std::uint32_t>(
-      {{3, rc::gen::just<std::uint32_t>(1)}, {1, rc::gen::inRange<std::uint32_t>(1, 11)}});
+      {{6, rc::gen::just<std::uint32_t>(1)}, {2, rc::gen::inRange<std::uint32_t>(1, 11)},
+       {1, rc::gen::element<std::uint32_t>(0, 11)}});
   std::optional<std::int64_t> timeout =
       *rc::gen::weightedElement<int>({{3, 0}, {1, 1}}) == 0 ? std::nullopt
                                                               : std::optional(std::clamp<std::int64_t>(gen_timeout(), 0, twelve_hours));
   bool duplicate = *rc::gen::weightedElement<bool>({{6, false}, {1, true}});
 
-  void apply(queue_model& m) const override { m.receive(w, max_messages, timeout, duplicate); }
+  bool valid() const { return max_messages >= 1 && max_messages <= 10; }
+  void apply(queue_model& m) const override {
+    if (valid()) m.receive(w, max_messages, timeout, duplicate);
+  }
   void run(const queue_model& m, queue_sut& s) const override {
     queue_model next = m;
-    const auto expected = next.receive(w, max_messages, timeout, duplicate);
+    const auto expected = valid() ? next.receive(w, max_messages, timeout, duplicate) : std::vector<queue_model::delivery>{};
     receive_options o;
     o.max_messages = max_messages;
     if (timeout) o.visibility_timeout = duration::from_us(*timeout);
     s.faults.duplicate_next = duplicate;
-    std::vector<received_message> got;
+    receive_result answer;
     bool done = false;
-    s.k.spawn(receive_into(s.at(w), o, got, done), "receive");
+    s.k.spawn(receive_into(s.at(w), o, answer, done), "receive");
     s.run_until(s.k.now());
     s.faults.duplicate_next = false;
     RC_ASSERT(done);
+    RC_ASSERT(answer.status == (valid() ? queue_status::ok : queue_status::invalid_parameter));
+    const std::vector<received_message>& got = answer.messages;
     RC_ASSERT(got.size() == expected.size());
     for (std::size_t i = 0; i < got.size(); ++i) {
       RC_ASSERT(got[i].id == expected[i].id);
@@ -451,6 +494,19 @@ struct delete_cmd final : queue_command {
   }
 };
 
+struct purge_cmd final : queue_command {
+  where w = gen_where();
+  void apply(queue_model& m) const override { m.purge(w); }
+  void run(const queue_model& m, queue_sut& s) const override {
+    queue_model next = m;
+    const queue_status expected = next.purge(w);
+    RC_ASSERT(s.at(w).purge() == expected);
+    s.run_until(s.k.now());
+    check_agrees(next, s);
+  }
+  void show(std::ostream& os) const override { os << "purge " << name_of(w); }
+};
+
 // The virtual clock moves on: mostly seconds, sometimes past a retention
 // period or the 12 h lease limit.
 struct advance_cmd final : queue_command {
@@ -504,7 +560,7 @@ void check_queue(handle_semantics semantics, mutation mutant) {
   rc::state::check(m, sut,
                    rc::state::gen::execOneOfWithArgs<send_cmd, send_cmd, receive_cmd, receive_cmd, receive_cmd,
                                                      change_visibility_cmd, change_visibility_cmd, nack_cmd, delete_cmd,
-                                                     delete_cmd, advance_cmd, advance_cmd, advance_cmd>());
+                                                     delete_cmd, purge_cmd, advance_cmd, advance_cmd, advance_cmd>());
 }
 
 }  // namespace
@@ -531,6 +587,9 @@ TEST_CASE("the model comparison catches a rule flipped in the model", "[properti
                                   handle_semantics::strict},
                            mutant{"redrive one receive late", mutation::redrive_one_receive_late, handle_semantics::sqs},
                            mutant{"retention spares a leased message", mutation::retention_ignores_in_flight,
+                                  handle_semantics::sqs},
+                           mutant{"a requeued message goes behind", mutation::requeue_goes_behind, handle_semantics::sqs},
+                           mutant{"a gone message's handle cannot delete", mutation::gone_handle_cannot_delete,
                                   handle_semantics::sqs}}) {
     INFO(mu.name);
     // At least 1,000 cases whatever RC_PARAMS says (the sanitizer build

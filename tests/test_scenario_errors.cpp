@@ -206,6 +206,8 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
         "t.toml:2:21: queue.max_receive_count: must be between 1 and 1000 (SQS's limits), found 0");
   CHECK(error_of("[queue]\nmax_receive_count = 1001\n") ==
         "t.toml:2:21: queue.max_receive_count: must be between 1 and 1000 (SQS's limits), found 1001");
+  CHECK(error_of("[queue]\ndelay = \"901s\"\n") ==
+        "t.toml:2:9: queue.delay: must be at most 15m (SQS's limit), found 15m1s");
   CHECK(error_of("[queue]\nretention = \"30s\"\n") ==
         "t.toml:2:13: queue.retention: must be between 1m and 336h (SQS's limits), found 30s");
   CHECK(error_of("[dead_letter_queue]\nretention = \"360h\"\n") ==

@@ -52,6 +52,8 @@ void check_same(const queue_config& a, const queue_config& b) {
   CHECK(a.retention == b.retention);
   CHECK(a.max_receive_count == b.max_receive_count);
   CHECK(a.semantics == b.semantics);
+  CHECK(a.delay == b.delay);
+  CHECK(a.receive_wait == b.receive_wait);
 }
 
 void check_same(const latency_model& a, const latency_model& b) {
@@ -287,6 +289,7 @@ retention = "1h"
 max_receive_count = 7
 semantics = "strict"
 message_group_id = "tenant"
+delay = "2s"
 
 [tenants]
 wait_bound = "45s"
@@ -537,7 +540,9 @@ world_config everything_config() {
              .visibility_timeout = duration::from_s(45),
              .retention = duration::from_s(3600),
              .max_receive_count = 7,
-             .semantics = handle_semantics::strict};
+             .semantics = handle_semantics::strict,
+             .delay = duration::from_s(2),
+             .receive_wait = duration::zero()};
   c.message_group = message_group_source::tenant;
   c.tenant_wait_bound = duration::from_s(45);
   c.tenant_queues = tenant_queues_config{.weights = {{"acme", 3}}};

@@ -182,3 +182,17 @@ TEST_CASE("a tenant's concurrency limit: no more of its slices at once, the rest
   // A job given back used no attempt: each acme job ran once.
   CHECK(records_of(w, "attempt_start").size() == 7);
 }
+
+TEST_CASE("the queue's DelaySeconds hides every job message for that long", "[world]") {
+  world_config c = double_refund_config(true);
+  c.queue.delay = duration::from_s(5);
+  world w(c);
+  const world_result r = w.run();
+  REQUIRE(r.all_jobs_ended);
+  const auto sends = records_of(w, "send");
+  const auto starts = records_of(w, "attempt_start");
+  REQUIRE(!sends.empty());
+  REQUIRE(!starts.empty());
+  CHECK(sends[0]->get_int("delay_us") == duration::from_s(5).us());
+  CHECK(starts[0]->time - sends[0]->time >= duration::from_s(5));
+}

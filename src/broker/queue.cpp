@@ -33,6 +33,16 @@ constexpr std::uint32_t max_receive_count_max = 1000;
 
 }  // namespace
 
+queue_status check_receive_options(const receive_options& options) {
+  if (options.max_messages < 1 || options.max_messages > max_messages_per_receive) return queue_status::invalid_parameter;
+  if (options.wait && (*options.wait < sim::duration::zero() || *options.wait > max_long_poll))
+    return queue_status::invalid_parameter;
+  if (options.visibility_timeout &&
+      (*options.visibility_timeout < sim::duration::zero() || *options.visibility_timeout > max_visibility_timeout))
+    return queue_status::invalid_parameter;
+  return queue_status::ok;
+}
+
 queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_config config)
     : kernel_(k),
       events_(events),
@@ -48,6 +58,8 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
   TWICE_CHECK(config_.retention >= retention_min);
   TWICE_CHECK(config_.retention <= retention_max);
   TWICE_CHECK(config_.max_receive_count <= max_receive_count_max);
+  TWICE_CHECK(config_.delay >= sim::duration::zero() && config_.delay <= max_delay);
+  TWICE_CHECK(config_.receive_wait >= sim::duration::zero() && config_.receive_wait <= max_long_poll);
 }
 
 void queue::set_dead_letter(queue* dlq) {
@@ -66,7 +78,8 @@ void queue::set_faults(queue_faults* faults) { faults_ = faults; }
 
 // ---- send -----------------------------------------------------------------
 
-message_id queue::send(std::string body, sim::duration delay, std::string_view group) {
+message_id queue::send(std::string body, std::optional<sim::duration> delay_given, std::string_view group) {
+  const sim::duration delay = delay_given.value_or(config_.delay);
   TWICE_CHECK(delay >= sim::duration::zero());
   TWICE_CHECK(delay <= max_delay);
   const sim::instant now = kernel_.now();
@@ -99,18 +112,13 @@ message_id queue::send(std::string body, sim::duration delay, std::string_view g
 
 // ---- receive --------------------------------------------------------------
 
-sim::task<std::vector<received_message>> queue::receive(receive_options options) {
-  TWICE_CHECK(options.max_messages >= 1);
-  TWICE_CHECK(options.max_messages <= max_messages_per_receive);
-  TWICE_CHECK(options.wait >= sim::duration::zero());
-  TWICE_CHECK(options.wait <= max_long_poll);
-  if (options.visibility_timeout) {
-    TWICE_CHECK(*options.visibility_timeout >= sim::duration::zero());
-    TWICE_CHECK(*options.visibility_timeout <= max_visibility_timeout);
-  }
+sim::task<receive_result> queue::receive(receive_options options) {
+  receive_result result;
+  result.status = check_receive_options(options);
+  if (result.status != queue_status::ok) co_return result;
   const sim::instant started = kernel_.now();
-  const sim::instant deadline = started + options.wait;
-  std::vector<received_message> out;
+  const sim::instant deadline = started + options.wait.value_or(config_.receive_wait);
+  std::vector<received_message>& out = result.messages;
   out.reserve(options.max_messages);
   // Bounded: every pass either returns, or waits for the deadline or for a
   // notify, and a notify is spent per message made visible. After a wake we
@@ -122,18 +130,13 @@ sim::task<std::vector<received_message>> queue::receive(receive_options options)
     co_await available_.wait_until(deadline);
   }
   if (out.empty()) note_empty_receive(kernel_.now() - started);
-  co_return out;
+  co_return result;
 }
 
 void queue::note_empty_receive(sim::duration waited) { events_.emit(actor_name_, ev::receive_empty{waited}); }
 
 std::vector<received_message> queue::take_now(const receive_options& options) {
-  TWICE_CHECK(options.max_messages >= 1);
-  TWICE_CHECK(options.max_messages <= max_messages_per_receive);
-  if (options.visibility_timeout) {
-    TWICE_CHECK(*options.visibility_timeout >= sim::duration::zero());
-    TWICE_CHECK(*options.visibility_timeout <= max_visibility_timeout);
-  }
+  TWICE_CHECK(check_receive_options(options) == queue_status::ok);
   std::vector<received_message> out;
   take_visible(options, out);
   return out;
@@ -175,7 +178,7 @@ void queue::note_group_seen() {
 }
 
 void queue::index_visible(const message& m) {
-  const std::pair<std::int64_t, message_id> key{m.visible_at.us(), m.id};
+  const std::pair<std::int64_t, message_id> key{m.queued_at.us(), m.id};
   const bool inserted = visible_index_.insert(key).second;
   TWICE_CHECK(inserted);
   if (m.grouped)
@@ -185,7 +188,7 @@ void queue::index_visible(const message& m) {
 }
 
 void queue::unindex_visible(const message& m) {
-  const std::pair<std::int64_t, message_id> key{m.visible_at.us(), m.id};
+  const std::pair<std::int64_t, message_id> key{m.queued_at.us(), m.id};
   const std::size_t erased = visible_index_.erase(key);
   TWICE_CHECK(erased == 1);
   if (!m.grouped) {
@@ -319,11 +322,14 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
   bool applied = false;
   if (timeout < sim::duration::zero() || timeout > max_visibility_timeout) {
     status = queue_status::invalid_timeout;
+  } else if (id == 0) {
+    status = queue_status::invalid_handle;  // never issued here, or forgotten
   } else if (!known) {
-    // Never issued, or the message is gone (deleted, expired, redriven):
-    // SQS answers "Message does not exist or is not available for
-    // visibility timeout change".
-    status = queue_status::invalid_handle;
+    // The message is gone (deleted, expired, redriven, purged): SQS answers
+    // InvalidParameterValue, "Message does not exist or is not available
+    // for visibility timeout change" (AWS-validated
+    // test_change_visibility_on_deleted_message_raises_invalid_parameter_value).
+    status = queue_status::message_not_available;
   } else if (!latest && config_.semantics == handle_semantics::strict) {
     status = queue_status::stale_handle;
   } else if (it->second.state != message_state::in_flight) {
@@ -370,6 +376,9 @@ void queue::make_visible(message& m) {
   const sim::instant now = kernel_.now();
   ++m.version;  // any timer still pending for the old state is now stale
   if (m.state == message_state::in_flight) count_in_flight(m, false);
+  // A delayed message takes its place in the receive order now; one whose
+  // lease ended keeps the place it had.
+  if (m.state == message_state::delayed) m.queued_at = now;
   m.state = message_state::visible;
   m.visible_at = now;
   index_visible(m);
@@ -418,8 +427,10 @@ queue_status queue::delete_message(receipt_handle handle) {
   }
   const auto it = messages_.find(id);
   if (it == messages_.end()) {
-    // Only a deleted message keeps its handles: a repeated delete is fine.
-    TWICE_CHECK(deleted_.contains(id));
+    // Gone (deleted, expired, redriven, purged): AWS answers OK, every time
+    // (test_delete_message_with_deleted_receipt_handle,
+    // test_message_retention_with_inflight).
+    TWICE_CHECK(gone_.contains(id));
     events_.emit(actor_name_, ev::message_delete{id, handle, 0, queue_status::ok, false});
     return queue_status::ok;
   }
@@ -442,12 +453,25 @@ queue_status queue::delete_message(receipt_handle handle) {
   events_.emit(actor_name_, ev::message_delete{id, handle, m.body_name, queue_status::ok, true});
   ++deleted_count_;
   count_final(m.receive_count);
-  if (m.state == message_state::visible) unindex_visible(m);
-  if (m.state == message_state::in_flight) count_in_flight(m, false);
-  // Its retention timer, still pending, drops the tombstone.
-  const bool inserted = deleted_.emplace(id, tombstone{m.handles_from, m.handles_issued}).second;
-  TWICE_CHECK(inserted);
-  messages_.erase(it);
+  erase_message(it);
+  return queue_status::ok;
+}
+
+queue_status queue::purge() {
+  const sim::instant now = kernel_.now();
+  if (last_purge_ && now < *last_purge_ + purge_interval) {
+    events_.emit(actor_name_, ev::purge{0, queue_status::purge_in_progress});
+    return queue_status::purge_in_progress;
+  }
+  last_purge_ = now;
+  const std::int64_t held = static_cast<std::int64_t>(messages_.size());
+  events_.emit(actor_name_, ev::purge{held, queue_status::ok});
+  while (!messages_.empty()) {
+    const auto it = messages_.begin();
+    count_final(it->second.receive_count);
+    ++purged_;
+    erase_message(it);
+  }
   return queue_status::ok;
 }
 
@@ -510,7 +534,10 @@ void queue::redrive(message_map::iterator it) {
 
 void queue::accept_redriven(message m, const std::string& from) {
   const sim::instant now = kernel_.now();
+  // Back in a queue it left before: its old handles here go now.
+  if (const auto tomb = gone_.find(m.id); tomb != gone_.end()) forget_tombstone(tomb);
   m.entered_at = now;
+  m.queued_at = now;
   m.state = message_state::visible;
   m.visible_at = now;
   m.latest_handle = 0;  // the source queue's handles mean nothing here
@@ -546,11 +573,12 @@ struct later_retention {
 };
 }  // namespace
 
-void queue::arm_retention_timer(const message& m) {
-  const sim::instant at = m.sent_at + config_.retention;
+void queue::arm_retention_timer(const message& m) { arm_deadline(m.sent_at + config_.retention, m.id); }
+
+void queue::arm_deadline(sim::instant at, message_id id) {
   TWICE_CHECK(at > kernel_.now());
   // The place in the order a timer scheduled now would take.
-  retention_.push_back(retention_entry{at.us(), kernel_.reserve_sequence(1), m.id, false});
+  retention_.push_back(retention_entry{at.us(), kernel_.reserve_sequence(1), id, false});
   std::push_heap(retention_.begin(), retention_.end(), later_retention{});
   schedule_soonest_retention();
 }
@@ -582,11 +610,11 @@ void queue::retention_due(std::uint64_t seq) {
 }
 
 void queue::retention_timer_fired(message_id id) {
-  const auto tomb = deleted_.find(id);
-  if (tomb != deleted_.end()) {
-    const std::uint32_t rows = tomb->second.handles_issued;
-    deleted_.erase(tomb);
-    forget_handles(rows);
+  const auto tomb = gone_.find(id);
+  if (tomb != gone_.end()) {
+    // A deadline armed before the tombstone's own (its retention end, when
+    // it left less than 12 h before) finds it still remembered.
+    if (kernel_.now() >= tomb->second.forget_at) forget_tombstone(tomb);
     return;
   }
   const auto it = messages_.find(id);
@@ -615,8 +643,23 @@ void queue::erase_message(message_map::iterator it) {
   const message& m = it->second;
   if (m.state == message_state::visible) unindex_visible(m);
   if (m.state == message_state::in_flight) count_in_flight(m, false);
-  const std::uint32_t rows = m.handles_issued;
+  // Its handles stay known until its retention end (whose deadline is still
+  // armed, unless this is its expiry), or 12 h from now if that is later: a
+  // lease taken now cannot outlast that.
+  // A message never received here has no handles to remember.
+  if (m.handles_issued > 0) {
+    const sim::instant retention_end = m.sent_at + config_.retention;
+    const sim::instant forget_at = std::max(retention_end, kernel_.now() + max_visibility_timeout);
+    const bool inserted = gone_.emplace(m.id, tombstone{m.handles_from, m.handles_issued, forget_at}).second;
+    TWICE_CHECK(inserted);
+    if (forget_at != retention_end) arm_deadline(forget_at, m.id);
+  }
   messages_.erase(it);
+}
+
+void queue::forget_tombstone(std::map<message_id, tombstone>::iterator tomb) {
+  const std::uint32_t rows = tomb->second.handles_issued;
+  gone_.erase(tomb);
   forget_handles(rows);
 }
 
@@ -631,7 +674,7 @@ message_id queue::message_of(receipt_handle handle) const {
 
 bool queue::row_live(const handle_row& row) const {
   if (const auto it = messages_.find(row.id); it != messages_.end()) return row.handle >= it->second.handles_from;
-  if (const auto tomb = deleted_.find(row.id); tomb != deleted_.end()) return row.handle >= tomb->second.handles_from;
+  if (const auto tomb = gone_.find(row.id); tomb != gone_.end()) return row.handle >= tomb->second.handles_from;
   return false;
 }
 
@@ -677,6 +720,7 @@ queue_stats queue::stats() const {
   s.expired = expired_;
   s.redriven = redriven_;
   s.moved_out = moved_out_;
+  s.purged = purged_;
   s.receive_count_histogram = receive_count_histogram_;
   return s;
 }
@@ -684,7 +728,7 @@ queue_stats queue::stats() const {
 bool queue::contains(message_id id) const { return messages_.contains(id); }
 
 std::uint64_t queue::footprint() const {
-  return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(deleted_) + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
+  return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(gone_) + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
          sim::tree_footprint(visible_by_group_) + sim::tree_footprint(in_flight_by_group_) + sim::footprint_of(retention_) +
          sim::tree_footprint(receive_count_histogram_);
 }

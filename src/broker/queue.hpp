@@ -3,16 +3,24 @@
 // Every behaviour below is what SQS documents (or what public tests against
 // AWS show); where SQS leaves a choice open we say which one we made.
 //
-//  * send(body, delay): the message is hidden for `delay` (0..900 s), then
-//    visible. The message id never changes; the sent time never changes.
+//  * send(body, delay): the message is hidden for `delay` (0..900 s; the
+//    queue's DelaySeconds when none is given), then visible. The message id
+//    never changes; the sent time never changes.
 //  * receive: takes 1..10 visible messages (fewer if fewer are visible),
-//    oldest-visible first, and leases each for a visibility timeout (the
-//    queue's default, or one given on this receive, for this receive only).
+//    in the order they first became visible, and leases each for a
+//    visibility timeout (the queue's default, or one given on this receive,
+//    for this receive only). A message whose lease ended (expired, or a
+//    change of visibility to 0) keeps its place: it is served before the
+//    messages that became visible after it first did. SQS's ordering is
+//    best effort, but its recorded answer returns the requeued message
+//    first (LocalStack's AWS-validated test_inflight_message_requeue).
+//    Out-of-range options answer invalid_parameter (InvalidParameterValue).
 //    Each delivery returns a fresh receipt handle and increments the
 //    message's receive count. A long poll (wait 0..20 s) returns as soon as
 //    at least one message is visible, or empty when the wait ends. A short
 //    poll sees every visible message: SQS's sampling of a subset of servers
-//    (an empty short poll while messages wait) is not modelled.
+//    (an empty short poll while messages wait) is not modelled. A receive
+//    that names no wait uses the queue's ReceiveMessageWaitTimeSeconds.
 //  * change_visibility(handle, timeout): the heartbeat and the nack. The new
 //    timeout counts from the call; 0 makes the message visible at once. The
 //    total time a message stays in flight after a receive may not pass 12 h.
@@ -23,7 +31,10 @@
 //      cannot learn from SQS that it lost its lease. (handle_semantics::strict
 //      answers `stale_handle` instead, as Pub/Sub exactly-once delivery does:
 //      only the latest handle counts.)
-//    - once the message is gone (deleted, expired, redriven): invalid_handle.
+//    - once the message is gone (deleted, expired, redriven, purged):
+//      message_not_available (SQS's InvalidParameterValue, "Message does not
+//      exist or is not available for visibility timeout change").
+//    - a handle this queue never issued: invalid_handle.
 //    - strict semantics answer `stale_handle` for any handle older than the
 //      latest, in flight or not; the latest handle behaves as on SQS.
 //  * delete(handle): repeating it is fine; an expired handle still deletes a
@@ -31,10 +42,19 @@
 //    received again since) SQS only promises it "might not" be deleted. We
 //    pick: NOT deleted, and the call answers OK — the more dangerous reading,
 //    so the simulator shows its consequence (the message comes back).
-//    Strict semantics answer `stale_handle`. A deleted message's handles are
-//    remembered until its retention would have ended (so a repeated delete
-//    answers OK, and memory stays bounded); a handle of a message that
-//    expired or was redriven answers invalid_handle.
+//    Strict semantics answer `stale_handle`. Once a message is gone
+//    (deleted, expired, redriven, purged) a delete with any of its handles
+//    answers OK, as AWS does (test_delete_message_with_deleted_receipt_handle,
+//    test_message_retention_with_inflight). Its handles are remembered until
+//    its retention would have ended, or 12 h after it left if that is later
+//    (no lease outlives 12 h); then they are forgotten, so memory stays
+//    bounded, and a delete answers invalid_handle as for one never issued.
+//  * purge: every message held (visible, delayed, in flight) is deleted at
+//    once; a second purge within 60 s answers purge_in_progress. SQS takes
+//    "up to 60 seconds" and may also delete messages sent meanwhile: not
+//    modelled (the purge is instant and exact).
+//  * batches (broker/queue_batch.hpp): delete and change visibility for
+//    1..10 entries, each with its own answer.
 //  * redrive: with a dead-letter target and max_receive_count N (1..1000),
 //    the receive that would be delivery N+1 instead moves the message to the
 //    dead-letter queue, where it keeps its id and sent time and its receive
@@ -62,7 +82,7 @@
 // Trace (actor "queue/<name>"; "body" is the job id, for joins): send,
 // receive, receive_empty, duplicate_delivery, change_visibility,
 // lease_expired, delay_ended, delete, delete_lost, redrive, redrive_in,
-// retention_expired, moved_out.
+// retention_expired, moved_out, purge.
 //
 // Faults are not part of the model: a queue_faults object, set from outside,
 // is asked at the two seams where SQS misbehaves (a rare duplicate delivery
@@ -94,12 +114,16 @@ struct queue_config {
   sim::duration retention = sim::duration::from_s(4 * 24 * 3600);  // SQS default 4 days
   std::uint32_t max_receive_count = 0;  // redrive after this many receives; 0 = no redrive policy
   handle_semantics semantics = handle_semantics::sqs;
+  sim::duration delay = sim::duration::zero();         // DelaySeconds: a send that names none, 0..900 s
+  sim::duration receive_wait = sim::duration::zero();  // ReceiveMessageWaitTimeSeconds, 0..20 s
 };
 
 inline constexpr sim::duration max_visibility_timeout = sim::duration::from_s(12 * 3600);
 inline constexpr sim::duration max_delay = sim::duration::from_s(900);
 inline constexpr sim::duration max_long_poll = sim::duration::from_s(20);
 inline constexpr std::uint32_t max_messages_per_receive = 10;
+// "Only one PurgeQueue operation on <queue> is allowed every 60 seconds."
+inline constexpr sim::duration purge_interval = sim::duration::from_s(60);
 
 using message_id = std::uint64_t;
 using receipt_handle = std::uint64_t;
@@ -122,10 +146,18 @@ struct received_message {
 
 struct receive_options {
   std::uint32_t max_messages = 1;                   // 1..10
-  sim::duration wait = sim::duration::zero();       // long poll, 0..20 s
-  std::optional<sim::duration> visibility_timeout;  // this receive only
+  std::optional<sim::duration> wait;                // long poll, 0..20 s; none: the queue's receive_wait
+  std::optional<sim::duration> visibility_timeout;  // this receive only, 0..12 h
 };
 
+// ok, or invalid_parameter: "Must be >= 0 and <= 20, if provided" (wait),
+// "Must be between 1 and 10, if provided" (max_messages).
+queue_status check_receive_options(const receive_options& options);
+
+struct receive_result {
+  queue_status status = queue_status::ok;
+  std::vector<received_message> messages;
+};
 
 
 // Seams for fault injection, implemented outside the model.
@@ -150,6 +182,7 @@ struct queue_stats {
   // when the queue is empty.
   sim::duration oldest_age;
   std::uint64_t sent = 0, received = 0, deleted = 0, expired = 0, redriven = 0;
+  std::uint64_t purged = 0;
   std::uint64_t moved_out = 0;  // by move tasks (a dead-letter redrive back to the source)
   std::map<std::uint32_t, std::uint64_t> receive_count_histogram;  // receive count at delete/redrive/expiry -> messages
 };
@@ -171,17 +204,21 @@ class queue {
   void set_watcher(sim::condition* watcher) { watcher_ = watcher; }
 
   // `group`: the message group id (the tenant, for fair delivery); empty: none.
-  message_id send(std::string body, sim::duration delay = sim::duration::zero(), std::string_view group = {});
-  sim::task<std::vector<received_message>> receive(receive_options options = {});
+  // `delay`: none takes the queue's; out of 0..900 s is a programmer error
+  // here (the scenario loader checks what users write).
+  message_id send(std::string body, std::optional<sim::duration> delay = std::nullopt, std::string_view group = {});
+  sim::task<receive_result> receive(receive_options options = {});
   // What a receive would take now (options.wait is ignored), without
   // waiting and without recording an empty receive: one step of a consumer
-  // that looks at several queues in turn.
+  // that looks at several queues in turn. The options must be valid.
   std::vector<received_message> take_now(const receive_options& options);
   // Records a receive that found nothing after `waited` (a consumer of
   // several queues records it on the one it looked at first).
   void note_empty_receive(sim::duration waited);
   queue_status change_visibility(receipt_handle handle, sim::duration timeout);
   queue_status delete_message(receipt_handle handle);
+  // PurgeQueue: ok (every message deleted), or purge_in_progress.
+  queue_status purge();
   // A message move task (SQS StartMessageMoveTask), run to its end at once:
   // every visible message, oldest first, leaves this queue and is sent to
   // `target` as a new message (a new id and enqueue time, so its retention
@@ -219,6 +256,8 @@ class queue {
     sim::instant received_at;  // start of the current lease: the 12 h limit counts from it
     receipt_handle latest_handle = 0;     // 0: never received in this queue
     std::uint64_t version = 0;            // bumped on every visibility change
+    // Its place in the receive order: when it first became visible here.
+    sim::instant queued_at;
     // Its handles in this queue are those of its rows in handle_rows_ from
     // handles_from on: a message redriven away and back starts a new list.
     receipt_handle handles_from = 0;
@@ -237,12 +276,13 @@ class queue {
     message_id id = 0;
   };
 
-  // A deleted message's handles stay known until its retention would have
-  // ended, so a repeated delete still answers OK; after that they are
-  // forgotten and memory stays bounded by the retention window.
+  // A gone message's handles stay known until forget_at (its retention end,
+  // or 12 h after it left if later), so a delete with one still answers OK;
+  // then they are forgotten and memory stays bounded.
   struct tombstone {
     receipt_handle handles_from = 0;
     std::uint32_t handles_issued = 0;
+    sim::instant forget_at;
   };
 
   using message_map = std::map<message_id, message>;
@@ -256,6 +296,9 @@ class queue {
 
   void arm_visibility_timer(message& m);
   void arm_retention_timer(const message& m);
+  // An entry of retention_ for message `id` at `at`: its expiry, or when its
+  // tombstone is forgotten.
+  void arm_deadline(sim::instant at, message_id id);
   void make_visible(message& m);
   void notify_visible();
   // The visible index, and the fair-queue bookkeeping beside it.
@@ -273,7 +316,9 @@ class queue {
   void accept_redriven(message m, const std::string& from);
   void expire(message_map::iterator it);
   void record_expiry(const message& m);
+  // Erases the message and keeps its handles known for a while (a tombstone).
   void erase_message(message_map::iterator it);
+  void forget_tombstone(std::map<message_id, tombstone>::iterator tomb);
   // The message a handle was issued for, while the handle is still known
   // (0: never issued here, or forgotten with its message).
   message_id message_of(receipt_handle handle) const;
@@ -293,7 +338,7 @@ class queue {
   queue_faults* faults_ = nullptr;
 
   message_map messages_;
-  // (visible_at_us, id): receive takes the oldest-visible first, the lower id
+  // (queued_at_us, id): receive takes the first-queued first, the lower id
   // on a tie. Holds exactly the messages in state visible.
   std::set<std::pair<std::int64_t, message_id>> visible_index_;
   // Fair queues: the visible messages again, by group (those without one
@@ -306,7 +351,8 @@ class queue {
   std::uint32_t in_flight_total_ = 0;
   std::vector<handle_row> handle_rows_;
   std::uint64_t forgotten_rows_ = 0;  // rows of handle_rows_ no longer live
-  std::map<message_id, tombstone> deleted_;
+  std::map<message_id, tombstone> gone_;
+  std::optional<sim::instant> last_purge_;
   // Every message's retention deadline, soonest first by (time, place in the
   // kernel's order), the place taken when the message was stored. Only the
   // soonest waits in the kernel's event queue (an entry once it has been the
@@ -329,6 +375,7 @@ class queue {
   std::uint64_t expired_ = 0;
   std::uint64_t redriven_ = 0;
   std::uint64_t moved_out_ = 0;
+  std::uint64_t purged_ = 0;
   std::map<std::uint32_t, std::uint64_t> receive_count_histogram_;
 };
 

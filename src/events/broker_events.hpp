@@ -222,6 +222,19 @@ struct moved_out {
   }
 };
 
+// PurgeQueue: `messages` deleted (visible, delayed and in flight), or none
+// and purge_in_progress for a second purge within 60 s.
+struct purge {
+  static constexpr std::string_view kind = "purge";
+  std::int64_t messages = 0;
+  queue_status status = queue_status::ok;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("messages", messages);
+    v.word("status", raw(status), to_string(status));
+  }
+};
+
 // The dead-letter queue's alarm went off (a CloudWatch alarm on
 // ApproximateNumberOfMessagesVisible > 0, actor "operator"): `messages`
 // held then; the on-call starts a redrive `redrive_at`.

@@ -27,7 +27,10 @@ sim::task<fetched> fetch_weighted(sim::kernel& k, std::span<const weighted_queue
   TWICE_CHECK(!queues.empty());
   const std::vector<queue*> order = fetch_order(queues, rng);
   const sim::instant started = k.now();
-  const sim::instant deadline = started + options.wait;
+  // Its queues may each have their own ReceiveMessageWaitTimeSeconds: a
+  // fetch over several names its wait.
+  TWICE_CHECK(options.wait.has_value());
+  const sim::instant deadline = started + *options.wait;
   // Bounded as queue::receive is: every pass returns, or waits for the
   // deadline or for a message made visible in one of the queues.
   while (true) {

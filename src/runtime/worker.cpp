@@ -297,7 +297,9 @@ sim::task<void> worker::consume() {
     fetched got;
     if (services_.job_queues.empty()) {
       got.source = &services_.jobs;
-      got.messages = co_await services_.jobs.receive(options);
+      receive_result r = co_await services_.jobs.receive(options);
+      TWICE_CHECK(r.status == queue_status::ok);  // the loader keeps long_poll and the timeout in range
+      got.messages = std::move(r.messages);
     } else {
       got = co_await fetch_weighted(services_.kernel, services_.job_queues, *services_.any_job_visible, options,
                                     fetch_rng_);

@@ -21,6 +21,7 @@ using sim::duration;
 constexpr duration_limits retention_limits{duration::from_s(60), duration::from_s(14 * 24 * 3600), " (SQS's limits)"};
 constexpr duration_limits visibility_limits{duration::zero(), max_visibility_timeout, " (SQS's limit)"};
 constexpr integer_limits max_receive_limits{1, 1000, " (SQS's limits)"};
+constexpr duration_limits delay_limits{duration::zero(), max_delay, " (SQS's limit)"};
 // Bounds that are not the real system's: long enough for any story, short
 // enough that no sum of them can overflow the clock.
 constexpr duration_limits day_limits{duration::zero(), duration::from_s(24 * 3600)};
@@ -84,7 +85,8 @@ void load_queue(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("queue");
   if (t == nullptr) return;
   const table_reader r(s.d, *t, "queue",
-                       {"name", "visibility_timeout", "retention", "max_receive_count", "semantics", "message_group_id"});
+                       {"name", "visibility_timeout", "retention", "max_receive_count", "semantics", "message_group_id",
+                        "delay"});
   static const named<handle_semantics> semantics[] = {{"sqs", handle_semantics::sqs},
                                                       {"strict", handle_semantics::strict}};
   static const named<message_group_source> groups[] = {{"none", message_group_source::none},
@@ -96,6 +98,7 @@ void load_queue(const table_reader& root, load_state& s) {
   r.duration("retention", q.retention, retention_limits);
   r.integer("max_receive_count", q.max_receive_count, max_receive_limits);
   r.choice("semantics", q.semantics, semantics);
+  r.duration("delay", q.delay, delay_limits);
 }
 
 // [tenants]: the bound no_tenant_starved holds each quiet tenant's waits to.

@@ -231,7 +231,7 @@ void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t index) {
 void world::send_job(std::string_view id, const std::string& tenant) {
   const bool grouped = config_.message_group == message_group_source::tenant;
   const message_id message =
-      queue_for(tenant).send(std::string(id), sim::duration::zero(), grouped ? tenant : std::string());
+      queue_for(tenant).send(std::string(id), std::nullopt, grouped ? tenant : std::string());
   faults_->note_message(message, id);
 }
 
