@@ -60,6 +60,9 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
   TWICE_CHECK(config_.max_receive_count <= max_receive_count_max);
   TWICE_CHECK(config_.delay >= sim::duration::zero() && config_.delay <= max_delay);
   TWICE_CHECK(config_.receive_wait >= sim::duration::zero() && config_.receive_wait <= max_long_poll);
+  TWICE_CHECK(config_.fifo || !config_.content_based_deduplication);
+  TWICE_CHECK(config_.fifo_scan_window >= 1);
+  if (config_.fifo) fifo_.emplace(config_.fifo_scan_window);
 }
 
 void queue::set_dead_letter(queue* dlq) {
@@ -70,6 +73,9 @@ void queue::set_dead_letter(queue* dlq) {
     TWICE_CHECK(&dlq->kernel_ == &kernel_);
     // Ids stay unique across the world only if both queues draw from one source.
     TWICE_CHECK(&dlq->ids_ == &ids_);
+    // "The dead-letter queue of a FIFO queue must also be a FIFO queue" (and
+    // a standard queue's a standard one): Developer Guide, dead-letter queues.
+    TWICE_CHECK(dlq->config_.fifo == config_.fifo);
   }
   dead_letter_ = dlq;
 }
@@ -79,9 +85,51 @@ void queue::set_faults(queue_faults* faults) { faults_ = faults; }
 // ---- send -----------------------------------------------------------------
 
 message_id queue::send(std::string body, std::optional<sim::duration> delay_given, std::string_view group) {
+  TWICE_CHECK(!config_.fifo);
   const sim::duration delay = delay_given.value_or(config_.delay);
   TWICE_CHECK(delay >= sim::duration::zero());
   TWICE_CHECK(delay <= max_delay);
+  return store_sent(std::move(body), delay, group);
+}
+
+send_result queue::send_message(send_request request) {
+  send_result out;
+  const sim::duration delay = request.delay.value_or(config_.delay);
+  if (!config_.fifo) {
+    // "The request include parameter that is not valid for this queue type."
+    if (!request.deduplication_id.empty() || delay < sim::duration::zero() || delay > max_delay)
+      out.status = queue_status::invalid_parameter;
+    else
+      out.id = store_sent(std::move(request.body), delay, request.group);
+    return out;
+  }
+  // A FIFO queue takes no per-message delay, but an explicit 0 means the
+  // queue's (test_fifo_queue_send_message_with_delay_seconds_fails,
+  // test_fifo_queue_send_message_with_zero_delay_defaults_to_queue_delay).
+  if (request.delay && *request.delay != sim::duration::zero()) {
+    out.status = queue_status::invalid_parameter;
+  } else if (request.group.empty()) {
+    out.status = queue_status::missing_group;
+  } else if (request.deduplication_id.empty() && !config_.content_based_deduplication) {
+    out.status = queue_status::missing_deduplication_id;
+  }
+  if (out.status != queue_status::ok) return out;
+  const sim::instant now = kernel_.now();
+  const bool by_content = request.deduplication_id.empty();
+  dedup_window::key key{by_content, by_content ? request.body : request.deduplication_id};
+  if (const std::optional<message_id> first = dedup_.find(key, now)) {
+    events_.emit(actor_name_, ev::send_deduplicated{*first, events_.name(request.body),
+                                                    events_.name(request.deduplication_id)});
+    out.id = *first;
+    out.deduplicated = true;
+    return out;
+  }
+  out.id = store_sent(std::move(request.body), config_.delay, request.group);
+  dedup_.remember(std::move(key), out.id, now);
+  return out;
+}
+
+message_id queue::store_sent(std::string body, sim::duration delay, std::string_view group) {
   const sim::instant now = kernel_.now();
   message m;
   m.id = ids_.next_message++;
@@ -96,9 +144,14 @@ message_id queue::send(std::string body, std::optional<sim::duration> delay_give
     m.group = events_.name(group);
     note_group_seen();
   }
+  m.place = next_place_++;
   const auto [it, inserted] = messages_.emplace(m.id, std::move(m));
   TWICE_CHECK(inserted);
   message& stored = it->second;
+  if (fifo_) {
+    TWICE_CHECK(stored.grouped);
+    fifo_->enter(stored.group, stored.id, stored.place, false);
+  }
   ++sent_;
   events_.emit(actor_name_, ev::send{stored.id, stored.body_name, delay});
   arm_retention_timer(stored);
@@ -143,6 +196,7 @@ std::vector<received_message> queue::take_now(const receive_options& options) {
 }
 
 void queue::take_visible(const receive_options& options, std::vector<received_message>& out) {
+  if (fifo_) return take_visible_fifo(options, out);
   if (any_noisy_group()) return take_visible_fairly(options, out);
   const sim::duration timeout = options.visibility_timeout.value_or(config_.visibility_timeout);
   // `next` is advanced before the current entry is handled: a delivery or a
@@ -276,6 +330,27 @@ void queue::take_visible_fairly(const receive_options& options, std::vector<rece
   }
 }
 
+// What the FIFO order lets this receive take, delivered in that order. A
+// redrive takes a message out of its group and lets the one behind it move
+// up, so the order is asked again until nothing more is ready or the
+// receive is full (each pass takes at least one visible message).
+void queue::take_visible_fifo(const receive_options& options, std::vector<received_message>& out) {
+  const sim::duration timeout = options.visibility_timeout.value_or(config_.visibility_timeout);
+  while (out.size() < options.max_messages) {
+    const std::vector<message_id> ids = fifo_->ready(options.max_messages - static_cast<std::uint32_t>(out.size()));
+    if (ids.empty()) return;
+    for (const message_id id : ids) {
+      const auto it = messages_.find(id);
+      TWICE_CHECK(it != messages_.end() && it->second.state == message_state::visible);
+      if (config_.max_receive_count > 0 && it->second.receive_count >= config_.max_receive_count) {
+        redrive(it);
+        continue;
+      }
+      out.push_back(deliver(it->second, timeout));
+    }
+  }
+}
+
 received_message queue::deliver(message& m, sim::duration timeout) {
   const sim::instant now = kernel_.now();
   ++m.receive_count;
@@ -288,7 +363,7 @@ received_message queue::deliver(message& m, sim::duration timeout) {
   ++m.handles_issued;
   received_message r{m.id, handle, m.body, m.receive_count, m.sent_at};
 
-  const bool duplicate = faults_ != nullptr && faults_->duplicate_delivery(r);
+  const bool duplicate = faults_ != nullptr && !fifo_ && faults_->duplicate_delivery(r);
   if (duplicate) {
     // Left visible, at its place in the index: the next receive gets it too.
     events_.emit(actor_name_, ev::receive{m.id, handle, m.body_name, m.receive_count, now});
@@ -300,6 +375,7 @@ received_message queue::deliver(message& m, sim::duration timeout) {
   unindex_visible(m);
   m.state = message_state::in_flight;
   count_in_flight(m, true);
+  if (fifo_) fifo_->set_visible(m.group, m.id, false, m.place);
   m.received_at = now;
   m.visible_at = now + timeout;
   events_.emit(actor_name_, ev::receive{m.id, handle, m.body_name, m.receive_count, m.visible_at});
@@ -330,6 +406,8 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
     // for visibility timeout change" (AWS-validated
     // test_change_visibility_on_deleted_message_raises_invalid_parameter_value).
     status = queue_status::message_not_available;
+  } else if (fifo_ && !fifo_lease_live(it->second, handle)) {
+    status = queue_status::receipt_handle_expired;
   } else if (!latest && config_.semantics == handle_semantics::strict) {
     status = queue_status::stale_handle;
   } else if (it->second.state != message_state::in_flight) {
@@ -377,12 +455,20 @@ void queue::make_visible(message& m) {
   ++m.version;  // any timer still pending for the old state is now stale
   if (m.state == message_state::in_flight) count_in_flight(m, false);
   // A delayed message takes its place in the receive order now; one whose
-  // lease ended keeps the place it had.
+  // lease ended keeps the place it had. On a FIFO queue it goes to the back
+  // of the order of groups instead (broker/fifo_order.hpp).
+  const bool lease_ended = m.state == message_state::in_flight;
   if (m.state == message_state::delayed) m.queued_at = now;
+  if (fifo_ && lease_ended) m.place = next_place_++;
   m.state = message_state::visible;
   m.visible_at = now;
   index_visible(m);
+  if (fifo_) fifo_->set_visible(m.group, m.id, true, m.place);
   notify_visible();
+}
+
+bool queue::fifo_lease_live(const message& m, receipt_handle handle) const {
+  return m.latest_handle == handle && m.state == message_state::in_flight;
 }
 
 void queue::notify_visible() {
@@ -435,6 +521,12 @@ queue_status queue::delete_message(receipt_handle handle) {
     return queue_status::ok;
   }
   message& m = it->second;
+  if (fifo_ && !fifo_lease_live(m, handle)) {
+    // "The receipt handle has expired." (test_fifo_delete_after_visibility_timeout,
+    // test_fifo_delete_message_with_expired_receipt_handle).
+    events_.emit(actor_name_, ev::message_delete{id, handle, m.body_name, queue_status::receipt_handle_expired, false});
+    return queue_status::receipt_handle_expired;
+  }
   if (m.latest_handle != handle) {
     // Received again since this handle was issued. SQS: "If you use an old
     // ReceiptHandle, the request will succeed, but the message might not be
@@ -444,7 +536,7 @@ queue_status queue::delete_message(receipt_handle handle) {
     events_.emit(actor_name_, ev::message_delete{id, handle, m.body_name, status, false});
     return status;
   }
-  if (faults_ != nullptr && faults_->lose_delete(id)) {
+  if (faults_ != nullptr && !fifo_ && faults_->lose_delete(id)) {
     events_.emit(actor_name_, ev::delete_lost{id, handle, m.body_name, queue_status::ok});
     return queue_status::ok;
   }
@@ -464,6 +556,7 @@ queue_status queue::purge() {
     return queue_status::purge_in_progress;
   }
   last_purge_ = now;
+  dedup_.clear();  // test_purge_queue_clears_fifo_deduplication_cache
   const std::int64_t held = static_cast<std::int64_t>(messages_.size());
   events_.emit(actor_name_, ev::purge{held, queue_status::ok});
   while (!messages_.empty()) {
@@ -483,6 +576,8 @@ queue_status queue::purge() {
 // Guide, "Learn how to configure a dead-letter queue redrive").
 std::size_t queue::move_visible_to(queue& target, const std::function<bool(std::string_view body)>& which) {
   TWICE_CHECK(&target != this);
+  // Not modelled for FIFO queues (the scenario loader refuses a redrive there).
+  TWICE_CHECK(!config_.fifo && !target.config_.fifo);
   std::vector<message_id> chosen;
   for (const auto& [at, id] : visible_index_)
     if (!which || which(messages_.at(id).body)) chosen.push_back(id);
@@ -555,9 +650,14 @@ void queue::accept_redriven(message m, const std::string& from) {
     return;
   }
   if (m.grouped) note_group_seen();
+  m.place = next_place_++;
   const auto [it, inserted] = messages_.emplace(m.id, std::move(m));
   TWICE_CHECK(inserted);
   index_visible(it->second);
+  if (fifo_) {
+    TWICE_CHECK(it->second.grouped);
+    fifo_->enter(it->second.group, it->second.id, it->second.place, true);
+  }
   arm_retention_timer(it->second);
   notify_visible();
 }
@@ -643,6 +743,7 @@ void queue::erase_message(message_map::iterator it) {
   const message& m = it->second;
   if (m.state == message_state::visible) unindex_visible(m);
   if (m.state == message_state::in_flight) count_in_flight(m, false);
+  if (fifo_) fifo_->leave(m.group, m.id);
   // Its handles stay known until its retention end (whose deadline is still
   // armed, unless this is its expiry), or 12 h from now if that is later: a
   // lease taken now cannot outlast that.
@@ -730,7 +831,7 @@ bool queue::contains(message_id id) const { return messages_.contains(id); }
 std::uint64_t queue::footprint() const {
   return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(gone_) + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
          sim::tree_footprint(visible_by_group_) + sim::tree_footprint(in_flight_by_group_) + sim::footprint_of(retention_) +
-         sim::tree_footprint(receive_count_histogram_);
+         sim::tree_footprint(receive_count_histogram_) + (fifo_ ? fifo_->footprint() : 0) + dedup_.footprint();
 }
 
 }  // namespace twice

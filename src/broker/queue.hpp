@@ -1,5 +1,6 @@
 #pragma once
-// One message queue with the semantics of an Amazon SQS *standard* queue.
+// One message queue with the semantics of an Amazon SQS standard queue, or
+// (queue_config::fifo) of an SQS FIFO queue: see "FIFO queues" below.
 // Every behaviour below is what SQS documents (or what public tests against
 // AWS show); where SQS leaves a choice open we say which one we made.
 //
@@ -79,10 +80,28 @@
 //    after the DLQ's retention has already passed expires on arrival.
 //    Retention ends a message wherever it is: visible, delayed or in flight.
 //
+// FIFO queues (queue_config::fifo), where they differ from the above:
+//  * send_message needs a group (MissingParameter) and a deduplication id,
+//    unless the queue has content-based deduplication (InvalidParameterValue);
+//    a per-message delay other than 0 answers invalid_parameter (the queue's
+//    DelaySeconds applies). A send whose deduplication id was accepted in the
+//    last 5 minutes is accepted and dropped (broker/dedup_window.hpp): it
+//    answers the first message's id.
+//  * receive order and group blocking: broker/fifo_order.hpp.
+//  * delete and change_visibility need the latest handle while its lease
+//    lasts; otherwise, while the message is held, they answer
+//    receipt_handle_expired ("The receipt handle has expired.", AWS-validated
+//    test_fifo_delete_after_visibility_timeout; for a change of visibility
+//    not recorded, taken to be the same). A gone message's handles delete OK
+//    as on a standard queue.
+//  * no injected duplicate deliveries or lost deletes: FIFO's exactly-once
+//    processing rules them out (the faults seam is not asked).
+//  * a purge also forgets every deduplication id.
+//
 // Trace (actor "queue/<name>"; "body" is the job id, for joins): send,
 // receive, receive_empty, duplicate_delivery, change_visibility,
 // lease_expired, delay_ended, delete, delete_lost, redrive, redrive_in,
-// retention_expired, moved_out, purge.
+// retention_expired, moved_out, purge, send_deduplicated.
 //
 // Faults are not part of the model: a queue_faults object, set from outside,
 // is asked at the two seams where SQS misbehaves (a rare duplicate delivery
@@ -96,6 +115,8 @@
 #include <string>
 #include <vector>
 
+#include "broker/dedup_window.hpp"
+#include "broker/fifo_order.hpp"
 #include "broker/queue_status.hpp"
 #include "events/event_log.hpp"
 #include "sim/condition.hpp"
@@ -116,6 +137,9 @@ struct queue_config {
   handle_semantics semantics = handle_semantics::sqs;
   sim::duration delay = sim::duration::zero();         // DelaySeconds: a send that names none, 0..900 s
   sim::duration receive_wait = sim::duration::zero();  // ReceiveMessageWaitTimeSeconds, 0..20 s
+  bool fifo = false;                                   // FifoQueue
+  bool content_based_deduplication = false;           // ContentBasedDeduplication (FIFO only)
+  std::uint32_t fifo_scan_window = fifo_scan_window_sqs;  // FIFO: messages a receive looks through for groups
 };
 
 inline constexpr sim::duration max_visibility_timeout = sim::duration::from_s(12 * 3600);
@@ -142,6 +166,20 @@ struct received_message {
   std::string body;
   std::uint32_t receive_count = 0;  // including this delivery
   sim::instant sent_at;
+};
+
+struct send_request {
+  std::string body;
+  // None: the queue's DelaySeconds. FIFO queues take none, or 0 (the queue's too).
+  std::optional<sim::duration> delay;
+  std::string group;             // MessageGroupId: required on FIFO; on a standard queue, the fair-queue tenant
+  std::string deduplication_id;  // MessageDeduplicationId: FIFO only
+};
+
+struct send_result {
+  queue_status status = queue_status::ok;
+  message_id id = 0;          // the new message, or the one a deduplicated send matched
+  bool deduplicated = false;  // accepted but not delivered
 };
 
 struct receive_options {
@@ -206,7 +244,10 @@ class queue {
   // `group`: the message group id (the tenant, for fair delivery); empty: none.
   // `delay`: none takes the queue's; out of 0..900 s is a programmer error
   // here (the scenario loader checks what users write).
+  // A standard queue only (FIFO queues need a deduplication id: send_message).
   message_id send(std::string body, std::optional<sim::duration> delay = std::nullopt, std::string_view group = {});
+  // SendMessage on either kind, answering as SQS does.
+  send_result send_message(send_request request);
   sim::task<receive_result> receive(receive_options options = {});
   // What a receive would take now (options.wait is ignored), without
   // waiting and without recording an empty receive: one step of a consumer
@@ -264,6 +305,7 @@ class queue {
     std::uint32_t handles_issued = 0;
     bool grouped = false;
     ev::name_id group = 0;  // its MessageGroupId, when grouped
+    std::uint64_t place = 0;  // FIFO: its place in the order of groups (broker/fifo_order.hpp)
   };
 
   // Every receipt handle this queue issued, in issue order (ascending), with
@@ -311,6 +353,10 @@ class queue {
   std::optional<message_id> fair_pick(const std::vector<message_id>& taken) const;
   void take_visible(const receive_options& options, std::vector<received_message>& out);
   void take_visible_fairly(const receive_options& options, std::vector<received_message>& out);
+  void take_visible_fifo(const receive_options& options, std::vector<received_message>& out);
+  message_id store_sent(std::string body, sim::duration delay, std::string_view group);
+  // FIFO: what a delete or change of visibility with `handle` of held message `m` may do.
+  bool fifo_lease_live(const message& m, receipt_handle handle) const;
   received_message deliver(message& m, sim::duration timeout);
   void redrive(message_map::iterator it);
   void accept_redriven(message m, const std::string& from);
@@ -366,6 +412,9 @@ class queue {
     bool scheduled;  // in the kernel's queue
   };
   std::vector<retention_entry> retention_;  // a min-heap
+  std::optional<fifo_order> fifo_;  // FIFO queues only
+  dedup_window dedup_;               // FIFO queues only
+  std::uint64_t next_place_ = 0;
   sim::condition available_;  // long pollers wait here for a message to become visible
   sim::condition* watcher_ = nullptr;
 

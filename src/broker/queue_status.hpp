@@ -23,6 +23,17 @@ enum class queue_status : std::uint8_t {
   invalid_batch_entry_id,        // not 1..80 of [A-Za-z0-9_-]
   batch_entry_ids_not_distinct,
   purge_in_progress,  // a second purge within 60 s
+  // FIFO queues: a send without a MessageGroupId (MissingParameter, "The
+  // request must contain the parameter MessageGroupId.").
+  missing_group,
+  // FIFO queues: a send without a MessageDeduplicationId to a queue without
+  // ContentBasedDeduplication ("The queue should either have
+  // ContentBasedDeduplication enabled or MessageDeduplicationId provided
+  // explicitly").
+  missing_deduplication_id,
+  // FIFO queues: a delete or change of visibility with a handle whose lease
+  // ended ("The receipt handle has expired.").
+  receipt_handle_expired,
 };
 
 constexpr std::string_view to_string(queue_status status) {
@@ -38,6 +49,9 @@ constexpr std::string_view to_string(queue_status status) {
     case queue_status::invalid_batch_entry_id: return "invalid_batch_entry_id";
     case queue_status::batch_entry_ids_not_distinct: return "batch_entry_ids_not_distinct";
     case queue_status::purge_in_progress: return "purge_in_progress";
+    case queue_status::missing_group: return "missing_group";
+    case queue_status::missing_deduplication_id: return "missing_deduplication_id";
+    case queue_status::receipt_handle_expired: return "receipt_handle_expired";
   }
   return "unknown";
 }
@@ -59,6 +73,9 @@ constexpr std::string_view aws_error_code(queue_status status) {
     case queue_status::invalid_batch_entry_id: return "AWS.SimpleQueueService.InvalidBatchEntryId";
     case queue_status::batch_entry_ids_not_distinct: return "AWS.SimpleQueueService.BatchEntryIdsNotDistinct";
     case queue_status::purge_in_progress: return "AWS.SimpleQueueService.PurgeQueueInProgress";
+    case queue_status::missing_group: return "MissingParameter";
+    case queue_status::missing_deduplication_id: return "InvalidParameterValue";
+    case queue_status::receipt_handle_expired: return "InvalidParameterValue";
   }
   return "";
 }

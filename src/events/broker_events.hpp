@@ -235,6 +235,23 @@ struct purge {
   }
 };
 
+// A FIFO queue accepted a send whose deduplication id (or body, with
+// content-based deduplication) it had accepted within the last 5 minutes,
+// and kept nothing: "accepted successfully but aren't delivered". `id` is
+// the message first accepted under it.
+struct send_deduplicated {
+  static constexpr std::string_view kind = "send_deduplicated";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  name_id deduplication_id = 0;  // empty name: content-based
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+    v.name("deduplication_id", deduplication_id);
+  }
+};
+
 // The dead-letter queue's alarm went off (a CloudWatch alarm on
 // ApproximateNumberOfMessagesVisible > 0, actor "operator"): `messages`
 // held then; the on-call starts a redrive `redrive_at`.

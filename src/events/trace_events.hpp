@@ -77,7 +77,8 @@ using payload = std::variant<tool_start, tool_call, fault_crash, fault_error, ch
                              effect_done, key_pruned, pool_wait, pool_wait_abandoned, constraint_violation,
                              store_fenced, store_commit, store_rollback, queue_sample, all_jobs_ended,
                              vendor_dropped, moved_out, dead_letter_alarm, probe_failed,
-                             circuit_changed, orphan_rescued, long_transaction, tenant_over_limit, purge>;
+                             circuit_changed, orphan_rescued, long_transaction, tenant_over_limit, purge,
+                             send_deduplicated>;
 
 // One event: when, who (an interned actor name such as "worker/0"), what.
 struct event {
