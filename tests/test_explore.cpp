@@ -405,6 +405,11 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
       {"liveness_kill_mid_write_fixed.toml", "key = \"stable\"", "key = \"none\"", "no_double_payment"},
       {"dead_letters_expire_fixed.toml", "retention = \"336h\"\nredrive_after = \"8h\"", "retention = \"96h\"",
        "no_message_lost"},
+      {"fifo_exactly_once_fixed.toml", "key = \"stable\"", "key = \"none\"", "no_double_payment"},
+      // The tenant held behind its failing job must still be within its
+      // share: two jobs of each tenant at least.
+      {"fifo_group_blocked_fixed.toml", "message_group_id = \"job\"", "message_group_id = \"tenant\"",
+       "no_tenant_starved", 8},
       {"slice_cannot_heartbeat_fixed.toml", "[split]\ntool = \"model\"\nvisibility_timeout = \"15m\"\nworkers = 1\n", "",
        "leases_exclusive_or_absorbed"},
   };

@@ -63,7 +63,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 26);
+  CHECK(lint_rules.size() == 28);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -799,7 +799,63 @@ TEST_CASE("tenants_share_queue_unfairly: tenants on one queue with no message gr
   CHECK(fires(c, "tenants_share_queue_unfairly"));
 }
 
-// ---- 23. orphan_rescue_revives_exhausted ----------------------------------------------
+TEST_CASE("tenants_share_queue_unfairly on a FIFO queue: groups by job are served oldest first", "[lint]") {
+  world_config c = clean_config();
+  c.queue.fifo = true;
+  c.message_group = message_group_source::job;
+  job_type a{"a_report", progress_mode::per_step, {{"read", "doc_{job}", 0, 1}}, "acme"};
+  job_type b{"b_report", progress_mode::per_step, {{"read", "doc_{job}", 0, 1}}, "beta"};
+  c.jobs.push_back(make_job(a, "a_1"));
+  c.jobs.push_back(make_job(b, "b_1"));
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "tenants_share_queue_unfairly");
+  CHECK_THAT(w.why, Contains("FIFO queues have no fair delivery"));
+  c.workers = 40;  // no fair delivery to start: more consumers do not help
+  CHECK(fires(c, "tenants_share_queue_unfairly"));
+  c.runtime.tenant_limit = tenant_limit_config{.concurrency = 20, .over_limit_delay = duration::from_s(1)};
+  CHECK_FALSE(fires(c, "tenants_share_queue_unfairly"));
+}
+
+// ---- 23. fifo_deduplication_per_send ------------------------------------------------------
+
+TEST_CASE("fifo_deduplication_per_send: a FIFO producer whose re-send is a new message", "[lint]") {
+  world_config c = clean_config();
+  c.deduplication = deduplication_source::per_send;
+  CHECK(lint(c).empty());  // a standard queue: no deduplication to defeat
+  c.queue.fifo = true;
+  c.message_group = message_group_source::job;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "fifo_deduplication_per_send");
+  CHECK(w.setting == "queue.deduplication");
+  CHECK_THAT(w.why, Contains("becomes a second message"));
+  CHECK_THAT(w.fix, Contains("\"job_id\""));
+  c.deduplication = deduplication_source::content;
+  CHECK(lint(c).empty());
+}
+
+// ---- 24. fifo_group_held_by_retry -----------------------------------------------------------
+
+TEST_CASE("fifo_group_held_by_retry: a tenant's FIFO group held by one job's retries", "[lint]") {
+  world_config c = clean_config();
+  c.queue.fifo = true;
+  c.message_group = message_group_source::tenant;
+  job_type a{"a_report", progress_mode::per_step, {{"read", "doc_{job}", 0, 1}}, "acme"};
+  c.jobs.push_back(make_job(a, "a_1"));
+  CHECK(lint(c).empty());  // one job of the tenant: nothing waits behind it
+  c.jobs.push_back(make_job(a, "a_2"));
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "fifo_group_held_by_retry");
+  CHECK(w.setting == "queue.message_group_id");
+  CHECK_THAT(w.why, Contains("tenant acme waits behind it") && Contains("after 5 attempts") &&
+                        Contains("retry.maximum_interval = 1m40s"));
+  c.runtime.retry.maximum_attempts = 1;
+  CHECK(lint(c).empty());  // nothing is retried
+  c.runtime.retry.maximum_attempts = 5;
+  c.message_group = message_group_source::job;
+  CHECK(lint(c).empty());
+}
+
+// ---- 25. orphan_rescue_revives_exhausted ----------------------------------------------
 
 TEST_CASE("orphan_rescue_revives_exhausted: a rescue that grants attempts past the limit", "[lint]") {
   world_config c = clean_config();
@@ -815,7 +871,7 @@ TEST_CASE("orphan_rescue_revives_exhausted: a rescue that grants attempts past t
   CHECK_FALSE(fires(c, "orphan_rescue_revives_exhausted"));  // no limit to revive past
 }
 
-// ---- 24. orphan_rescue_before_work_ends -----------------------------------------------
+// ---- 26. orphan_rescue_before_work_ends -----------------------------------------------
 
 TEST_CASE("orphan_rescue_before_work_ends: a rescue that takes a slow slice for an orphan", "[lint]") {
   world_config c = clean_config();
@@ -830,7 +886,7 @@ TEST_CASE("orphan_rescue_before_work_ends: a rescue that takes a slow slice for 
   CHECK(lint(c).empty());
 }
 
-// ---- 25. job_table_without_transaction_timeout ----------------------------------------
+// ---- 27. job_table_without_transaction_timeout ----------------------------------------
 
 TEST_CASE("job_table_without_transaction_timeout: MVCC on the job table and no bound on a transaction", "[lint]") {
   world_config c = clean_config();
@@ -847,7 +903,7 @@ TEST_CASE("job_table_without_transaction_timeout: MVCC on the job table and no b
   CHECK(lint(c).empty());  // MVCC not modelled: nothing to say
 }
 
-// ---- 26. attempts_given_back -------------------------------------------------------------
+// ---- 28. attempts_given_back -------------------------------------------------------------
 
 TEST_CASE("attempts_given_back: a 503 that gives its attempt back, once or twice", "[lint]") {
   world_config c = clean_config();

@@ -208,6 +208,22 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
         "t.toml:2:21: queue.max_receive_count: must be between 1 and 1000 (SQS's limits), found 1001");
   CHECK(error_of("[queue]\ndelay = \"901s\"\n") ==
         "t.toml:2:9: queue.delay: must be at most 15m (SQS's limit), found 15m1s");
+  CHECK(error_of("[queue]\nflavour = \"rabbitmq\"\n") ==
+        "t.toml:2:11: queue.flavour: expected \"sqs\" or \"sqs_fifo\", found string \"rabbitmq\"");
+  CHECK(error_of("[queue]\nflavour = \"kafka\"\n") ==
+        "t.toml:2:11: queue.flavour: \"kafka\" is not modelled yet (issue 20); the flavours so far are \"sqs\" and "
+        "\"sqs_fifo\"");
+  CHECK(error_of("[queue]\nflavour = \"sqs_fifo\"\nmessage_group_id = \"none\"\n") ==
+        "t.toml:3:20: queue.message_group_id: a FIFO queue needs a message group on every send: \"job\" (each job "
+        "its own group) or \"tenant\"");
+  CHECK(error_of("[queue]\ndeduplication = \"job_id\"\n") ==
+        "t.toml:2:17: queue.deduplication: deduplication ids are for FIFO queues only: set flavour = \"sqs_fifo\" "
+        "or remove it");
+  CHECK(error_of("[queue]\nflavour = \"sqs_fifo\"\nsemantics = \"strict\"\n").find(
+            "t.toml:3:13: queue.semantics: semantics chooses a standard queue's receipt-handle rules") == 0);
+  CHECK(error_of("[queue]\nflavour = \"sqs_fifo\"\n[dead_letter_queue]\nredrive_after = \"1h\"\n") ==
+        "t.toml:2:11: queue.flavour: a dead-letter redrive (dead_letter_queue.redrive_after) is not modelled for "
+        "\"sqs_fifo\" yet");
   CHECK(error_of("[queue]\nretention = \"30s\"\n") ==
         "t.toml:2:13: queue.retention: must be between 1m and 336h (SQS's limits), found 30s");
   CHECK(error_of("[dead_letter_queue]\nretention = \"360h\"\n") ==

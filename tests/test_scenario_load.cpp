@@ -54,6 +54,9 @@ void check_same(const queue_config& a, const queue_config& b) {
   CHECK(a.semantics == b.semantics);
   CHECK(a.delay == b.delay);
   CHECK(a.receive_wait == b.receive_wait);
+  CHECK(a.fifo == b.fifo);
+  CHECK(a.content_based_deduplication == b.content_based_deduplication);
+  CHECK(a.fifo_scan_window == b.fifo_scan_window);
 }
 
 void check_same(const latency_model& a, const latency_model& b) {
@@ -243,6 +246,7 @@ void check_same(const world_config& a, const world_config& b) {
   CHECK(a.trace_retention == b.trace_retention);
   check_same(a.queue, b.queue);
   CHECK(a.message_group == b.message_group);
+  CHECK(a.deduplication == b.deduplication);
   CHECK(a.tenant_wait_bound == b.tenant_wait_bound);
   CHECK(a.tenant_queues == b.tenant_queues);
   CHECK(a.alarms == b.alarms);
@@ -704,6 +708,29 @@ TEST_CASE("a scenario that sets every key loads into the exact world_config", "[
   CHECK(s.expect.dead_letters == 0u);
   CHECK(s.expect.attempts == 4u);
   CHECK(s.expect.all_jobs_end == false);
+}
+
+// The FIFO keys do not combine with everything the scenario above sets
+// (strict semantics, the split discipline), so they load here.
+TEST_CASE("queue.flavour = \"sqs_fifo\" with its keys, and the group it defaults to", "[scenario][fifo]") {
+  const std::string job = "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n";
+  const scenario set = load_ok("[queue]\nflavour = \"sqs_fifo\"\nmessage_group_id = \"tenant\"\n"
+                               "deduplication = \"per_send\"\n" + job);
+  world_config expected = defaults_with_jobs_of(set.world);
+  expected.queue.fifo = true;
+  expected.message_group = message_group_source::tenant;
+  expected.deduplication = deduplication_source::per_send;
+  check_same(set.world, expected);
+
+  const scenario defaults = load_ok("[queue]\nflavour = \"sqs_fifo\"\n" + job);
+  CHECK(defaults.world.queue.fifo);
+  CHECK(defaults.world.message_group == message_group_source::job);  // SQS refuses a FIFO send without a group
+  CHECK(defaults.world.deduplication == deduplication_source::job_id);
+  CHECK(defaults.world.queue.fifo_scan_window == fifo_scan_window_sqs);
+
+  const scenario standard = load_ok("[queue]\nflavour = \"sqs\"\nmessage_group_id = \"job\"\n" + job);
+  CHECK_FALSE(standard.world.queue.fifo);
+  CHECK(standard.world.message_group == message_group_source::job);
 }
 
 TEST_CASE("[tools.refund] is [vendor] written in the form of every tool", "[scenario]") {

@@ -85,7 +85,18 @@ void queue::set_faults(queue_faults* faults) { faults_ = faults; }
 // ---- send -----------------------------------------------------------------
 
 message_id queue::send(std::string body, std::optional<sim::duration> delay_given, std::string_view group) {
-  TWICE_CHECK(!config_.fifo);
+  if (config_.fifo) {
+    // The body (a job id) names the message: its deduplication id, and its
+    // group when none is given.
+    send_request request;
+    request.group = group.empty() ? body : std::string(group);
+    request.deduplication_id = body;
+    request.body = std::move(body);
+    request.delay = delay_given;
+    const send_result sent = send_message(std::move(request));
+    TWICE_CHECK(sent.status == queue_status::ok);
+    return sent.id;
+  }
   const sim::duration delay = delay_given.value_or(config_.delay);
   TWICE_CHECK(delay >= sim::duration::zero());
   TWICE_CHECK(delay <= max_delay);

@@ -244,7 +244,9 @@ class queue {
   // `group`: the message group id (the tenant, for fair delivery); empty: none.
   // `delay`: none takes the queue's; out of 0..900 s is a programmer error
   // here (the scenario loader checks what users write).
-  // A standard queue only (FIFO queues need a deduplication id: send_message).
+  // On a FIFO queue the body is also the deduplication id, and the group
+  // when none is given (the runtime's sends of a job id); a deduplicated
+  // send returns the first message's id.
   message_id send(std::string body, std::optional<sim::duration> delay = std::nullopt, std::string_view group = {});
   // SendMessage on either kind, answering as SQS does.
   send_result send_message(send_request request);

@@ -31,6 +31,8 @@ std::vector<lint_warning> lint(const world_config& config) {
   client_timeout_below_p99(config, out);
   dedupe_window_below_retry_horizon(config, out);
   tenants_share_queue_unfairly(config, out);
+  fifo_deduplication_per_send(config, out);
+  fifo_group_held_by_retry(config, out);
   orphan_rescue_revives_exhausted(config, out);
   orphan_rescue_before_work_ends(config, out);
   job_table_without_transaction_timeout(config, out);

@@ -1,5 +1,8 @@
 #include <fmt/ranges.h>
 
+#include <map>
+#include <string>
+
 #include "lint/rules.hpp"
 
 // The queue: what bounds a message's deliveries, where dead letters go, and
@@ -209,6 +212,19 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
   // A limit per tenant below the workers leaves workers a burst cannot take.
   const std::optional<tenant_limit_config>& limit = config.runtime.tenant_limit;
   if (limit && limit->concurrency < config.workers) return;
+  if (config.queue.fifo) {
+    // A group per tenant: each tenant's messages go one group at a time
+    // (fifo_group_held_by_retry says what that costs).
+    if (config.message_group == message_group_source::tenant) return;
+    out.push_back({"tenants_share_queue_unfairly", "queue.message_group_id",
+                   fmt::format("Jobs of two or more tenants ({}, {}) share one FIFO queue with a message group per "
+                               "job: it serves groups in the order they were sent, so a burst from one tenant is a "
+                               "backlog every other tenant waits behind (FIFO queues have no fair delivery).",
+                               tenants[0], tenants[1]),
+                   "Limit each tenant to fewer slices than there are workers ([tenants] concurrency_limit), or give "
+                   "each tenant a queue of its own ([tenants] queues = \"one_per_tenant\")."});
+    return;
+  }
   if (config.message_group == message_group_source::none) {
     out.push_back({"tenants_share_queue_unfairly", "queue.message_group_id",
                    fmt::format("Jobs of two or more tenants ({}, {}) share one queue that serves the oldest message "
@@ -228,6 +244,43 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
                              config.workers, config.workers),
                  "Run more than 30 consumers at once (workers, or messages per worker), or split the noisy tenant "
                  "into a queue of its own."});
+}
+
+// FIFO: a producer's re-send is recognised only by the id of the first send.
+void fifo_deduplication_per_send(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.queue.fifo || config.deduplication != deduplication_source::per_send) return;
+  out.push_back({"fifo_deduplication_per_send", "queue.deduplication",
+                 "Each send carries a new MessageDeduplicationId: a send retried after a timeout (the SDK's retry, "
+                 "or the producer's own) that SQS had in fact accepted becomes a second message, since FIFO's "
+                 "5-minute deduplication only drops a send whose id it has seen. The job is enqueued twice, and "
+                 "runs twice unless its consumer checks the job's row first.",
+                 "Set queue.deduplication = \"job_id\" (an id that names the job, the same on every retry) or "
+                 "\"content\" (ContentBasedDeduplication: the SHA-256 of the body, which names the job)."});
+}
+
+// FIFO: a job being retried keeps its message in flight, and with it the
+// rest of its group.
+void fifo_group_held_by_retry(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.queue.fifo || config.message_group != message_group_source::tenant) return;
+  const retry_policy& retry = config.runtime.retry;
+  if (retry.maximum_attempts == 1) return;  // nothing is retried
+  // A tenant with two jobs or more: one can wait behind the other.
+  std::map<std::string, std::uint32_t> jobs_of;
+  std::string crowded;
+  for_each_job(config, [&](const job_spec& job) {
+    if (!job.tenant.empty() && ++jobs_of[job.tenant] == 2 && crowded.empty()) crowded = job.tenant;
+  });
+  if (crowded.empty()) return;
+  out.push_back({"fifo_group_held_by_retry", "queue.message_group_id",
+                 fmt::format("Messages are grouped by tenant on a FIFO queue, and a job being retried keeps its "
+                             "message in flight through each backoff (up to retry.maximum_interval = {}): every "
+                             "later job of tenant {} waits behind it, and a job that fails every attempt holds the "
+                             "tenant's queue until it gives up ({}).",
+                             retry.maximum_interval ? text(*retry.maximum_interval) : std::string("no cap"), crowded,
+                             retry.maximum_attempts == 0 ? std::string("never: retry.maximum_attempts = 0")
+                                                         : fmt::format("after {} attempts", retry.maximum_attempts)),
+                 "Group by what must stay in order (queue.message_group_id = \"job\", or one entity's id), not by "
+                 "tenant; a job that has to wait for an earlier one of its tenant says so itself."});
 }
 
 }  // namespace twice::lint_rules_detail

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
 namespace twice {
 
 std::size_t job_count(const world_config& c) {
@@ -65,6 +67,14 @@ world::world(world_config config, handler* custom_handler)
       random_(config_.seed),
       book_(config_.jobs, config_.workload, config_.runtime.rules.split_tool) {
   events_.add_observer(this);
+  if (config_.queue.fifo) {
+    // The dead-letter queue of a FIFO queue is a FIFO queue (SQS refuses
+    // another), deduplicating as its source does.
+    TWICE_CHECK(config_.message_group != message_group_source::none);
+    config_.queue.content_based_deduplication = config_.deduplication == deduplication_source::content;
+    config_.dead_letter.fifo = true;
+    config_.dead_letter.content_based_deduplication = config_.queue.content_based_deduplication;
+  }
   queue_ = std::make_unique<queue>(kernel_, events_, ids_, config_.queue);
   job_queue_actors_.push_back(events_.name(queue_->actor()));
   if (config_.dead_letter_queue) {
@@ -226,13 +236,27 @@ void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t index) {
   w->schedule_next_arrival(k);
 }
 
-// The producer's send. It names the tenant as the message group only when
-// told to (SQS fair queues need nothing else: "include a message group ID").
+// The producer's send. It names a message group only when told to (SQS
+// fair queues need nothing else: "include a message group ID"); a FIFO
+// queue needs one, and a deduplication id unless it deduplicates by content.
 void world::send_job(std::string_view id, const std::string& tenant) {
-  const bool grouped = config_.message_group == message_group_source::tenant;
-  const message_id message =
-      queue_for(tenant).send(std::string(id), std::nullopt, grouped ? tenant : std::string());
-  faults_->note_message(message, id);
+  send_request request;
+  request.body = std::string(id);
+  switch (config_.message_group) {
+    case message_group_source::none: break;
+    case message_group_source::tenant: request.group = tenant.empty() && config_.queue.fifo ? request.body : tenant; break;
+    case message_group_source::job: request.group = request.body; break;
+  }
+  if (config_.queue.fifo) {
+    switch (config_.deduplication) {
+      case deduplication_source::job_id: request.deduplication_id = request.body; break;
+      case deduplication_source::content: break;
+      case deduplication_source::per_send: request.deduplication_id = fmt::format("{}#{}", id, ++fifo_sends_); break;
+    }
+  }
+  const send_result sent = queue_for(tenant).send_message(std::move(request));
+  TWICE_CHECK(sent.status == queue_status::ok);  // the loader checks what a scenario sets
+  if (!sent.deduplicated) faults_->note_message(sent.id, id);
 }
 
 queue& world::queue_for(std::string_view tenant) {

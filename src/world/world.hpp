@@ -65,8 +65,15 @@ struct tenant_queues_config {
   friend bool operator==(const tenant_queues_config&, const tenant_queues_config&) = default;
 };
 
-// What the producer sets as a message's MessageGroupId.
-enum class message_group_source : std::uint8_t { none, tenant };
+// What the producer sets as a message's MessageGroupId: none, the job's
+// tenant (a job without one: its own id), or the job's id.
+enum class message_group_source : std::uint8_t { none, tenant, job };
+
+// What the producer sets as a FIFO message's MessageDeduplicationId: the
+// job's id; none, with the queue's ContentBasedDeduplication on (the body is
+// the job id, so the same in effect); or a new id for every send (a UUID per
+// call: a re-send of the same job is not recognised).
+enum class deduplication_source : std::uint8_t { job_id, content, per_send };
 
 struct world_config {
   std::uint64_t seed = 1;
@@ -86,6 +93,8 @@ struct world_config {
   // none: no group, the queue serves oldest first; tenant: the job's tenant,
   // so the queue's fair delivery sees noisy neighbours (broker/queue.hpp).
   message_group_source message_group = message_group_source::none;
+  // FIFO queues (queue.fifo) only; a FIFO queue needs a group other than none.
+  deduplication_source deduplication = deduplication_source::job_id;
   // no_tenant_starved's bound: a tenant that sent no more than its share of
   // the jobs must see its jobs' 99th-percentile queue wait within it.
   sim::duration tenant_wait_bound = sim::duration::from_s(60);
@@ -277,6 +286,7 @@ class world : private event_observer {
   std::map<std::string, std::unique_ptr<queue>, std::less<>> tenant_queues_;
   std::unique_ptr<sim::condition> any_job_visible_;
   std::vector<ev::name_id> job_queue_actors_;
+  std::uint64_t fifo_sends_ = 0;  // numbers the per_send deduplication ids
   std::unique_ptr<store> store_;
   std::unique_ptr<service_tool> payments_;
   std::unique_ptr<service_tool> email_;
