@@ -89,6 +89,12 @@ struct world {
     REQUIRE(k.now() == t);
   }
 
+  // A consumer that receives from now on; a long poll goes on waiting while
+  // the world runs. `out` is filled when it returns.
+  void start_poll(queue& from, receive_options options, poll_result& out) {
+    k.spawn(poll(k, from, k.now(), options, out), "poller");
+  }
+
   // A short poll at the current instant, after everything already due now.
   poll_result poll_now(queue& from, receive_options options = {}) {
     poll_result r;

@@ -278,7 +278,7 @@ TEST_CASE("7a test_wait_time_seconds_queue_attribute_waits_correctly", "[sqs-con
   config.receive_wait = 10_s;
   world w(config);
   poll_result r;
-  w.k.spawn(poll(w.k, w.q, at(0_s), receive_options{}, r), "poller");
+  w.start_poll(w.q, receive_options{}, r);
   w.run_until(at(1_s));
   CHECK_FALSE(r.done);
   w.q.send("m");
@@ -314,7 +314,7 @@ TEST_CASE("7d test_send_delay_and_wait_time: a long poll wakes when a delay ends
   w.q.send("m", 1_s);
   CHECK(w.receive_now().empty());
   poll_result r;
-  w.k.spawn(poll(w.k, w.q, at(0_s), waiting(2_s), r), "poller");
+  w.start_poll(w.q, waiting(2_s), r);
   w.run_until(at(1_s));
   REQUIRE(r.done);
   CHECK(r.messages.size() == 1);

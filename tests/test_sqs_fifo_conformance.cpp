@@ -275,7 +275,7 @@ TEST_CASE("F3c test_fifo_queue_send_message_with_delay_on_queue_works, ..._with_
   send_in(w.q, "message-2", "1");
   send_in(w.q, "message-3", "1");
   poll_result waited;
-  w.k.spawn(poll(w.k, w.q, w.k.now(), long_poll(1_s), waited), "long_poll");
+  w.start_poll(w.q, long_poll(1_s), waited);
   w.run_until(at(1_s));
   REQUIRE(waited.done);
   CHECK(waited.messages.empty());

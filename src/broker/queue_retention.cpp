@@ -1,0 +1,144 @@
+// Part of broker/queue.hpp's queue: retention deadlines, the tombstones of
+// gone messages, and the receipt handles they keep known.
+
+#include <algorithm>
+
+#include "broker/queue.hpp"
+#include "sim/check.hpp"
+
+namespace twice {
+
+// ---- retention ------------------------------------------------------------
+
+namespace {
+struct later_retention {
+  template <class E>
+  bool operator()(const E& a, const E& b) const {
+    return a.at_us != b.at_us ? a.at_us > b.at_us : a.seq > b.seq;
+  }
+};
+}  // namespace
+
+void queue::arm_retention_timer(const message& m) { arm_deadline(m.sent_at + config_.retention, m.id); }
+
+void queue::arm_deadline(sim::instant at, message_id id) {
+  TWICE_CHECK(at > kernel_.now());
+  // The place in the order a timer scheduled now would take.
+  retention_.push_back(retention_entry{at.us(), kernel_.reserve_sequence(1), id, false});
+  std::push_heap(retention_.begin(), retention_.end(), later_retention{});
+  schedule_soonest_retention();
+}
+
+// An entry that becomes the soonest goes into the kernel's queue at its
+// reserved place; one already there stays (a new, sooner entry fires first,
+// and by the time the older one fires it is the soonest again).
+void queue::schedule_soonest_retention() {
+  if (retention_.empty() || retention_.front().scheduled) return;
+  retention_entry& soonest = retention_.front();
+  soonest.scheduled = true;
+  kernel_.schedule_reserved(sim::instant::from_us(soonest.at_us), soonest.seq, &queue::on_retention_timer, this,
+                            soonest.seq);
+}
+
+void queue::on_retention_timer(sim::kernel&, void* ctx, std::uint64_t seq) {
+  TWICE_CHECK(ctx != nullptr);
+  static_cast<queue*>(ctx)->retention_due(seq);
+}
+
+void queue::retention_due(std::uint64_t seq) {
+  // Entries fire in (time, seq) order, the heap's order: the one firing is the soonest.
+  TWICE_CHECK(!retention_.empty() && retention_.front().seq == seq);
+  const message_id id = retention_.front().id;
+  std::pop_heap(retention_.begin(), retention_.end(), later_retention{});
+  retention_.pop_back();
+  schedule_soonest_retention();
+  retention_timer_fired(id);
+}
+
+void queue::retention_timer_fired(message_id id) {
+  const auto tomb = gone_.find(id);
+  if (tomb != gone_.end()) {
+    // A deadline armed before the tombstone's own (its retention end, when
+    // it left less than 12 h before) finds it still remembered.
+    if (kernel_.now() >= tomb->second.forget_at) forget_tombstone(tomb);
+    return;
+  }
+  const auto it = messages_.find(id);
+  if (it == messages_.end()) return;  // redriven away
+  // Only a message that left and came back (a redrive cycle) could be here early.
+  if (kernel_.now() < it->second.sent_at + config_.retention) return;
+  expire(it);
+}
+
+void queue::expire(message_map::iterator it) {
+  // Wherever it is: visible, delayed or in flight (a lease does not protect
+  // it: SQS "automatically deletes messages left in a queue longer than the
+  // retention period", DeleteMessage, API reference).
+  record_expiry(it->second);
+  erase_message(it);
+}
+
+void queue::record_expiry(const message& m) {
+  const sim::instant now = kernel_.now();
+  events_.emit(actor_name_, ev::retention_expired{m.id, m.body_name, now - m.sent_at, m.receive_count, m.state});
+  ++expired_;
+  count_final(m.receive_count);
+}
+
+void queue::erase_message(message_map::iterator it) {
+  const message& m = it->second;
+  if (m.state == message_state::visible) unindex_visible(m);
+  if (m.state == message_state::in_flight) count_in_flight(m, false);
+  if (fifo_) fifo_->leave(m.group, m.id);
+  // Its handles stay known until its retention end (whose deadline is still
+  // armed, unless this is its expiry), or 12 h from now if that is later: a
+  // lease taken now cannot outlast that.
+  // A message never received here has no handles to remember.
+  if (m.handles_issued > 0) {
+    const sim::instant retention_end = m.sent_at + config_.retention;
+    const sim::instant forget_at = std::max(retention_end, kernel_.now() + max_visibility_timeout);
+    const bool inserted = gone_.emplace(m.id, tombstone{m.handles_from, m.handles_issued, forget_at}).second;
+    TWICE_CHECK(inserted);
+    if (forget_at != retention_end) arm_deadline(forget_at, m.id);
+  }
+  messages_.erase(it);
+}
+
+void queue::forget_tombstone(std::map<message_id, tombstone>::iterator tomb) {
+  const std::uint32_t rows = tomb->second.handles_issued;
+  gone_.erase(tomb);
+  forget_handles(rows);
+}
+
+// ---- receipt handles ------------------------------------------------------
+
+message_id queue::message_of(receipt_handle handle) const {
+  const auto row = std::lower_bound(handle_rows_.begin(), handle_rows_.end(), handle,
+                                    [](const handle_row& r, receipt_handle h) { return r.handle < h; });
+  if (row == handle_rows_.end() || row->handle != handle || !row_live(*row)) return 0;
+  return row->id;
+}
+
+bool queue::row_live(const handle_row& row) const {
+  if (const auto it = messages_.find(row.id); it != messages_.end()) return row.handle >= it->second.handles_from;
+  if (const auto tomb = gone_.find(row.id); tomb != gone_.end()) return row.handle >= tomb->second.handles_from;
+  return false;
+}
+
+void queue::forget_handles(std::uint32_t rows) {
+  forgotten_rows_ += rows;
+  TWICE_CHECK(forgotten_rows_ <= handle_rows_.size());
+  // In batches, once dead rows are half of them: each row is looked at
+  // O(1) times on average, and the table stays within twice the live rows.
+  if (forgotten_rows_ >= 1024 && 2 * forgotten_rows_ >= handle_rows_.size()) compact_handles();
+}
+
+void queue::compact_handles() {
+  std::erase_if(handle_rows_, [this](const handle_row& row) { return !row_live(row); });
+  forgotten_rows_ = 0;
+  if (handle_rows_.capacity() > 4 * handle_rows_.size() + 1024) handle_rows_.shrink_to_fit();
+}
+
+void queue::count_final(std::uint32_t receive_count) { ++receive_count_histogram_[receive_count]; }
+
+}  // namespace twice
