@@ -410,6 +410,8 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
       // share: two jobs of each tenant at least.
       {"fifo_group_blocked_fixed.toml", "message_group_id = \"job\"", "message_group_id = \"tenant\"",
        "no_tenant_starved", 8},
+      {"sidekiq_term_timeout_fixed.toml", "shutdown_timeout = \"1m\"", "shutdown_timeout = \"25s\"",
+       "no_double_payment"},
       {"slice_cannot_heartbeat_fixed.toml", "[split]\ntool = \"model\"\nvisibility_timeout = \"15m\"\nworkers = 1\n", "",
        "leases_exclusive_or_absorbed"},
   };

@@ -704,6 +704,15 @@ TEST_CASE("drain_grace_below_work: a drain whose grace period is shorter than th
   // A rolling kill is the other rule's business.
   c.deploys[0].strategy = deploy_strategy::rolling_kill;
   CHECK_FALSE(fires(c, "drain_grace_below_work"));
+  // A runtime's own shutdown timeout (Sidekiq's -t) that ends sooner is what counts.
+  c.deploys[0].strategy = deploy_strategy::drain;
+  c.deploys[0].grace_period = duration::from_s(90);
+  c.runtime.shutdown_timeout = duration::from_s(25);
+  const lint_warning own = only_warning(c);
+  CHECK(own.setting == "runtime.shutdown_timeout");
+  CHECK_THAT(own.why, Contains("waits 25s for its slices (Sidekiq's -t)") && Contains("pushes its job back"));
+  c.runtime.shutdown_timeout = duration::from_s(85);
+  CHECK_FALSE(fires(c, "drain_grace_below_work"));
 }
 
 // ---- 20. client_timeout_below_p99 -------------------------------------------------------

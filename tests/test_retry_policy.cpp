@@ -61,9 +61,40 @@ TEST_CASE("each jitter kind stays inside its bounds and under the cap", "[retry]
         case jitter_kind::full: CHECK(d >= duration::zero()); CHECK(d <= expo); break;
         case jitter_kind::equal: CHECK(d >= expo / 2); CHECK(d <= expo); break;
         case jitter_kind::decorrelated: CHECK(d >= p.initial_interval); break;
+        case jitter_kind::sidekiq: FAIL("not in this loop: the next test"); break;
       }
     }
   }
+}
+
+TEST_CASE("Sidekiq's schedule: n^4 + 15 s plus rand(10 * (n + 1)) s, bounded by its last retry", "[retry][sidekiq]") {
+  retry_policy p;
+  p.jitter = jitter_kind::sidekiq;
+  p.maximum_interval.reset();
+  p.maximum_attempts = 26;  // Sidekiq's 25 retries
+  backoff b(p, sim::random_root(7).stream("worker/0/backoff"));
+  for (std::uint32_t n = 0; n < 25; ++n) {
+    const std::int64_t base = std::int64_t{n} * n * n * n + 15;
+    const std::int64_t span = 10 * (std::int64_t{n} + 1);
+    std::int64_t low = base + span, high = base - 1;  // the draws seen, over many tries
+    for (int i = 0; i < 400; ++i) {
+      const duration d = b.next_delay(n);
+      CHECK(d.us() % 1'000'000 == 0);  // whole seconds, as Ruby's rand(Integer)
+      low = std::min(low, d.us() / 1'000'000);
+      high = std::max(high, d.us() / 1'000'000);
+    }
+    CHECK(low == base);  // rand(k) reaches 0 ...
+    CHECK(high == base + span - 1);  // ... and k - 1
+    CHECK(backoff_envelope(p, n) == duration::from_s(base + span - 1));
+  }
+  // The first retry 15..24 s after the failure; the 25th about 3.8 days.
+  CHECK(backoff_envelope(p, 0) == duration::from_s(24));
+  CHECK(effective_cap(p) == duration::from_s(24LL * 24 * 24 * 24 + 15 + 249));
+  p.maximum_attempts = 0;  // retried forever: no bound at all
+  CHECK(effective_cap(p) == uncapped_ceiling);
+  p.maximum_interval = duration::from_s(3600);  // a cap of one's own still applies
+  CHECK(backoff_envelope(p, 24) == duration::from_s(3600));
+  CHECK(parse_jitter_kind("sidekiq") == jitter_kind::sidekiq);
 }
 
 TEST_CASE("decorrelated jitter grows from its previous delay", "[retry]") {

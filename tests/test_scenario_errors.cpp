@@ -209,10 +209,16 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   CHECK(error_of("[queue]\ndelay = \"901s\"\n") ==
         "t.toml:2:9: queue.delay: must be at most 15m (SQS's limit), found 15m1s");
   CHECK(error_of("[queue]\nflavour = \"rabbitmq\"\n") ==
-        "t.toml:2:11: queue.flavour: expected \"sqs\" or \"sqs_fifo\", found string \"rabbitmq\"");
+        "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\" or \"sidekiq\", found string \"rabbitmq\"");
   CHECK(error_of("[queue]\nflavour = \"kafka\"\n") ==
-        "t.toml:2:11: queue.flavour: \"kafka\" is not modelled yet (issue 20); the flavours so far are \"sqs\" and "
-        "\"sqs_fifo\"");
+        "t.toml:2:11: queue.flavour: \"kafka\" is not modelled yet (issue 20); the flavours so far are \"sqs\", "
+        "\"sqs_fifo\" and \"sidekiq\"");
+  CHECK(error_of("[queue]\nflavour = \"sidekiq\"\n[runtime]\nheartbeat_interval = \"5s\"\n") ==
+        "t.toml:2:11: queue.flavour: a Sidekiq fetch holds its job until the ack, with no lease to extend: remove "
+        "runtime.heartbeat_interval");
+  CHECK(error_of("[queue]\nflavour = \"sidekiq\"\nvisibility_timeout = \"1m\"\n") ==
+        "t.toml:3:22: queue.visibility_timeout: a Sidekiq queue is a Redis list: no lease, no retention, no delay; "
+        "remove it");
   CHECK(error_of("[queue]\nflavour = \"sqs_fifo\"\nmessage_group_id = \"none\"\n") ==
         "t.toml:3:20: queue.message_group_id: a FIFO queue needs a message group on every send: \"job\" (each job "
         "its own group) or \"tenant\"");
@@ -495,7 +501,7 @@ TEST_CASE("every problem is collected, in file order", "[scenario]") {
   CHECK(lines == std::vector<std::string>{
                      f + ":2:8: seed: expected a seed from 0 to 18446744073709551615 (an integer, or a string of digits "
                          "above 2^63 - 1), found integer -1",
-                     f + ":5:10: retry.jitter: expected \"none\", \"full\", \"equal\" or \"decorrelated\", found string "
+                     f + ":5:10: retry.jitter: expected \"none\", \"full\", \"equal\", \"decorrelated\" or \"sidekiq\", found string "
                          "\"fulll\"; did you mean `full`?",
                      f + ":6:15: retry.coefficient: must be between 1 and 100 (below 1 the backoff would shrink), found "
                          "0.5",

@@ -57,6 +57,7 @@ void check_same(const queue_config& a, const queue_config& b) {
   CHECK(a.fifo == b.fifo);
   CHECK(a.content_based_deduplication == b.content_based_deduplication);
   CHECK(a.fifo_scan_window == b.fifo_scan_window);
+  CHECK(a.hold_until_ack == b.hold_until_ack);
 }
 
 void check_same(const latency_model& a, const latency_model& b) {
@@ -117,6 +118,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.uncount_unavailable == b.uncount_unavailable);
   CHECK(a.tenant_limit == b.tenant_limit);
   CHECK(a.orphan_rescue == b.orphan_rescue);
+  CHECK(a.shutdown_timeout == b.shutdown_timeout);
   REQUIRE(a.retry_budget.has_value() == b.retry_budget.has_value());
   if (a.retry_budget) {
     CHECK(a.retry_budget->tokens == b.retry_budget->tokens);
@@ -322,6 +324,7 @@ long_poll = "5s"
 restart_delay = "15s"
 relay_poll_interval = "250ms"
 count_attempts = "at_failure"
+shutdown_timeout = "20s"
 
 [runtime.liveness_probe]
 initial_delay = "5s"
@@ -561,6 +564,7 @@ world_config everything_config() {
   c.runtime.heartbeat_interval = duration::from_s(10);
   c.runtime.long_poll = duration::from_s(5);
   c.runtime.restart_delay = duration::from_s(15);
+  c.runtime.shutdown_timeout = duration::from_s(20);
   c.runtime.count_attempts = attempt_counting::at_failure;
   c.runtime.liveness_probe = liveness_probe_config{.initial_delay = duration::from_s(5),
                                                    .period = duration::from_s(15),
@@ -731,6 +735,25 @@ TEST_CASE("queue.flavour = \"sqs_fifo\" with its keys, and the group it defaults
   const scenario standard = load_ok("[queue]\nflavour = \"sqs\"\nmessage_group_id = \"job\"\n" + job);
   CHECK_FALSE(standard.world.queue.fifo);
   CHECK(standard.world.message_group == message_group_source::job);
+}
+
+TEST_CASE("queue.flavour = \"sidekiq\" takes Sidekiq's defaults, and [retry] and [runtime] override them",
+          "[scenario][sidekiq]") {
+  const std::string job = "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n";
+  const scenario plain = load_ok("[queue]\nflavour = \"sidekiq\"\n" + job);
+  world_config expected = defaults_with_jobs_of(plain.world);
+  expected.queue.hold_until_ack = true;
+  expected.runtime.retry.jitter = jitter_kind::sidekiq;
+  expected.runtime.retry.maximum_interval.reset();
+  expected.runtime.retry.maximum_attempts = 26;
+  expected.runtime.shutdown_timeout = duration::from_s(25);
+  check_same(plain.world, expected);
+
+  const scenario tuned = load_ok("[queue]\nflavour = \"sidekiq\"\n[retry]\nmaximum_attempts = 4\n[runtime]\n"
+                                 "shutdown_timeout = \"1m\"\n" + job);
+  CHECK(tuned.world.runtime.retry.maximum_attempts == 4);
+  CHECK(tuned.world.runtime.retry.jitter == jitter_kind::sidekiq);
+  CHECK(tuned.world.runtime.shutdown_timeout == duration::from_s(60));
 }
 
 TEST_CASE("[tools.refund] is [vendor] written in the form of every tool", "[scenario]") {

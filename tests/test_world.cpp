@@ -196,3 +196,34 @@ TEST_CASE("the queue's DelaySeconds hides every job message for that long", "[wo
   CHECK(sends[0]->get_int("delay_us") == duration::from_s(5).us());
   CHECK(starts[0]->time - sends[0]->time >= duration::from_s(5));
 }
+
+TEST_CASE("Sidekiq's BasicFetch: a crash loses the job it held; a hard shutdown pushes it back", "[world][sidekiq]") {
+  // The double refund's world on a Sidekiq queue (held until the ack) and
+  // its deploy turned into a worker crash at the same instant.
+  world_config c = double_refund_config(false);
+  c.queue.hold_until_ack = true;
+  c.runtime.heartbeat_interval.reset();
+  const sim::instant kill_at = c.deploys.at(0).at;
+  c.deploys.clear();
+  c.crashes.push_back(timed_crash{kill_at, 0, true});
+  c.time_limit = duration::from_s(3600);
+  world w(c);
+  const world_result r = w.run();
+  // Nothing brings the message back: the job stays open, its refund made once.
+  CHECK_FALSE(r.all_jobs_ended);
+  CHECK(records_of(w, "lost_with_process").size() == 1);
+  CHECK(records_of(w, "lease_expired").empty());
+  CHECK(w.payments().ledger().size() == 1);
+
+  // The same world drained with a shutdown timeout shorter than the slice:
+  // the job is pushed back and the next pod runs it again from the start.
+  world_config drained = double_refund_config(false);
+  drained.queue.hold_until_ack = true;
+  drained.runtime.heartbeat_interval.reset();
+  drained.deploys.at(0).strategy = deploy_strategy::drain;
+  drained.runtime.shutdown_timeout = duration::from_ms(1);
+  world d(drained);
+  REQUIRE(d.run().all_jobs_ended);
+  CHECK(records_of(d, "pushed_back").size() == 1);
+  CHECK(d.payments().ledger().size() == 2);
+}

@@ -62,6 +62,7 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
   TWICE_CHECK(config_.receive_wait >= sim::duration::zero() && config_.receive_wait <= max_long_poll);
   TWICE_CHECK(config_.fifo || !config_.content_based_deduplication);
   TWICE_CHECK(config_.fifo_scan_window >= 1);
+  TWICE_CHECK(!(config_.fifo && config_.hold_until_ack));
   if (config_.fifo) fifo_.emplace(config_.fifo_scan_window);
 }
 
@@ -282,10 +283,12 @@ received_message queue::deliver(message& m, sim::duration timeout) {
   if (fifo_) fifo_->set_visible(m.group, m.id, false, m.place);
   m.received_at = now;
   m.visible_at = now + timeout;
+  m.held = config_.hold_until_ack;
   events_.emit(actor_name_, ev::receive{m.id, handle, m.body_name, m.receive_count, m.visible_at});
   // Even a zero timeout goes through a timer, so the message becomes visible
-  // after this receive returns rather than being taken twice by it.
-  arm_visibility_timer(m);
+  // after this receive returns rather than being taken twice by it. A
+  // message held until its ack has no timer at all.
+  if (!config_.hold_until_ack) arm_visibility_timer(m);
   return r;
 }
 
@@ -300,7 +303,9 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
 
   queue_status status = queue_status::ok;
   bool applied = false;
-  if (timeout < sim::duration::zero() || timeout > max_visibility_timeout) {
+  // A held message's retry waits as long as it is told (no 12 h lease limit).
+  const sim::duration longest = config_.hold_until_ack ? uncapped_retry_wait : max_visibility_timeout;
+  if (timeout < sim::duration::zero() || timeout > longest) {
     status = queue_status::invalid_timeout;
   } else if (id == 0) {
     status = queue_status::invalid_handle;  // never issued here, or forgotten
@@ -342,27 +347,30 @@ queue_status queue::apply_visibility(message& m, sim::duration timeout) {
   // SQS returns an error. It will not automatically recalculate and increase
   // the timeout to the maximum time remaining." (ChangeMessageVisibility, API
   // reference).
-  if (now + timeout > m.received_at + max_visibility_timeout) return queue_status::invalid_timeout;
+  if (!config_.hold_until_ack && now + timeout > m.received_at + max_visibility_timeout)
+    return queue_status::invalid_timeout;
   if (timeout == sim::duration::zero()) {
-    make_visible(m);
+    make_visible(m, config_.hold_until_ack);
     return queue_status::ok;
   }
   ++m.version;
   m.visible_at = now + timeout;
+  m.held = false;  // a retry waits in the broker, not with the process
   arm_visibility_timer(m);
   return queue_status::ok;
 }
 
-void queue::make_visible(message& m) {
+void queue::make_visible(message& m, bool at_back) {
   TWICE_CHECK(m.state != message_state::visible);
   const sim::instant now = kernel_.now();
   ++m.version;  // any timer still pending for the old state is now stale
   if (m.state == message_state::in_flight) count_in_flight(m, false);
+  m.held = false;
   // A delayed message takes its place in the receive order now; one whose
   // lease ended keeps the place it had. On a FIFO queue it goes to the back
   // of the order of groups instead (broker/fifo_order.hpp).
   const bool lease_ended = m.state == message_state::in_flight;
-  if (m.state == message_state::delayed) m.queued_at = now;
+  if (m.state == message_state::delayed || at_back) m.queued_at = now;
   if (fifo_ && lease_ended) m.place = next_place_++;
   m.state = message_state::visible;
   m.visible_at = now;
@@ -404,7 +412,8 @@ void queue::visibility_timer_fired(message_id id, std::uint64_t version_bits) {
   } else {
     events_.emit(actor_name_, ev::lease_expired{m.id, m.latest_handle, m.body_name, m.receive_count});
   }
-  make_visible(m);
+  // A held message's timer is its retry coming due: back of the queue.
+  make_visible(m, !was_delayed && config_.hold_until_ack);
 }
 
 // ---- delete ---------------------------------------------------------------
@@ -450,6 +459,35 @@ queue_status queue::delete_message(receipt_handle handle) {
   ++deleted_count_;
   count_final(m.receive_count);
   erase_message(it);
+  return queue_status::ok;
+}
+
+queue::message_map::iterator queue::held(receipt_handle handle) {
+  TWICE_CHECK(config_.hold_until_ack);
+  const message_id id = message_of(handle);
+  const auto it = id == 0 ? messages_.end() : messages_.find(id);
+  if (it == messages_.end() || it->second.latest_handle != handle || it->second.state != message_state::in_flight)
+    return messages_.end();
+  return it->second.held ? it : messages_.end();
+}
+
+queue_status queue::drop_held(receipt_handle handle) {
+  const auto it = held(handle);
+  if (it == messages_.end()) return queue_status::invalid_handle;
+  message& m = it->second;
+  events_.emit(actor_name_, ev::lost_with_process{m.id, handle, m.body_name});
+  ++lost_;
+  count_final(m.receive_count);
+  erase_message(it);
+  return queue_status::ok;
+}
+
+queue_status queue::requeue_held(receipt_handle handle) {
+  const auto it = held(handle);
+  if (it == messages_.end()) return queue_status::invalid_handle;
+  message& m = it->second;
+  events_.emit(actor_name_, ev::pushed_back{m.id, handle, m.body_name});
+  make_visible(m);  // keeps its place: before everything sent after it first did
   return queue_status::ok;
 }
 
@@ -593,6 +631,7 @@ queue_stats queue::stats() const {
   s.redriven = redriven_;
   s.moved_out = moved_out_;
   s.purged = purged_;
+  s.lost_with_process = lost_;
   s.receive_count_histogram = receive_count_histogram_;
   return s;
 }

@@ -98,10 +98,25 @@
 //    processing rules them out (the faults seam is not asked).
 //  * a purge also forgets every deduplication id.
 //
+// Held until the ack (queue_config::hold_until_ack: Sidekiq's BasicFetch, a
+// Redis list read with BRPOP; sidekiq/sidekiq v8.1.7, lib/sidekiq/fetch.rb),
+// where it differs from the above:
+//  * a received message has no lease: no timer brings it back. It stays with
+//    the process that took it until a delete (the job finished) or a
+//    change of visibility (a retry: the job waits in the retry set, then
+//    goes to the BACK of the queue, as Sidekiq's poller LPUSHes it). Such a
+//    retry may wait longer than 12 h (Sidekiq's 25th waits ~4.5 days).
+//  * drop_held: the process died (SIGKILL, OOM) and the message with it
+//    ("If Sidekiq crashes while processing that job, it is lost forever",
+//    the Reliability wiki).
+//  * requeue_held: the process pushed it back (bulk_requeue at a hard
+//    shutdown, RPUSH: it is the next message served).
+//
 // Trace (actor "queue/<name>"; "body" is the job id, for joins): send,
 // receive, receive_empty, duplicate_delivery, change_visibility,
 // lease_expired, delay_ended, delete, delete_lost, redrive, redrive_in,
-// retention_expired, moved_out, purge, send_deduplicated.
+// retention_expired, moved_out, purge, send_deduplicated, lost_with_process,
+// pushed_back.
 //
 // Faults are not part of the model: a queue_faults object, set from outside,
 // is asked at the two seams where SQS misbehaves (a rare duplicate delivery
@@ -140,10 +155,13 @@ struct queue_config {
   bool fifo = false;                                   // FifoQueue
   bool content_based_deduplication = false;           // ContentBasedDeduplication (FIFO only)
   std::uint32_t fifo_scan_window = fifo_scan_window_sqs;  // FIFO: messages a receive looks through for groups
+  bool hold_until_ack = false;  // Sidekiq's BasicFetch: no lease (see above)
 };
 
 inline constexpr sim::duration max_visibility_timeout = sim::duration::from_s(12 * 3600);
 inline constexpr sim::duration max_delay = sim::duration::from_s(900);
+// hold_until_ack: the longest a retry may wait (a year: past any story).
+inline constexpr sim::duration uncapped_retry_wait = sim::duration::from_s(365LL * 24 * 3600);
 inline constexpr sim::duration max_long_poll = sim::duration::from_s(20);
 inline constexpr std::uint32_t max_messages_per_receive = 10;
 // "Only one PurgeQueue operation on <queue> is allowed every 60 seconds."
@@ -221,6 +239,7 @@ struct queue_stats {
   sim::duration oldest_age;
   std::uint64_t sent = 0, received = 0, deleted = 0, expired = 0, redriven = 0;
   std::uint64_t purged = 0;
+  std::uint64_t lost_with_process = 0;  // hold_until_ack: held by a process that died
   std::uint64_t moved_out = 0;  // by move tasks (a dead-letter redrive back to the source)
   std::map<std::uint32_t, std::uint64_t> receive_count_histogram;  // receive count at delete/redrive/expiry -> messages
 };
@@ -260,6 +279,10 @@ class queue {
   void note_empty_receive(sim::duration waited);
   queue_status change_visibility(receipt_handle handle, sim::duration timeout);
   queue_status delete_message(receipt_handle handle);
+  // hold_until_ack only, with the handle of a message held (received, not
+  // deleted or retried since): ok, or invalid_handle.
+  queue_status drop_held(receipt_handle handle);
+  queue_status requeue_held(receipt_handle handle);
   // PurgeQueue: ok (every message deleted), or purge_in_progress.
   queue_status purge();
   // A message move task (SQS StartMessageMoveTask), run to its end at once:
@@ -308,6 +331,7 @@ class queue {
     bool grouped = false;
     ev::name_id group = 0;  // its MessageGroupId, when grouped
     std::uint64_t place = 0;  // FIFO: its place in the order of groups (broker/fifo_order.hpp)
+    bool held = false;        // hold_until_ack: with the process that received it, not waiting out a retry
   };
 
   // Every receipt handle this queue issued, in issue order (ascending), with
@@ -343,7 +367,10 @@ class queue {
   // An entry of retention_ for message `id` at `at`: its expiry, or when its
   // tombstone is forgotten.
   void arm_deadline(sim::instant at, message_id id);
-  void make_visible(message& m);
+  // `at_back`: a retry's re-enqueue takes a new place behind the backlog.
+  void make_visible(message& m, bool at_back = false);
+  // The message `handle` names when it is held under it (hold_until_ack).
+  message_map::iterator held(receipt_handle handle);
   void notify_visible();
   // The visible index, and the fair-queue bookkeeping beside it.
   void note_group_seen();
@@ -427,6 +454,7 @@ class queue {
   std::uint64_t redriven_ = 0;
   std::uint64_t moved_out_ = 0;
   std::uint64_t purged_ = 0;
+  std::uint64_t lost_ = 0;
   std::map<std::uint32_t, std::uint64_t> receive_count_histogram_;
 };
 

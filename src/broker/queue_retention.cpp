@@ -19,7 +19,11 @@ struct later_retention {
 };
 }  // namespace
 
-void queue::arm_retention_timer(const message& m) { arm_deadline(m.sent_at + config_.retention, m.id); }
+// A Redis list keeps its entries for ever: a queue held until the ack
+// (Sidekiq) has no retention.
+void queue::arm_retention_timer(const message& m) {
+  if (!config_.hold_until_ack) arm_deadline(m.sent_at + config_.retention, m.id);
+}
 
 void queue::arm_deadline(sim::instant at, message_id id) {
   TWICE_CHECK(at > kernel_.now());
@@ -95,11 +99,13 @@ void queue::erase_message(message_map::iterator it) {
   // lease taken now cannot outlast that.
   // A message never received here has no handles to remember.
   if (m.handles_issued > 0) {
-    const sim::instant retention_end = m.sent_at + config_.retention;
-    const sim::instant forget_at = std::max(retention_end, kernel_.now() + max_visibility_timeout);
+    // Without retention (hold_until_ack) no deadline of its own is armed.
+    const sim::instant later = kernel_.now() + max_visibility_timeout;
+    const sim::instant retention_end = config_.hold_until_ack ? later : m.sent_at + config_.retention;
+    const sim::instant forget_at = std::max(retention_end, later);
     const bool inserted = gone_.emplace(m.id, tombstone{m.handles_from, m.handles_issued, forget_at}).second;
     TWICE_CHECK(inserted);
-    if (forget_at != retention_end) arm_deadline(forget_at, m.id);
+    if (forget_at != retention_end || config_.hold_until_ack) arm_deadline(forget_at, m.id);
   }
   messages_.erase(it);
 }

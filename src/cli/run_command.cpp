@@ -36,11 +36,16 @@ void print_settings(const scenario& s) {
   const retry_policy& rp = rt.retry;
   const discipline& d = rt.rules;
   fmt::print("seed {}\n", c.seed);
-  fmt::print("broker     {} semantics, visibility timeout {}, max receive count {}, dead-letter queue {}\n",
-             c.queue.semantics == handle_semantics::sqs ? "SQS" : "strict",
-             text(rt.visibility_timeout.value_or(c.queue.visibility_timeout)),
-             c.queue.max_receive_count == 0 ? std::string("none") : std::to_string(c.queue.max_receive_count),
-             c.dead_letter_queue ? "on" : "off");
+  if (c.queue.hold_until_ack) {
+    fmt::print("broker     Sidekiq BasicFetch (a job held until its ack, no lease), shutdown timeout {}, dead set {}\n",
+               rt.shutdown_timeout ? text(*rt.shutdown_timeout) : std::string("none"), c.dead_letter_queue ? "on" : "off");
+  } else {
+    fmt::print("broker     {} semantics, visibility timeout {}, max receive count {}, dead-letter queue {}\n",
+               c.queue.fifo ? "SQS FIFO" : c.queue.semantics == handle_semantics::sqs ? "SQS" : "strict",
+               text(rt.visibility_timeout.value_or(c.queue.visibility_timeout)),
+               c.queue.max_receive_count == 0 ? std::string("none") : std::to_string(c.queue.max_receive_count),
+               c.dead_letter_queue ? "on" : "off");
+  }
   fmt::print("workers    {} on {}, heartbeat {}, long poll {}, restart after {}\n", c.workers, c.sha,
              rt.heartbeat_interval ? "every " + text(*rt.heartbeat_interval) : std::string("none"), text(rt.long_poll),
              text(rt.restart_delay));

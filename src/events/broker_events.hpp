@@ -252,6 +252,36 @@ struct send_deduplicated {
   }
 };
 
+// A queue that holds a fetched message until its ack (Sidekiq's BasicFetch):
+// the process holding it died, and the message with it.
+struct lost_with_process {
+  static constexpr std::string_view kind = "lost_with_process";
+  std::uint64_t id = 0;
+  std::uint64_t handle = 0;
+  name_id body = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.integer("handle", static_cast<std::int64_t>(handle));
+    v.name("body", body);
+  }
+};
+
+// The same kind of queue: the process pushed a message it held back to the
+// head of the queue (Sidekiq's bulk_requeue at a hard shutdown).
+struct pushed_back {
+  static constexpr std::string_view kind = "pushed_back";
+  std::uint64_t id = 0;
+  std::uint64_t handle = 0;
+  name_id body = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.integer("handle", static_cast<std::int64_t>(handle));
+    v.name("body", body);
+  }
+};
+
 // The dead-letter queue's alarm went off (a CloudWatch alarm on
 // ApproximateNumberOfMessagesVisible > 0, actor "operator"): `messages`
 // held then; the on-call starts a redrive `redrive_at`.

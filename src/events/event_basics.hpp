@@ -12,7 +12,9 @@ using name_id = std::uint32_t;  // an interned text; 0 is the empty text
 
 // Why a worker's pod stopped. A drain's grace period running out is the one
 // the drain invariant is about, so it is a value, not a sentence to match.
-enum class stop_reason : std::uint8_t { shutdown, rolling_kill, drained, grace_period_expired };
+// shutdown_timeout: the runtime's own deadline after SIGTERM (Sidekiq's -t)
+// passed first; it pushed its jobs back and exited.
+enum class stop_reason : std::uint8_t { shutdown, rolling_kill, drained, grace_period_expired, shutdown_timeout };
 std::string_view to_string(stop_reason);
 
 template <class E>

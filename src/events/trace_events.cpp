@@ -8,6 +8,7 @@ std::string_view to_string(stop_reason why) {
     case stop_reason::rolling_kill: return "rolling kill";
     case stop_reason::drained: return "drained";
     case stop_reason::grace_period_expired: return "grace period expired";
+    case stop_reason::shutdown_timeout: return "shutdown timeout";
   }
   return "unknown";
 }

@@ -16,12 +16,19 @@ sim::task<void> run_deploy(deploy_spec spec, std::vector<worker*> workers) {
     const std::size_t last = std::min(workers.size(), first + spec.batch_size);
     if (spec.strategy == deploy_strategy::drain) {
       // SIGTERM to the whole batch at once; past the grace period Kubernetes
-      // sends SIGKILL, slice or no slice.
-      const sim::instant deadline = k.now() + spec.grace_period;
+      // sends SIGKILL, slice or no slice. A runtime with a shutdown timeout
+      // of its own (Sidekiq's -t) that ends sooner pushes its jobs back and
+      // exits then.
+      const sim::instant term = k.now();
+      const sim::instant deadline = term + spec.grace_period;
       for (std::size_t i = first; i < last; ++i) workers[i]->begin_drain();
       for (std::size_t i = first; i < last; ++i) {
-        const bool finished = co_await workers[i]->drained().wait_until(deadline);
-        workers[i]->stop(finished ? ev::stop_reason::drained : ev::stop_reason::grace_period_expired);
+        const std::optional<sim::duration> own = workers[i]->shutdown_timeout();
+        const bool own_first = own && term + *own < deadline;
+        const bool finished = co_await workers[i]->drained().wait_until(own_first ? term + *own : deadline);
+        workers[i]->stop(finished    ? ev::stop_reason::drained
+                         : own_first ? ev::stop_reason::shutdown_timeout
+                                     : ev::stop_reason::grace_period_expired);
       }
     } else {
       for (std::size_t i = first; i < last; ++i) workers[i]->stop(ev::stop_reason::rolling_kill);

@@ -32,6 +32,9 @@ void no_backoff_cap(const world_config& config, std::vector<lint_warning>& out) 
   const retry_policy& policy = config.runtime.retry;
   if (policy.maximum_interval) return;
   if (!backoff_grows(policy)) return;  // a flat backoff needs no cap
+  // Sidekiq's schedule has no cap by design: it grows as n^4 and ends with
+  // its retries (25 over about three weeks), for a person to fix the cause.
+  if (policy.jitter == jitter_kind::sidekiq && policy.maximum_attempts != 0) return;
   std::string why = fmt::format(
       "no cap on the backoff: the delay grows {}x per retry from {} without bound (retry #10 waits {})",
       ratio_text(policy.coefficient_milli), text(policy.initial_interval), text(backoff_envelope(policy, 9)));

@@ -6,6 +6,7 @@ namespace twice::lint_rules_detail {
 
 void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.heartbeat_interval) return;
+  if (config.queue.hold_until_ack) return;  // Sidekiq: no lease to run out
   const std::vector<called_tool> tools = called_tools(config);
   // A split tool's steps run on the split queue, under its own lease.
   auto lease_of = [&](std::string_view step_name) {
@@ -150,7 +151,26 @@ void drain_grace_below_work(const world_config& config, std::vector<lint_warning
   if (longest_job.empty()) return;
   for (std::size_t i = 0; i < config.deploys.size(); ++i) {
     const deploy_spec& d = config.deploys[i];
-    if (d.strategy != deploy_strategy::drain || !(d.grace_period < longest)) continue;
+    if (d.strategy != deploy_strategy::drain) continue;
+    // A runtime that gives up sooner (Sidekiq's -t) pushes its slices back
+    // then, and the next pod runs them again from their last record.
+    const std::optional<sim::duration> own = config.runtime.shutdown_timeout;
+    if (own && *own < d.grace_period) {
+      if (!(*own < longest)) continue;
+      out.push_back({"drain_grace_below_work", "runtime.shutdown_timeout",
+                     fmt::format("after SIGTERM the runtime waits {} for its slices (Sidekiq's -t), but a slice of {} "
+                                 "can take {} (its calls' p99 latencies, each bounded by its client timeout): when a "
+                                 "deploy to {} starts early in such a slice, the runtime pushes its job back to the "
+                                 "queue and exits, and the next pod runs it again from its last record while the "
+                                 "first run's effects stand.",
+                                 text(*own), longest_job, text(longest), d.sha),
+                     fmt::format("Set runtime.shutdown_timeout above the longest slice ({}), and deploy[{}].grace_period "
+                                 "(Kubernetes' terminationGracePeriodSeconds) a few seconds above that, as Sidekiq's "
+                                 "wiki advises; or split the long step into a job of its own.",
+                                 text(longest), i)});
+      return;
+    }
+    if (!(d.grace_period < longest)) continue;
     out.push_back({"drain_grace_below_work", fmt::format("deploy[{}].grace_period", i),
                    fmt::format("the deploy to {} drains with a grace period of {}, but a slice of {} can take {} "
                                "(its calls' p99 latencies, each bounded by its client timeout): a drain that starts "

@@ -78,6 +78,15 @@ const std::map<std::string_view, formatter>& formatters() {
        [](const sim::trace_record& r) { return "redelivered " + str(r, "job") + ", already " + str(r, "status"); }},
       {"duplicate_delivery", [](const sim::trace_record& r) { return "delivers " + str(r, "body") + " twice (no crash)"; }},
       {"delete_lost", [](const sim::trace_record& r) { return "the ack of " + str(r, "body") + " is lost on the way"; }},
+      {"lost_with_process",
+       [](const sim::trace_record& r) { return str(r, "body") + " is lost with the process that fetched it"; }},
+      {"pushed_back",
+       [](const sim::trace_record& r) { return str(r, "body") + " pushed back to the head of the queue, to run again"; }},
+      {"send_deduplicated",
+       [](const sim::trace_record& r) {
+         return fmt::format("accepts a send of {} and drops it: deduplication id {} seen within 5 minutes",
+                            str(r, "body"), str(r, "deduplication_id").empty() ? "(the body)" : str(r, "deduplication_id"));
+       }},
       {"redrive",
        [](const sim::trace_record& r) {
          return fmt::format("{} moved to the dead-letter queue after {} receives", str(r, "body"), num(r, "receive_count"));

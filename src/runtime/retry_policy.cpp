@@ -13,21 +13,48 @@ std::string_view to_string(jitter_kind k) {
     case jitter_kind::full: return "full";
     case jitter_kind::equal: return "equal";
     case jitter_kind::decorrelated: return "decorrelated";
+    case jitter_kind::sidekiq: return "sidekiq";
   }
   return "unknown";
 }
 
 std::optional<jitter_kind> parse_jitter_kind(std::string_view text) {
-  for (jitter_kind k : {jitter_kind::none, jitter_kind::full, jitter_kind::equal, jitter_kind::decorrelated})
+  for (jitter_kind k :
+       {jitter_kind::none, jitter_kind::full, jitter_kind::equal, jitter_kind::decorrelated, jitter_kind::sidekiq})
     if (to_string(k) == text) return k;
   return std::nullopt;
 }
 
+namespace {
+
+// Sidekiq's delay before retry `n` without its jitter, and the most its
+// jitter adds (rand(10 * (n + 1)) is 0 .. 10 * (n + 1) - 1 seconds), capped.
+// Past n = 1000 the delay is beyond any cap (a year): no overflow.
+std::int64_t sidekiq_base_s(std::uint32_t n) {
+  const std::int64_t k = std::min<std::int64_t>(n, 1000);
+  return k * k * k * k + 15;
+}
+std::int64_t sidekiq_jitter_span_s(std::uint32_t n) { return 10 * (std::min<std::int64_t>(n, 1000) + 1); }
+
+}  // namespace
+
 sim::duration effective_cap(const retry_policy& policy) {
-  return policy.maximum_interval ? std::min(*policy.maximum_interval, uncapped_ceiling) : uncapped_ceiling;
+  if (policy.maximum_interval) return std::min(*policy.maximum_interval, uncapped_ceiling);
+  // Sidekiq's schedule has no cap of its own, but its retries end: the
+  // longest it waits is before its last retry (24^4 + 15 + 249 s, 3.8 days,
+  // with 25 retries). Unlimited retries have no bound at all.
+  if (policy.jitter == jitter_kind::sidekiq && policy.maximum_attempts >= 2) {
+    const std::uint32_t last = policy.maximum_attempts - 2;
+    return std::min(uncapped_ceiling, sim::duration::from_s(sidekiq_base_s(last) + sidekiq_jitter_span_s(last) - 1));
+  }
+  return uncapped_ceiling;
 }
 
+
 sim::duration backoff_envelope(const retry_policy& policy, std::uint32_t retry) {
+  if (policy.jitter == jitter_kind::sidekiq)
+    return std::min(effective_cap(policy),
+                    sim::duration::from_s(sidekiq_base_s(retry) + sidekiq_jitter_span_s(retry) - 1));
   TWICE_CHECK(policy.initial_interval >= sim::duration::zero());
   TWICE_CHECK(policy.coefficient_milli >= 1000);  // a shrinking backoff is not a backoff
   const std::int64_t cap_us = effective_cap(policy).us();
@@ -67,6 +94,12 @@ sim::duration backoff::next_delay(std::uint32_t retry, sim::duration retry_after
       const sim::duration hi = std::max(base, previous_ * 3);
       delay = std::min(cap, sim::uniform_duration(rng_, base, hi));
       previous_ = delay;
+      break;
+    }
+    case jitter_kind::sidekiq: {
+      // Whole seconds, as Ruby's rand(Integer) draws them.
+      const std::int64_t jitter_s = sim::uniform_int(rng_, 0, sidekiq_jitter_span_s(retry) - 1);
+      delay = std::min(cap, sim::duration::from_s(sidekiq_base_s(retry) + jitter_s));
       break;
     }
   }

@@ -9,6 +9,11 @@
 //   full          = uniform(0, expo(n))
 //   equal         = expo(n)/2 + uniform(0, expo(n)/2)
 //   decorrelated  = min(cap, uniform(base, prev * 3))    prev starts at base
+//   sidekiq       = min(cap, n^4 + 15 + rand(10 * (n + 1))) seconds: Sidekiq's
+//                   own schedule, base and jitter in one (sidekiq/sidekiq
+//                   v8.1.7, lib/sidekiq/job_retry.rb: `(count**4) + 15` and
+//                   `rand(10 * (count + 1))`, count 0 for the first retry);
+//                   initial interval and coefficient are not used
 //
 // Temporal's defaults: initial interval 1 s, coefficient 2.0, maximum
 // interval 100 x the initial interval, unlimited attempts. Ours differ only
@@ -26,7 +31,7 @@
 
 namespace twice {
 
-enum class jitter_kind : std::uint8_t { none, full, equal, decorrelated };
+enum class jitter_kind : std::uint8_t { none, full, equal, decorrelated, sidekiq };
 std::string_view to_string(jitter_kind);
 std::optional<jitter_kind> parse_jitter_kind(std::string_view);
 

@@ -73,6 +73,11 @@ struct runtime_config {
   std::optional<orphan_rescue_config> orphan_rescue;
   // Unset: a tenant's jobs may take every worker.
   std::optional<tenant_limit_config> tenant_limit;
+  // After SIGTERM, how long the runtime itself waits for its slices before
+  // it pushes their messages back and exits (Sidekiq's -t, default 25 s,
+  // lib/sidekiq/launcher.rb and manager.rb#hard_shutdown); unset: it waits
+  // until Kubernetes kills the pod at the grace period's end.
+  std::optional<sim::duration> shutdown_timeout;
 };
 
 }  // namespace twice

@@ -191,10 +191,26 @@ void worker::kill_processes() {
   in_call_ = false;  // a call in flight died with the process
 }
 
+// A process that dies holds its message no more. On a lease the broker
+// brings it back when the lease runs out; on a queue that holds it until the
+// ack (Sidekiq's BasicFetch) it is lost, unless the runtime pushed it back
+// first (Sidekiq's hard shutdown).
+void worker::release_held(bool push_back) {
+  if (slice_ == nullptr || !slice_->source_.config().hold_until_ack) return;
+  queue& source = slice_->source_;
+  const receipt_handle handle = slice_->message_.handle;
+  // A slice that already nacked or acked holds nothing any more: answered invalid_handle.
+  if (push_back)
+    source.requeue_held(handle);
+  else
+    source.drop_held(handle);
+}
+
 void worker::crash(std::string_view why, bool restart) {
   if (!running()) return;
   const bool in_flight = slice_ != nullptr;
   emit(ev::crash{name_of(why), sha_name_, in_flight, in_flight ? slice_->job_name_ : 0});
+  release_held(false);
   end_slice("crashed");
   kill_processes();
   if (draining_) {
@@ -262,6 +278,7 @@ void worker::begin_drain() {
 void worker::stop(ev::stop_reason why) {
   const bool in_flight = slice_ != nullptr;
   emit(ev::stop{why, in_flight, in_flight ? slice_->job_name_ : 0});
+  release_held(why == ev::stop_reason::shutdown_timeout);
   end_slice("killed");
   ++incarnation_;  // no pending restart brings this pod back
   kill_processes();

@@ -92,6 +92,8 @@ class worker {
   // Stop leasing; the current slice, if any, runs on. `drained()` fires
   // when the consumer has exited with nothing in flight.
   void begin_drain();
+  // Sidekiq's -t: runtime.shutdown_timeout; unset: none of its own.
+  std::optional<sim::duration> shutdown_timeout() const { return services_.config.shutdown_timeout; }
   sim::signal& drained() { return *drained_; }
   // The pod is gone for good (after a drain, or a kill during a deploy).
   void stop(ev::stop_reason why);
@@ -103,6 +105,7 @@ class worker {
   friend class slice;
 
   sim::task<void> consume();
+  void release_held(bool push_back);
   sim::task<void> run_slice(queue& source, received_message message);
   sim::task<void> heartbeat(queue& source, receipt_handle handle, slice* s);
   sim::task<void> probe_liveness();

@@ -92,17 +92,34 @@ void load_queue(const table_reader& root, load_state& s) {
   static const named<message_group_source> groups[] = {{"none", message_group_source::none},
                                                        {"tenant", message_group_source::tenant},
                                                        {"job", message_group_source::job}};
-  static const named<bool> flavours[] = {{"sqs", false}, {"sqs_fifo", true}};
+  enum class flavour : std::uint8_t { sqs, sqs_fifo, sidekiq };
+  static const named<flavour> flavours[] = {
+      {"sqs", flavour::sqs}, {"sqs_fifo", flavour::sqs_fifo}, {"sidekiq", flavour::sidekiq}};
   static const named<deduplication_source> deduplications[] = {{"job_id", deduplication_source::job_id},
                                                                {"content", deduplication_source::content},
                                                                {"per_send", deduplication_source::per_send}};
   queue_config& q = s.world.queue;
   if (const doc_node* f = r.get("flavour"); f != nullptr && f->type == doc_node::kind::string &&
-      (f->text == "celery_redis" || f->text == "sidekiq" || f->text == "pubsub" || f->text == "kafka")) {
+      (f->text == "celery_redis" || f->text == "pubsub" || f->text == "kafka")) {
     s.d.error(f->pos, r.path_of("flavour"),
-              quote(f->text) + " is not modelled yet (issue 20); the flavours so far are \"sqs\" and \"sqs_fifo\"");
+              quote(f->text) + " is not modelled yet (issue 20); the flavours so far are \"sqs\", \"sqs_fifo\" and "
+                               "\"sidekiq\"");
   } else {
-    r.choice("flavour", q.fifo, flavours);
+    flavour chosen = flavour::sqs;
+    r.choice("flavour", chosen, flavours);
+    q.fifo = chosen == flavour::sqs_fifo;
+    if (chosen == flavour::sidekiq) {
+      // Sidekiq's BasicFetch and its defaults; [retry] and [runtime], read
+      // after this, override them (sidekiq/sidekiq v8.1.7: job_retry.rb
+      // DEFAULT_MAX_RETRY_ATTEMPTS = 25, so 26 runs in all; config.rb
+      // timeout: 25).
+      q.hold_until_ack = true;
+      retry_policy& retry = s.world.runtime.retry;
+      retry.jitter = jitter_kind::sidekiq;
+      retry.maximum_interval.reset();
+      retry.maximum_attempts = 26;
+      s.world.runtime.shutdown_timeout = duration::from_s(25);
+    }
   }
   const bool group_given = r.choice("message_group_id", s.world.message_group, groups);
   const bool dedup_given = r.choice("deduplication", s.world.deduplication, deduplications);
@@ -127,8 +144,31 @@ void load_queue(const table_reader& root, load_state& s) {
   r.duration("delay", q.delay, delay_limits);
 }
 
+// What a Sidekiq fetch has no use for: a lease, groups, a redrive.
+void check_sidekiq(const table_reader& root, load_state& s) {
+  const doc_node* queue = root.get("queue");
+  const source_pos at = queue->find("flavour")->pos;
+  const world_config& w = s.world;
+  const auto refuse = [&](std::string_view what) { s.d.error(at, "queue.flavour", std::string(what)); };
+  if (w.runtime.heartbeat_interval)
+    refuse("a Sidekiq fetch holds its job until the ack, with no lease to extend: remove runtime.heartbeat_interval");
+  if (w.queue.max_receive_count > 0)
+    refuse("Sidekiq has no redrive by receive count: its dead set takes a job after retry.maximum_attempts; remove "
+           "queue.max_receive_count");
+  if (w.message_group != message_group_source::none) refuse("a Sidekiq queue has no message groups: remove queue.message_group_id");
+  if (w.queue.semantics != handle_semantics::sqs) refuse("semantics is an SQS option: remove queue.semantics");
+  if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"sidekiq\" yet");
+  if (w.dead_letter_redrive) refuse("a dead-letter redrive is not modelled for \"sidekiq\" yet");
+  if (w.runtime.orphan_rescue) refuse("an orphan rescue is not modelled for \"sidekiq\" yet");
+  for (const char* key : {"visibility_timeout", "retention", "delay"})
+    if (const doc_node* n = queue->find(key))
+      s.d.error(n->pos, std::string("queue.") + key,
+                "a Sidekiq queue is a Redis list: no lease, no retention, no delay; remove it");
+}
+
 // What the FIFO flavour does not model yet, said where the scenario asks for it.
 void check_flavour(const table_reader& root, load_state& s) {
+  if (s.world.queue.hold_until_ack) return check_sidekiq(root, s);
   if (!s.world.queue.fifo) return;
   const doc_node* queue = root.get("queue");
   const source_pos at = queue->find("flavour")->pos;
@@ -246,8 +286,9 @@ void load_runtime(const table_reader& root, load_state& s) {
   const table_reader r(
       s.d, *t, "runtime",
       {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval", "liveness_probe",
-       "count_attempts", "uncount_unavailable", "orphan_rescue"});
+       "count_attempts", "uncount_unavailable", "orphan_rescue", "shutdown_timeout"});
   runtime_config& rt = s.world.runtime;
+  r.duration("shutdown_timeout", rt.shutdown_timeout, {duration::from_us(1), day_limits.hi});
   r.duration("visibility_timeout", rt.visibility_timeout, visibility_limits);
   // Zero would heartbeat forever at one instant: leave the key out instead.
   r.duration("heartbeat_interval", rt.heartbeat_interval,
@@ -334,7 +375,8 @@ void load_retry(const table_reader& root, load_state& s) {
   static const named<jitter_kind> jitters[] = {{"none", jitter_kind::none},
                                                {"full", jitter_kind::full},
                                                {"equal", jitter_kind::equal},
-                                               {"decorrelated", jitter_kind::decorrelated}};
+                                               {"decorrelated", jitter_kind::decorrelated},
+                                               {"sidekiq", jitter_kind::sidekiq}};
   retry_policy& p = s.world.runtime.retry;
   const bool initial_given = r.get("initial_interval") != nullptr;
   const bool cap_given = r.get("maximum_interval") != nullptr;
