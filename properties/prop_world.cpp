@@ -143,6 +143,34 @@ TEST_CASE("the correct discipline keeps every invariant on a FIFO queue", "[prop
   });
 }
 
+// The world on Sidekiq's BasicFetch, with Sidekiq's retry schedule (under
+// the correct world's 10 s cap). No process may die mid-job there: BasicFetch
+// loses the job it held (the bug below), so the schedules keep their errors
+// and vendor faults and drop every crash, kill and deploy.
+void make_sidekiq(world_config& c) {
+  c.queue.hold_until_ack = true;
+  c.runtime.heartbeat_interval.reset();
+  c.runtime.retry.jitter = jitter_kind::sidekiq;
+}
+
+schedule without_process_deaths(schedule s) {
+  std::erase_if(s.faults, [](const point_fault& f) { return f.action == point_action::crash; });
+  s.crashes.clear();
+  s.deploy_at_ms.reset();
+  return s;
+}
+
+TEST_CASE("the correct discipline keeps every invariant on Sidekiq while no process dies mid-job",
+          "[properties][world][sidekiq]") {
+  rc::prop("every invariant holds on sidekiq", [] {
+    const schedule s = without_process_deaths(*gen_schedule(rejections::some));
+    const auto seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
+    world_config c = correct_world(s, seed);
+    make_sidekiq(c);
+    assert_every_invariant_holds(c);
+  });
+}
+
 TEST_CASE("a drain deploy needs no key to stay exactly once", "[properties][world]") {
   // The other half of the rolling-kill bug below: on the same deploy-only
   // schedules, with no idempotency key at all, draining lets every slice
@@ -187,6 +215,8 @@ TEST_CASE("each bug is caught by its invariant on some schedule", "[properties][
          make_fifo(c);
          c.runtime.rules.key = key_mode::none;
        }},
+      // Sidekiq's BasicFetch: a process that dies mid-job loses the job.
+      {"Sidekiq's BasicFetch through a crash", inv::every_job_ends, make_sidekiq},
       {"rolling kill instead of a drain", inv::no_double_payment,
        [](world_config& c) { c.runtime.rules.key = key_mode::none; }, rolling_kill_schedules, false},
   };

@@ -268,7 +268,7 @@ received_message queue::deliver(message& m, sim::duration timeout) {
   ++m.handles_issued;
   received_message r{m.id, handle, m.body, m.receive_count, m.sent_at};
 
-  const bool duplicate = faults_ != nullptr && !fifo_ && faults_->duplicate_delivery(r);
+  const bool duplicate = broker_faults_apply() && faults_->duplicate_delivery(r);
   if (duplicate) {
     // Left visible, at its place in the index: the next receive gets it too.
     events_.emit(actor_name_, ev::receive{m.id, handle, m.body_name, m.receive_count, now});
@@ -449,7 +449,7 @@ queue_status queue::delete_message(receipt_handle handle) {
     events_.emit(actor_name_, ev::message_delete{id, handle, m.body_name, status, false});
     return status;
   }
-  if (faults_ != nullptr && !fifo_ && faults_->lose_delete(id)) {
+  if (broker_faults_apply() && faults_->lose_delete(id)) {
     events_.emit(actor_name_, ev::delete_lost{id, handle, m.body_name, queue_status::ok});
     return queue_status::ok;
   }

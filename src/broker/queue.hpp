@@ -111,6 +111,8 @@
 //    the Reliability wiki).
 //  * requeue_held: the process pushed it back (bulk_requeue at a hard
 //    shutdown, RPUSH: it is the next message served).
+//  * no retention (a Redis list keeps its entries), and no injected
+//    duplicate deliveries or lost deletes (a pop is exactly once).
 //
 // Trace (actor "queue/<name>"; "body" is the job id, for joins): send,
 // receive, receive_empty, duplicate_delivery, change_visibility,
@@ -386,6 +388,10 @@ class queue {
   message_id store_sent(std::string body, sim::duration delay, std::string_view group);
   // FIFO: what a delete or change of visibility with `handle` of held message `m` may do.
   bool fifo_lease_live(const message& m, receipt_handle handle) const;
+  // The faults seam is asked only on an SQS standard queue: FIFO's
+  // exactly-once processing, and a Redis pop (Sidekiq), have no duplicate
+  // deliveries or lost deletes to inject.
+  bool broker_faults_apply() const { return faults_ != nullptr && !fifo_ && !config_.hold_until_ack; }
   received_message deliver(message& m, sim::duration timeout);
   void redrive(message_map::iterator it);
   void accept_redriven(message m, const std::string& from);

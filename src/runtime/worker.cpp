@@ -328,6 +328,8 @@ sim::task<void> worker::consume() {
         continue;
       }
       const std::string job = m.body;
+      const receipt_handle handle = m.handle;
+      const std::uint32_t deliveries = m.receive_count;
       try {
         co_await run_slice(*got.source, std::move(m));
       } catch (const slice_error& e) {
@@ -335,6 +337,13 @@ sim::task<void> worker::consume() {
         // handler: the consumer loop logs it and moves on. Nothing nacks the
         // message; its lease expiring brings it back.
         emit(ev::runtime_error{name_of(job), name_of(e.what())});
+        // Without a lease (Sidekiq) nothing would: there every exception of
+        // the job goes through job_retry to the retry set, its delay by the
+        // retries so far (this delivery's count less one).
+        if (got.source->config().hold_until_ack) {
+          const queue_status st = got.source->change_visibility(handle, backoff_.next_delay(deliveries - 1));
+          emit(ev::nack{name_of(job), deliveries - 1, st});
+        }
       }
     }
   }
