@@ -227,3 +227,22 @@ TEST_CASE("Sidekiq's BasicFetch: a crash loses the job it held; a hard shutdown 
   CHECK(records_of(d, "pushed_back").size() == 1);
   CHECK(d.payments().ledger().size() == 2);
 }
+
+TEST_CASE("Sidekiq: a job fetched by a pod already draining goes back to the head of the queue", "[world][sidekiq]") {
+  // The pod is long-polling when SIGTERM comes at 1 s; the job arrives at 2 s
+  // and the poll returns it to a pod that no longer runs jobs.
+  world_config c = double_refund_config(false);
+  c.queue.hold_until_ack = true;
+  c.runtime.heartbeat_interval.reset();
+  c.workers = 1;
+  c.jobs.at(0).enqueue_at = sim::instant::epoch() + duration::from_s(2);
+  c.deploys.at(0).at = sim::instant::epoch() + duration::from_s(1);
+  c.deploys.at(0).strategy = deploy_strategy::drain;
+  world w(c);
+  REQUIRE(w.run().all_jobs_ended);
+  const auto pushed = records_of(w, "pushed_back");
+  REQUIRE(pushed.size() == 1);
+  CHECK(pushed[0]->time == sim::instant::epoch() + duration::from_s(2));
+  CHECK(records_of(w, "change_visibility").empty());
+  CHECK(w.payments().ledger().size() == 1);
+}

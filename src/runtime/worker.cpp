@@ -323,8 +323,14 @@ sim::task<void> worker::consume() {
     }
     for (received_message& m : got.messages) {
       if (draining_) {
-        // Leased during the last poll of a draining pod: give it straight back.
-        got.source->change_visibility(m.handle, sim::duration::zero());
+        // Leased during the last poll of a draining pod: give it straight
+        // back. Sidekiq RPUSHes it to the head of its queue (processor.rb,
+        // a job fetched after quiet), where a visibility of 0 on a held
+        // message would send it to the back.
+        if (got.source->config().hold_until_ack)
+          got.source->requeue_held(m.handle);
+        else
+          got.source->change_visibility(m.handle, sim::duration::zero());
         continue;
       }
       const std::string job = m.body;
