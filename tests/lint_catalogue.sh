@@ -68,6 +68,8 @@ declare -A expected=(
   [retry_storm_fixed]=""
   [sidekiq_term_timeout]="write_without_key batch_without_item_progress drain_grace_below_work"
   [sidekiq_term_timeout_fixed]=""
+  [celery_eta_beyond_visibility]="write_without_key no_jitter celery_eta_beyond_visibility"
+  [celery_eta_beyond_visibility_fixed]="write_without_key no_jitter"
   [slice_cannot_heartbeat]="write_without_key visibility_below_tool_p99"
   # As deploy_drain: the key is missing on purpose, allowed in [lint].
   [slice_cannot_heartbeat_fixed]=""

@@ -63,7 +63,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 28);
+  CHECK(lint_rules.size() == 29);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -927,6 +927,56 @@ TEST_CASE("attempts_given_back: a 503 that gives its attempt back, once or twice
   CHECK_THAT(w.why, Contains("the counter stays where it is"));
   c.runtime.uncount_unavailable = attempt_take_back::never;
   CHECK(lint(c).empty());
+}
+
+// ---- 29. celery_eta_beyond_visibility ---------------------------------------------------
+
+TEST_CASE("celery_eta_beyond_visibility: a retry's countdown longer than the Redis visibility timeout", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();  // a Celery worker has none
+  c.queue.max_receive_count = 0;
+  c.queue.redis_ack_emulation = true;
+  c.queue.visibility_timeout = duration::from_s(3600);
+  c.runtime.celery.emplace();
+  c.runtime.retry.initial_interval = duration::from_s(600);  // 10m, 20m, 40m, 80m: the last retry passes 1h
+  c.runtime.retry.maximum_interval = duration::from_s(7200);
+  c.runtime.retry.maximum_attempts = 5;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "celery_eta_beyond_visibility");
+  CHECK(w.setting == "queue.visibility_timeout");
+  CHECK_THAT(w.why, Contains("countdown reaches 1h20m") && Contains("visibility timeout is 1h") &&
+                        Contains("At the ETA both run the task"));
+  CHECK_THAT(w.fix, Contains("(e.g. 2h40m)"));
+  c.runtime.retry.maximum_attempts = 4;  // 10m, 20m, 40m: every ETA within the hour
+  CHECK(lint(c).empty());
+  c.runtime.retry.maximum_attempts = 0;  // unlimited: the cap, 2h, is reached
+  CHECK(fires(c, "celery_eta_beyond_visibility"));
+  c.queue.visibility_timeout = duration::from_s(3 * 3600);
+  CHECK_FALSE(fires(c, "celery_eta_beyond_visibility"));
+  // acks_late: a task longer than the timeout is restored while it runs.
+  c.queue.visibility_timeout = duration::from_s(10);
+  c.runtime.retry.maximum_attempts = 1;
+  CHECK_FALSE(fires(c, "visibility_below_tool_p99"));  // acked on receipt: nothing to restore
+  c.runtime.celery->acks_late = true;
+  const std::vector<lint_warning> all = lint(c);
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].rule == "visibility_below_tool_p99");
+  CHECK_THAT(all[0].fix, Contains("cannot extend it while a task runs"));
+}
+
+TEST_CASE("no_backoff_cap: Sidekiq's schedule is quiet only on Sidekiq's own queue", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.retry.jitter = jitter_kind::sidekiq;
+  c.runtime.retry.maximum_interval.reset();
+  c.runtime.retry.maximum_attempts = 26;
+  // On SQS its waits pass 12 h at retry 15 and are refused there.
+  lint_warning w = only_warning(c);
+  CHECK(w.rule == "no_backoff_cap");
+  CHECK_THAT(w.why, Contains("passes 12h"));
+  c.queue.hold_until_ack = true;
+  c.runtime.heartbeat_interval.reset();
+  c.queue.max_receive_count = 0;
+  CHECK_FALSE(fires(c, "no_backoff_cap"));
 }
 
 // ---- write rules over tools of your own -------------------------------------------------

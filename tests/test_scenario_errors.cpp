@@ -147,7 +147,7 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, tenants, alarms, "
         "dead_letter_queue, "
         "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "
-        "queue_fault, expect, explore, lint");
+        "queue_fault, expect, explore, lint, celery");
 }
 
 TEST_CASE("wrong types say what was expected and what was found", "[scenario]") {
@@ -209,10 +209,10 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   CHECK(error_of("[queue]\ndelay = \"901s\"\n") ==
         "t.toml:2:9: queue.delay: must be at most 15m (SQS's limit), found 15m1s");
   CHECK(error_of("[queue]\nflavour = \"rabbitmq\"\n") ==
-        "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\" or \"sidekiq\", found string \"rabbitmq\"");
+        "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\", \"sidekiq\" or \"celery_redis\", found string \"rabbitmq\"");
   CHECK(error_of("[queue]\nflavour = \"kafka\"\n") ==
         "t.toml:2:11: queue.flavour: \"kafka\" is not modelled yet (issue 20); the flavours so far are \"sqs\", "
-        "\"sqs_fifo\" and \"sidekiq\"");
+        "\"sqs_fifo\", \"sidekiq\" and \"celery_redis\"");
   CHECK(error_of("[queue]\nflavour = \"sidekiq\"\n[runtime]\nheartbeat_interval = \"5s\"\n") ==
         "t.toml:2:11: queue.flavour: a Sidekiq fetch holds its job until the ack, with no lease to extend: remove "
         "runtime.heartbeat_interval");
@@ -275,6 +275,28 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   const load_result unsized = load_scenario_text(test::with_a_job("seed = 3\n"), "t.toml");
   REQUIRE(unsized.ok());
   CHECK(unsized.value->world.memory_budget == std::uint64_t{1} << 30);
+}
+
+TEST_CASE("celery_redis refuses what Celery's transport and worker have no use for, where it is written",
+          "[scenario][celery]") {
+  const std::string celery = "[queue]\nflavour = \"celery_redis\"\n";
+  CHECK(error_of(celery + "[runtime]\nheartbeat_interval = \"5s\"\n") ==
+        "t.toml:2:11: queue.flavour: Celery's Redis transport has no way to extend a visibility timeout: remove "
+        "runtime.heartbeat_interval");
+  CHECK(error_of(celery + "retention = \"1h\"\n") ==
+        "t.toml:3:13: queue.retention: a Celery queue is a Redis list: no retention, no delay (a countdown is the "
+        "task's ETA); remove it");
+  CHECK(error_of(celery + "[runtime]\nvisibility_timeout = \"2h\"\n") ==
+        "t.toml:4:22: runtime.visibility_timeout: Celery's visibility timeout is the transport's, not the worker's: "
+        "set queue.visibility_timeout");
+  CHECK(error_of(celery + "[tenants]\nconcurrency_limit = 1\n") ==
+        "t.toml:2:11: queue.flavour: per-tenant limits and queues are not modelled for \"celery_redis\" yet");
+  CHECK(error_of(celery + "visibility_timeout = \"745h\"\n") ==
+        "t.toml:3:22: queue.visibility_timeout: must be at most 720h (30 days), found 745h");
+  CHECK(error_of("[celery]\nacks_late = true\n") ==
+        "t.toml:1:1: celery: [celery] sets a Celery worker: needs queue.flavour = \"celery_redis\"");
+  CHECK(error_of(celery + "[celery]\nprefetch_multiplier = 0\n") ==
+        "t.toml:4:23: celery.prefetch_multiplier: must be between 1 and 1000, found 0");
 }
 
 TEST_CASE("exact ratios refuse more precision than they keep", "[scenario]") {

@@ -58,6 +58,8 @@ void check_same(const queue_config& a, const queue_config& b) {
   CHECK(a.content_based_deduplication == b.content_based_deduplication);
   CHECK(a.fifo_scan_window == b.fifo_scan_window);
   CHECK(a.hold_until_ack == b.hold_until_ack);
+  CHECK(a.redis_ack_emulation == b.redis_ack_emulation);
+  CHECK(a.restore_sweep == b.restore_sweep);
 }
 
 void check_same(const latency_model& a, const latency_model& b) {
@@ -119,6 +121,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.tenant_limit == b.tenant_limit);
   CHECK(a.orphan_rescue == b.orphan_rescue);
   CHECK(a.shutdown_timeout == b.shutdown_timeout);
+  CHECK(a.celery == b.celery);
   REQUIRE(a.retry_budget.has_value() == b.retry_budget.has_value());
   if (a.retry_budget) {
     CHECK(a.retry_budget->tokens == b.retry_budget->tokens);
@@ -754,6 +757,32 @@ TEST_CASE("queue.flavour = \"sidekiq\" takes Sidekiq's defaults, and [retry] and
   CHECK(tuned.world.runtime.retry.maximum_attempts == 4);
   CHECK(tuned.world.runtime.retry.jitter == jitter_kind::sidekiq);
   CHECK(tuned.world.runtime.shutdown_timeout == duration::from_s(60));
+}
+
+TEST_CASE("queue.flavour = \"celery_redis\" takes Celery's defaults, and [celery] tunes its worker",
+          "[scenario][celery]") {
+  const std::string job = "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n";
+  const scenario plain = load_ok("[queue]\nflavour = \"celery_redis\"\n" + job);
+  world_config expected = defaults_with_jobs_of(plain.world);
+  expected.queue.redis_ack_emulation = true;
+  expected.queue.visibility_timeout = duration::from_s(3600);
+  expected.runtime.celery.emplace();
+  expected.runtime.retry.initial_interval = duration::from_s(180);
+  expected.runtime.retry.coefficient_milli = 1000;
+  expected.runtime.retry.maximum_interval = duration::from_s(180);
+  expected.runtime.retry.jitter = jitter_kind::none;
+  expected.runtime.retry.maximum_attempts = 4;
+  expected.dead_letter_queue = false;
+  check_same(plain.world, expected);
+  CHECK(plain.world.dead_letter_queue == false);
+
+  const scenario tuned =
+      load_ok("[queue]\nflavour = \"celery_redis\"\nvisibility_timeout = \"24h\"\n[celery]\nacks_late = true\n"
+              "prefetch_multiplier = 1\nreject_on_worker_lost = true\n[retry]\nmaximum_attempts = 6\n" + job);
+  CHECK(tuned.world.queue.visibility_timeout == duration::from_s(24 * 3600));  // past SQS's 12 h: kombu takes it
+  CHECK(tuned.world.runtime.celery == celery_config{.acks_late = true, .prefetch_multiplier = 1,
+                                                    .reject_on_worker_lost = true});
+  CHECK(tuned.world.runtime.retry.maximum_attempts == 6);
 }
 
 TEST_CASE("[tools.refund] is [vendor] written in the form of every tool", "[scenario]") {

@@ -45,7 +45,7 @@ std::vector<point_action> job_1_outcomes(std::vector<point_fault> points, std::v
     const auto attempt = static_cast<std::uint32_t>(i + 1);
     out.push_back(plan.at_point({"worker/0", "job_1", attempt, "after_tool", 1, "refund"}));
     plan.at_point({"worker/1", "job_2", attempt, "after_tool", 1, "refund"});
-    plan.duplicate_delivery({.id = 1, .handle = 1, .body = "job_2", .receive_count = attempt, .sent_at = {}});
+    plan.duplicate_delivery({.id = 1, .handle = 1, .body = "job_2", .receive_count = attempt, .sent_at = {}, .eta = {}});
   }
   return out;
 }
@@ -58,7 +58,7 @@ std::vector<bool> duplicate_outcomes(std::vector<point_fault> points, std::vecto
     const auto attempt = static_cast<std::uint32_t>(i + 1);
     plan.at_point({"worker/0", "job_1", attempt, "after_tool", 1, "refund"});
     plan.at_point({"worker/1", "job_2", attempt, "after_tool", 1, "refund"});
-    out.push_back(plan.duplicate_delivery({.id = 1, .handle = 1, .body = "job_2", .receive_count = attempt, .sent_at = {}}));
+    out.push_back(plan.duplicate_delivery({.id = 1, .handle = 1, .body = "job_2", .receive_count = attempt, .sent_at = {}, .eta = {}}));
   }
   return out;
 }

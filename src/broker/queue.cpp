@@ -54,7 +54,8 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
   // The scenario loader validates user input; here a bad value is a bug.
   TWICE_CHECK(sim::is_trace_identifier(config_.name));
   TWICE_CHECK(config_.visibility_timeout >= sim::duration::zero());
-  TWICE_CHECK(config_.visibility_timeout <= max_visibility_timeout);
+  TWICE_CHECK(config_.visibility_timeout <=
+              (config_.redis_ack_emulation ? max_redis_visibility_timeout : max_visibility_timeout));
   TWICE_CHECK(config_.retention >= retention_min);
   TWICE_CHECK(config_.retention <= retention_max);
   TWICE_CHECK(config_.max_receive_count <= max_receive_count_max);
@@ -62,7 +63,8 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
   TWICE_CHECK(config_.receive_wait >= sim::duration::zero() && config_.receive_wait <= max_long_poll);
   TWICE_CHECK(config_.fifo || !config_.content_based_deduplication);
   TWICE_CHECK(config_.fifo_scan_window >= 1);
-  TWICE_CHECK(!(config_.fifo && config_.hold_until_ack));
+  TWICE_CHECK(int{config_.fifo} + int{config_.hold_until_ack} + int{config_.redis_ack_emulation} <= 1);
+  TWICE_CHECK(!config_.redis_ack_emulation || config_.restore_sweep > sim::duration::zero());
   if (config_.fifo) fifo_.emplace(config_.fifo_scan_window);
 }
 
@@ -109,10 +111,12 @@ send_result queue::send_message(send_request request) {
   const sim::duration delay = request.delay.value_or(config_.delay);
   if (!config_.fifo) {
     // "The request include parameter that is not valid for this queue type."
-    if (!request.deduplication_id.empty() || delay < sim::duration::zero() || delay > max_delay)
+    if (!request.deduplication_id.empty() || delay < sim::duration::zero() || delay > max_delay ||
+        (request.eta && !config_.redis_ack_emulation))
       out.status = queue_status::invalid_parameter;
     else
       out.id = store_sent(std::move(request.body), delay, request.group);
+    if (out.id != 0 && request.eta) eta_.emplace(out.id, *request.eta);
     return out;
   }
   // A FIFO queue takes no per-message delay, but an explicit 0 means the
@@ -266,7 +270,7 @@ received_message queue::deliver(message& m, sim::duration timeout) {
   TWICE_CHECK(handle_rows_.empty() || handle_rows_.back().handle < handle);
   handle_rows_.push_back({handle, m.id});
   ++m.handles_issued;
-  received_message r{m.id, handle, m.body, m.receive_count, m.sent_at};
+  received_message r{m.id, handle, m.body, m.receive_count, m.sent_at, std::nullopt};
 
   const bool duplicate = broker_faults_apply() && faults_->duplicate_delivery(r);
   if (duplicate) {
@@ -283,7 +287,14 @@ received_message queue::deliver(message& m, sim::duration timeout) {
   if (fifo_) fifo_->set_visible(m.group, m.id, false, m.place);
   m.received_at = now;
   m.visible_at = now + timeout;
-  m.held = config_.hold_until_ack;
+  m.held = config_.hold_until_ack || config_.redis_ack_emulation;
+  if (config_.redis_ack_emulation) {
+    // Restored by the first sweep at or after its timeout.
+    const std::int64_t sweep = config_.restore_sweep.us();
+    const std::int64_t due = (now + config_.visibility_timeout).us();
+    m.visible_at = sim::instant::from_us((due + sweep - 1) / sweep * sweep);
+    if (const auto eta = eta_.find(m.id); eta != eta_.end()) r.eta = eta->second;
+  }
   events_.emit(actor_name_, ev::receive{m.id, handle, m.body_name, m.receive_count, m.visible_at});
   // Even a zero timeout goes through a timer, so the message becomes visible
   // after this receive returns rather than being taken twice by it. A
@@ -305,7 +316,10 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
   bool applied = false;
   // A held message's retry waits as long as it is told (no 12 h lease limit).
   const sim::duration longest = config_.hold_until_ack ? uncapped_retry_wait : max_visibility_timeout;
-  if (timeout < sim::duration::zero() || timeout > longest) {
+  if (config_.redis_ack_emulation) {
+    // kombu has no such call: a lease in Redis cannot be changed.
+    status = queue_status::invalid_parameter;
+  } else if (timeout < sim::duration::zero() || timeout > longest) {
     status = queue_status::invalid_timeout;
   } else if (id == 0) {
     status = queue_status::invalid_handle;  // never issued here, or forgotten
@@ -440,6 +454,13 @@ queue_status queue::delete_message(receipt_handle handle) {
     events_.emit(actor_name_, ev::message_delete{id, handle, m.body_name, queue_status::receipt_handle_expired, false});
     return queue_status::receipt_handle_expired;
   }
+  if (config_.redis_ack_emulation && (m.latest_handle != handle || m.state != message_state::in_flight)) {
+    // Restored since this delivery (and maybe taken again): the ack removes
+    // this delivery's tag from `unacked`, which is no longer there; the
+    // restored copy stays in the list (kombu QoS.ack).
+    events_.emit(actor_name_, ev::message_delete{id, handle, m.body_name, queue_status::ok, false});
+    return queue_status::ok;
+  }
   if (m.latest_handle != handle) {
     // Received again since this handle was issued. SQS: "If you use an old
     // ReceiptHandle, the request will succeed, but the message might not be
@@ -463,7 +484,7 @@ queue_status queue::delete_message(receipt_handle handle) {
 }
 
 queue::message_map::iterator queue::held(receipt_handle handle) {
-  TWICE_CHECK(config_.hold_until_ack);
+  TWICE_CHECK(config_.hold_until_ack || config_.redis_ack_emulation);
   const message_id id = message_of(handle);
   const auto it = id == 0 ? messages_.end() : messages_.find(id);
   if (it == messages_.end() || it->second.latest_handle != handle || it->second.state != message_state::in_flight)
@@ -488,6 +509,17 @@ queue_status queue::requeue_held(receipt_handle handle) {
   message& m = it->second;
   events_.emit(actor_name_, ev::pushed_back{m.id, handle, m.body_name});
   make_visible(m);  // keeps its place: before everything sent after it first did
+  return queue_status::ok;
+}
+
+queue_status queue::reject_requeue(receipt_handle handle) {
+  TWICE_CHECK(config_.redis_ack_emulation);
+  const auto it = held(handle);
+  if (it == messages_.end()) return queue_status::invalid_handle;
+  message& m = it->second;
+  events_.emit(actor_name_, ev::change_visibility{m.id, handle, sim::duration::zero(), queue_status::ok, true, true,
+                                                  kernel_.now()});
+  make_visible(m, /*at_back=*/true);  // LPUSH: behind everything waiting
   return queue_status::ok;
 }
 
@@ -641,7 +673,8 @@ bool queue::contains(message_id id) const { return messages_.contains(id); }
 std::uint64_t queue::footprint() const {
   return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(gone_) + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
          sim::tree_footprint(visible_by_group_) + sim::tree_footprint(in_flight_by_group_) + sim::footprint_of(retention_) +
-         sim::tree_footprint(receive_count_histogram_) + (fifo_ ? fifo_->footprint() : 0) + dedup_.footprint();
+         sim::tree_footprint(receive_count_histogram_) + (fifo_ ? fifo_->footprint() : 0) + dedup_.footprint() +
+         sim::tree_footprint(eta_);
 }
 
 }  // namespace twice

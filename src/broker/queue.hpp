@@ -114,11 +114,38 @@
 //  * no retention (a Redis list keeps its entries), and no injected
 //    duplicate deliveries or lost deletes (a pop is exactly once).
 //
+// Redis ack emulation (queue_config::redis_ack_emulation: Celery's Redis
+// transport, celery/kombu@9ee8595b835c, kombu/transport/redis.py), where it
+// differs from SQS standard:
+//  * a receive (BRPOP) puts the message in the `unacked` hash, stamped with
+//    the time it was taken (QoS.append). Its visibility timeout (3600 s by
+//    default) counts from then, whether the consumer runs it at once, keeps
+//    it prefetched, or holds it for a later ETA; nothing extends it (there
+//    is no change of visibility), and a receive cannot ask for another (it
+//    is the transport's option, not the consumer's).
+//  * a message past its timeout is restored by the next sweep of
+//    restore_visible: every consumer sweeps every unacked_restore_interval
+//    (10 s) x unacked_restore_throttle (10), and the first sweep after
+//    `received + timeout` restores it (`restore_sweep`, 100 s: the sweeps
+//    are modelled on one clock from time 0, and they run whether or not a
+//    consumer is alive). A restored message is RPUSHed to the end BRPOP
+//    reads: it keeps its place before everything sent after it first was.
+//  * delete (the ack) removes the message only while it is unacked under
+//    that handle; after its restore the old handle's ack finds nothing and
+//    the restored copy stays (QoS.ack: zrem/hdel of that tag only).
+//  * requeue_held: restore_unacked at a warm shutdown (RPUSH, as a restore);
+//    reject_requeue: reject(requeue=True), LPUSHed to the back.
+//  * no retention, no delays, no redrive, and no injected duplicate
+//    deliveries or lost deletes.
+//  * a message may carry an ETA (Celery's `eta` header), which the broker
+//    keeps and hands to each consumer that takes it; it does not hold the
+//    message back (the consumer does).
+//
 // Trace (actor "queue/<name>"; "body" is the job id, for joins): send,
 // receive, receive_empty, duplicate_delivery, change_visibility,
 // lease_expired, delay_ended, delete, delete_lost, redrive, redrive_in,
 // retention_expired, moved_out, purge, send_deduplicated, lost_with_process,
-// pushed_back.
+// pushed_back (also a Celery restore at a warm shutdown).
 //
 // Faults are not part of the model: a queue_faults object, set from outside,
 // is asked at the two seams where SQS misbehaves (a rare duplicate delivery
@@ -158,9 +185,16 @@ struct queue_config {
   bool content_based_deduplication = false;           // ContentBasedDeduplication (FIFO only)
   std::uint32_t fifo_scan_window = fifo_scan_window_sqs;  // FIFO: messages a receive looks through for groups
   bool hold_until_ack = false;  // Sidekiq's BasicFetch: no lease (see above)
+  bool redis_ack_emulation = false;  // Celery's Redis transport (see above)
+  // Redis ack emulation: how often unacked messages past their timeout are
+  // restored (unacked_restore_interval 10 s x unacked_restore_throttle 10).
+  sim::duration restore_sweep = sim::duration::from_s(100);
 };
 
 inline constexpr sim::duration max_visibility_timeout = sim::duration::from_s(12 * 3600);
+// Redis ack emulation has no 12 h limit: kombu takes any visibility_timeout
+// (Celery's docs suggest raising it to the longest ETA); ours stops at 30 days.
+inline constexpr sim::duration max_redis_visibility_timeout = sim::duration::from_s(30LL * 24 * 3600);
 inline constexpr sim::duration max_delay = sim::duration::from_s(900);
 // hold_until_ack: the longest a retry may wait (a year: past any story).
 inline constexpr sim::duration uncapped_retry_wait = sim::duration::from_s(365LL * 24 * 3600);
@@ -186,6 +220,7 @@ struct received_message {
   std::string body;
   std::uint32_t receive_count = 0;  // including this delivery
   sim::instant sent_at;
+  std::optional<sim::instant> eta;  // Redis ack emulation: the ETA it was sent with
 };
 
 struct send_request {
@@ -194,6 +229,7 @@ struct send_request {
   std::optional<sim::duration> delay;
   std::string group;             // MessageGroupId: required on FIFO; on a standard queue, the fair-queue tenant
   std::string deduplication_id;  // MessageDeduplicationId: FIFO only
+  std::optional<sim::instant> eta;  // Redis ack emulation only: Celery's eta header
 };
 
 struct send_result {
@@ -285,6 +321,9 @@ class queue {
   // deleted or retried since): ok, or invalid_handle.
   queue_status drop_held(receipt_handle handle);
   queue_status requeue_held(receipt_handle handle);
+  // Redis ack emulation, with the handle of a message held: kombu's
+  // reject(requeue=True), the message LPUSHed to the back. ok, or invalid_handle.
+  queue_status reject_requeue(receipt_handle handle);
   // PurgeQueue: ok (every message deleted), or purge_in_progress.
   queue_status purge();
   // A message move task (SQS StartMessageMoveTask), run to its end at once:
@@ -371,7 +410,8 @@ class queue {
   void arm_deadline(sim::instant at, message_id id);
   // `at_back`: a retry's re-enqueue takes a new place behind the backlog.
   void make_visible(message& m, bool at_back = false);
-  // The message `handle` names when it is held under it (hold_until_ack).
+  // The message `handle` names when it is held under it (hold_until_ack,
+  // redis_ack_emulation).
   message_map::iterator held(receipt_handle handle);
   void notify_visible();
   // The visible index, and the fair-queue bookkeeping beside it.
@@ -391,7 +431,15 @@ class queue {
   // The faults seam is asked only on an SQS standard queue: FIFO's
   // exactly-once processing, and a Redis pop (Sidekiq), have no duplicate
   // deliveries or lost deletes to inject.
-  bool broker_faults_apply() const { return faults_ != nullptr && !fifo_ && !config_.hold_until_ack; }
+  bool broker_faults_apply() const {
+    return faults_ != nullptr && !fifo_ && !config_.hold_until_ack && !config_.redis_ack_emulation;
+  }
+  // A Redis list (Sidekiq, Celery) keeps its entries: no retention.
+  bool keeps_forever() const { return config_.hold_until_ack || config_.redis_ack_emulation; }
+  // The longest a lease may last: a handle is remembered at least this long after its message left.
+  sim::duration longest_lease() const {
+    return config_.redis_ack_emulation ? config_.visibility_timeout + config_.restore_sweep : max_visibility_timeout;
+  }
   received_message deliver(message& m, sim::duration timeout);
   void redrive(message_map::iterator it);
   void accept_redriven(message m, const std::string& from);
@@ -449,6 +497,7 @@ class queue {
   std::vector<retention_entry> retention_;  // a min-heap
   std::optional<fifo_order> fifo_;  // FIFO queues only
   dedup_window dedup_;               // FIFO queues only
+  std::map<message_id, sim::instant> eta_;  // Redis ack emulation: the messages sent with an ETA
   std::uint64_t next_place_ = 0;
   sim::condition available_;  // long pollers wait here for a message to become visible
   sim::condition* watcher_ = nullptr;

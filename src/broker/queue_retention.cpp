@@ -22,7 +22,7 @@ struct later_retention {
 // A Redis list keeps its entries for ever: a queue held until the ack
 // (Sidekiq) has no retention.
 void queue::arm_retention_timer(const message& m) {
-  if (!config_.hold_until_ack) arm_deadline(m.sent_at + config_.retention, m.id);
+  if (!keeps_forever()) arm_deadline(m.sent_at + config_.retention, m.id);
 }
 
 void queue::arm_deadline(sim::instant at, message_id id) {
@@ -94,18 +94,19 @@ void queue::erase_message(message_map::iterator it) {
   if (m.state == message_state::visible) unindex_visible(m);
   if (m.state == message_state::in_flight) count_in_flight(m, false);
   if (fifo_) fifo_->leave(m.group, m.id);
+  eta_.erase(m.id);
   // Its handles stay known until its retention end (whose deadline is still
   // armed, unless this is its expiry), or 12 h from now if that is later: a
   // lease taken now cannot outlast that.
   // A message never received here has no handles to remember.
   if (m.handles_issued > 0) {
-    // Without retention (hold_until_ack) no deadline of its own is armed.
-    const sim::instant later = kernel_.now() + max_visibility_timeout;
-    const sim::instant retention_end = config_.hold_until_ack ? later : m.sent_at + config_.retention;
+    // Without retention (a Redis list) no deadline of its own is armed.
+    const sim::instant later = kernel_.now() + longest_lease();
+    const sim::instant retention_end = keeps_forever() ? later : m.sent_at + config_.retention;
     const sim::instant forget_at = std::max(retention_end, later);
     const bool inserted = gone_.emplace(m.id, tombstone{m.handles_from, m.handles_issued, forget_at}).second;
     TWICE_CHECK(inserted);
-    if (forget_at != retention_end || config_.hold_until_ack) arm_deadline(forget_at, m.id);
+    if (forget_at != retention_end || keeps_forever()) arm_deadline(forget_at, m.id);
   }
   messages_.erase(it);
 }

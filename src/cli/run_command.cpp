@@ -39,6 +39,11 @@ void print_settings(const scenario& s) {
   if (c.queue.hold_until_ack) {
     fmt::print("broker     Sidekiq BasicFetch (a job held until its ack, no lease), shutdown timeout {}, dead set {}\n",
                rt.shutdown_timeout ? text(*rt.shutdown_timeout) : std::string("none"), c.dead_letter_queue ? "on" : "off");
+  } else if (rt.celery) {
+    fmt::print("broker     Celery on Redis, visibility timeout {} (restored by a sweep every {}), acks_late {}, prefetch "
+               "multiplier {}, reject_on_worker_lost {}\n",
+               text(c.queue.visibility_timeout), text(c.queue.restore_sweep), rt.celery->acks_late ? "on" : "off",
+               rt.celery->prefetch_multiplier, rt.celery->reject_on_worker_lost ? "on" : "off");
   } else {
     fmt::print("broker     {} semantics, visibility timeout {}, max receive count {}, dead-letter queue {}\n",
                c.queue.fifo ? "SQS FIFO" : c.queue.semantics == handle_semantics::sqs ? "SQS" : "strict",

@@ -456,6 +456,38 @@ struct heartbeat {
   }
 };
 
+// A Celery worker's pool process died under a task (WorkerLostError); the
+// worker's main process lives on. `requeued`: acks_late with
+// reject_on_worker_lost sent the message to the back of the queue; else the
+// task was acked and marked failed.
+struct worker_lost {
+  static constexpr std::string_view kind = "worker_lost";
+  name_id job = 0;
+  std::uint32_t attempt = 0;
+  bool requeued = false;
+  template <class V>
+  void fields(V& v) const {
+    v.name("job", job);
+    v.integer("attempt", attempt);
+    v.boolean("requeued", requeued);
+  }
+};
+
+// A Celery worker took a message whose ETA is still ahead: it holds it,
+// unacked, until then (celery/worker/strategy.py, call_at(eta, ...)).
+struct eta_held {
+  static constexpr std::string_view kind = "eta_held";
+  name_id job = 0;
+  std::uint64_t message = 0;
+  sim::instant eta;
+  template <class V>
+  void fields(V& v) const {
+    v.name("job", job);
+    v.integer("message", static_cast<std::int64_t>(message));
+    v.integer("eta_us", eta.us());
+  }
+};
+
 struct lease_lost {
   static constexpr std::string_view kind = "lease_lost";
   name_id job = 0;

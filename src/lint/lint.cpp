@@ -37,6 +37,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   orphan_rescue_before_work_ends(config, out);
   job_table_without_transaction_timeout(config, out);
   attempts_given_back(config, out);
+  celery_eta_beyond_visibility(config, out);
   return out;
 }
 

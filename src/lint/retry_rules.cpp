@@ -34,11 +34,13 @@ void no_backoff_cap(const world_config& config, std::vector<lint_warning>& out) 
   if (!backoff_grows(policy)) return;  // a flat backoff needs no cap
   // Sidekiq's schedule has no cap by design: it grows as n^4 and ends with
   // its retries (25 over about three weeks), for a person to fix the cause.
-  if (policy.jitter == jitter_kind::sidekiq && policy.maximum_attempts != 0) return;
+  // On any other broker its long waits are a lease or a delay like any other.
+  if (policy.jitter == jitter_kind::sidekiq && policy.maximum_attempts != 0 && config.queue.hold_until_ack) return;
   std::string why = fmt::format(
       "no cap on the backoff: the delay grows {}x per retry from {} without bound (retry #10 waits {})",
       ratio_text(policy.coefficient_milli), text(policy.initial_interval), text(backoff_envelope(policy, 9)));
-  if (const std::optional<std::uint32_t> n = first_retry_above(policy, max_visibility_timeout)) {
+  // Celery's retries wait as ETAs in the workers, not in the broker.
+  if (const std::optional<std::uint32_t> n = first_retry_above(policy, max_visibility_timeout); n && !config.runtime.celery) {
     why += fmt::format(" and retry #{} passes {}, the longest the broker can hold a message back", *n + 1,
                        text(max_visibility_timeout));
   }

@@ -7,6 +7,8 @@ namespace twice::lint_rules_detail {
 void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.heartbeat_interval) return;
   if (config.queue.hold_until_ack) return;  // Sidekiq: no lease to run out
+  // Celery acks on receipt unless acks_late: a running task's message is gone.
+  if (config.runtime.celery && !config.runtime.celery->acks_late) return;
   const std::vector<called_tool> tools = called_tools(config);
   // A split tool's steps run on the split queue, under its own lease.
   auto lease_of = [&](std::string_view step_name) {
@@ -46,6 +48,10 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
        split ? fmt::format("Raise {} well above {} (e.g. {}): the split queue exists to give this call a lease "
                            "that fits it.",
                            setting, text(worst_hold), text(worst_hold * 2))
+      : config.runtime.celery
+          ? fmt::format("Raise {} well above the longest task (e.g. {}): Celery's Redis transport cannot extend it "
+                        "while a task runs.",
+                        setting, text(worst_hold * 2))
              : fmt::format("Set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker "
                            "extends its lease while the call runs, or raise {} well above {} (e.g. {}){}.",
                            text(third_of(lease)), setting, text(worst_hold), text(worst_hold * 2),
@@ -246,6 +252,35 @@ void job_table_without_transaction_timeout(const world_config& config, std::vect
                              text(sim::duration::from_us(config.store.dead_row_cost->us() * 250 * 3600))),
                  "Set store.transaction_timeout (Postgres 17's transaction_timeout; idle_in_transaction_session_timeout "
                  "before it) to a minute or so on the queue's database, and run long reports on a replica."});
+}
+
+// Celery on Redis: a retry's countdown (or any ETA) longer than the
+// transport's visibility timeout. The worker holding the ETA task keeps it
+// unacked, the timeout restores it, and another worker takes it and holds it
+// for the same ETA: at the ETA, both run it (broker/queue.hpp, "Redis ack
+// emulation"; runtime/celery_consumer.cpp).
+void celery_eta_beyond_visibility(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.celery) return;
+  const retry_policy& retry = config.runtime.retry;
+  if (retry.maximum_attempts == 1) return;  // nothing is retried
+  // The longest countdown a retry can draw: the envelope of the last retry
+  // (a decorrelated draw may reach the cap whatever the retry).
+  const sim::duration longest = retry.maximum_attempts == 0 || retry.jitter == jitter_kind::decorrelated
+                                    ? effective_cap(retry)
+                                    : backoff_envelope(retry, retry.maximum_attempts - 2);
+  const sim::duration lease = config.queue.visibility_timeout;
+  if (longest < lease) return;
+  out.push_back(
+      {"celery_eta_beyond_visibility", std::string(key::queue_visibility),
+       fmt::format("A retry's countdown reaches {}, and the Redis transport's visibility timeout is {}: the worker "
+                   "that takes the retry holds it unacked until its ETA, the timeout restores it to the queue, and "
+                   "another worker takes it and holds it for the same ETA. At the ETA both run the task, and one "
+                   "more worker for each further {} the ETA lies ahead.",
+                   text(longest), text(lease), text(lease)),
+       fmt::format("Raise queue.visibility_timeout above the longest ETA or countdown the tasks use (e.g. {}), as "
+                   "Celery's docs ask, or keep countdowns below {}; and give every write a key, so a second run "
+                   "replays instead of paying again.",
+                   text(longest * 2), text(lease))});
 }
 
 }  // namespace twice::lint_rules_detail

@@ -80,6 +80,15 @@ const std::map<std::string_view, formatter>& formatters() {
       {"delete_lost", [](const sim::trace_record& r) { return "the ack of " + str(r, "body") + " is lost on the way"; }},
       {"lost_with_process",
        [](const sim::trace_record& r) { return str(r, "body") + " is lost with the process that fetched it"; }},
+      {"eta_held",
+       [](const sim::trace_record& r) {
+         return fmt::format("holds {} unacked until its ETA {}", str(r, "job"), secs(num(r, "eta_us")));
+       }},
+      {"worker_lost",
+       [](const sim::trace_record& r) {
+         return fmt::format("the pool process running attempt {} of {} died (WorkerLostError): {}", num(r, "attempt"),
+                            str(r, "job"), r.get_bool("requeued").value_or(false) ? "message requeued" : "acked, task failed");
+       }},
       {"pushed_back",
        [](const sim::trace_record& r) { return str(r, "body") + " pushed back to the head of the queue, to run again"; }},
       {"send_deduplicated",

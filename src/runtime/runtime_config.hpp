@@ -48,6 +48,22 @@ struct tenant_limit_config {
   friend bool operator==(const tenant_limit_config&, const tenant_limit_config&) = default;
 };
 
+// Celery's worker over the Redis transport (celery/celery@5dc781f0bd5f,
+// celery/app/defaults.py and celery/worker/request.py): runtime/celery_consumer.cpp.
+struct celery_config {
+  // task_acks_late: ack after the task returned (true) or, the default,
+  // just before it runs (Request.on_accepted), so a crash mid-task loses it.
+  bool acks_late = false;
+  // worker_prefetch_multiplier (default 4) x the concurrency (1 per worker
+  // here): messages a worker reserves beyond what runs. ETA tasks held for
+  // later do not count (strategy.py, qos.increment_eventually).
+  std::uint32_t prefetch_multiplier = 4;
+  // task_reject_on_worker_lost: with acks_late, a task whose pool process
+  // died is requeued (reject(requeue=True)) instead of acked and failed.
+  bool reject_on_worker_lost = false;
+  friend bool operator==(const celery_config&, const celery_config&) = default;
+};
+
 struct runtime_config {
   // The lease each receive asks for; unset: the queue's default.
   std::optional<sim::duration> visibility_timeout;
@@ -78,6 +94,8 @@ struct runtime_config {
   // lib/sidekiq/launcher.rb and manager.rb#hard_shutdown); unset: it waits
   // until Kubernetes kills the pod at the grace period's end.
   std::optional<sim::duration> shutdown_timeout;
+  // Set: the workers are Celery workers (the queue does Redis ack emulation).
+  std::optional<celery_config> celery;
 };
 
 }  // namespace twice

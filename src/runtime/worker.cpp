@@ -91,6 +91,13 @@ class worker::slice final : public slice_context {
       case point_action::crash:
         rs.events.emit(worker_.actor_,
                        ev::fault_crash{job_name_, attempt_, rs.events.name(name), as_int(step)});
+        // A Celery task runs in a pool process: a crash inside the task
+        // kills that process, and the worker's main process (which acks)
+        // lives on. The ack is the main process's own.
+        if (rs.config.celery && name != "before_ack" && name != "after_ack") {
+          worker_.end_slice("pool process lost");
+          throw twice::worker::child_lost{spec_.id, attempt_, message_.handle};
+        }
         worker_.crash("fault at " + std::string(name));
         co_await sim::suspend_forever{};  // the kill takes effect here
         break;
@@ -176,7 +183,14 @@ void worker::start() {
   if (services_.config.retry_budget) retry_budget_.emplace(*services_.config.retry_budget);
   breakers_.clear();  // and its breakers start closed
   emit(ev::pod_start{sha_name_});
-  consumer_ = services_.kernel.spawn(consume(), name_);
+  if (services_.config.celery) {
+    task_ready_ = std::make_unique<sim::condition>(services_.kernel);
+    prefetch_room_ = std::make_unique<sim::condition>(services_.kernel);
+    consumer_ = services_.kernel.spawn(consume_celery(), name_);
+    fetcher_ = services_.kernel.spawn(fetch_celery(), name_ + "/fetcher");
+  } else {
+    consumer_ = services_.kernel.spawn(consume(), name_);
+  }
   if (services_.config.liveness_probe) prober_ = services_.kernel.spawn(probe_liveness(), name_ + "/liveness");
 }
 
@@ -188,6 +202,12 @@ void worker::kill_processes() {
   consumer_ = {};
   if (prober_.valid() && services_.kernel.alive(prober_)) services_.kernel.kill(prober_);
   prober_ = {};
+  if (fetcher_.valid() && services_.kernel.alive(fetcher_)) services_.kernel.kill(fetcher_);
+  fetcher_ = {};
+  // What a Celery worker reserved dies with its memory; the broker keeps it
+  // unacked until the visibility timeout restores it.
+  reserved_.clear();
+  eta_held_.clear();
   in_call_ = false;  // a call in flight died with the process
 }
 
@@ -269,6 +289,7 @@ void worker::restart_callback(sim::kernel&, void* ctx, std::uint64_t incarnation
 void worker::begin_drain() {
   draining_ = true;
   emit(ev::drain{slice_ != nullptr});
+  if (task_ready_) task_ready_->notify_all();  // an idle Celery executor starts its warm shutdown
   if (!running()) {
     ++incarnation_;  // a crashed pod waiting for its restart is simply gone
     drained_->trigger();
@@ -539,8 +560,10 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
   trace_backoff(s, outcome, delay, retry_mode::nack);
-  // The nack: the message becomes visible again once the backoff passed.
-  const queue_status st = s.source_.change_visibility(s.message_.handle, delay);
+  // The nack: the message becomes visible again once the backoff passed
+  // (on Celery: a new message with that countdown).
+  const queue_status st = services_.config.celery ? republish(s.spec_.id, s.message_.handle, delay)
+                                                  : s.source_.change_visibility(s.message_.handle, delay);
   emit(ev::nack{s.job_name_, s.attempt_, st});
 }
 

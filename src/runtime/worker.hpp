@@ -12,8 +12,15 @@
 // point: only the lease's expiry brings the message back. Deploys stop the
 // pod by drain (stop leasing, let in-flight slices finish within a grace
 // period) or by kill.
+//
+// With runtime.celery the worker is a Celery worker instead
+// (runtime/celery_consumer.cpp): a fetcher process reserves messages ahead
+// (prefetch), ETA tasks wait in its memory, the ack comes before the task
+// (or after it, acks_late), a retry publishes a new message with an ETA, and
+// a crash inside the task kills its pool process, not the worker.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,6 +35,7 @@
 #include "runtime/retry_policy.hpp"
 #include "runtime/runtime_config.hpp"
 #include "store/rows.hpp"
+#include "sim/condition.hpp"
 #include "sim/kernel.hpp"
 #include "sim/signal.hpp"
 #include "sim/trace.hpp"
@@ -105,6 +113,20 @@ class worker {
   friend class slice;
 
   sim::task<void> consume();
+  // Celery (runtime/celery_consumer.cpp).
+  struct child_lost {  // thrown where a fault crash kills the pool process running the task
+    std::string job;
+    std::uint32_t attempt = 0;
+    receipt_handle handle = 0;
+  };
+  sim::task<void> consume_celery();
+  sim::task<void> fetch_celery();
+  std::optional<received_message> next_celery_task();
+  sim::task<void> run_celery_task(received_message message);
+  sim::task<void> on_worker_lost(const child_lost& lost);
+  // Task.retry(countdown=delay): a new message with an ETA, then the ack of this one.
+  queue_status republish(const std::string& job, receipt_handle handle, sim::duration delay);
+  void restore_reserved();
   void release_held(bool push_back);
   sim::task<void> run_slice(queue& source, received_message message);
   sim::task<void> heartbeat(queue& source, receipt_handle handle, slice* s);
@@ -158,6 +180,13 @@ class worker {
   bool draining_ = false;
   std::uint64_t incarnation_ = 0;  // bumped on every start, so a stale restart is ignored
   std::unique_ptr<sim::signal> drained_;
+  // Celery: what the fetcher reserved and the executor has not started, in
+  // arrival order; the tasks held for their ETA, soonest first; the fetcher.
+  std::deque<received_message> reserved_;
+  std::vector<received_message> eta_held_;
+  sim::process_id fetcher_;
+  std::unique_ptr<sim::condition> task_ready_;    // the executor waits here
+  std::unique_ptr<sim::condition> prefetch_room_; // the fetcher waits here
 };
 
 }  // namespace twice

@@ -40,6 +40,7 @@ constexpr variable_key int_key(std::string_view p, std::int64_t lo, std::int64_t
 // missed here is still reported, only less precisely.
 constexpr variable_key variable_keys[] = {
     int_key("workers.count", 1, 10'000),
+    int_key("celery.prefetch_multiplier", 1, 1'000),
     int_key("store.pool_size", 1, 10'000),
     {"store.statement_latency", explore_value::duration, 0, 3600 * us_per_s},
     {"store.dead_row_cost", explore_value::duration, 1, us_per_s},

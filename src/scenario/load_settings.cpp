@@ -20,6 +20,7 @@ using sim::duration;
 // (queue.cpp asserts the same bounds.)
 constexpr duration_limits retention_limits{duration::from_s(60), duration::from_s(14 * 24 * 3600), " (SQS's limits)"};
 constexpr duration_limits visibility_limits{duration::zero(), max_visibility_timeout, " (SQS's limit)"};
+constexpr duration_limits redis_visibility_limits{duration::zero(), max_redis_visibility_timeout, " (30 days)"};
 constexpr integer_limits max_receive_limits{1, 1000, " (SQS's limits)"};
 constexpr duration_limits delay_limits{duration::zero(), max_delay, " (SQS's limit)"};
 // Bounds that are not the real system's: long enough for any story, short
@@ -92,35 +93,11 @@ void load_queue(const table_reader& root, load_state& s) {
   static const named<message_group_source> groups[] = {{"none", message_group_source::none},
                                                        {"tenant", message_group_source::tenant},
                                                        {"job", message_group_source::job}};
-  enum class flavour : std::uint8_t { sqs, sqs_fifo, sidekiq };
-  static const named<flavour> flavours[] = {
-      {"sqs", flavour::sqs}, {"sqs_fifo", flavour::sqs_fifo}, {"sidekiq", flavour::sidekiq}};
   static const named<deduplication_source> deduplications[] = {{"job_id", deduplication_source::job_id},
                                                                {"content", deduplication_source::content},
                                                                {"per_send", deduplication_source::per_send}};
   queue_config& q = s.world.queue;
-  if (const doc_node* f = r.get("flavour"); f != nullptr && f->type == doc_node::kind::string &&
-      (f->text == "celery_redis" || f->text == "pubsub" || f->text == "kafka")) {
-    s.d.error(f->pos, r.path_of("flavour"),
-              quote(f->text) + " is not modelled yet (issue 20); the flavours so far are \"sqs\", \"sqs_fifo\" and "
-                               "\"sidekiq\"");
-  } else {
-    flavour chosen = flavour::sqs;
-    r.choice("flavour", chosen, flavours);
-    q.fifo = chosen == flavour::sqs_fifo;
-    if (chosen == flavour::sidekiq) {
-      // Sidekiq's BasicFetch and its defaults; [retry] and [runtime], read
-      // after this, override them (sidekiq/sidekiq v8.1.7: job_retry.rb
-      // DEFAULT_MAX_RETRY_ATTEMPTS = 25, so 26 runs in all; config.rb
-      // timeout: 25).
-      q.hold_until_ack = true;
-      retry_policy& retry = s.world.runtime.retry;
-      retry.jitter = jitter_kind::sidekiq;
-      retry.maximum_interval.reset();
-      retry.maximum_attempts = 26;
-      s.world.runtime.shutdown_timeout = duration::from_s(25);
-    }
-  }
+  load_flavour_choice(r, s);
   const bool group_given = r.choice("message_group_id", s.world.message_group, groups);
   const bool dedup_given = r.choice("deduplication", s.world.deduplication, deduplications);
   if (q.fifo) {
@@ -134,7 +111,8 @@ void load_queue(const table_reader& root, load_state& s) {
               "deduplication ids are for FIFO queues only: set flavour = \"sqs_fifo\" or remove it");
   }
   r.identifier("name", q.name);
-  r.duration("visibility_timeout", q.visibility_timeout, visibility_limits);
+  r.duration("visibility_timeout", q.visibility_timeout,
+             q.redis_ack_emulation ? redis_visibility_limits : visibility_limits);
   r.duration("retention", q.retention, retention_limits);
   r.integer("max_receive_count", q.max_receive_count, max_receive_limits);
   if (r.choice("semantics", q.semantics, semantics) && q.fifo && q.semantics != handle_semantics::sqs)
@@ -142,42 +120,6 @@ void load_queue(const table_reader& root, load_state& s) {
               "semantics chooses a standard queue's receipt-handle rules; a FIFO queue has its own (an expired or "
               "superseded handle is refused): remove it");
   r.duration("delay", q.delay, delay_limits);
-}
-
-// What a Sidekiq fetch has no use for: a lease, groups, a redrive.
-void check_sidekiq(const table_reader& root, load_state& s) {
-  const doc_node* queue = root.get("queue");
-  const source_pos at = queue->find("flavour")->pos;
-  const world_config& w = s.world;
-  const auto refuse = [&](std::string_view what) { s.d.error(at, "queue.flavour", std::string(what)); };
-  if (w.runtime.heartbeat_interval)
-    refuse("a Sidekiq fetch holds its job until the ack, with no lease to extend: remove runtime.heartbeat_interval");
-  if (w.queue.max_receive_count > 0)
-    refuse("Sidekiq has no redrive by receive count: its dead set takes a job after retry.maximum_attempts; remove "
-           "queue.max_receive_count");
-  if (w.message_group != message_group_source::none) refuse("a Sidekiq queue has no message groups: remove queue.message_group_id");
-  if (w.queue.semantics != handle_semantics::sqs) refuse("semantics is an SQS option: remove queue.semantics");
-  if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"sidekiq\" yet");
-  if (w.dead_letter_redrive) refuse("a dead-letter redrive is not modelled for \"sidekiq\" yet");
-  if (w.runtime.orphan_rescue) refuse("an orphan rescue is not modelled for \"sidekiq\" yet");
-  for (const char* key : {"visibility_timeout", "retention", "delay"})
-    if (const doc_node* n = queue->find(key))
-      s.d.error(n->pos, std::string("queue.") + key,
-                "a Sidekiq queue is a Redis list: no lease, no retention, no delay; remove it");
-}
-
-// What the FIFO flavour does not model yet, said where the scenario asks for it.
-void check_flavour(const table_reader& root, load_state& s) {
-  if (s.world.queue.hold_until_ack) return check_sidekiq(root, s);
-  if (!s.world.queue.fifo) return;
-  const doc_node* queue = root.get("queue");
-  const source_pos at = queue->find("flavour")->pos;
-  if (!s.world.runtime.rules.split_tool.empty())
-    s.d.error(at, "queue.flavour",
-              "the split discipline's second queue is a standard queue; it does not combine with \"sqs_fifo\" yet");
-  if (s.world.dead_letter_redrive)
-    s.d.error(at, "queue.flavour",
-              "a dead-letter redrive (dead_letter_queue.redrive_after) is not modelled for \"sqs_fifo\" yet");
 }
 
 // [tenants]: the bound no_tenant_starved holds each quiet tenant's waits to.
@@ -516,6 +458,7 @@ void load_settings(const table_reader& root, load_state& s) {
   load_discipline(root, s);
   load_split(root, s);
   load_store(root, s);
+  load_celery(root, s);
   check_flavour(root, s);
 }
 

@@ -37,6 +37,10 @@ struct load_state {
 };
 
 void load_settings(const table_reader& root, load_state& s);  // seed, name aside: [budget] .. [store]
+// queue.flavour and each flavour's own checks (load_flavour.cpp).
+void load_flavour_choice(const table_reader& queue, load_state& s);  // sets the flavour's defaults
+void load_celery(const table_reader& root, load_state& s);           // [celery]
+void check_flavour(const table_reader& root, load_state& s);         // what the flavour does not take
 void load_tools(const table_reader& root, load_state& s);     // [vendor], [tools.*]
 void load_jobs(const table_reader& root, load_state& s);      // [[job_type]], [[job]], [workload]
 void check_tenant_queues(const table_reader& root, load_state& s);  // [tenants] queues against the jobs

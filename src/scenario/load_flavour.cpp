@@ -1,0 +1,151 @@
+// queue.flavour: which broker (and, where the framework owns the consumer
+// loop, which runtime) a scenario runs, each with its own defaults, and the
+// keys each flavour has no use for, refused where they are written.
+
+#include "scenario/sections.hpp"
+#include "world/world.hpp"
+
+namespace twice::scenario_detail {
+
+namespace {
+
+using sim::duration;
+
+enum class flavour : std::uint8_t { sqs, sqs_fifo, sidekiq, celery_redis };
+
+// Sidekiq's BasicFetch and its defaults; [retry] and [runtime], read after
+// this, override them (sidekiq/sidekiq v8.1.7: job_retry.rb
+// DEFAULT_MAX_RETRY_ATTEMPTS = 25, so 26 runs in all; config.rb timeout: 25).
+void sidekiq_defaults(world_config& w) {
+  w.queue.hold_until_ack = true;
+  retry_policy& retry = w.runtime.retry;
+  retry.jitter = jitter_kind::sidekiq;
+  retry.maximum_interval.reset();
+  retry.maximum_attempts = 26;
+  w.runtime.shutdown_timeout = duration::from_s(25);
+}
+
+// Celery's worker over its Redis transport, with their defaults
+// (celery/celery@5dc781f0bd5f celery/app/defaults.py and app/task.py;
+// celery/kombu@9ee8595b835c kombu/transport/redis.py): visibility_timeout
+// 3600 s; acks_late off, prefetch multiplier 4, reject_on_worker_lost off;
+// Task.retry's default_retry_delay of 3 minutes, fixed, and max_retries = 3
+// (4 runs in all). Celery has no dead-letter queue: a task out of retries
+// fails (MaxRetriesExceededError).
+void celery_defaults(world_config& w) {
+  w.queue.redis_ack_emulation = true;
+  w.queue.visibility_timeout = duration::from_s(3600);
+  w.runtime.celery.emplace();
+  retry_policy& retry = w.runtime.retry;
+  retry.initial_interval = duration::from_s(180);
+  retry.coefficient_milli = 1000;
+  retry.maximum_interval = duration::from_s(180);
+  retry.jitter = jitter_kind::none;
+  retry.maximum_attempts = 4;
+  w.dead_letter_queue = false;
+}
+
+// What a Sidekiq fetch has no use for: a lease, groups, a redrive.
+void check_sidekiq(const doc_node& queue, source_pos at, load_state& s) {
+  const world_config& w = s.world;
+  const auto refuse = [&](std::string_view what) { s.d.error(at, "queue.flavour", std::string(what)); };
+  if (w.runtime.heartbeat_interval)
+    refuse("a Sidekiq fetch holds its job until the ack, with no lease to extend: remove runtime.heartbeat_interval");
+  if (w.queue.max_receive_count > 0)
+    refuse("Sidekiq has no redrive by receive count: its dead set takes a job after retry.maximum_attempts; remove "
+           "queue.max_receive_count");
+  if (w.message_group != message_group_source::none) refuse("a Sidekiq queue has no message groups: remove queue.message_group_id");
+  if (w.queue.semantics != handle_semantics::sqs) refuse("semantics is an SQS option: remove queue.semantics");
+  if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"sidekiq\" yet");
+  if (w.dead_letter_redrive) refuse("a dead-letter redrive is not modelled for \"sidekiq\" yet");
+  if (w.runtime.orphan_rescue) refuse("an orphan rescue is not modelled for \"sidekiq\" yet");
+  for (const char* key : {"visibility_timeout", "retention", "delay"})
+    if (const doc_node* n = queue.find(key))
+      s.d.error(n->pos, std::string("queue.") + key,
+                "a Sidekiq queue is a Redis list: no lease, no retention, no delay; remove it");
+}
+
+// What Celery's Redis transport and worker have no use for, or what is not
+// modelled with them yet.
+void check_celery(const table_reader& root, const doc_node& queue, source_pos at, load_state& s) {
+  const world_config& w = s.world;
+  const auto refuse = [&](std::string_view what) { s.d.error(at, "queue.flavour", std::string(what)); };
+  if (w.runtime.heartbeat_interval)
+    refuse("Celery's Redis transport has no way to extend a visibility timeout: remove runtime.heartbeat_interval");
+  if (w.queue.max_receive_count > 0)
+    refuse("Celery has no redrive by receive count: a task fails after retry.maximum_attempts; remove "
+           "queue.max_receive_count");
+  if (w.message_group != message_group_source::none) refuse("a Celery queue has no message groups: remove queue.message_group_id");
+  if (w.queue.semantics != handle_semantics::sqs) refuse("semantics is an SQS option: remove queue.semantics");
+  if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"celery_redis\" yet");
+  if (w.dead_letter_redrive) refuse("Celery has no dead-letter queue to redrive: remove dead_letter_queue.redrive_after");
+  if (w.runtime.orphan_rescue) refuse("an orphan rescue is not modelled for \"celery_redis\" yet");
+  if (w.runtime.tenant_limit || w.tenant_queues)
+    refuse("per-tenant limits and queues are not modelled for \"celery_redis\" yet");
+  for (const char* key : {"retention", "delay"})
+    if (const doc_node* n = queue.find(key))
+      s.d.error(n->pos, std::string("queue.") + key,
+                "a Celery queue is a Redis list: no retention, no delay (a countdown is the task's ETA); remove it");
+  if (const doc_node* runtime = root.get("runtime")) {
+    if (const doc_node* n = runtime->find("visibility_timeout"))
+      s.d.error(n->pos, "runtime.visibility_timeout",
+                "Celery's visibility timeout is the transport's, not the worker's: set queue.visibility_timeout");
+    if (const doc_node* n = runtime->find("shutdown_timeout"))
+      s.d.error(n->pos, "runtime.shutdown_timeout",
+                "a Celery warm shutdown waits for its tasks (Celery 5.5's soft shutdown is not modelled): remove it");
+  }
+}
+
+}  // namespace
+
+void load_flavour_choice(const table_reader& r, load_state& s) {
+  static const named<flavour> flavours[] = {{"sqs", flavour::sqs},
+                                            {"sqs_fifo", flavour::sqs_fifo},
+                                            {"sidekiq", flavour::sidekiq},
+                                            {"celery_redis", flavour::celery_redis}};
+  if (const doc_node* f = r.get("flavour");
+      f != nullptr && f->type == doc_node::kind::string && (f->text == "pubsub" || f->text == "kafka")) {
+    s.d.error(f->pos, r.path_of("flavour"),
+              quote(f->text) + " is not modelled yet (issue 20); the flavours so far are \"sqs\", \"sqs_fifo\", "
+                               "\"sidekiq\" and \"celery_redis\"");
+    return;
+  }
+  flavour chosen = flavour::sqs;
+  r.choice("flavour", chosen, flavours);
+  s.world.queue.fifo = chosen == flavour::sqs_fifo;
+  if (chosen == flavour::sidekiq) sidekiq_defaults(s.world);
+  if (chosen == flavour::celery_redis) celery_defaults(s.world);
+}
+
+// [celery]: the worker's settings (celery_config), with the flavour only.
+void load_celery(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("celery");
+  if (t == nullptr) return;
+  if (!s.world.runtime.celery) {
+    s.d.error(t->pos, "celery", "[celery] sets a Celery worker: needs queue.flavour = \"celery_redis\"");
+    return;
+  }
+  const table_reader r(s.d, *t, "celery", {"acks_late", "prefetch_multiplier", "reject_on_worker_lost"});
+  celery_config& c = *s.world.runtime.celery;
+  r.boolean("acks_late", c.acks_late);
+  r.integer("prefetch_multiplier", c.prefetch_multiplier, {1, 1000});
+  r.boolean("reject_on_worker_lost", c.reject_on_worker_lost);
+}
+
+void check_flavour(const table_reader& root, load_state& s) {
+  const doc_node* queue = root.get("queue");
+  if (queue == nullptr || queue->find("flavour") == nullptr) return;
+  const source_pos at = queue->find("flavour")->pos;
+  if (s.world.queue.hold_until_ack) return check_sidekiq(*queue, at, s);
+  if (s.world.queue.redis_ack_emulation) return check_celery(root, *queue, at, s);
+  if (!s.world.queue.fifo) return;
+  // What the FIFO flavour does not model yet, said where the scenario asks for it.
+  if (!s.world.runtime.rules.split_tool.empty())
+    s.d.error(at, "queue.flavour",
+              "the split discipline's second queue is a standard queue; it does not combine with \"sqs_fifo\" yet");
+  if (s.world.dead_letter_redrive)
+    s.d.error(at, "queue.flavour",
+              "a dead-letter redrive (dead_letter_queue.redrive_after) is not modelled for \"sqs_fifo\" yet");
+}
+
+}  // namespace twice::scenario_detail
