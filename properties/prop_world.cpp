@@ -201,6 +201,30 @@ TEST_CASE("the correct discipline keeps every invariant on Celery with acks_late
   });
 }
 
+// The world on a Pub/Sub subscription read with lease management (the
+// correct world's heartbeat, a third of the ack deadline), at-least-once
+// (the broker faults apply) or exactly-once.
+void make_pubsub(world_config& c) {
+  c.queue.pubsub = true;
+  c.queue.visibility_timeout = std::min(c.queue.visibility_timeout, max_ack_deadline);
+  c.queue.visibility_timeout = std::max(c.queue.visibility_timeout, sim::duration::from_s(10));
+  c.runtime.heartbeat_interval = c.queue.visibility_timeout / 3;
+  c.runtime.max_lease_duration = sim::duration::from_s(3600);
+}
+
+TEST_CASE("the correct discipline keeps every invariant on Pub/Sub with lease management",
+          "[properties][world][pubsub]") {
+  rc::prop("every invariant holds on pubsub", [] {
+    const schedule s = *gen_schedule(rejections::some);
+    const auto seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
+    const bool exactly_once = *rc::gen::arbitrary<bool>();
+    world_config c = correct_world(s, seed);
+    make_pubsub(c);
+    if (exactly_once) c.queue.semantics = handle_semantics::strict;
+    assert_every_invariant_holds(c);
+  });
+}
+
 TEST_CASE("a drain deploy needs no key to stay exactly once", "[properties][world]") {
   // The other half of the rolling-kill bug below: on the same deploy-only
   // schedules, with no idempotency key at all, draining lets every slice
@@ -247,6 +271,15 @@ TEST_CASE("each bug is caught by its invariant on some schedule", "[properties][
        }},
       // Sidekiq's BasicFetch: a process that dies mid-job loses the job.
       {"Sidekiq's BasicFetch through a crash", inv::every_job_ends, make_sidekiq},
+      // A Pub/Sub pull loop without lease management under a short deadline.
+      {"Pub/Sub without lease management", inv::no_double_payment,
+       [](world_config& c) {
+         make_pubsub(c);
+         c.runtime.heartbeat_interval.reset();
+         c.runtime.max_lease_duration.reset();
+         c.queue.visibility_timeout = sim::duration::from_s(10);
+         c.runtime.rules.key = key_mode::none;
+       }},
       // Celery's default ack, on receipt: a worker that dies mid-task loses it.
       {"Celery without acks_late through a crash", inv::every_job_ends,
        [](world_config& c) {

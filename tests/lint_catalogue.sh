@@ -70,6 +70,8 @@ declare -A expected=(
   [sidekiq_term_timeout_fixed]=""
   [celery_eta_beyond_visibility]="write_without_key no_jitter celery_eta_beyond_visibility"
   [celery_eta_beyond_visibility_fixed]="write_without_key no_jitter"
+  [pubsub_no_lease_management]="write_without_key visibility_below_tool_p99"
+  [pubsub_no_lease_management_fixed]="write_without_key"
   [slice_cannot_heartbeat]="write_without_key visibility_below_tool_p99"
   # As deploy_drain: the key is missing on purpose, allowed in [lint].
   [slice_cannot_heartbeat_fixed]=""

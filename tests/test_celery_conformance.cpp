@@ -6,16 +6,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
 #include "broker/queue.hpp"
 #include "queue_world.hpp"
-#include <fmt/format.h>
-
-#include "scenario/scenario.hpp"
-#include "store/store.hpp"
-#include "world/world.hpp"
+#include "scenario_run.hpp"
 
 using namespace twice;
 using namespace twice::sim::literals;
@@ -31,32 +29,10 @@ queue_config redis_list() {
   return c;
 }
 
-// A world loaded from scenario text on the Celery flavour, run to its end.
-struct celery_run {
-  std::unique_ptr<twice::world> w;
-  world_result result;
-
-  // `queue_keys`: more lines of the [queue] table.
-  explicit celery_run(const std::string& text, std::string_view queue_keys = {}) {
-    load_result loaded =
-        load_scenario_text("[queue]\nflavour = \"celery_redis\"\n" + std::string(queue_keys) + text, "celery.toml");
-    INFO((loaded.errors.empty() ? std::string() : loaded.errors[0].to_string()));
-    REQUIRE(loaded.ok());
-    w = std::make_unique<twice::world>(loaded.value->world);
-    result = w->run();
-  }
-  std::vector<const sim::trace_record*> records(std::string_view kind) const {
-    std::vector<const sim::trace_record*> out;
-    for (const sim::trace_record& r : w->events().records())
-      if (r.kind == kind) out.push_back(&r);
-    return out;
-  }
-  std::size_t refunds() const { return w->payments().ledger().size(); }
-  job_status status_of(const std::string& job) const {
-    const std::optional<job_row> row = w->db().find_job(job);
-    REQUIRE(row.has_value());
-    return row->status;
-  }
+// A world on the Celery flavour; `queue_keys`: more lines of its [queue] table.
+struct celery_run : test::scenario_run {
+  explicit celery_run(const std::string& text, std::string_view queue_keys = {})
+      : scenario_run("[queue]\nflavour = \"celery_redis\"\n" + std::string(queue_keys) + text) {}
 };
 
 // One refund job whose model step takes `model` (the default job: read,

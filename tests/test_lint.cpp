@@ -63,7 +63,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 29);
+  CHECK(lint_rules.size() == 30);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -962,6 +962,30 @@ TEST_CASE("celery_eta_beyond_visibility: a retry's countdown longer than the Red
   REQUIRE(all.size() == 1);
   CHECK(all[0].rule == "visibility_below_tool_p99");
   CHECK_THAT(all[0].fix, Contains("cannot extend it while a task runs"));
+}
+
+// ---- 30. max_lease_below_work -----------------------------------------------------------
+
+TEST_CASE("max_lease_below_work: a Pub/Sub client that stops extending before the slice ends", "[lint]") {
+  world_config c = clean_config();
+  c.queue.pubsub = true;
+  c.queue.visibility_timeout = duration::from_s(10);
+  c.queue.max_receive_count = 0;
+  c.dead_letter_queue = false;
+  c.runtime.max_lease_duration = duration::from_s(3600);
+  CHECK(lint(c).empty());  // the agent job's slice: well under an hour
+  c.runtime.max_lease_duration = duration::from_s(15);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "max_lease_below_work");
+  CHECK(w.setting == "pubsub.max_lease_duration");
+  CHECK_THAT(w.why, Contains("for at most 15s") && Contains("a slice of job_1 can take"));
+  // Without lease management, the deadline itself is the bound.
+  c.runtime.heartbeat_interval.reset();
+  c.runtime.max_lease_duration.reset();
+  const lint_warning plain = only_warning(c);
+  CHECK(plain.rule == "visibility_below_tool_p99");
+  CHECK(plain.setting == "pubsub.ack_deadline");
+  CHECK_THAT(plain.fix, Contains("streaming pull"));
 }
 
 TEST_CASE("no_backoff_cap: Sidekiq's schedule is quiet only on Sidekiq's own queue", "[lint]") {

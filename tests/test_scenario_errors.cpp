@@ -147,7 +147,7 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, tenants, alarms, "
         "dead_letter_queue, "
         "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "
-        "queue_fault, expect, explore, lint, celery");
+        "queue_fault, expect, explore, lint, celery, pubsub");
 }
 
 TEST_CASE("wrong types say what was expected and what was found", "[scenario]") {
@@ -209,10 +209,10 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   CHECK(error_of("[queue]\ndelay = \"901s\"\n") ==
         "t.toml:2:9: queue.delay: must be at most 15m (SQS's limit), found 15m1s");
   CHECK(error_of("[queue]\nflavour = \"rabbitmq\"\n") ==
-        "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\", \"sidekiq\" or \"celery_redis\", found string \"rabbitmq\"");
+        "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\", \"sidekiq\", \"celery_redis\" or \"pubsub\", found string \"rabbitmq\"");
   CHECK(error_of("[queue]\nflavour = \"kafka\"\n") ==
         "t.toml:2:11: queue.flavour: \"kafka\" is not modelled yet (issue 20); the flavours so far are \"sqs\", "
-        "\"sqs_fifo\", \"sidekiq\" and \"celery_redis\"");
+        "\"sqs_fifo\", \"sidekiq\", \"celery_redis\" and \"pubsub\"");
   CHECK(error_of("[queue]\nflavour = \"sidekiq\"\n[runtime]\nheartbeat_interval = \"5s\"\n") ==
         "t.toml:2:11: queue.flavour: a Sidekiq fetch holds its job until the ack, with no lease to extend: remove "
         "runtime.heartbeat_interval");
@@ -275,6 +275,26 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   const load_result unsized = load_scenario_text(test::with_a_job("seed = 3\n"), "t.toml");
   REQUIRE(unsized.ok());
   CHECK(unsized.value->world.memory_budget == std::uint64_t{1} << 30);
+}
+
+TEST_CASE("pubsub takes a subscription's settings by their Pub/Sub names, and refuses the SQS ones",
+          "[scenario][pubsub]") {
+  const std::string pubsub = "[queue]\nflavour = \"pubsub\"\n";
+  CHECK(error_of(pubsub + "visibility_timeout = \"30s\"\n") ==
+        "t.toml:3:22: queue.visibility_timeout: a Pub/Sub subscription names it pubsub.ack_deadline: write that "
+        "instead");
+  CHECK(error_of(pubsub + "max_receive_count = 5\n") ==
+        "t.toml:3:21: queue.max_receive_count: a Pub/Sub subscription names it pubsub.max_delivery_attempts: write "
+        "that instead");
+  CHECK(error_of(pubsub + "[pubsub]\nack_deadline = \"5s\"\n") ==
+        "t.toml:4:16: pubsub.ack_deadline: must be between 10s and 10m (Pub/Sub's limits), found 5s");
+  CHECK(error_of(pubsub + "[pubsub]\nmax_delivery_attempts = 101\n") ==
+        "t.toml:4:25: pubsub.max_delivery_attempts: must be between 5 and 100 (Pub/Sub's limits), found 101");
+  CHECK(error_of(pubsub + "[pubsub]\nlease_management = false\nmax_lease_duration = \"2h\"\n") ==
+        "t.toml:5:22: pubsub.max_lease_duration: bounds lease management, which lease_management = false turns "
+        "off: remove it");
+  CHECK(error_of("[pubsub]\nack_deadline = \"60s\"\n") ==
+        "t.toml:1:1: pubsub: [pubsub] sets a Pub/Sub subscription: needs queue.flavour = \"pubsub\"");
 }
 
 TEST_CASE("celery_redis refuses what Celery's transport and worker have no use for, where it is written",

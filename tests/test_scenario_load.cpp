@@ -59,6 +59,7 @@ void check_same(const queue_config& a, const queue_config& b) {
   CHECK(a.fifo_scan_window == b.fifo_scan_window);
   CHECK(a.hold_until_ack == b.hold_until_ack);
   CHECK(a.redis_ack_emulation == b.redis_ack_emulation);
+  CHECK(a.pubsub == b.pubsub);
   CHECK(a.restore_sweep == b.restore_sweep);
 }
 
@@ -122,6 +123,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.orphan_rescue == b.orphan_rescue);
   CHECK(a.shutdown_timeout == b.shutdown_timeout);
   CHECK(a.celery == b.celery);
+  CHECK(a.max_lease_duration == b.max_lease_duration);
   REQUIRE(a.retry_budget.has_value() == b.retry_budget.has_value());
   if (a.retry_budget) {
     CHECK(a.retry_budget->tokens == b.retry_budget->tokens);
@@ -783,6 +785,36 @@ TEST_CASE("queue.flavour = \"celery_redis\" takes Celery's defaults, and [celery
   CHECK(tuned.world.runtime.celery == celery_config{.acks_late = true, .prefetch_multiplier = 1,
                                                     .reject_on_worker_lost = true});
   CHECK(tuned.world.runtime.retry.maximum_attempts == 6);
+}
+
+TEST_CASE("queue.flavour = \"pubsub\" takes Pub/Sub's defaults, and [pubsub] the subscription's settings",
+          "[scenario][pubsub]") {
+  const std::string job = "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n";
+  const scenario plain = load_ok("[queue]\nflavour = \"pubsub\"\n" + job);
+  world_config expected = defaults_with_jobs_of(plain.world);
+  expected.queue.pubsub = true;
+  expected.queue.visibility_timeout = duration::from_s(10);
+  expected.queue.retention = duration::from_s(7 * 24 * 3600);
+  expected.runtime.heartbeat_interval = duration::from_s(5);
+  expected.runtime.max_lease_duration = duration::from_s(3600);
+  expected.runtime.retry.initial_interval = duration::from_s(10);
+  expected.runtime.retry.maximum_interval = duration::from_s(600);
+  expected.dead_letter_queue = false;
+  check_same(plain.world, expected);
+  CHECK_FALSE(plain.world.dead_letter_queue);
+
+  const scenario tuned = load_ok(
+      "[queue]\nflavour = \"pubsub\"\n[pubsub]\nack_deadline = \"60s\"\nmax_delivery_attempts = 7\n"
+      "exactly_once_delivery = true\nmessage_retention = \"744h\"\nmax_lease_duration = \"2h\"\n" + job);
+  CHECK(tuned.world.queue.visibility_timeout == duration::from_s(60));
+  CHECK(tuned.world.queue.max_receive_count == 7);
+  CHECK(tuned.world.dead_letter_queue);
+  CHECK(tuned.world.queue.semantics == handle_semantics::strict);
+  CHECK(tuned.world.queue.retention == duration::from_s(31 * 24 * 3600));
+  CHECK(tuned.world.runtime.max_lease_duration == duration::from_s(7200));
+  const scenario plain_pull = load_ok("[queue]\nflavour = \"pubsub\"\n[pubsub]\nlease_management = false\n" + job);
+  CHECK_FALSE(plain_pull.world.runtime.heartbeat_interval.has_value());
+  CHECK_FALSE(plain_pull.world.runtime.max_lease_duration.has_value());
 }
 
 TEST_CASE("[tools.refund] is [vendor] written in the form of every tool", "[scenario]") {

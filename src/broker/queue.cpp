@@ -57,13 +57,16 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
   TWICE_CHECK(config_.visibility_timeout <=
               (config_.redis_ack_emulation ? max_redis_visibility_timeout : max_visibility_timeout));
   TWICE_CHECK(config_.retention >= retention_min);
-  TWICE_CHECK(config_.retention <= retention_max);
+  TWICE_CHECK(config_.retention <= (config_.pubsub ? max_pubsub_retention : retention_max));
+  TWICE_CHECK(!config_.pubsub || config_.visibility_timeout <= max_ack_deadline);
   TWICE_CHECK(config_.max_receive_count <= max_receive_count_max);
   TWICE_CHECK(config_.delay >= sim::duration::zero() && config_.delay <= max_delay);
   TWICE_CHECK(config_.receive_wait >= sim::duration::zero() && config_.receive_wait <= max_long_poll);
   TWICE_CHECK(config_.fifo || !config_.content_based_deduplication);
   TWICE_CHECK(config_.fifo_scan_window >= 1);
-  TWICE_CHECK(int{config_.fifo} + int{config_.hold_until_ack} + int{config_.redis_ack_emulation} <= 1);
+  TWICE_CHECK(int{config_.fifo} + int{config_.hold_until_ack} + int{config_.redis_ack_emulation} +
+                  int{config_.pubsub} <=
+              1);
   TWICE_CHECK(!config_.redis_ack_emulation || config_.restore_sweep > sim::duration::zero());
   if (config_.fifo) fifo_.emplace(config_.fifo_scan_window);
 }
@@ -315,7 +318,9 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
   queue_status status = queue_status::ok;
   bool applied = false;
   // A held message's retry waits as long as it is told (no 12 h lease limit).
-  const sim::duration longest = config_.hold_until_ack ? uncapped_retry_wait : max_visibility_timeout;
+  const sim::duration longest = config_.hold_until_ack ? uncapped_retry_wait
+                                : config_.pubsub       ? max_ack_deadline
+                                                       : max_visibility_timeout;
   if (config_.redis_ack_emulation) {
     // kombu has no such call: a lease in Redis cannot be changed.
     status = queue_status::invalid_parameter;
@@ -361,7 +366,7 @@ queue_status queue::apply_visibility(message& m, sim::duration timeout) {
   // SQS returns an error. It will not automatically recalculate and increase
   // the timeout to the maximum time remaining." (ChangeMessageVisibility, API
   // reference).
-  if (!config_.hold_until_ack && now + timeout > m.received_at + max_visibility_timeout)
+  if (!config_.hold_until_ack && !config_.pubsub && now + timeout > m.received_at + max_visibility_timeout)
     return queue_status::invalid_timeout;
   if (timeout == sim::duration::zero()) {
     make_visible(m, config_.hold_until_ack);

@@ -141,6 +141,23 @@
 //    keeps and hands to each consumer that takes it; it does not hold the
 //    message back (the consumer does).
 //
+// A Pub/Sub subscription (queue_config::pubsub; google/pubsub/v1, the
+// Subscription, ModifyAckDeadlineRequest, RetryPolicy and DeadLetterPolicy
+// fields as googleapis/python-pubsub@63796ff3def3 documents them), where it
+// differs from SQS standard:
+//  * the visibility timeout is the subscription's ack deadline (10..600 s,
+//    default 10 s); a change of visibility is a modifyAckDeadline, 0..600 s
+//    from the call, with no limit on the total time a message is held (the
+//    client's lease management stops at its own max_lease_duration).
+//  * retention (message_retention_duration) runs from 10 minutes to 31 days,
+//    7 days by default; the redrive (a dead-letter policy's
+//    max_delivery_attempts) takes 5..100 deliveries (checked by the loader).
+//  * semantics strict is exactly-once delivery: an ack or modack with an
+//    ack id that is not the latest fails, and no duplicate delivery or lost
+//    ack is injected ("not resent before the message's acknowledgment
+//    deadline expires", "an acknowledged message will not be resent").
+//    Without it (at-least-once) both may be, as on SQS.
+//
 // Trace (actor "queue/<name>"; "body" is the job id, for joins): send,
 // receive, receive_empty, duplicate_delivery, change_visibility,
 // lease_expired, delay_ended, delete, delete_lost, redrive, redrive_in,
@@ -186,6 +203,7 @@ struct queue_config {
   std::uint32_t fifo_scan_window = fifo_scan_window_sqs;  // FIFO: messages a receive looks through for groups
   bool hold_until_ack = false;  // Sidekiq's BasicFetch: no lease (see above)
   bool redis_ack_emulation = false;  // Celery's Redis transport (see above)
+  bool pubsub = false;               // a Pub/Sub subscription (see above)
   // Redis ack emulation: how often unacked messages past their timeout are
   // restored (unacked_restore_interval 10 s x unacked_restore_throttle 10).
   sim::duration restore_sweep = sim::duration::from_s(100);
@@ -196,6 +214,10 @@ inline constexpr sim::duration max_visibility_timeout = sim::duration::from_s(12
 // (Celery's docs suggest raising it to the longest ETA); ours stops at 30 days.
 inline constexpr sim::duration max_redis_visibility_timeout = sim::duration::from_s(30LL * 24 * 3600);
 inline constexpr sim::duration max_delay = sim::duration::from_s(900);
+// Pub/Sub: the longest ack deadline one modifyAckDeadline (or the
+// subscription) may set, and the longest message_retention_duration.
+inline constexpr sim::duration max_ack_deadline = sim::duration::from_s(600);
+inline constexpr sim::duration max_pubsub_retention = sim::duration::from_s(31LL * 24 * 3600);
 // hold_until_ack: the longest a retry may wait (a year: past any story).
 inline constexpr sim::duration uncapped_retry_wait = sim::duration::from_s(365LL * 24 * 3600);
 inline constexpr sim::duration max_long_poll = sim::duration::from_s(20);
@@ -432,7 +454,8 @@ class queue {
   // exactly-once processing, and a Redis pop (Sidekiq), have no duplicate
   // deliveries or lost deletes to inject.
   bool broker_faults_apply() const {
-    return faults_ != nullptr && !fifo_ && !config_.hold_until_ack && !config_.redis_ack_emulation;
+    const bool exactly_once = config_.pubsub && config_.semantics == handle_semantics::strict;
+    return faults_ != nullptr && !fifo_ && !config_.hold_until_ack && !config_.redis_ack_emulation && !exactly_once;
   }
   // A Redis list (Sidekiq, Celery) keeps its entries: no retention.
   bool keeps_forever() const { return config_.hold_until_ack || config_.redis_ack_emulation; }

@@ -44,6 +44,13 @@ void print_settings(const scenario& s) {
                "multiplier {}, reject_on_worker_lost {}\n",
                text(c.queue.visibility_timeout), text(c.queue.restore_sweep), rt.celery->acks_late ? "on" : "off",
                rt.celery->prefetch_multiplier, rt.celery->reject_on_worker_lost ? "on" : "off");
+  } else if (c.queue.pubsub) {
+    fmt::print("broker     Pub/Sub, ack deadline {}, {}, lease management {}, max delivery attempts {}\n",
+               text(c.queue.visibility_timeout), c.queue.semantics == handle_semantics::strict ? "exactly once" : "at least once",
+               rt.heartbeat_interval ? fmt::format("every {} up to {}", text(*rt.heartbeat_interval),
+                                                   rt.max_lease_duration ? text(*rt.max_lease_duration) : std::string("no limit"))
+                                     : std::string("off"),
+               c.queue.max_receive_count == 0 ? std::string("none") : std::to_string(c.queue.max_receive_count));
   } else {
     fmt::print("broker     {} semantics, visibility timeout {}, max receive count {}, dead-letter queue {}\n",
                c.queue.fifo ? "SQS FIFO" : c.queue.semantics == handle_semantics::sqs ? "SQS" : "strict",

@@ -488,6 +488,22 @@ struct eta_held {
   }
 };
 
+// The runtime stopped extending a slice's lease at its max_lease_duration
+// (a Pub/Sub client dropping the message from lease management); the slice
+// runs on, unaware, and the message is redelivered when its deadline passes.
+struct lease_dropped {
+  static constexpr std::string_view kind = "lease_dropped";
+  name_id job = 0;
+  std::uint32_t attempt = 0;
+  sim::duration held;  // since the message was received
+  template <class V>
+  void fields(V& v) const {
+    v.name("job", job);
+    v.integer("attempt", attempt);
+    v.integer("held_us", held.us());
+  }
+};
+
 struct lease_lost {
   static constexpr std::string_view kind = "lease_lost";
   name_id job = 0;

@@ -38,6 +38,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   job_table_without_transaction_timeout(config, out);
   attempts_given_back(config, out);
   celery_eta_beyond_visibility(config, out);
+  max_lease_below_work(config, out);
   return out;
 }
 

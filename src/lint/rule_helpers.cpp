@@ -54,6 +54,7 @@ sim::duration visibility(const world_config& config) {
 }
 
 std::string_view visibility_setting(const world_config& config) {
+  if (config.queue.pubsub) return "pubsub.ack_deadline";
   return config.runtime.visibility_timeout ? key::runtime_visibility : key::queue_visibility;
 }
 

@@ -161,6 +161,7 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
 void fifo_deduplication_per_send(const world_config& config, std::vector<lint_warning>& out);
 void fifo_group_held_by_retry(const world_config& config, std::vector<lint_warning>& out);
 void celery_eta_beyond_visibility(const world_config& config, std::vector<lint_warning>& out);
+void max_lease_below_work(const world_config& config, std::vector<lint_warning>& out);
 
 // time_rules.cpp
 void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out);

@@ -52,6 +52,11 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
           ? fmt::format("Raise {} well above the longest task (e.g. {}): Celery's Redis transport cannot extend it "
                         "while a task runs.",
                         setting, text(worst_hold * 2))
+      : config.queue.pubsub
+          ? fmt::format("Read with the client library's streaming pull, whose lease management extends every "
+                        "message it holds (pubsub.lease_management = true, the default), or send a "
+                        "modifyAckDeadline through the call yourself; {} stops at 600s.",
+                        setting)
              : fmt::format("Set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker "
                            "extends its lease while the call runs, or raise {} well above {} (e.g. {}){}.",
                            text(third_of(lease)), setting, text(worst_hold), text(worst_hold * 2),
@@ -252,6 +257,26 @@ void job_table_without_transaction_timeout(const world_config& config, std::vect
                              text(sim::duration::from_us(config.store.dead_row_cost->us() * 250 * 3600))),
                  "Set store.transaction_timeout (Postgres 17's transaction_timeout; idle_in_transaction_session_timeout "
                  "before it) to a minute or so on the queue's database, and run long reports on a replica."});
+}
+
+// A runtime that stops extending a lease after a while (a Pub/Sub client's
+// max_lease_duration) and a slice that can run longer: the message is
+// redelivered while the slice still runs.
+void max_lease_below_work(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.max_lease_duration || !config.runtime.heartbeat_interval) return;
+  const sim::duration limit = *config.runtime.max_lease_duration;
+  const auto [job, longest] = longest_slice_of(config);
+  if (job.empty() || !(limit < longest)) return;
+  out.push_back({"max_lease_below_work", "pubsub.max_lease_duration",
+                 fmt::format("the client extends a message's ack deadline for at most {} (max_lease_duration), but "
+                             "a slice of {} can take {} (its calls' p99 latencies, each bounded by its client "
+                             "timeout): past it the client drops the message from lease management, the deadline "
+                             "runs out and Pub/Sub redelivers it to a second worker while the first still runs.",
+                             text(limit), job, text(longest)),
+                 fmt::format("Raise pubsub.max_lease_duration above the longest slice (e.g. {}), or split the slow "
+                             "step into a job of its own; and give every write a key, so a redelivery replays "
+                             "instead of acting twice.",
+                             text(longest * 2))});
 }
 
 // Celery on Redis: a retry's countdown (or any ETA) longer than the

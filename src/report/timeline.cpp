@@ -80,6 +80,11 @@ const std::map<std::string_view, formatter>& formatters() {
       {"delete_lost", [](const sim::trace_record& r) { return "the ack of " + str(r, "body") + " is lost on the way"; }},
       {"lost_with_process",
        [](const sim::trace_record& r) { return str(r, "body") + " is lost with the process that fetched it"; }},
+      {"lease_dropped",
+       [](const sim::trace_record& r) {
+         return fmt::format("stops extending {}'s lease after {} (max_lease_duration); the slice runs on",
+                            str(r, "job"), secs(num(r, "held_us")));
+       }},
       {"eta_held",
        [](const sim::trace_record& r) {
          return fmt::format("holds {} unacked until its ETA {}", str(r, "job"), secs(num(r, "eta_us")));

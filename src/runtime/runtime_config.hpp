@@ -69,6 +69,11 @@ struct runtime_config {
   std::optional<sim::duration> visibility_timeout;
   // Extend the lease this often while a slice runs; unset: no heartbeat.
   std::optional<sim::duration> heartbeat_interval;
+  // The heartbeat stops once the slice's message was received this long ago,
+  // while the slice runs on: a Pub/Sub client's max_lease_duration (1 h),
+  // after which it drops the message from lease management and the server
+  // redelivers it. Unset: no limit.
+  std::optional<sim::duration> max_lease_duration;
   sim::duration long_poll = sim::duration::from_s(20);  // SQS's maximum wait
   retry_policy retry;
   // Unset: every retry is made (within retry.maximum_attempts).

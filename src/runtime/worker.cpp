@@ -731,8 +731,15 @@ sim::task<void> worker::heartbeat(queue& source, receipt_handle handle, slice* s
   const runtime_config& cfg = services_.config;
   TWICE_CHECK(cfg.heartbeat_interval.has_value());
   const sim::duration timeout = cfg.visibility_timeout.value_or(source.config().visibility_timeout);
+  const sim::instant received = services_.kernel.now();  // the heartbeat starts with the slice's first attempt
   while (true) {
     co_await sim::sleep_for(*cfg.heartbeat_interval);
+    const sim::duration held = services_.kernel.now() - received;
+    if (cfg.max_lease_duration && held >= *cfg.max_lease_duration) {
+      // The client drops the message from lease management; the slice runs on.
+      emit(ev::lease_dropped{s->job_name_, s->attempt_, held});
+      co_return;
+    }
     // Counts from now. On SQS this answers OK even after the lease expired,
     // so the worker cannot learn it lost the lease; a strict broker says so.
     const queue_status st = source.change_visibility(handle, timeout);

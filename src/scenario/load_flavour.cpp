@@ -11,7 +11,7 @@ namespace {
 
 using sim::duration;
 
-enum class flavour : std::uint8_t { sqs, sqs_fifo, sidekiq, celery_redis };
+enum class flavour : std::uint8_t { sqs, sqs_fifo, sidekiq, celery_redis, pubsub };
 
 // Sidekiq's BasicFetch and its defaults; [retry] and [runtime], read after
 // this, override them (sidekiq/sidekiq v8.1.7: job_retry.rb
@@ -45,6 +45,29 @@ void celery_defaults(world_config& w) {
   w.dead_letter_queue = false;
 }
 
+// A Pub/Sub subscription read by Google's streaming pull client, with their
+// defaults (googleapis/python-pubsub@63796ff3def3: google/pubsub_v1/types/
+// pubsub.py, the Subscription's ack_deadline_seconds 10 s and
+// message_retention_duration 7 days, RetryPolicy 10 s..600 s; and
+// pubsub_v1/types.py FlowControl.max_lease_duration 1 h). Lease management
+// is a heartbeat: the client extends every message it holds by its deadline
+// (10 s until it has seen enough acks) after a random snooze of up to 90% of
+// it (subscriber/_protocol/leaser.py), taken here as its mean, 5 s. A retry
+// is a modifyAckDeadline to the backoff, between the RetryPolicy's bounds
+// (the server's own schedule is not documented; the jitter stays twice's).
+// No dead-letter topic unless pubsub.max_delivery_attempts names one.
+void pubsub_defaults(world_config& w) {
+  w.queue.pubsub = true;
+  w.queue.visibility_timeout = duration::from_s(10);
+  w.queue.retention = duration::from_s(7 * 24 * 3600);
+  w.runtime.heartbeat_interval = duration::from_s(5);
+  w.runtime.max_lease_duration = duration::from_s(3600);
+  retry_policy& retry = w.runtime.retry;
+  retry.initial_interval = duration::from_s(10);
+  retry.maximum_interval = duration::from_s(600);
+  w.dead_letter_queue = false;
+}
+
 // What a Sidekiq fetch has no use for: a lease, groups, a redrive.
 void check_sidekiq(const doc_node& queue, source_pos at, load_state& s) {
   const world_config& w = s.world;
@@ -63,6 +86,33 @@ void check_sidekiq(const doc_node& queue, source_pos at, load_state& s) {
     if (const doc_node* n = queue.find(key))
       s.d.error(n->pos, std::string("queue.") + key,
                 "a Sidekiq queue is a Redis list: no lease, no retention, no delay; remove it");
+}
+
+// The [queue] keys a Pub/Sub subscription names otherwise ([pubsub]), and
+// what is not modelled with it yet.
+void check_pubsub(const table_reader& root, const doc_node& queue, source_pos at, load_state& s) {
+  const world_config& w = s.world;
+  static constexpr std::pair<const char*, const char*> renamed[] = {
+      {"visibility_timeout", "pubsub.ack_deadline"},
+      {"retention", "pubsub.message_retention"},
+      {"max_receive_count", "pubsub.max_delivery_attempts"},
+      {"semantics", "pubsub.exactly_once_delivery"},
+  };
+  for (const auto& [key, instead] : renamed)
+    if (const doc_node* n = queue.find(key))
+      s.d.error(n->pos, std::string("queue.") + key,
+                std::string("a Pub/Sub subscription names it ") + instead + ": write that instead");
+  for (const char* key : {"delay", "message_group_id", "deduplication"})
+    if (const doc_node* n = queue.find(key))
+      s.d.error(n->pos, std::string("queue.") + key, "not modelled for \"pubsub\" (no delivery delay, ordering keys or "
+                                                     "publisher deduplication yet): remove it");
+  if (const doc_node* runtime = root.get("runtime"))
+    if (const doc_node* n = runtime->find("visibility_timeout"))
+      s.d.error(n->pos, "runtime.visibility_timeout",
+                "a Pub/Sub pull takes the subscription's ack deadline: set pubsub.ack_deadline");
+  if (!w.runtime.rules.split_tool.empty())
+    s.d.error(at, "queue.flavour", "the split discipline's queue is an SQS queue; it does not combine with \"pubsub\" yet");
+  if (w.dead_letter_redrive) s.d.error(at, "queue.flavour", "a dead-letter redrive is not modelled for \"pubsub\" yet");
 }
 
 // What Celery's Redis transport and worker have no use for, or what is not
@@ -102,12 +152,12 @@ void load_flavour_choice(const table_reader& r, load_state& s) {
   static const named<flavour> flavours[] = {{"sqs", flavour::sqs},
                                             {"sqs_fifo", flavour::sqs_fifo},
                                             {"sidekiq", flavour::sidekiq},
-                                            {"celery_redis", flavour::celery_redis}};
-  if (const doc_node* f = r.get("flavour");
-      f != nullptr && f->type == doc_node::kind::string && (f->text == "pubsub" || f->text == "kafka")) {
+                                            {"celery_redis", flavour::celery_redis},
+                                            {"pubsub", flavour::pubsub}};
+  if (const doc_node* f = r.get("flavour"); f != nullptr && f->type == doc_node::kind::string && f->text == "kafka") {
     s.d.error(f->pos, r.path_of("flavour"),
               quote(f->text) + " is not modelled yet (issue 20); the flavours so far are \"sqs\", \"sqs_fifo\", "
-                               "\"sidekiq\" and \"celery_redis\"");
+                               "\"sidekiq\", \"celery_redis\" and \"pubsub\"");
     return;
   }
   flavour chosen = flavour::sqs;
@@ -115,6 +165,44 @@ void load_flavour_choice(const table_reader& r, load_state& s) {
   s.world.queue.fifo = chosen == flavour::sqs_fifo;
   if (chosen == flavour::sidekiq) sidekiq_defaults(s.world);
   if (chosen == flavour::celery_redis) celery_defaults(s.world);
+  if (chosen == flavour::pubsub) pubsub_defaults(s.world);
+}
+
+// [pubsub]: the subscription's settings and the client's lease management,
+// by their Pub/Sub names, with the flavour only.
+void load_pubsub(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("pubsub");
+  if (t == nullptr) return;
+  world_config& w = s.world;
+  if (!w.queue.pubsub) {
+    s.d.error(t->pos, "pubsub", "[pubsub] sets a Pub/Sub subscription: needs queue.flavour = \"pubsub\"");
+    return;
+  }
+  const table_reader r(s.d, *t, "pubsub",
+                       {"ack_deadline", "max_delivery_attempts", "exactly_once_delivery", "message_retention",
+                        "lease_management", "max_lease_duration"});
+  r.duration("ack_deadline", w.queue.visibility_timeout,
+             {duration::from_s(10), max_ack_deadline, " (Pub/Sub's limits)"});
+  if (r.integer("max_delivery_attempts", w.queue.max_receive_count, {5, 100, " (Pub/Sub's limits)"}))
+    w.dead_letter_queue = true;  // the dead-letter topic the policy names
+  bool exactly_once = false;
+  if (r.boolean("exactly_once_delivery", exactly_once) && exactly_once) w.queue.semantics = handle_semantics::strict;
+  r.duration("message_retention", w.queue.retention,
+             {duration::from_s(600), max_pubsub_retention, " (Pub/Sub's limits)"});
+  r.duration("max_lease_duration", w.runtime.max_lease_duration, {duration::from_s(1), duration::from_s(24 * 3600)});
+  bool lease_management = true;
+  if (r.boolean("lease_management", lease_management) && !lease_management) {
+    // A plain pull client: nothing extends a deadline.
+    const doc_node* runtime = root.get("runtime");
+    if (runtime != nullptr && runtime->find("heartbeat_interval") != nullptr)
+      s.d.error(r.pos_of("lease_management"), r.path_of("lease_management"),
+                "false leaves the ack deadline unextended, but runtime.heartbeat_interval extends it: remove one");
+    if (t->find("max_lease_duration") != nullptr)
+      s.d.error(r.pos_of("max_lease_duration"), r.path_of("max_lease_duration"),
+                "bounds lease management, which lease_management = false turns off: remove it");
+    w.runtime.heartbeat_interval.reset();
+    w.runtime.max_lease_duration.reset();
+  }
 }
 
 // [celery]: the worker's settings (celery_config), with the flavour only.
@@ -138,6 +226,7 @@ void check_flavour(const table_reader& root, load_state& s) {
   const source_pos at = queue->find("flavour")->pos;
   if (s.world.queue.hold_until_ack) return check_sidekiq(*queue, at, s);
   if (s.world.queue.redis_ack_emulation) return check_celery(root, *queue, at, s);
+  if (s.world.queue.pubsub) return check_pubsub(root, *queue, at, s);
   if (!s.world.queue.fifo) return;
   // What the FIFO flavour does not model yet, said where the scenario asks for it.
   if (!s.world.runtime.rules.split_tool.empty())

@@ -202,7 +202,8 @@ void load_dead_letter_queue(const table_reader& root, load_state& s) {
   // SQS's redrive policy names both the count and the target queue.
   const doc_node* queue = root.get("queue");
   const doc_node* count = queue != nullptr ? queue->find("max_receive_count") : nullptr;
-  if (count != nullptr && s.world.queue.max_receive_count > 0 && !s.world.dead_letter_queue) {
+  // (A Pub/Sub subscription refuses the key itself: check_pubsub.)
+  if (count != nullptr && s.world.queue.max_receive_count > 0 && !s.world.dead_letter_queue && !s.world.queue.pubsub) {
     s.d.error(count->pos, "queue.max_receive_count",
               "a redrive needs a dead-letter queue, but dead_letter_queue.enabled is false; enable it or remove "
               "max_receive_count");
@@ -459,6 +460,7 @@ void load_settings(const table_reader& root, load_state& s) {
   load_split(root, s);
   load_store(root, s);
   load_celery(root, s);
+  load_pubsub(root, s);
   check_flavour(root, s);
 }
 

@@ -40,6 +40,7 @@ void load_settings(const table_reader& root, load_state& s);  // seed, name asid
 // queue.flavour and each flavour's own checks (load_flavour.cpp).
 void load_flavour_choice(const table_reader& queue, load_state& s);  // sets the flavour's defaults
 void load_celery(const table_reader& root, load_state& s);           // [celery]
+void load_pubsub(const table_reader& root, load_state& s);           // [pubsub]
 void check_flavour(const table_reader& root, load_state& s);         // what the flavour does not take
 void load_tools(const table_reader& root, load_state& s);     // [vendor], [tools.*]
 void load_jobs(const table_reader& root, load_state& s);      // [[job_type]], [[job]], [workload]
