@@ -147,7 +147,7 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, tenants, alarms, "
         "dead_letter_queue, "
         "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "
-        "queue_fault, expect, explore, lint, celery, pubsub");
+        "queue_fault, expect, explore, lint, sidekiq, celery, pubsub");
 }
 
 TEST_CASE("wrong types say what was expected and what was found", "[scenario]") {
@@ -293,6 +293,8 @@ TEST_CASE("pubsub takes a subscription's settings by their Pub/Sub names, and re
   CHECK(error_of(pubsub + "[pubsub]\nlease_management = false\nmax_lease_duration = \"2h\"\n") ==
         "t.toml:5:22: pubsub.max_lease_duration: bounds lease management, which lease_management = false turns "
         "off: remove it");
+  CHECK(error_of("[sidekiq]\nfetch = \"super\"\n") ==
+        "t.toml:1:1: sidekiq: [sidekiq] sets Sidekiq's fetch: needs queue.flavour = \"sidekiq\"");
   CHECK(error_of("[pubsub]\nack_deadline = \"60s\"\n") ==
         "t.toml:1:1: pubsub: [pubsub] sets a Pub/Sub subscription: needs queue.flavour = \"pubsub\"");
 }

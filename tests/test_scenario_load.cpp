@@ -60,6 +60,7 @@ void check_same(const queue_config& a, const queue_config& b) {
   CHECK(a.hold_until_ack == b.hold_until_ack);
   CHECK(a.redis_ack_emulation == b.redis_ack_emulation);
   CHECK(a.pubsub == b.pubsub);
+  CHECK(a.super_fetch == b.super_fetch);
   CHECK(a.restore_sweep == b.restore_sweep);
 }
 
@@ -759,6 +760,10 @@ TEST_CASE("queue.flavour = \"sidekiq\" takes Sidekiq's defaults, and [retry] and
   CHECK(tuned.world.runtime.retry.maximum_attempts == 4);
   CHECK(tuned.world.runtime.retry.jitter == jitter_kind::sidekiq);
   CHECK(tuned.world.runtime.shutdown_timeout == duration::from_s(60));
+  CHECK_FALSE(tuned.world.queue.super_fetch);
+  const scenario pro = load_ok("[queue]\nflavour = \"sidekiq\"\n[sidekiq]\nfetch = \"super\"\n" + job);
+  CHECK(pro.world.queue.super_fetch);
+  CHECK(pro.world.queue.hold_until_ack);
 }
 
 TEST_CASE("queue.flavour = \"celery_redis\" takes Celery's defaults, and [celery] tunes its worker",

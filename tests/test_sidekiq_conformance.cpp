@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "broker/queue.hpp"
 #include "queue_world.hpp"
+#include "scenario_run.hpp"
 
 using namespace twice;
 using namespace twice::sim::literals;
@@ -28,7 +31,7 @@ queue_config basic_fetch() {
 }  // namespace
 
 TEST_CASE("K1 fetch.rb BRPOP: jobs come out oldest first, and a fetched job has no lease", "[sidekiq]") {
-  world w(basic_fetch());
+  queue_testing::world w(basic_fetch());
   w.q.send("job_1");
   w.q.send("job_2");
   const received_message first = w.receive_now().at(0);
@@ -42,7 +45,7 @@ TEST_CASE("K1 fetch.rb BRPOP: jobs come out oldest first, and a fetched job has 
 }
 
 TEST_CASE("K2 Reliability wiki: a process that dies loses the job it fetched", "[sidekiq]") {
-  world w(basic_fetch());
+  queue_testing::world w(basic_fetch());
   w.q.send("job_1");
   const receipt_handle h = w.receive_now().at(0).handle;
   CHECK(w.q.drop_held(h) == queue_status::ok);
@@ -54,7 +57,7 @@ TEST_CASE("K2 Reliability wiki: a process that dies loses the job it fetched", "
 }
 
 TEST_CASE("K3 fetch.rb bulk_requeue (RPUSH): a job pushed back at a hard shutdown runs next", "[sidekiq]") {
-  world w(basic_fetch());
+  queue_testing::world w(basic_fetch());
   w.q.send("job_1");
   const received_message first = w.receive_now().at(0);
   w.q.send("job_2");
@@ -69,7 +72,7 @@ TEST_CASE("K3 fetch.rb bulk_requeue (RPUSH): a job pushed back at a hard shutdow
 
 TEST_CASE("K4 job_retry.rb + scheduled.rb: a retry waits in the retry set, then goes to the back of the queue",
           "[sidekiq]") {
-  world w(basic_fetch());
+  queue_testing::world w(basic_fetch());
   w.q.send("job_1");
   const received_message first = w.receive_now().at(0);
   w.q.send("job_2");
@@ -84,4 +87,70 @@ TEST_CASE("K4 job_retry.rb + scheduled.rb: a retry waits in the retry set, then 
   CHECK(got[0].body == "job_2");
   CHECK(got[1].body == "job_1");
   CHECK(got[2].body == "job_3");
+}
+
+TEST_CASE("K10 super_fetch: a dead process's job is recovered at a later start, after 60 s and an hour's wait",
+          "[sidekiq]") {
+  queue_config c = basic_fetch();
+  c.super_fetch = true;
+  queue_testing::world w(c);
+  queue& dead_set = w.add_dead_letter("dead");
+  w.q.send("job_1");
+  CHECK(w.q.recover_orphans() == 0);  // the first process starts: its check finds nothing
+  const received_message first = w.receive_now().at(0);
+  CHECK(w.q.orphan_held(first.handle) == queue_status::ok);  // the process dies at 0 s
+  CHECK(w.records("orphaned").size() == 1);
+  w.run_until(at(sim::duration::from_s(3600)));
+  CHECK(w.q.recover_orphans() == 1);  // a start an hour on: heartbeat expired, an hour since the last check
+  const received_message second = w.receive_now().at(0);
+  CHECK(second.id == first.id);
+  // A start within the hour does not look: the orphan waits.
+  CHECK(w.q.orphan_held(second.handle) == queue_status::ok);
+  w.run_until(at(sim::duration::from_s(3600 + 600)));
+  CHECK(w.q.recover_orphans() == 0);
+  CHECK(w.receive_now().empty());
+  // Nor does one within 60 s of the death, though the hour has passed.
+  w.run_until(at(sim::duration::from_s(2 * 3600)));
+  const received_message third = [&] {
+    REQUIRE(w.q.recover_orphans() == 1);
+    return w.receive_now().at(0);
+  }();
+  CHECK(w.q.orphan_held(third.handle) == queue_status::ok);
+  w.run_until(at(sim::duration::from_s(3 * 3600)));
+  CHECK(w.q.recover_orphans() == 1);  // the third recovery in 72 h: still requeued
+  const received_message fourth = w.receive_now().at(0);
+  CHECK(w.q.orphan_held(fourth.handle) == queue_status::ok);
+  w.run_until(at(sim::duration::from_s(4 * 3600)));
+  CHECK(w.q.recover_orphans() == 1);  // the fourth: a poison pill, to the dead set
+  CHECK(w.receive_now().empty());
+  CHECK(dead_set.size() == 1);
+  CHECK(w.records("orphan_recovered").size() == 4);
+}
+
+TEST_CASE("K10 super_fetch in a world: a pod restarted within the minute leaves its job orphaned; a start an hour "
+          "on recovers it",
+          "[sidekiq][world]") {
+  // One refund job whose model step takes `model`, on one super_fetch worker.
+  const auto world_text = [](std::string_view model) {
+    return fmt::format(
+        "[queue]\nflavour = \"sidekiq\"\n[sidekiq]\nfetch = \"super\"\n[workers]\ncount = 1\n[budget]\n"
+        "time_limit = \"6h\"\n[discipline]\nkey = \"none\"\n[tools.model]\nlatency = {{ fixed = \"{}\" }}\n"
+        "client_timeout = \"3h\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n",
+        model);
+  };
+  // Killed at 5 s, back at 15 s: the dead process's heartbeat has not expired
+  // and the last check (at 0 s) is not an hour old. Nothing starts again.
+  const test::scenario_run quick(world_text("40s") + "[[crash]]\nat = \"5s\"\nworker = 0\n");
+  CHECK_FALSE(quick.result.all_jobs_ended);
+  CHECK(quick.records("orphaned").size() == 1);
+  CHECK(quick.records("orphan_recovered").empty());
+  // A 2 h job killed at 1h30m, back 2 minutes later: recovered and run again.
+  const test::scenario_run late(world_text("2h") +
+                                "[runtime]\nrestart_delay = \"2m\"\n[[crash]]\nat = \"90m\"\nworker = 0\n");
+  REQUIRE(late.result.all_jobs_ended);
+  const std::vector<const sim::trace_record*> recovered = late.records("orphan_recovered");
+  REQUIRE(recovered.size() == 1);
+  CHECK(recovered[0]->time == sim::instant::epoch() + sim::duration::from_s(92 * 60));
+  CHECK(late.records("attempt_start").size() == 2);
+  CHECK(late.records("lost_with_process").empty());
 }

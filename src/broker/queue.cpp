@@ -68,14 +68,16 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
                   int{config_.pubsub} <=
               1);
   TWICE_CHECK(!config_.redis_ack_emulation || config_.restore_sweep > sim::duration::zero());
+  TWICE_CHECK(!config_.super_fetch || config_.hold_until_ack);
   if (config_.fifo) fifo_.emplace(config_.fifo_scan_window);
 }
 
 void queue::set_dead_letter(queue* dlq) {
   if (dlq != nullptr) {
     TWICE_CHECK(dlq != this);
-    // A redrive policy names both the target and maxReceiveCount.
-    TWICE_CHECK(config_.max_receive_count > 0);
+    // A redrive policy names both the target and maxReceiveCount (super_fetch
+    // sends its poison pills to the dead set without one).
+    TWICE_CHECK(config_.max_receive_count > 0 || config_.super_fetch);
     TWICE_CHECK(&dlq->kernel_ == &kernel_);
     // Ids stay unique across the world only if both queues draw from one source.
     TWICE_CHECK(&dlq->ids_ == &ids_);
@@ -515,6 +517,51 @@ queue_status queue::requeue_held(receipt_handle handle) {
   events_.emit(actor_name_, ev::pushed_back{m.id, handle, m.body_name});
   make_visible(m);  // keeps its place: before everything sent after it first did
   return queue_status::ok;
+}
+
+queue_status queue::orphan_held(receipt_handle handle) {
+  TWICE_CHECK(config_.super_fetch);
+  const auto it = held(handle);
+  if (it == messages_.end()) return queue_status::invalid_handle;
+  message& m = it->second;
+  events_.emit(actor_name_, ev::orphaned{m.id, handle, m.body_name});
+  m.held = false;  // in the dead process's working list: nobody holds it
+  orphans_.emplace(m.id, kernel_.now());
+  return queue_status::ok;
+}
+
+std::size_t queue::recover_orphans() {
+  TWICE_CHECK(config_.super_fetch);
+  const sim::instant now = kernel_.now();
+  // At most one orphan check an hour, across every process.
+  if (last_orphan_check_ && now - *last_orphan_check_ < super_fetch_orphan_check) return 0;
+  last_orphan_check_ = now;
+  std::size_t recovered = 0;
+  for (auto o = orphans_.begin(); o != orphans_.end();) {
+    const auto [id, since] = *o;
+    if (now < since + super_fetch_heartbeat_expiry) {
+      ++o;
+      continue;
+    }
+    o = orphans_.erase(o);
+    const auto it = messages_.find(id);
+    TWICE_CHECK(it != messages_.end());
+    auto& [count, window_start] = recoveries_[id];
+    if (count == 0 || now - window_start > super_fetch_recovery_window) {
+      count = 0;
+      window_start = now;
+    }
+    ++count;
+    ++recovered;
+    message& m = it->second;
+    events_.emit(actor_name_, ev::orphan_recovered{m.id, m.body_name, count, now - since});
+    if (count > super_fetch_recovery_limit && dead_letter_ != nullptr) {
+      redrive(it);  // a poison pill: to the dead set
+      continue;
+    }
+    make_visible(m);  // keeps its place
+  }
+  return recovered;
 }
 
 queue_status queue::reject_requeue(receipt_handle handle) {

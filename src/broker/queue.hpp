@@ -113,6 +113,18 @@
 //    shutdown, RPUSH: it is the next message served).
 //  * no retention (a Redis list keeps its entries), and no injected
 //    duplicate deliveries or lost deletes (a pop is exactly once).
+//  * super_fetch (Sidekiq Pro's reliable fetch): a fetched job is also kept
+//    in its process's private working list, so a process that dies orphans
+//    it (orphan_held) instead of losing it. A process that starts
+//    (recover_orphans, called by the runtime) looks for orphans "if the
+//    process's heartbeat has expired (it takes 60 seconds to expire); AND if
+//    an hour has passed since the last orphan check" (Sidekiq's wiki,
+//    "Reliability"; Pro-Changes 3.4.1, "as often as every hour"): a pod that
+//    restarts within the minute finds its own job not yet orphaned, and it
+//    waits for the next start an hour on. A job recovered more than 3 times
+//    within 72 h goes to the dead-letter queue instead (Pro 5.1's poison-pill
+//    handling). Sidekiq Pro is not open source; where it puts a recovered
+//    job is not documented, and it keeps its place here.
 //
 // Redis ack emulation (queue_config::redis_ack_emulation: Celery's Redis
 // transport, celery/kombu@9ee8595b835c, kombu/transport/redis.py), where it
@@ -202,6 +214,7 @@ struct queue_config {
   bool content_based_deduplication = false;           // ContentBasedDeduplication (FIFO only)
   std::uint32_t fifo_scan_window = fifo_scan_window_sqs;  // FIFO: messages a receive looks through for groups
   bool hold_until_ack = false;  // Sidekiq's BasicFetch: no lease (see above)
+  bool super_fetch = false;     // with hold_until_ack: Sidekiq Pro's super_fetch (see above)
   bool redis_ack_emulation = false;  // Celery's Redis transport (see above)
   bool pubsub = false;               // a Pub/Sub subscription (see above)
   // Redis ack emulation: how often unacked messages past their timeout are
@@ -214,6 +227,13 @@ inline constexpr sim::duration max_visibility_timeout = sim::duration::from_s(12
 // (Celery's docs suggest raising it to the longest ETA); ours stops at 30 days.
 inline constexpr sim::duration max_redis_visibility_timeout = sim::duration::from_s(30LL * 24 * 3600);
 inline constexpr sim::duration max_delay = sim::duration::from_s(900);
+// super_fetch: a dead process's heartbeat key expires after this long; the
+// orphan check runs at most this often; more recoveries than this within the
+// window make a poison pill.
+inline constexpr sim::duration super_fetch_heartbeat_expiry = sim::duration::from_s(60);
+inline constexpr sim::duration super_fetch_orphan_check = sim::duration::from_s(3600);
+inline constexpr std::uint32_t super_fetch_recovery_limit = 3;
+inline constexpr sim::duration super_fetch_recovery_window = sim::duration::from_s(72 * 3600);
 // Pub/Sub: the longest ack deadline one modifyAckDeadline (or the
 // subscription) may set, and the longest message_retention_duration.
 inline constexpr sim::duration max_ack_deadline = sim::duration::from_s(600);
@@ -343,6 +363,12 @@ class queue {
   // deleted or retried since): ok, or invalid_handle.
   queue_status drop_held(receipt_handle handle);
   queue_status requeue_held(receipt_handle handle);
+  // super_fetch, with the handle of a message held: its process died, and
+  // the message waits to be recovered. ok, or invalid_handle.
+  queue_status orphan_held(receipt_handle handle);
+  // super_fetch: a process starts and recovers the orphans whose owner's
+  // heartbeat has expired. Returns how many it recovered (or dead-lettered).
+  std::size_t recover_orphans();
   // Redis ack emulation, with the handle of a message held: kombu's
   // reject(requeue=True), the message LPUSHed to the back. ok, or invalid_handle.
   queue_status reject_requeue(receipt_handle handle);
@@ -521,6 +547,11 @@ class queue {
   std::optional<fifo_order> fifo_;  // FIFO queues only
   dedup_window dedup_;               // FIFO queues only
   std::map<message_id, sim::instant> eta_;  // Redis ack emulation: the messages sent with an ETA
+  // super_fetch: the orphaned messages and since when; each message's
+  // recoveries in the current 72 h window (count, window start).
+  std::map<message_id, sim::instant> orphans_;
+  std::map<message_id, std::pair<std::uint32_t, sim::instant>> recoveries_;
+  std::optional<sim::instant> last_orphan_check_;
   std::uint64_t next_place_ = 0;
   sim::condition available_;  // long pollers wait here for a message to become visible
   sim::condition* watcher_ = nullptr;

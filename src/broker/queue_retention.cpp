@@ -95,6 +95,8 @@ void queue::erase_message(message_map::iterator it) {
   if (m.state == message_state::in_flight) count_in_flight(m, false);
   if (fifo_) fifo_->leave(m.group, m.id);
   eta_.erase(m.id);
+  orphans_.erase(m.id);
+  recoveries_.erase(m.id);
   // Its handles stay known until its retention end (whose deadline is still
   // armed, unless this is its expiry), or 12 h from now if that is later: a
   // lease taken now cannot outlast that.

@@ -37,7 +37,9 @@ void print_settings(const scenario& s) {
   const discipline& d = rt.rules;
   fmt::print("seed {}\n", c.seed);
   if (c.queue.hold_until_ack) {
-    fmt::print("broker     Sidekiq BasicFetch (a job held until its ack, no lease), shutdown timeout {}, dead set {}\n",
+    fmt::print("broker     Sidekiq {}, shutdown timeout {}, dead set {}\n",
+               c.queue.super_fetch ? "Pro super_fetch (a dead process's jobs recovered at a later start)"
+                                   : "BasicFetch (a job held until its ack, no lease)",
                rt.shutdown_timeout ? text(*rt.shutdown_timeout) : std::string("none"), c.dead_letter_queue ? "on" : "off");
   } else if (rt.celery) {
     fmt::print("broker     Celery on Redis, visibility timeout {} (restored by a sweep every {}), acks_late {}, prefetch "

@@ -267,6 +267,38 @@ struct lost_with_process {
   }
 };
 
+// Sidekiq Pro's super_fetch: the process holding a message died, and the
+// message waits in its private working list for a live process to recover it.
+struct orphaned {
+  static constexpr std::string_view kind = "orphaned";
+  std::uint64_t id = 0;
+  std::uint64_t handle = 0;
+  name_id body = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.integer("handle", static_cast<std::int64_t>(handle));
+    v.name("body", body);
+  }
+};
+
+// super_fetch recovered an orphaned message: back in the queue, the
+// `recoveries`-th time within 72 h.
+struct orphan_recovered {
+  static constexpr std::string_view kind = "orphan_recovered";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  std::uint32_t recoveries = 0;
+  sim::duration orphaned_for;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+    v.integer("recoveries", recoveries);
+    v.integer("orphaned_for_us", orphaned_for.us());
+  }
+};
+
 // The same kind of queue: the process pushed a message it held back to the
 // head of the queue (Sidekiq's bulk_requeue at a hard shutdown).
 struct pushed_back {

@@ -79,7 +79,7 @@ using payload = std::variant<tool_start, tool_call, fault_crash, fault_error, ch
                              vendor_dropped, moved_out, dead_letter_alarm, probe_failed,
                              circuit_changed, orphan_rescued, long_transaction, tenant_over_limit, purge,
                              send_deduplicated, lost_with_process, pushed_back, worker_lost, eta_held,
-                             lease_dropped>;
+                             lease_dropped, orphaned, orphan_recovered>;
 
 // One event: when, who (an interned actor name such as "worker/0"), what.
 struct event {

@@ -80,6 +80,15 @@ const std::map<std::string_view, formatter>& formatters() {
       {"delete_lost", [](const sim::trace_record& r) { return "the ack of " + str(r, "body") + " is lost on the way"; }},
       {"lost_with_process",
        [](const sim::trace_record& r) { return str(r, "body") + " is lost with the process that fetched it"; }},
+      {"orphaned",
+       [](const sim::trace_record& r) {
+         return str(r, "body") + " orphaned in the dead process's working list (super_fetch), to be recovered";
+       }},
+      {"orphan_recovered",
+       [](const sim::trace_record& r) {
+         return fmt::format("recovers {} after {} orphaned (recovery {} in 72 h)", str(r, "body"),
+                            secs(num(r, "orphaned_for_us")), num(r, "recoveries"));
+       }},
       {"lease_dropped",
        [](const sim::trace_record& r) {
          return fmt::format("stops extending {}'s lease after {} (max_lease_duration); the slice runs on",

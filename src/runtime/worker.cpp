@@ -183,6 +183,12 @@ void worker::start() {
   if (services_.config.retry_budget) retry_budget_.emplace(*services_.config.retry_budget);
   breakers_.clear();  // and its breakers start closed
   emit(ev::pod_start{sha_name_});
+  // super_fetch: a starting process looks for dead processes' jobs.
+  if (services_.jobs.config().super_fetch) {
+    services_.jobs.recover_orphans();
+    for (weighted_queue& q : services_.job_queues)
+      if (q.source != &services_.jobs) q.source->recover_orphans();
+  }
   if (services_.config.celery) {
     task_ready_ = std::make_unique<sim::condition>(services_.kernel);
     prefetch_room_ = std::make_unique<sim::condition>(services_.kernel);
@@ -214,7 +220,8 @@ void worker::kill_processes() {
 // A process that dies holds its message no more. On a lease the broker
 // brings it back when the lease runs out; on a queue that holds it until the
 // ack (Sidekiq's BasicFetch) it is lost, unless the runtime pushed it back
-// first (Sidekiq's hard shutdown).
+// first (Sidekiq's hard shutdown); with super_fetch it is orphaned, for a
+// process that starts later to recover.
 void worker::release_held(bool push_back) {
   if (slice_ == nullptr || !slice_->source_.config().hold_until_ack) return;
   queue& source = slice_->source_;
@@ -222,6 +229,8 @@ void worker::release_held(bool push_back) {
   // A slice that already nacked or acked holds nothing any more: answered invalid_handle.
   if (push_back)
     source.requeue_held(handle);
+  else if (source.config().super_fetch)
+    source.orphan_held(handle);
   else
     source.drop_held(handle);
 }

@@ -205,6 +205,19 @@ void load_pubsub(const table_reader& root, load_state& s) {
   }
 }
 
+// [sidekiq]: which fetch, with the flavour only.
+void load_sidekiq(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("sidekiq");
+  if (t == nullptr) return;
+  if (!s.world.queue.hold_until_ack) {
+    s.d.error(t->pos, "sidekiq", "[sidekiq] sets Sidekiq's fetch: needs queue.flavour = \"sidekiq\"");
+    return;
+  }
+  const table_reader r(s.d, *t, "sidekiq", {"fetch"});
+  static const named<bool> fetches[] = {{"basic", false}, {"super", true}};
+  r.choice("fetch", s.world.queue.super_fetch, fetches);
+}
+
 // [celery]: the worker's settings (celery_config), with the flavour only.
 void load_celery(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("celery");

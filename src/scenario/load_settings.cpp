@@ -459,6 +459,7 @@ void load_settings(const table_reader& root, load_state& s) {
   load_discipline(root, s);
   load_split(root, s);
   load_store(root, s);
+  load_sidekiq(root, s);
   load_celery(root, s);
   load_pubsub(root, s);
   check_flavour(root, s);

@@ -39,6 +39,7 @@ struct load_state {
 void load_settings(const table_reader& root, load_state& s);  // seed, name aside: [budget] .. [store]
 // queue.flavour and each flavour's own checks (load_flavour.cpp).
 void load_flavour_choice(const table_reader& queue, load_state& s);  // sets the flavour's defaults
+void load_sidekiq(const table_reader& root, load_state& s);          // [sidekiq]
 void load_celery(const table_reader& root, load_state& s);           // [celery]
 void load_pubsub(const table_reader& root, load_state& s);           // [pubsub]
 void check_flavour(const table_reader& root, load_state& s);         // what the flavour does not take

@@ -79,7 +79,8 @@ world::world(world_config config, handler* custom_handler)
   job_queue_actors_.push_back(events_.name(queue_->actor()));
   if (config_.dead_letter_queue) {
     dlq_ = std::make_unique<queue>(kernel_, events_, ids_, config_.dead_letter);
-    if (config_.queue.max_receive_count > 0) queue_->set_dead_letter(dlq_.get());
+    // super_fetch sends its poison pills to the dead set without a redrive policy.
+    if (config_.queue.max_receive_count > 0 || config_.queue.super_fetch) queue_->set_dead_letter(dlq_.get());
   }
   if (config_.tenant_queues) {
     any_job_visible_ = std::make_unique<sim::condition>(kernel_);
@@ -89,7 +90,7 @@ world::world(world_config config, handler* custom_handler)
       qc.name += "-" + tenant;
       auto q = std::make_unique<queue>(kernel_, events_, ids_, qc);
       job_queue_actors_.push_back(events_.name(q->actor()));
-      if (dlq_ && qc.max_receive_count > 0) q->set_dead_letter(dlq_.get());
+      if (dlq_ && (qc.max_receive_count > 0 || qc.super_fetch)) q->set_dead_letter(dlq_.get());
       q->set_watcher(any_job_visible_.get());
       tenant_queues_.emplace(tenant, std::move(q));
     }
