@@ -72,6 +72,8 @@ declare -A expected=(
   [celery_eta_beyond_visibility_fixed]="write_without_key no_jitter"
   [pubsub_no_lease_management]="write_without_key visibility_below_tool_p99"
   [pubsub_no_lease_management_fixed]="write_without_key"
+  [kafka_max_poll_interval]="write_without_key no_jitter kafka_batch_beyond_poll_interval"
+  [kafka_max_poll_interval_fixed]="write_without_key no_jitter"
   [slice_cannot_heartbeat]="write_without_key visibility_below_tool_p99"
   # As deploy_drain: the key is missing on purpose, allowed in [lint].
   [slice_cannot_heartbeat_fixed]=""

@@ -63,7 +63,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 30);
+  CHECK(lint_rules.size() == 31);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -986,6 +986,30 @@ TEST_CASE("max_lease_below_work: a Pub/Sub client that stops extending before th
   CHECK(plain.rule == "visibility_below_tool_p99");
   CHECK(plain.setting == "pubsub.ack_deadline");
   CHECK_THAT(plain.fix, Contains("streaming pull"));
+}
+
+// ---- 31. kafka_batch_beyond_poll_interval ----------------------------------------------
+
+TEST_CASE("kafka_batch_beyond_poll_interval: one poll's batch outlasts max.poll.interval.ms", "[lint][kafka]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.queue.max_receive_count = 0;
+  c.dead_letter_queue = false;
+  c.runtime.kafka.emplace();
+  c.runtime.rules.retry = retry_mode::in_slice;
+  CHECK(lint(c).empty());  // one job: a batch of one, well inside 5 minutes
+  for (int i = 2; i <= 40; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100, false));
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "kafka_batch_beyond_poll_interval");
+  CHECK(w.setting == "kafka.max_poll_records");
+  // 40 jobs in one poll (max.poll.records 500, but only 40 records), each up to its calls' p99.
+  CHECK_THAT(w.why, Contains("hand a consumer 40 records (max.poll.records 500)") &&
+                        Contains("above max.poll.interval.ms (5m)"));
+  c.runtime.kafka->max_poll_records = 5;
+  CHECK(lint(c).empty());
+  c.runtime.kafka->max_poll_records = 500;
+  c.runtime.kafka->group.max_poll_interval = duration::from_s(3600);
+  CHECK(lint(c).empty());
 }
 
 TEST_CASE("no_backoff_cap: Sidekiq's schedule is quiet only on Sidekiq's own queue", "[lint]") {

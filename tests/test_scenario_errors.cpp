@@ -147,7 +147,7 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, tenants, alarms, "
         "dead_letter_queue, "
         "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "
-        "queue_fault, expect, explore, lint, sidekiq, celery, pubsub");
+        "queue_fault, expect, explore, lint, sidekiq, celery, pubsub, kafka");
 }
 
 TEST_CASE("wrong types say what was expected and what was found", "[scenario]") {
@@ -209,10 +209,8 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   CHECK(error_of("[queue]\ndelay = \"901s\"\n") ==
         "t.toml:2:9: queue.delay: must be at most 15m (SQS's limit), found 15m1s");
   CHECK(error_of("[queue]\nflavour = \"rabbitmq\"\n") ==
-        "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\", \"sidekiq\", \"celery_redis\" or \"pubsub\", found string \"rabbitmq\"");
-  CHECK(error_of("[queue]\nflavour = \"kafka\"\n") ==
-        "t.toml:2:11: queue.flavour: \"kafka\" is not modelled yet (issue 20); the flavours so far are \"sqs\", "
-        "\"sqs_fifo\", \"sidekiq\", \"celery_redis\" and \"pubsub\"");
+        "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\", \"sidekiq\", \"celery_redis\", \"pubsub\" or "
+        "\"kafka\", found string \"rabbitmq\"");
   CHECK(error_of("[queue]\nflavour = \"sidekiq\"\n[runtime]\nheartbeat_interval = \"5s\"\n") ==
         "t.toml:2:11: queue.flavour: a Sidekiq fetch holds its job until the ack, with no lease to extend: remove "
         "runtime.heartbeat_interval");
@@ -297,6 +295,35 @@ TEST_CASE("pubsub takes a subscription's settings by their Pub/Sub names, and re
         "t.toml:1:1: sidekiq: [sidekiq] sets Sidekiq's fetch: needs queue.flavour = \"sidekiq\"");
   CHECK(error_of("[pubsub]\nack_deadline = \"60s\"\n") ==
         "t.toml:1:1: pubsub: [pubsub] sets a Pub/Sub subscription: needs queue.flavour = \"pubsub\"");
+}
+
+TEST_CASE("kafka takes a consumer group's settings by their Kafka names, and refuses what a topic has no use for",
+          "[scenario][kafka]") {
+  const std::string kafka = "[queue]\nflavour = \"kafka\"\n";
+  CHECK(error_of(kafka + "visibility_timeout = \"30s\"\n") ==
+        "t.toml:3:22: queue.visibility_timeout: a Kafka topic has no lease, delay, redrive or groups per message: a "
+        "consumer group reads it by offset ([kafka]); remove it");
+  CHECK(error_of(kafka + "[runtime]\nheartbeat_interval = \"5s\"\n") ==
+        "t.toml:4:22: runtime.heartbeat_interval: a Kafka consumer holds no lease per record; its group heartbeats "
+        "are kafka.heartbeat_interval");
+  CHECK(error_of(kafka + "[discipline]\nretry = \"nack\"\n") ==
+        "t.toml:4:9: discipline.retry: a Kafka record cannot be given back for later: a consumer retries it in place "
+        "(\"in_slice\"), holding up its partition, or sends it on to a retry topic (not modelled yet)");
+  CHECK(error_of(kafka + "[kafka]\nsession_timeout = \"5s\"\n") ==
+        "t.toml:4:19: kafka.session_timeout: must be between 6s and 30m (the broker's "
+        "group.min/max.session.timeout.ms), found 5s");
+  CHECK(error_of(kafka + "[kafka]\nsession_timeout = \"10s\"\nheartbeat_interval = \"10s\"\n") ==
+        "t.toml:5:22: kafka.heartbeat_interval: must be lower than kafka.session_timeout (Kafka: \"lower than "
+        "session.timeout.ms\")");
+  CHECK(error_of(kafka + "[kafka]\ncommit = \"per_record\"\n") ==
+        "t.toml:4:10: kafka.commit: is the application's commitSync: needs kafka.enable_auto_commit = false");
+  CHECK(error_of(kafka + "[kafka]\nauto_offset_reset = \"none\"\n") ==
+        "t.toml:4:21: kafka.auto_offset_reset: expected \"latest\" or \"earliest\", found string \"none\"");
+  CHECK(error_of(kafka + "[[queue_fault]]\nkind = \"duplicate_delivery\"\nprobability = 0.1\n") ==
+        "t.toml:2:11: queue.flavour: [[queue_fault]] injects SQS's duplicate deliveries and lost deletes; a Kafka "
+        "consumer's duplicates come from rebalances and crashes ([[crash]], [[deploy]], [[fault]])");
+  CHECK(error_of("[kafka]\npartitions = 3\n") ==
+        "t.toml:1:1: kafka: [kafka] sets a Kafka consumer group: needs queue.flavour = \"kafka\"");
 }
 
 TEST_CASE("celery_redis refuses what Celery's transport and worker have no use for, where it is written",

@@ -46,6 +46,17 @@ void print_settings(const scenario& s) {
                "multiplier {}, reject_on_worker_lost {}\n",
                text(c.queue.visibility_timeout), text(c.queue.restore_sweep), rt.celery->acks_late ? "on" : "off",
                rt.celery->prefetch_multiplier, rt.celery->reject_on_worker_lost ? "on" : "off");
+  } else if (rt.kafka) {
+    const kafka_config& k = *rt.kafka;
+    fmt::print("broker     Kafka, {} partition{}, group {} (session timeout {}, max.poll.interval {}), max.poll.records "
+               "{}, {}, auto.offset.reset {}, dead-letter topic {}\n",
+               k.group.partitions, k.group.partitions == 1 ? "" : "s", k.group.name, text(k.group.session_timeout),
+               text(k.group.max_poll_interval), k.max_poll_records,
+               k.enable_auto_commit ? "auto-commit every " + text(k.auto_commit_interval)
+                                    : std::string(k.manual_commit == kafka_manual_commit::per_record
+                                                      ? "commitSync after each record"
+                                                      : "commitSync after each batch"),
+               k.reset_to_earliest ? "earliest" : "latest", c.dead_letter_queue ? "on" : "off");
   } else if (c.queue.pubsub) {
     fmt::print("broker     Pub/Sub, ack deadline {}, {}, lease management {}, max delivery attempts {}\n",
                text(c.queue.visibility_timeout), c.queue.semantics == handle_semantics::strict ? "exactly once" : "at least once",

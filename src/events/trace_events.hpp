@@ -29,6 +29,7 @@
 #include <variant>
 
 #include "events/broker_events.hpp"
+#include "events/kafka_events.hpp"
 #include "events/event_basics.hpp"
 #include "events/relay_events.hpp"
 #include "events/store_events.hpp"
@@ -79,7 +80,8 @@ using payload = std::variant<tool_start, tool_call, fault_crash, fault_error, ch
                              vendor_dropped, moved_out, dead_letter_alarm, probe_failed,
                              circuit_changed, orphan_rescued, long_transaction, tenant_over_limit, purge,
                              send_deduplicated, lost_with_process, pushed_back, worker_lost, eta_held,
-                             lease_dropped, orphaned, orphan_recovered>;
+                             lease_dropped, orphaned, orphan_recovered, produced, fetched, offset_commit,
+                             rebalance_start, member_removed, partitions_assigned>;
 
 // One event: when, who (an interned actor name such as "worker/0"), what.
 struct event {

@@ -39,6 +39,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   attempts_given_back(config, out);
   celery_eta_beyond_visibility(config, out);
   max_lease_below_work(config, out);
+  kafka_batch_beyond_poll_interval(config, out);
   return out;
 }
 

@@ -65,8 +65,12 @@ void no_jitter(const world_config& config, std::vector<lint_warning>& out) {
                              "same delays{} and retry at the same instants, so the recovering dependency gets a "
                              "stampede at every step and can fall over again.",
                              config.workers, delays),
-                 "Set retry.jitter = \"full\" (or \"equal\", \"decorrelated\"): each worker draws its delays from its "
-                 "own stream and the retries spread out."});
+                 effective_cap(policy) == sim::duration::zero()
+                     ? "Give the retries a backoff to spread (retry.initial_interval and retry.maximum_interval above "
+                       "0s: these retry at once, as Spring Kafka's DefaultErrorHandler does by default) and set "
+                       "retry.jitter = \"full\": each worker draws its delays from its own stream."
+                     : "Set retry.jitter = \"full\" (or \"equal\", \"decorrelated\"): each worker draws its delays "
+                       "from its own stream and the retries spread out."});
 }
 
 void retries_non_retryable(const world_config& config, std::vector<lint_warning>& out) {

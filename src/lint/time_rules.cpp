@@ -7,6 +7,7 @@ namespace twice::lint_rules_detail {
 void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.heartbeat_interval) return;
   if (config.queue.hold_until_ack) return;  // Sidekiq: no lease to run out
+  if (config.runtime.kafka) return;          // Kafka: no lease per record (kafka_batch_beyond_poll_interval)
   // Celery acks on receipt unless acks_late: a running task's message is gone.
   if (config.runtime.celery && !config.runtime.celery->acks_late) return;
   const std::vector<called_tool> tools = called_tools(config);
@@ -277,6 +278,37 @@ void max_lease_below_work(const world_config& config, std::vector<lint_warning>&
                              "step into a job of its own; and give every write a key, so a redelivery replays "
                              "instead of acting twice.",
                              text(longest * 2))});
+}
+
+// Kafka: one poll's batch can take longer than max.poll.interval.ms. The
+// member's poll timeout expires mid-batch, it leaves the group, and the
+// member that takes its partitions reads from the last committed offset:
+// the rest of the batch runs twice, some of it at the same time
+// (runtime/kafka_consumer.cpp). A story of loaded jobs cannot fill a batch
+// beyond its jobs.
+void kafka_batch_beyond_poll_interval(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.kafka) return;
+  const kafka_config& k = *config.runtime.kafka;
+  const auto [job, longest] = longest_slice_of(config);
+  if (job.empty()) return;
+  std::uint64_t batch = k.max_poll_records;
+  if (!config.workload) batch = std::min<std::uint64_t>(batch, config.jobs.size());
+  const sim::duration work = longest * static_cast<std::int64_t>(batch);
+  if (!(k.group.max_poll_interval < work)) return;
+  const std::int64_t fits = std::max<std::int64_t>(1, k.group.max_poll_interval.us() / 2 / std::max<std::int64_t>(1, longest.us()));
+  out.push_back(
+      {"kafka_batch_beyond_poll_interval", "kafka.max_poll_records",
+       fmt::format("one poll can hand a consumer {} record{} (max.poll.records {}), and a record of {} can take {} "
+                   "(its calls' p99 latencies, each bounded by its client timeout): {} between two polls, above "
+                   "max.poll.interval.ms ({}). The consumer's poll timeout expires mid-batch, it leaves the group, "
+                   "and the member that takes its partitions starts again from the last committed offset while the "
+                   "first still runs the rest of the batch: those records run twice.",
+                   batch, batch == 1 ? "" : "s", k.max_poll_records, job, text(longest), text(work),
+                   text(k.group.max_poll_interval)),
+       fmt::format("Lower kafka.max_poll_records so a batch fits well inside kafka.max_poll_interval (e.g. {}), or "
+                   "raise kafka.max_poll_interval above the batch, as Kafka's documentation advises; and give every "
+                   "write a key, so a record read again replays instead of acting twice.",
+                   fits)});
 }
 
 // Celery on Redis: a retry's countdown (or any ETA) longer than the

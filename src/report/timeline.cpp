@@ -94,6 +94,38 @@ const std::map<std::string_view, formatter>& formatters() {
          return fmt::format("stops extending {}'s lease after {} (max_lease_duration); the slice runs on",
                             str(r, "job"), secs(num(r, "held_us")));
        }},
+      {"produced",
+       [](const sim::trace_record& r) {
+         return fmt::format("{} appended to partition {} at offset {}", str(r, "body"), num(r, "partition"),
+                            num(r, "offset"));
+       }},
+      {"fetched",
+       [](const sim::trace_record& r) {
+         return fmt::format("polls {} (partition {} offset {}, handed out {} time{}, generation {})", str(r, "body"),
+                            num(r, "partition"), num(r, "offset"), num(r, "deliveries"),
+                            num(r, "deliveries") == 1 ? "" : "s", num(r, "generation"));
+       }},
+      {"offset_commit",
+       [](const sim::trace_record& r) {
+         const std::string status = str(r, "status");
+         return fmt::format("{}commits partition {} up to offset {}{}",
+                            r.get_bool("automatic").value_or(false) ? "auto-" : "", num(r, "partition"),
+                            num(r, "offset"),
+                            status == "ok" ? std::string()
+                                           : " -> " + status + " (CommitFailedException: the group has rebalanced)");
+       }},
+      {"rebalance_start",
+       [](const sim::trace_record& r) {
+         return fmt::format("rebalance after generation {}: {} ({}); every member must rejoin", num(r, "generation"),
+                            str(r, "reason"), str(r, "member"));
+       }},
+      {"member_removed",
+       [](const sim::trace_record& r) { return fmt::format("{} leaves the group: {}", str(r, "member"), str(r, "reason")); }},
+      {"partitions_assigned",
+       [](const sim::trace_record& r) {
+         return fmt::format("generation {}: {} gets partition(s) {}", num(r, "generation"), str(r, "member"),
+                            str(r, "partitions"));
+       }},
       {"eta_held",
        [](const sim::trace_record& r) {
          return fmt::format("holds {} unacked until its ETA {}", str(r, "job"), secs(num(r, "eta_us")));

@@ -103,7 +103,7 @@ sim::task<void> worker::run_celery_task(received_message message) {
   std::optional<child_lost> lost;
   std::string runtime_error;
   try {
-    co_await run_slice(jobs, std::move(message));
+    co_await run_slice(&jobs, std::move(message));
   } catch (const child_lost& e) {
     lost = e;
   } catch (const slice_error& e) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "broker/consumer_group_config.hpp"
 #include "runtime/circuit_breaker.hpp"
 #include "runtime/discipline.hpp"
 #include "runtime/liveness_probe.hpp"
@@ -64,6 +65,27 @@ struct celery_config {
   friend bool operator==(const celery_config&, const celery_config&) = default;
 };
 
+// A Kafka consumer: the Java client's settings (apache/kafka,
+// clients/.../consumer/ConsumerConfig.java) and the group it joins
+// (broker/consumer_group.hpp): runtime/kafka_consumer.cpp.
+enum class kafka_manual_commit : std::uint8_t { per_batch, per_record };
+struct kafka_config {
+  consumer_group_config group;
+  std::uint32_t max_poll_records = 500;  // max.poll.records
+  // enable.auto.commit: in poll, once auto.commit.interval.ms has passed,
+  // the positions (every record poll returned) are committed.
+  bool enable_auto_commit = true;
+  sim::duration auto_commit_interval = sim::duration::from_s(5);
+  // Without auto-commit: commitSync after each record, or after each batch
+  // a poll returned (Spring Kafka's AckMode RECORD or BATCH, its default).
+  kafka_manual_commit manual_commit = kafka_manual_commit::per_batch;
+  // auto.offset.reset: where a partition with no committed offset starts
+  // (Kafka's default "latest": records sent before the group's first
+  // assignment are skipped).
+  bool reset_to_earliest = false;
+  friend bool operator==(const kafka_config&, const kafka_config&) = default;
+};
+
 struct runtime_config {
   // The lease each receive asks for; unset: the queue's default.
   std::optional<sim::duration> visibility_timeout;
@@ -101,6 +123,8 @@ struct runtime_config {
   std::optional<sim::duration> shutdown_timeout;
   // Set: the workers are Celery workers (the queue does Redis ack emulation).
   std::optional<celery_config> celery;
+  // Set: the workers are Kafka consumers of one group reading a topic.
+  std::optional<kafka_config> kafka;
 };
 
 }  // namespace twice

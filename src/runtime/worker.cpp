@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "broker/consumer_group.hpp"
 #include "sim/condition.hpp"
 #include "sim/sleep.hpp"
 #include "store/store.hpp"
@@ -29,7 +30,7 @@ class worker::slice final : public slice_context {
  public:
   // The job's name was interned when its message was sent (queue::send):
   // looked up once here, not on every event of the slice.
-  slice(twice::worker& w, queue& source, received_message message, job_spec spec)
+  slice(twice::worker& w, queue* source, received_message message, job_spec spec)
       : worker_(w),
         source_(source),
         message_(std::move(message)),
@@ -149,7 +150,7 @@ class worker::slice final : public slice_context {
   }
 
   twice::worker& worker_;
-  queue& source_;  // the queue the message came from: its handle is that queue's
+  queue* source_;  // the queue the message came from (its handle is that queue's); null: a Kafka record
   received_message message_;
   const job_spec spec_;  // the catalogue's answer, kept for the slice's life
   const ev::name_id job_name_;
@@ -194,6 +195,10 @@ void worker::start() {
     prefetch_room_ = std::make_unique<sim::condition>(services_.kernel);
     consumer_ = services_.kernel.spawn(consume_celery(), name_);
     fetcher_ = services_.kernel.spawn(fetch_celery(), name_ + "/fetcher");
+  } else if (services_.config.kafka) {
+    kafka_ = {};  // a new process: a new consumer, not yet a member
+    kafka_.next_auto_commit = services_.kernel.now() + services_.config.kafka->auto_commit_interval;
+    consumer_ = services_.kernel.spawn(consume_kafka(), name_);
   } else {
     consumer_ = services_.kernel.spawn(consume(), name_);
   }
@@ -223,8 +228,8 @@ void worker::kill_processes() {
 // first (Sidekiq's hard shutdown); with super_fetch it is orphaned, for a
 // process that starts later to recover.
 void worker::release_held(bool push_back) {
-  if (slice_ == nullptr || !slice_->source_.config().hold_until_ack) return;
-  queue& source = slice_->source_;
+  if (slice_ == nullptr || slice_->source_ == nullptr || !slice_->source_->config().hold_until_ack) return;
+  queue& source = *slice_->source_;
   const receipt_handle handle = slice_->message_.handle;
   // A slice that already nacked or acked holds nothing any more: answered invalid_handle.
   if (push_back)
@@ -240,6 +245,7 @@ void worker::crash(std::string_view why, bool restart) {
   const bool in_flight = slice_ != nullptr;
   emit(ev::crash{name_of(why), sha_name_, in_flight, in_flight ? slice_->job_name_ : 0});
   release_held(false);
+  kafka_heartbeats_stop();
   end_slice("crashed");
   kill_processes();
   if (draining_) {
@@ -299,6 +305,7 @@ void worker::begin_drain() {
   draining_ = true;
   emit(ev::drain{slice_ != nullptr});
   if (task_ready_) task_ready_->notify_all();  // an idle Celery executor starts its warm shutdown
+  if (services_.group != nullptr) services_.group->changed().notify_all();  // a Kafka consumer in poll closes
   if (!running()) {
     ++incarnation_;  // a crashed pod waiting for its restart is simply gone
     drained_->trigger();
@@ -309,6 +316,8 @@ void worker::stop(ev::stop_reason why) {
   const bool in_flight = slice_ != nullptr;
   emit(ev::stop{why, in_flight, in_flight ? slice_->job_name_ : 0});
   release_held(why == ev::stop_reason::shutdown_timeout);
+  // The story's end stops every pod at once: no member's session expires after it.
+  if (why != ev::stop_reason::shutdown) kafka_heartbeats_stop();
   end_slice("killed");
   ++incarnation_;  // no pending restart brings this pod back
   kill_processes();
@@ -367,7 +376,7 @@ sim::task<void> worker::consume() {
       const receipt_handle handle = m.handle;
       const std::uint32_t deliveries = m.receive_count;
       try {
-        co_await run_slice(*got.source, std::move(m));
+        co_await run_slice(got.source, std::move(m));
       } catch (const slice_error& e) {
         // An error in the runtime's own steps (checkpoint, ack) after the
         // handler: the consumer loop logs it and moves on. Nothing nacks the
@@ -386,7 +395,7 @@ sim::task<void> worker::consume() {
   drained_->trigger();
 }
 
-sim::task<void> worker::run_slice(queue& source, received_message message) {
+sim::task<void> worker::run_slice(queue* source, received_message message) {
   const runtime_config& cfg = services_.config;
   job_spec spec = services_.job_specs.spec_of(message.body);
   // The tenant's limiter, taken before anything runs and held for the
@@ -399,7 +408,8 @@ sim::task<void> worker::run_slice(queue& source, received_message message) {
       const ev::name_id job = name_of(spec.id);  // names interned one at a time: the digest numbers them in order
       const ev::name_id tenant = name_of(spec.tenant);
       emit(ev::tenant_over_limit{job, tenant, *tenant_running, delay});
-      source.change_visibility(message.handle, delay);
+      TWICE_CHECK(source != nullptr);  // the loader keeps tenant limits off Kafka
+      source->change_visibility(message.handle, delay);
       co_return;
     }
   }
@@ -482,8 +492,8 @@ sim::task<void> worker::run_slice(queue& source, received_message message) {
     first_attempt_of_delivery = false;
     emit(ev::attempt_start{s.job_name_, s.attempt_, sha_name_, s.message_.id, s.message_.receive_count,
                            s.checkpoint_});
-    if (cfg.heartbeat_interval && !heartbeat_.valid())
-      heartbeat_ = services_.kernel.spawn(heartbeat(s.source_, s.message_.handle, &s), name_ + "/heartbeat");
+    if (cfg.heartbeat_interval && s.source_ != nullptr && !heartbeat_.valid())
+      heartbeat_ = services_.kernel.spawn(heartbeat(*s.source_, s.message_.handle, &s), name_ + "/heartbeat");
 
     slice_outcome outcome;
     try {
@@ -571,8 +581,9 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   trace_backoff(s, outcome, delay, retry_mode::nack);
   // The nack: the message becomes visible again once the backoff passed
   // (on Celery: a new message with that countdown).
+  TWICE_CHECK(s.source_ != nullptr);  // a Kafka consumer retries in place (the loader refuses retry = "nack")
   const queue_status st = services_.config.celery ? republish(s.spec_.id, s.message_.handle, delay)
-                                                  : s.source_.change_visibility(s.message_.handle, delay);
+                                                  : s.source_->change_visibility(s.message_.handle, delay);
   emit(ev::nack{s.job_name_, s.attempt_, st});
 }
 
@@ -626,7 +637,14 @@ sim::task<void> worker::finish(slice& s, job_status status, std::string_view err
 
 sim::task<void> worker::ack(slice& s) {
   co_await s.point("before_ack", 0, {});
-  const queue_status st = s.source_.delete_message(s.message_.handle);
+  if (s.source_ == nullptr) {
+    // A Kafka record: processed, committed now or later as the consumer commits.
+    emit(ev::ack{s.job_name_, s.attempt_, s.message_.id, queue_status::ok});
+    kafka_processed(s.message_);
+    co_await s.point("after_ack", 0, {});
+    co_return;
+  }
+  const queue_status st = s.source_->delete_message(s.message_.handle);
   emit(ev::ack{s.job_name_, s.attempt_, s.message_.id, st});
   co_await s.point("after_ack", 0, {});
 }

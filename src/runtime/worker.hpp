@@ -18,6 +18,11 @@
 // (prefetch), ETA tasks wait in its memory, the ack comes before the task
 // (or after it, acks_late), a retry publishes a new message with an ETA, and
 // a crash inside the task kills its pool process, not the worker.
+//
+// With runtime.kafka it is a Kafka consumer of a group
+// (runtime/kafka_consumer.cpp): poll a batch from its partitions, run each
+// record in turn (a retry sleeps in place), commit offsets, rejoin the
+// group when it rebalances.
 
 #include <cstdint>
 #include <deque>
@@ -43,6 +48,8 @@
 namespace twice {
 
 class store;
+class kafka_topic;
+class consumer_group;
 
 // What every worker of a world shares.
 struct runtime_services {
@@ -74,6 +81,10 @@ struct runtime_services {
   // these by weight, waiting on any_job_visible; empty: from `jobs` alone.
   std::vector<weighted_queue> job_queues = {};
   sim::condition* any_job_visible = nullptr;
+  // Kafka (runtime.kafka): the topic the jobs are produced to and the group
+  // the workers consume it in; then `jobs` carries nothing.
+  kafka_topic* topic = nullptr;
+  consumer_group* group = nullptr;
 };
 
 class worker {
@@ -128,7 +139,27 @@ class worker {
   queue_status republish(const std::string& job, receipt_handle handle, sim::duration delay);
   void restore_reserved();
   void release_held(bool push_back);
-  sim::task<void> run_slice(queue& source, received_message message);
+  // Kafka (runtime/kafka_consumer.cpp).
+  struct kafka_fetched {
+    std::uint32_t partition = 0;
+    std::int64_t offset = 0;
+  };
+  sim::task<void> consume_kafka();
+  sim::task<std::vector<kafka_fetched>> kafka_poll();
+  void kafka_assigned();
+  std::vector<kafka_fetched> kafka_fetch();
+  // Commits `offsets` (partition -> next offset) it has not committed yet;
+  // false when the group refused (the member is out of the generation).
+  bool kafka_commit(const std::map<std::uint32_t, std::int64_t>& offsets, bool automatic);
+  // The record a slice ran is processed ("the ack"): commitSync it when
+  // committing after each record.
+  void kafka_processed(const received_message& record);
+  // The batch stops at `from`: its records run again from the next poll.
+  void kafka_seek_back(const std::vector<kafka_fetched>& batch, std::size_t from);
+  // The process died: the group stops hearing its heartbeats.
+  void kafka_heartbeats_stop();
+  // `source`: the queue the message came from; null for a Kafka record.
+  sim::task<void> run_slice(queue* source, received_message message);
   sim::task<void> heartbeat(queue& source, receipt_handle handle, slice* s);
   sim::task<void> probe_liveness();
   static void liveness_kill_callback(sim::kernel&, void* ctx, std::uint64_t incarnation);
@@ -187,6 +218,19 @@ class worker {
   sim::process_id fetcher_;
   std::unique_ptr<sim::condition> task_ready_;    // the executor waits here
   std::unique_ptr<sim::condition> prefetch_room_; // the fetcher waits here
+  // Kafka: this process's member id (empty until it joins, and again once
+  // it learns it was removed), the generation it joined, its partitions,
+  // and by partition the next offset to fetch (the position), the next
+  // after the last record processed, and the last offset it committed.
+  struct kafka_state {
+    std::string member;
+    std::int64_t generation = -1;
+    std::vector<std::uint32_t> partitions;
+    std::map<std::uint32_t, std::int64_t> position, processed, committed;
+    sim::instant next_auto_commit;
+    std::size_t next_partition = 0;  // where the next fetch starts, in turn
+    bool batch_broken = false;       // a commit failed: the rest of the batch waits for the next poll
+  } kafka_;
 };
 
 }  // namespace twice

@@ -11,7 +11,7 @@ namespace {
 
 using sim::duration;
 
-enum class flavour : std::uint8_t { sqs, sqs_fifo, sidekiq, celery_redis, pubsub };
+enum class flavour : std::uint8_t { sqs, sqs_fifo, sidekiq, celery_redis, pubsub, kafka };
 
 // Sidekiq's BasicFetch and its defaults; [retry] and [runtime], read after
 // this, override them (sidekiq/sidekiq v8.1.7: job_retry.rb
@@ -65,6 +65,29 @@ void pubsub_defaults(world_config& w) {
   retry_policy& retry = w.runtime.retry;
   retry.initial_interval = duration::from_s(10);
   retry.maximum_interval = duration::from_s(600);
+  w.dead_letter_queue = false;
+}
+
+// A Kafka consumer group reading a topic with the Java client's defaults
+// (apache/kafka@1eb7644349cb, ConsumerConfig.java: session.timeout.ms 45 s,
+// heartbeat.interval.ms 3 s, max.poll.interval.ms 300 s, max.poll.records
+// 500, enable.auto.commit true every 5 s, auto.offset.reset latest; the
+// broker's num.partitions 1 and group.initial.rebalance.delay.ms 3 s), and
+// a listener that retries in place as Spring Kafka's DefaultErrorHandler
+// does by default (spring-projects/spring-kafka@3f3cf7d88cd5,
+// FailedRecordTracker / DefaultErrorHandler: FixedBackOff(0, 9), 10
+// attempts with no wait, then the record is logged and skipped: no
+// dead-letter topic).
+void kafka_defaults(world_config& w) {
+  kafka_config& k = w.runtime.kafka.emplace();
+  k.group.name = w.queue.name;
+  retry_policy& retry = w.runtime.retry;
+  retry.initial_interval = duration::zero();
+  retry.coefficient_milli = 1000;
+  retry.maximum_interval = duration::zero();
+  retry.jitter = jitter_kind::none;
+  retry.maximum_attempts = 10;
+  w.runtime.rules.retry = retry_mode::in_slice;
   w.dead_letter_queue = false;
 }
 
@@ -146,6 +169,39 @@ void check_celery(const table_reader& root, const doc_node& queue, source_pos at
   }
 }
 
+// What a Kafka topic and consumer have no use for, or what is not
+// modelled with them yet.
+void check_kafka(const table_reader& root, const doc_node& queue, source_pos at, load_state& s) {
+  const world_config& w = s.world;
+  const auto refuse = [&](std::string_view what) { s.d.error(at, "queue.flavour", std::string(what)); };
+  for (const char* key : {"visibility_timeout", "retention", "delay", "max_receive_count", "semantics",
+                          "message_group_id", "deduplication", "receive_wait"})
+    if (const doc_node* n = queue.find(key))
+      s.d.error(n->pos, std::string("queue.") + key,
+                "a Kafka topic has no lease, delay, redrive or groups per message: a consumer group reads it by "
+                "offset ([kafka]); remove it");
+  if (const doc_node* runtime = root.get("runtime"))
+    for (const char* key : {"visibility_timeout", "heartbeat_interval", "max_lease_duration", "long_poll",
+                            "shutdown_timeout", "tenant_limit", "orphan_rescue"})
+      if (const doc_node* n = runtime->find(key))
+        s.d.error(n->pos, std::string("runtime.") + key,
+                  std::string(key) == "heartbeat_interval"
+                      ? "a Kafka consumer holds no lease per record; its group heartbeats are kafka.heartbeat_interval"
+                      : "not a setting of a Kafka consumer (or not modelled with one yet): remove it");
+  if (const doc_node* d = root.get("discipline"); d != nullptr && w.runtime.rules.retry == retry_mode::nack)
+    if (const doc_node* n = d->find("retry"))
+      s.d.error(n->pos, "discipline.retry",
+                "a Kafka record cannot be given back for later: a consumer retries it in place (\"in_slice\"), "
+                "holding up its partition, or sends it on to a retry topic (not modelled yet)");
+  if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"kafka\" yet");
+  if (w.dead_letter_redrive) refuse("a dead-letter redrive is not modelled for \"kafka\" yet");
+  if (w.tenant_queues) refuse("per-tenant queues are not modelled for \"kafka\" (a topic per tenant) yet");
+  if (root.get("alarms") != nullptr) refuse("[alarms] watch an SQS queue; consumer lag is not sampled for \"kafka\" yet");
+  if (root.get("queue_fault") != nullptr)
+    refuse("[[queue_fault]] injects SQS's duplicate deliveries and lost deletes; a Kafka consumer's duplicates come "
+           "from rebalances and crashes ([[crash]], [[deploy]], [[fault]])");
+}
+
 }  // namespace
 
 void load_flavour_choice(const table_reader& r, load_state& s) {
@@ -153,19 +209,59 @@ void load_flavour_choice(const table_reader& r, load_state& s) {
                                             {"sqs_fifo", flavour::sqs_fifo},
                                             {"sidekiq", flavour::sidekiq},
                                             {"celery_redis", flavour::celery_redis},
-                                            {"pubsub", flavour::pubsub}};
-  if (const doc_node* f = r.get("flavour"); f != nullptr && f->type == doc_node::kind::string && f->text == "kafka") {
-    s.d.error(f->pos, r.path_of("flavour"),
-              quote(f->text) + " is not modelled yet (issue 20); the flavours so far are \"sqs\", \"sqs_fifo\", "
-                               "\"sidekiq\", \"celery_redis\" and \"pubsub\"");
-    return;
-  }
+                                            {"pubsub", flavour::pubsub},
+                                            {"kafka", flavour::kafka}};
   flavour chosen = flavour::sqs;
   r.choice("flavour", chosen, flavours);
   s.world.queue.fifo = chosen == flavour::sqs_fifo;
   if (chosen == flavour::sidekiq) sidekiq_defaults(s.world);
   if (chosen == flavour::celery_redis) celery_defaults(s.world);
   if (chosen == flavour::pubsub) pubsub_defaults(s.world);
+  if (chosen == flavour::kafka) kafka_defaults(s.world);
+}
+
+// [kafka]: the topic's partitions, the consumer's settings and its group's,
+// by their Kafka names, with the flavour only.
+void load_kafka(const table_reader& root, load_state& s) {
+  const doc_node* t = root.table("kafka");
+  if (t == nullptr) return;
+  world_config& w = s.world;
+  if (!w.runtime.kafka) {
+    s.d.error(t->pos, "kafka", "[kafka] sets a Kafka consumer group: needs queue.flavour = \"kafka\"");
+    return;
+  }
+  const table_reader r(s.d, *t, "kafka",
+                       {"partitions", "max_poll_records", "max_poll_interval", "session_timeout", "heartbeat_interval",
+                        "enable_auto_commit", "auto_commit_interval", "commit", "auto_offset_reset",
+                        "group_initial_rebalance_delay", "dead_letter_topic"});
+  kafka_config& k = *w.runtime.kafka;
+  r.integer("partitions", k.group.partitions, {1, 10'000});
+  r.integer("max_poll_records", k.max_poll_records, {1, 100'000});
+  r.duration("max_poll_interval", k.group.max_poll_interval, {duration::from_s(1), duration::from_s(24 * 3600)});
+  // group.min.session.timeout.ms and group.max.session.timeout.ms, the broker's defaults.
+  r.duration("session_timeout", k.group.session_timeout,
+             {duration::from_s(6), duration::from_s(1800), " (the broker's group.min/max.session.timeout.ms)"});
+  r.duration("heartbeat_interval", k.group.heartbeat_interval, {duration::from_ms(1), duration::from_s(1800)});
+  if (k.group.heartbeat_interval >= k.group.session_timeout)
+    s.d.error(t->find("heartbeat_interval") != nullptr ? r.pos_of("heartbeat_interval") : t->pos,
+              r.path_of("heartbeat_interval"),
+              "must be lower than kafka.session_timeout (Kafka: \"lower than session.timeout.ms\")");
+  r.boolean("enable_auto_commit", k.enable_auto_commit);
+  r.duration("auto_commit_interval", k.auto_commit_interval, {duration::from_ms(1), duration::from_s(24 * 3600)});
+  static const named<kafka_manual_commit> commits[] = {{"per_batch", kafka_manual_commit::per_batch},
+                                                       {"per_record", kafka_manual_commit::per_record}};
+  if (r.choice("commit", k.manual_commit, commits) && k.enable_auto_commit)
+    s.d.error(r.pos_of("commit"), r.path_of("commit"),
+              "is the application's commitSync: needs kafka.enable_auto_commit = false");
+  static const named<bool> resets[] = {{"latest", false}, {"earliest", true}};
+  r.choice("auto_offset_reset", k.reset_to_earliest, resets);
+  r.duration("group_initial_rebalance_delay", k.group.initial_rebalance_delay, {duration::zero(), duration::from_s(300)});
+  bool dead_letter_topic = false;
+  if (r.boolean("dead_letter_topic", dead_letter_topic) && dead_letter_topic) {
+    // Spring Kafka 3.3's DeadLetterPublishingRecoverer: "<topic>-dlt".
+    w.dead_letter_queue = true;
+    w.dead_letter.name = w.queue.name + "-dlt";
+  }
 }
 
 // [pubsub]: the subscription's settings and the client's lease management,
@@ -240,6 +336,7 @@ void check_flavour(const table_reader& root, load_state& s) {
   if (s.world.queue.hold_until_ack) return check_sidekiq(*queue, at, s);
   if (s.world.queue.redis_ack_emulation) return check_celery(root, *queue, at, s);
   if (s.world.queue.pubsub) return check_pubsub(root, *queue, at, s);
+  if (s.world.runtime.kafka) return check_kafka(root, *queue, at, s);
   if (!s.world.queue.fifo) return;
   // What the FIFO flavour does not model yet, said where the scenario asks for it.
   if (!s.world.runtime.rules.split_tool.empty())

@@ -462,6 +462,7 @@ void load_settings(const table_reader& root, load_state& s) {
   load_sidekiq(root, s);
   load_celery(root, s);
   load_pubsub(root, s);
+  load_kafka(root, s);
   check_flavour(root, s);
 }
 

@@ -66,7 +66,8 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
   const table_reader root(d, doc_root, "",
                           {"name", "seed", "budget", "trace", "queue", "tenants", "alarms", "dead_letter_queue", "workers",
                            "runtime", "retry", "discipline", "split", "store", "vendor", "tools", "job_type", "job",
-                           "workload", "fault", "crash", "deploy", "queue_fault", "expect", "explore", "lint", "sidekiq", "celery", "pubsub"});
+                           "workload", "fault", "crash", "deploy", "queue_fault", "expect", "explore", "lint", "sidekiq", "celery", "pubsub",
+                           "kafka"});
   load_state state{d, out.world, out.expect, {}, {}, {}, true, {}, {}, {}};
   load_name(root, out);
   // In dependency order: faults refer to workers and jobs.

@@ -42,6 +42,7 @@ void load_flavour_choice(const table_reader& queue, load_state& s);  // sets the
 void load_sidekiq(const table_reader& root, load_state& s);          // [sidekiq]
 void load_celery(const table_reader& root, load_state& s);           // [celery]
 void load_pubsub(const table_reader& root, load_state& s);           // [pubsub]
+void load_kafka(const table_reader& root, load_state& s);            // [kafka]
 void check_flavour(const table_reader& root, load_state& s);         // what the flavour does not take
 void load_tools(const table_reader& root, load_state& s);     // [vendor], [tools.*]
 void load_jobs(const table_reader& root, load_state& s);      // [[job_type]], [[job]], [workload]

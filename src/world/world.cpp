@@ -82,6 +82,11 @@ world::world(world_config config, handler* custom_handler)
     // super_fetch sends its poison pills to the dead set without a redrive policy.
     if (config_.queue.max_receive_count > 0 || config_.queue.super_fetch) queue_->set_dead_letter(dlq_.get());
   }
+  if (config_.runtime.kafka) {
+    group_ = std::make_unique<consumer_group>(kernel_, events_, config_.runtime.kafka->group);
+    topic_ = std::make_unique<kafka_topic>(kernel_, events_, ids_, config_.queue.name, config_.runtime.kafka->group.partitions);
+    topic_->set_watcher(&group_->changed());
+  }
   if (config_.tenant_queues) {
     any_job_visible_ = std::make_unique<sim::condition>(kernel_);
     queue_->set_watcher(any_job_visible_.get());
@@ -124,6 +129,8 @@ world::world(world_config config, handler* custom_handler)
 
   services_ = std::unique_ptr<runtime_services>(new runtime_services{
       kernel_, events_, *queue_, dlq_.get(), *store_, *handler_, *faults_, config_.runtime, book_, tools_});
+  services_->topic = topic_.get();
+  services_->group = group_.get();
   if (config_.tenant_queues) {
     // The queue for jobs without a tenant is Sidekiq's "default", weight 1.
     services_->job_queues.push_back({queue_.get(), 1});
@@ -241,6 +248,10 @@ void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t index) {
 // fair queues need nothing else: "include a message group ID"); a FIFO
 // queue needs one, and a deduplication id unless it deduplicates by content.
 void world::send_job(std::string_view id, const std::string& tenant) {
+  if (topic_) {
+    faults_->note_message(topic_->produce(std::string(id)).id, id);
+    return;
+  }
   send_request request;
   request.body = std::string(id);
   switch (config_.message_group) {
@@ -328,7 +339,8 @@ world_result world::run() {
   std::vector<worker*> pods;
   for (auto& w : workers_) pods.push_back(w.get());
   for (const deploy_spec& d : config_.deploys) deploys_.push_back(kernel_.spawn(run_deploy(d, pods), "deploy/" + d.sha));
-  if (config_.sample_interval > sim::duration::zero())
+  // A Kafka topic has no queue to sample (consumer lag is not sampled yet).
+  if (config_.sample_interval > sim::duration::zero() && !topic_)
     sampler_ = kernel_.spawn(sample_queues(events_, job_queues(), dlq_.get(), config_.sample_interval), "sampler");
   if (open_jobs_ == 0) shut_down();  // an empty workload: nothing will ever be recorded
 
@@ -408,6 +420,7 @@ std::uint64_t world::held_bytes() const {
                         book_.footprint();
   for (const auto& t : own_tools_) bytes += t->footprint();
   if (dlq_) bytes += dlq_->footprint();
+  if (topic_) bytes += topic_->footprint() + group_->footprint();
   for (const auto& [tenant, q] : tenant_queues_) bytes += q->footprint();
   if (split_queue_) bytes += split_queue_->footprint();
   return bytes;
@@ -430,6 +443,7 @@ void world::on_event(const ev::event& e, const name_table& names) {
   if (const auto* r = std::get_if<ev::receive>(&e.body);
       r && std::find(job_queue_actors_.begin(), job_queue_actors_.end(), e.actor) != job_queue_actors_.end())
     book_.note_received(names.text(r->body), e.at);
+  if (const auto* f = std::get_if<ev::fetched>(&e.body)) book_.note_received(names.text(f->body), e.at);
   // A delivery the tenant's limiter gave straight back served nothing: the wait goes on.
   if (const auto* o = std::get_if<ev::tenant_over_limit>(&e.body)) book_.forget_received(names.text(o->job), e.at);
   if (const auto* q = std::get_if<ev::queue_sample>(&e.body)) queue_peaks_.note(e.at, *q);
@@ -452,6 +466,11 @@ bool world::story_over() const {
   for (const auto& [tenant, q] : tenant_queues_)
     if (q->size() != 0) return false;
   if (redrive_ && redrive_->pending()) return false;
+  // A record not yet committed is read again after a rebalance: the story
+  // goes on until the group has committed every record.
+  if (topic_)
+    for (std::uint32_t p = 0; p < topic_->partitions(); ++p)
+      if (group_->committed(p).value_or(0) < topic_->end_offset(p)) return false;
   if (split_queue_ && (split_queue_->size() != 0 || split_services_->slices_in_flight != 0)) return false;
   if (!relay_) return true;
   // Checked only once everything else is quiet, so the scan is rare.

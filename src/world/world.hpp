@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "broker/consumer_group.hpp"
+#include "broker/kafka_topic.hpp"
 #include "broker/queue.hpp"
 #include "events/event_log.hpp"
 #include "faults/deploy.hpp"
@@ -213,6 +215,9 @@ class world : private event_observer {
   // A tenant's own job queue; null without [tenants] queues.
   queue* tenant_queue(std::string_view tenant);
   queue* dead_letter_queue() { return dlq_.get(); }
+  // runtime.kafka only; null otherwise.
+  const kafka_topic* topic() const { return topic_.get(); }
+  const consumer_group* group() const { return group_.get(); }
   queue* split_queue() { return split_queue_.get(); }
   store& db() { return *store_; }
   const store& db() const { return *store_; }
@@ -281,6 +286,10 @@ class world : private event_observer {
   queue_id_source ids_;
   std::unique_ptr<queue> queue_;
   std::unique_ptr<queue> dlq_;
+  // runtime.kafka: the topic the producer sends to and the workers' group
+  // (then queue_ carries nothing).
+  std::unique_ptr<consumer_group> group_;
+  std::unique_ptr<kafka_topic> topic_;
   // [tenants] queues: each tenant's queue, the condition every job queue
   // notifies, and the job queues' trace actors.
   std::map<std::string, std::unique_ptr<queue>, std::less<>> tenant_queues_;

@@ -1,0 +1,22 @@
+#pragma once
+// A Kafka consumer group's settings (broker/consumer_group.hpp), with the
+// Java client's and the broker's defaults.
+
+#include <cstdint>
+#include <string>
+
+#include "sim/time.hpp"
+
+namespace twice {
+
+struct consumer_group_config {
+  std::string name = "jobs";  // group.id
+  std::uint32_t partitions = 1;
+  sim::duration session_timeout = sim::duration::from_s(45);     // session.timeout.ms (Kafka 3.0+)
+  sim::duration heartbeat_interval = sim::duration::from_s(3);   // heartbeat.interval.ms
+  sim::duration max_poll_interval = sim::duration::from_s(300);  // max.poll.interval.ms: also the rebalance timeout
+  sim::duration initial_rebalance_delay = sim::duration::from_s(3);  // group.initial.rebalance.delay.ms
+  friend bool operator==(const consumer_group_config&, const consumer_group_config&) = default;
+};
+
+}  // namespace twice

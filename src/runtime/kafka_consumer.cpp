@@ -1,0 +1,208 @@
+// A Kafka consumer: the parts of worker that differ from the SQS consumer
+// loop. It is the Java client's poll loop (apache/kafka, KafkaConsumer and
+// ConsumerCoordinator) with a listener that runs each record in turn, as a
+// plain `while (true) { records = poll(); for (r : records) handle(r); }`
+// or Spring Kafka's listener container does:
+//
+//  * poll: rejoin the group first if it is rebalancing (with auto-commit,
+//    committing the positions before the rejoin: onJoinPrepare); then, once
+//    auto.commit.interval.ms has passed, commit the positions (every record
+//    returned by earlier polls, processed or not); then return up to
+//    max.poll.records records from the member's partitions, or wait for
+//    some. After a rebalance every partition starts again from its
+//    committed offset (the eager protocol revokes them all), or, with none
+//    committed, from auto.offset.reset.
+//  * the batch runs record by record. A failure is retried in place: the
+//    slice sleeps its backoff and runs the record again, holding up the
+//    partition (Spring's DefaultErrorHandler seeks back to it; its default
+//    FixedBackOff(0, 9) tries 10 times), then gives it to the recoverer
+//    (the dead-letter topic, if any) and moves on.
+//  * without auto-commit the application commits with commitSync after
+//    each record or after the batch. A commit from a member the group has
+//    removed fails (CommitFailedException); the loop goes back to poll,
+//    rejoins as a new member, and the rest of the batch is read again by
+//    whoever owns the partition now.
+//  * the loop does not look at the group while it runs a batch: a member
+//    removed for a slow batch (max.poll.interval.ms) runs the rest of it
+//    while another member reads the same records from the last commit.
+//  * a drain (SIGTERM) finishes the batch, then close(): with auto-commit
+//    the positions are committed, and the member leaves the group. A crash
+//    or kill stops its heartbeats; the group notices at the session's end.
+//  * an error in the runtime's own steps after the handler (its checkpoint
+//    or commit) stops the batch there: the record runs again from the next
+//    poll (Spring's seek to the failed record).
+//
+// A commit that would not move a partition's offset is not sent (the
+// client sends it again every interval; nothing changes).
+
+#include <algorithm>
+
+#include "broker/consumer_group.hpp"
+#include "broker/kafka_topic.hpp"
+#include "runtime/worker.hpp"
+
+namespace twice {
+
+namespace {
+// A record's receipt handle: its partition and offset.
+constexpr int offset_bits = 40;
+receipt_handle record_handle(std::uint32_t partition, std::int64_t offset) {
+  return (std::uint64_t{partition} << offset_bits) | static_cast<std::uint64_t>(offset);
+}
+std::uint32_t handle_partition(receipt_handle h) { return static_cast<std::uint32_t>(h >> offset_bits); }
+std::int64_t handle_offset(receipt_handle h) {
+  return static_cast<std::int64_t>(h & ((std::uint64_t{1} << offset_bits) - 1));
+}
+}  // namespace
+
+sim::task<void> worker::consume_kafka() {
+  const kafka_config& cfg = *services_.config.kafka;
+  kafka_topic& topic = *services_.topic;
+  while (!draining_) {
+    const std::vector<kafka_fetched> batch = co_await kafka_poll();
+    kafka_.batch_broken = false;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (kafka_.batch_broken) {
+        kafka_seek_back(batch, i);
+        break;
+      }
+      const kafka_record& rec = topic.at(batch[i].partition, batch[i].offset);
+      received_message m;
+      m.id = rec.id;
+      m.handle = record_handle(batch[i].partition, batch[i].offset);
+      m.body = rec.body;
+      m.receive_count = rec.deliveries;
+      m.sent_at = rec.sent_at;
+      const std::string job = rec.body;
+      try {
+        co_await run_slice(nullptr, std::move(m));
+      } catch (const slice_error& e) {
+        emit(ev::runtime_error{name_of(job), name_of(e.what())});
+        kafka_seek_back(batch, i);
+        kafka_.batch_broken = true;
+        break;
+      }
+    }
+    if (!kafka_.batch_broken && !cfg.enable_auto_commit && cfg.manual_commit == kafka_manual_commit::per_batch)
+      kafka_commit(kafka_.processed, false);
+  }
+  // close(): commit (auto-commit), leave the group.
+  if (!kafka_.member.empty() && services_.group->is_member(kafka_.member)) {
+    if (cfg.enable_auto_commit) kafka_commit(kafka_.position, true);
+    services_.group->leave(kafka_.member);
+  }
+  kafka_.member.clear();
+  drained_->trigger();
+}
+
+sim::task<std::vector<worker::kafka_fetched>> worker::kafka_poll() {
+  const kafka_config& cfg = *services_.config.kafka;
+  consumer_group& group = *services_.group;
+  if (!kafka_.member.empty()) group.poll_entered(kafka_.member);
+  while (!draining_) {
+    if (kafka_.member.empty() || !group.is_member(kafka_.member)) {
+      // Removed (a poll timeout): the auto-commit before the rejoin fails
+      // ("Asynchronous auto-commit of offsets failed"); then, as after
+      // never having joined, JoinGroup as a new member.
+      if (cfg.enable_auto_commit && !kafka_.member.empty() && kafka_.generation >= 0) kafka_commit(kafka_.position, true);
+      kafka_.member = group.join_new(name_);
+      kafka_.generation = -1;
+    }
+    if (group.needs_join(kafka_.member)) {
+      if (cfg.enable_auto_commit && kafka_.generation >= 0) kafka_commit(kafka_.position, true);
+      if (co_await group.join(kafka_.member)) kafka_assigned();
+      continue;
+    }
+    const sim::instant now = services_.kernel.now();
+    if (cfg.enable_auto_commit && now >= kafka_.next_auto_commit) {
+      kafka_commit(kafka_.position, true);
+      kafka_.next_auto_commit = now + cfg.auto_commit_interval;
+    }
+    std::vector<kafka_fetched> batch = kafka_fetch();
+    if (!batch.empty()) {
+      group.poll_returned(kafka_.member);
+      co_return batch;
+    }
+    co_await group.changed().wait_until(cfg.enable_auto_commit ? kafka_.next_auto_commit : sim::instant::max());
+  }
+  co_return std::vector<kafka_fetched>{};
+}
+
+// A new generation: every partition starts again from its committed offset.
+void worker::kafka_assigned() {
+  const consumer_group& group = *services_.group;
+  kafka_.generation = group.generation();
+  kafka_.partitions = group.assignment(kafka_.member);
+  kafka_.position.clear();
+  kafka_.processed.clear();
+  kafka_.committed.clear();
+  kafka_.next_partition = 0;
+  for (std::uint32_t p : kafka_.partitions) {
+    const std::optional<std::int64_t> committed = group.committed(p);
+    const std::int64_t start =
+        committed ? *committed : services_.config.kafka->reset_to_earliest ? 0 : services_.topic->end_offset(p);
+    kafka_.position[p] = start;
+    kafka_.processed[p] = start;
+    kafka_.committed[p] = committed.value_or(-1);
+  }
+}
+
+// Up to max.poll.records from the member's partitions, each partition in
+// turn starting after the one the last fetch started with.
+std::vector<worker::kafka_fetched> worker::kafka_fetch() {
+  const std::uint32_t limit = services_.config.kafka->max_poll_records;
+  kafka_topic& topic = *services_.topic;
+  std::vector<kafka_fetched> batch;
+  const std::size_t n = kafka_.partitions.size();
+  for (std::size_t k = 0; k < n && batch.size() < limit; ++k) {
+    const std::uint32_t p = kafka_.partitions[(kafka_.next_partition + k) % n];
+    std::int64_t& position = kafka_.position[p];
+    while (position < topic.end_offset(p) && batch.size() < limit) {
+      kafka_record& rec = topic.at(p, position);
+      ++rec.deliveries;
+      emit(ev::fetched{rec.id, rec.body_name, p, position, rec.deliveries, kafka_.generation});
+      batch.push_back({p, position++});
+    }
+  }
+  if (n > 0) kafka_.next_partition = (kafka_.next_partition + 1) % n;
+  return batch;
+}
+
+bool worker::kafka_commit(const std::map<std::uint32_t, std::int64_t>& offsets, bool automatic) {
+  bool all_ok = true;
+  for (const auto& [partition, offset] : offsets) {
+    auto last = kafka_.committed.find(partition);
+    if (last != kafka_.committed.end() && last->second == offset) continue;
+    const offset_commit_status st = services_.group->commit(kafka_.member, kafka_.generation, partition, offset);
+    emit(ev::offset_commit{partition, offset, name_of(to_string(st)), automatic});
+    if (st == offset_commit_status::ok)
+      kafka_.committed[partition] = offset;
+    else
+      all_ok = false;
+  }
+  return all_ok;
+}
+
+void worker::kafka_processed(const received_message& record) {
+  const std::uint32_t p = handle_partition(record.handle);
+  const std::int64_t next = handle_offset(record.handle) + 1;
+  kafka_.processed[p] = std::max(kafka_.processed[p], next);
+  const kafka_config& cfg = *services_.config.kafka;
+  if (cfg.enable_auto_commit || cfg.manual_commit != kafka_manual_commit::per_record) return;
+  if (!kafka_commit({{p, next}}, false)) kafka_.batch_broken = true;
+}
+
+void worker::kafka_seek_back(const std::vector<kafka_fetched>& batch, std::size_t from) {
+  for (std::size_t j = from; j < batch.size(); ++j) {
+    std::int64_t& position = kafka_.position[batch[j].partition];
+    position = std::min(position, batch[j].offset);
+  }
+}
+
+void worker::kafka_heartbeats_stop() {
+  if (services_.group == nullptr || kafka_.member.empty()) return;
+  services_.group->heartbeats_stopped(kafka_.member);
+  kafka_.member.clear();
+}
+
+}  // namespace twice
