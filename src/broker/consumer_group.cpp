@@ -32,6 +32,8 @@ std::string consumer_group::join_new(std::string_view consumer) {
   if (counted == joins_.end()) counted = joins_.emplace(std::string(consumer), 0).first;
   const std::string id = std::string(consumer) + "#" + std::to_string(++counted->second);
   const bool empty = members_.empty();
+  // A member joining a new group's delayed first join: the delay goes on.
+  if (initial_ && generation_ == 0) member_added_ = true;
   member m;
   m.serial = next_serial_++;
   m.name = events_.name(id);
@@ -39,16 +41,17 @@ std::string consumer_group::join_new(std::string_view consumer) {
   m.rejoined = true;
   m.in_poll = true;
   members_.emplace(id, m);
-  if (empty && !rebalancing_) {
-    // An empty group's first rebalance waits for more members
-    // (group.initial.rebalance.delay.ms), each join extending the wait.
-    initial_ = true;
-    initial_started_ = kernel_.now();
-  }
+  const bool was_rebalancing = rebalancing_;
   begin_rebalance("member joined", m.name);
-  if (initial_) {
-    earliest_end_ = std::min(kernel_.now() + config_.initial_rebalance_delay, initial_started_ + config_.max_poll_interval);
-    arm(earliest_end_, phase_timer, 0, round_);
+  if (empty && !was_rebalancing) {
+    // An empty group waits group.initial.rebalance.delay.ms for more
+    // members before its join completes (GroupCoordinator.scala,
+    // InitialDelayedJoin), at most the rebalance timeout in all.
+    initial_ = true;
+    member_added_ = false;
+    initial_delay_ = std::min(config_.initial_rebalance_delay, config_.max_poll_interval);
+    initial_left_ = std::max(config_.max_poll_interval - config_.initial_rebalance_delay, sim::duration::zero());
+    arm(kernel_.now() + initial_delay_, phase_timer, 0, round_);
   }
   return id;
 }
@@ -159,17 +162,28 @@ void consumer_group::timer_fired(timer_kind kind, std::uint32_t serial, std::uin
       return;
     }
     case phase_timer:
-      if (version == round_) try_complete();
+      if (version != round_ || !initial_) return;
+      if (member_added_ && initial_left_ > sim::duration::zero()) {
+        // InitialDelayedJoin.onComplete: members joined meanwhile, so wait another delay.
+        member_added_ = false;
+        const sim::duration next = std::min(config_.initial_rebalance_delay, initial_left_);
+        initial_left_ = std::max(initial_left_ - initial_delay_, sim::duration::zero());
+        initial_delay_ = next;
+        arm(kernel_.now() + next, phase_timer, 0, round_);
+        return;
+      }
+      initial_ = false;
+      try_complete();
       return;
     case deadline_timer: {
       if (version != round_ || !rebalancing_) return;
       // The rebalance timeout: who has not rejoined is out.
       for (auto it = members_.begin(); it != members_.end();) {
         auto next = std::next(it);
-        if (!it->second.rejoined) remove(it, "did not rejoin within the rebalance timeout");
+        if (!it->second.rejoined) erase(it, "did not rejoin within the rebalance timeout");
         it = next;
       }
-      if (rebalancing_) complete();
+      complete();
       return;
     }
   }
@@ -186,10 +200,14 @@ void consumer_group::begin_rebalance(std::string_view reason, ev::name_id who) {
   changed_.notify_all();
 }
 
+void consumer_group::erase(member_map::iterator it, std::string_view reason) {
+  events_.emit(actor_name_, ev::member_removed{it->second.name, events_.name(reason)});
+  members_.erase(it);
+}
+
 void consumer_group::remove(member_map::iterator it, std::string_view reason) {
   const ev::name_id who = it->second.name;
-  events_.emit(actor_name_, ev::member_removed{who, events_.name(reason)});
-  members_.erase(it);
+  erase(it, reason);
   if (rebalancing_)
     try_complete();
   else
@@ -198,7 +216,7 @@ void consumer_group::remove(member_map::iterator it, std::string_view reason) {
 
 void consumer_group::try_complete() {
   if (!rebalancing_) return;
-  if (initial_ && kernel_.now() < earliest_end_) return;
+  if (initial_) return;  // the first join of an empty group waits out its delay
   for (const auto& [id, m] : members_)
     if (!m.rejoined) return;
   complete();

@@ -16,9 +16,10 @@
 //    batch rejoins only when it polls again, and the whole group waits for
 //    it (stop-the-world). The join phase ends once every member has
 //    rejoined, or at the rebalance timeout (max.poll.interval.ms), when the
-//    members that have not are removed. The first rebalance of an empty
-//    group waits group.initial.rebalance.delay.ms (3 s) for more members,
-//    each join extending it, up to the rebalance timeout.
+//    members that have not are removed. A rebalance of an empty group waits
+//    group.initial.rebalance.delay.ms (3 s) for more members, and a new
+//    group waits another delay whenever a member joined during the last,
+//    up to the rebalance timeout (InitialDelayedJoin).
 //  * assignment: members in a fixed order (by member id), each gets
 //    partitions/members consecutive partitions, the first partitions %
 //    members one more. A new generation begins.
@@ -112,7 +113,9 @@ class consumer_group {
   void arm(sim::instant at, timer_kind kind, std::uint32_t serial, std::uint32_t version);
   member_map::iterator by_serial(std::uint32_t serial);
   void begin_rebalance(std::string_view reason, ev::name_id member);
+  // Removes the member and reacts: a rebalance begins, or the one under way may end.
   void remove(member_map::iterator it, std::string_view reason);
+  void erase(member_map::iterator it, std::string_view reason);  // removes it, nothing more
   void try_complete();
   void complete();
 
@@ -127,9 +130,12 @@ class consumer_group {
   std::int64_t generation_ = 0;
   bool rebalancing_ = false;
   std::uint32_t round_ = 0;    // rebalances begun; a deadline timer of an earlier one does nothing
-  sim::instant earliest_end_;  // the initial delay of an empty group's first rebalance
-  sim::instant initial_started_;
+  // An empty group's delayed join: under way, whether a member joined since
+  // the delay began, the delay running and what is left of the rebalance timeout.
   bool initial_ = false;
+  bool member_added_ = false;
+  sim::duration initial_delay_;
+  sim::duration initial_left_;
   std::vector<std::optional<std::int64_t>> committed_;
   sim::condition changed_;
 };

@@ -1,0 +1,295 @@
+// A Kafka topic, consumer group and the Java client's poll loop against
+// Kafka's own source and documentation (apache/kafka@1eb7644349cb) and
+// Spring Kafka's (spring-projects/spring-kafka@3f3cf7d88cd5): one test case
+// per row of tests/kafka_conformance.md. K1..K3 and K8 test the topic and
+// the group on their own; the others run whole worlds from scenario text.
+
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "broker/consumer_group.hpp"
+#include "broker/kafka_topic.hpp"
+#include "events/event_log.hpp"
+#include "scenario_run.hpp"
+#include "sim/sleep.hpp"
+
+using namespace twice;
+
+namespace {
+
+sim::instant at_s(std::int64_t s) { return sim::instant::epoch() + sim::duration::from_s(s); }
+
+// A group on its own kernel, and consumers that join it.
+struct group_world {
+  sim::kernel k;
+  event_log events{k};
+  consumer_group group;
+  explicit group_world(consumer_group_config c) : group(k, events, std::move(c)) {}
+
+  // JoinGroup at `when` as a new member; `joined` is set once the rebalance ended.
+  struct joiner {
+    std::string member;
+    bool joined = false;
+    sim::instant joined_at;
+  };
+  static sim::task<void> join_at(sim::kernel& k, consumer_group& g, sim::instant when, std::string consumer, joiner& out) {
+    if (k.now() < when) co_await sim::sleep_until(when);
+    out.member = g.join_new(consumer);
+    out.joined = co_await g.join(out.member);
+    out.joined_at = k.now();
+  }
+  void spawn_join(sim::instant when, std::string consumer, joiner& out) {
+    k.spawn(join_at(k, group, when, std::move(consumer), out));
+  }
+  void run_until(sim::instant t) { k.run({.until = t}); }
+  std::vector<const sim::trace_record*> records(std::string_view kind) const {
+    std::vector<const sim::trace_record*> out;
+    for (const sim::trace_record& r : events.records())
+      if (r.kind == kind) out.push_back(&r);
+    return out;
+  }
+};
+
+consumer_group_config partitions(std::uint32_t n) {
+  consumer_group_config c;
+  c.partitions = n;
+  return c;
+}
+
+// A world on the Kafka flavour, reading from the earliest offset.
+struct kafka_run : test::scenario_run {
+  explicit kafka_run(const std::string& text, std::string_view kafka_keys = "auto_offset_reset = \"earliest\"\n")
+      : scenario_run("[queue]\nflavour = \"kafka\"\n[kafka]\n" + std::string(kafka_keys) + text) {}
+  std::vector<const sim::trace_record*> fetched(std::string_view job) const {
+    std::vector<const sim::trace_record*> out;
+    for (const sim::trace_record* r : records("fetched"))
+      if (r->get_string("body") == job) out.push_back(r);
+    return out;
+  }
+};
+
+// Refund jobs of about 1.3 s each (a 1 s model, a 300 ms refund), no key.
+std::string quick_jobs(int count, std::string_view more = {}) {
+  std::string text = fmt::format("{}[discipline]\nkey = \"none\"\n[vendor]\nlatency = {{ fixed = \"300ms\" }}\n"
+                                 "[tools.model]\nlatency = {{ fixed = \"1s\" }}\n[tools.read]\nlatency = {{ fixed = \"1ms\" }}\n",
+                                 more);
+  for (int i = 1; i <= count; ++i)
+    text += fmt::format("[[job]]\nid = \"job_{}\"\ninvoice = \"inv_{}\"\namount_cents = 1999\n", i, i);
+  return text;
+}
+
+// A scenario of the catalogue, as text.
+std::string catalogue(std::string_view name) {
+  std::ifstream in(std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios" / name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("K1 the default partitioner: toPositive(murmur2(key)) % partitions, as the Java producer computes it",
+          "[kafka]") {
+  // apache/kafka UtilsTest.testMurmur2.
+  CHECK(kafka_murmur2("21") == -973932308);
+  CHECK(kafka_murmur2("foobar") == -790332482);
+  CHECK(kafka_murmur2("a-little-bit-long-string") == -985981536);
+  CHECK(kafka_murmur2("a-little-bit-longer-string") == -1486304829);
+  CHECK(kafka_murmur2("lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8") == -58897971);
+  CHECK(kafka_murmur2("abc") == 479470107);
+  CHECK(kafka_partition_for("foobar", 7) == static_cast<std::uint32_t>(-790332482 & 0x7fffffff) % 7);
+  // A job's records land in one partition, in the order sent.
+  sim::kernel k;
+  event_log events{k};
+  queue_id_source ids;
+  kafka_topic topic(k, events, ids, "jobs", 4);
+  const auto first = topic.produce("job_7");
+  const auto again = topic.produce("job_7");
+  CHECK(first.partition == again.partition);
+  CHECK(again.offset == first.offset + 1);
+  CHECK(topic.end_offset(first.partition) == 2);
+}
+
+TEST_CASE("K2 RangeAssignor: members in id order, partitions/members each, the first partitions % members one more",
+          "[kafka]") {
+  group_world g(partitions(7));
+  group_world::joiner a, b, c;
+  g.spawn_join(at_s(0), "c0", a);
+  g.spawn_join(at_s(0), "c1", b);
+  g.spawn_join(at_s(0), "c2", c);
+  g.run_until(at_s(10));
+  REQUIRE((a.joined && b.joined && c.joined));
+  CHECK(g.group.assignment(a.member) == std::vector<std::uint32_t>{0, 1, 2});
+  CHECK(g.group.assignment(b.member) == std::vector<std::uint32_t>{3, 4});
+  CHECK(g.group.assignment(c.member) == std::vector<std::uint32_t>{5, 6});
+  // More members than partitions: the last get none.
+  group_world small(partitions(1));
+  group_world::joiner x, y;
+  small.spawn_join(at_s(0), "c0", x);
+  small.spawn_join(at_s(0), "c1", y);
+  small.run_until(at_s(10));
+  CHECK(small.group.assignment(x.member) == std::vector<std::uint32_t>{0});
+  CHECK(small.group.assignment(y.member).empty());
+}
+
+TEST_CASE("K3 group.initial.rebalance.delay.ms: a new group's first join waits 3 s, and 3 s more after any join in them",
+          "[kafka]") {
+  group_world g(partitions(2));
+  group_world::joiner a, b;
+  g.spawn_join(at_s(0), "c0", a);
+  g.spawn_join(at_s(2), "c1", b);
+  g.run_until(at_s(60));
+  REQUIRE((a.joined && b.joined));
+  CHECK(a.joined_at == at_s(6));  // c1 joined within the first 3 s: another 3 s
+  CHECK(b.joined_at == at_s(6));
+  CHECK(g.group.generation() == 1);
+}
+
+TEST_CASE("K4 max.poll.interval.ms: a member slow between two polls leaves, and the next owner re-reads from the "
+          "last commit while it still runs",
+          "[kafka]") {
+  test::scenario_run broken(catalogue("kafka_max_poll_interval.toml"));
+  const auto removed = broken.records("member_removed");
+  REQUIRE(removed.size() >= 1);
+  CHECK(removed[0]->time == at_s(306));  // the poll at 6 s (the two joins delay the first join twice), plus 5 minutes
+  CHECK(removed[0]->get_string("reason").value_or("").find("poll timeout") == 0);
+  CHECK(broken.refunds() == 6);  // job_3 and job_4 twice
+  bool failed_commit = false;
+  for (const sim::trace_record* r : broken.records("offset_commit"))
+    failed_commit = failed_commit || r->get_string("status") == "commit_failed";
+  CHECK(failed_commit);
+  test::scenario_run fixed(catalogue("kafka_max_poll_interval_fixed.toml"));
+  CHECK(fixed.records("member_removed").empty());
+  CHECK(fixed.refunds() == 4);
+}
+
+TEST_CASE("K5 session.timeout.ms: a crashed member's partitions move once its session expires; the rebalance waits "
+          "for it",
+          "[kafka]") {
+  // worker/0 owns the partition and crashes at 10 s, mid-job (a 60 s model
+  // call); its pod is back at 20 s and joins as a new member. The group
+  // waits for the dead member until its session ends: the last heartbeat
+  // went at 9 s (every 3 s from its join at 0), so at 54 s.
+  kafka_run run("[workers]\ncount = 2\n[discipline]\nkey = \"none\"\n[tools.model]\nlatency = { fixed = \"60s\" }\n"
+                "client_timeout = \"2m\"\n[[crash]]\nat = \"10s\"\nworker = 0\n"
+                "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n");
+  const auto removed = run.records("member_removed");
+  REQUIRE(removed.size() == 1);
+  CHECK(removed[0]->get_string("member") == "worker/0#1");
+  CHECK(removed[0]->get_string("reason") == "session timeout (no heartbeat)");
+  CHECK(removed[0]->time == at_s(54));
+  const auto fetched = run.fetched("job_1");
+  REQUIRE(fetched.size() == 2);
+  CHECK(fetched[1]->time == at_s(54));
+  CHECK(fetched[1]->get_int("generation") == 2);
+  CHECK(run.status_of("job_1") == job_status::done);
+}
+
+TEST_CASE("K6 auto-commit: positions are committed at a poll once 5 s have passed, so a crash re-reads what was "
+          "processed since",
+          "[kafka]") {
+  // One consumer; the first assignment at 3 s hands it all three records.
+  // It crashes at 6 s, during job_3: nothing is committed yet (the commit
+  // waits for its next poll), so its new member re-reads all three.
+  kafka_run run(quick_jobs(3, "[workers]\ncount = 1\n[[crash]]\nat = \"6s\"\nworker = 0\n"));
+  const auto commits = run.records("offset_commit");
+  REQUIRE(!commits.empty());
+  CHECK(commits.front()->time > at_s(6));  // nothing before the crash
+  CHECK(commits.back()->get_int("offset") == 3);
+  CHECK(run.fetched("job_1").size() == 2);
+  CHECK(run.fetched("job_3").size() == 2);
+  CHECK(run.records("already_ended").size() == 2);  // job_1 and job_2, absorbed by their rows
+  CHECK(run.refunds() == 3);
+}
+
+TEST_CASE("K7 commitSync after each record: a crash re-reads only the record in flight", "[kafka]") {
+  kafka_run run(quick_jobs(3, "[workers]\ncount = 1\n[[crash]]\nat = \"6s\"\nworker = 0\n"),
+                "auto_offset_reset = \"earliest\"\nenable_auto_commit = false\ncommit = \"per_record\"\n");
+  CHECK(run.fetched("job_1").size() == 1);
+  CHECK(run.fetched("job_2").size() == 1);
+  CHECK(run.fetched("job_3").size() == 2);
+  CHECK(run.records("already_ended").empty());
+  CHECK(run.refunds() == 3);
+  // After each batch (Spring's AckMode BATCH): the crash mid-batch re-reads the whole batch.
+  kafka_run per_batch(quick_jobs(3, "[workers]\ncount = 1\n[[crash]]\nat = \"6s\"\nworker = 0\n"),
+                      "auto_offset_reset = \"earliest\"\nenable_auto_commit = false\n");
+  CHECK(per_batch.fetched("job_1").size() == 2);
+  CHECK(per_batch.records("already_ended").size() == 2);
+}
+
+TEST_CASE("K8 offset commits: accepted from the current generation, also while a rebalance prepares; refused once "
+          "the member is out",
+          "[kafka]") {
+  consumer_group_config c = partitions(1);
+  c.initial_rebalance_delay = sim::duration::zero();
+  group_world g(c);
+  group_world::joiner a, b;
+  g.spawn_join(at_s(0), "c0", a);
+  g.run_until(at_s(1));
+  REQUIRE(a.joined);
+  CHECK(g.group.commit(a.member, 1, 0, 5) == offset_commit_status::ok);
+  // b joins: a rebalance begins; a is busy and does not rejoin.
+  g.spawn_join(at_s(10), "c1", b);
+  g.run_until(at_s(11));
+  CHECK(g.group.needs_join(a.member));
+  // GroupCoordinator.scala: "During PreparingRebalance phase, we still allow a commit request".
+  CHECK(g.group.commit(a.member, 1, 0, 7) == offset_commit_status::ok);
+  CHECK(g.group.committed(0) == 7);
+  // K9: the group waits for a up to the rebalance timeout (max.poll.interval.ms), then goes on without it.
+  g.run_until(at_s(309));
+  CHECK_FALSE(b.joined);
+  g.run_until(at_s(311));
+  CHECK(b.joined);
+  CHECK(b.joined_at == at_s(310));
+  CHECK_FALSE(g.group.is_member(a.member));
+  CHECK(g.group.assignment(b.member) == std::vector<std::uint32_t>{0});
+  CHECK(g.group.commit(a.member, 1, 0, 9) == offset_commit_status::commit_failed);
+  CHECK(g.group.committed(0) == 7);
+}
+
+TEST_CASE("K10 a drain: the batch finishes, close() commits and leaves, and the group rebalances at once", "[kafka]") {
+  // One consumer, three quick jobs; a deploy drains it at 4 s, mid-batch.
+  kafka_run run(quick_jobs(3, "[workers]\ncount = 1\n[[deploy]]\nat = \"4s\"\nsha = \"v2\"\nstrategy = \"drain\"\n"
+                              "grace_period = \"30s\"\nstartup = \"5s\"\n"));
+  const auto removed = run.records("member_removed");
+  REQUIRE(removed.size() == 1);
+  CHECK(removed[0]->get_string("reason") == "left the group");
+  // The batch ran to its end before the close: every job once, nothing re-read.
+  CHECK(run.fetched("job_3").size() == 1);
+  CHECK(run.refunds() == 3);
+  const auto commits = run.records("offset_commit");
+  REQUIRE(!commits.empty());
+  CHECK(commits[0]->get_int("offset") == 3);
+  CHECK(commits[0]->time <= removed[0]->time);
+  CHECK(run.result.all_jobs_ended);
+}
+
+TEST_CASE("K11 auto.offset.reset: latest (the default) skips what was sent before the group's first assignment",
+          "[kafka]") {
+  kafka_run latest(quick_jobs(2, "[workers]\ncount = 1\n[budget]\ntime_limit = \"2m\"\n"), "");
+  CHECK(latest.records("fetched").empty());
+  CHECK_FALSE(latest.result.all_jobs_ended);
+  CHECK(latest.status_of("job_1") == job_status::queued);
+  kafka_run earliest(quick_jobs(2, "[workers]\ncount = 1\n"));
+  CHECK(earliest.result.all_jobs_ended);
+}
+
+TEST_CASE("K12 a failed record is retried in place, 10 times with no wait, holding up its partition", "[kafka]") {
+  kafka_run run(quick_jobs(2, "[workers]\ncount = 1\n[vendor.error_rates]\nunavailable = 1.0\n[budget]\n"
+                              "time_limit = \"10m\"\n"));
+  std::vector<const sim::trace_record*> job_1, job_2;
+  for (const sim::trace_record* r : run.records("attempt_start"))
+    (r->get_string("job") == "job_1" ? job_1 : job_2).push_back(r);
+  REQUIRE(job_1.size() == 10);
+  CHECK(run.status_of("job_1") == job_status::dead_lettered);  // logged and skipped: no dead-letter topic
+  REQUIRE(!job_2.empty());
+  CHECK(job_2.front()->time > job_1.back()->time);  // the partition waited
+  for (const sim::trace_record* b : run.records("backoff")) CHECK(b->get_int("delay_us") == 0);
+}
