@@ -416,6 +416,7 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
        "no_double_payment"},
       {"pubsub_no_lease_management_fixed.toml", "flavour = \"pubsub\"\n",
        "flavour = \"pubsub\"\n\n[pubsub]\nlease_management = false\n", "no_double_payment"},
+      {"kafka_max_poll_interval_fixed.toml", "max_poll_records = 2\n", "", "no_double_payment"},
       {"slice_cannot_heartbeat_fixed.toml", "[split]\ntool = \"model\"\nvisibility_timeout = \"15m\"\nworkers = 1\n", "",
        "leases_exclusive_or_absorbed"},
   };

@@ -293,3 +293,17 @@ TEST_CASE("K12 a failed record is retried in place, 10 times with no wait, holdi
   CHECK(job_2.front()->time > job_1.back()->time);  // the partition waited
   for (const sim::trace_record* b : run.records("backoff")) CHECK(b->get_int("delay_us") == 0);
 }
+
+TEST_CASE("K12 a record failing in the runtime's own steps is sought back to, then recovered once its attempts are "
+          "spent",
+          "[kafka]") {
+  // Every checkpoint of job_1's end fails: the record runs again after each
+  // failure (a seek back), three times in all, then the recoverer
+  // dead-letters the job and job_2 behind it runs.
+  kafka_run run(quick_jobs(2, "[workers]\ncount = 1\n[retry]\nmaximum_attempts = 3\ninitial_interval = \"1s\"\nmaximum_interval = \"1s\"\n"
+                              "[[fault]]\npoint = \"before_checkpoint\"\njob = \"job_1\"\naction = \"error\"\n"));
+  CHECK(run.records("runtime_error").size() == 3);
+  CHECK(run.fetched("job_1").size() == 3);
+  CHECK(run.status_of("job_1") == job_status::dead_lettered);
+  CHECK(run.status_of("job_2") == job_status::done);
+}

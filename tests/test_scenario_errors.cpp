@@ -317,6 +317,10 @@ TEST_CASE("kafka takes a consumer group's settings by their Kafka names, and ref
         "session.timeout.ms\")");
   CHECK(error_of(kafka + "[kafka]\ncommit = \"per_record\"\n") ==
         "t.toml:4:10: kafka.commit: is the application's commitSync: needs kafka.enable_auto_commit = false");
+  // Spring Kafka's retries wait nothing by default: the cap is 0s.
+  CHECK(error_of(kafka + "[retry]\ninitial_interval = \"1s\"\n") ==
+        "t.toml:4:20: retry.initial_interval: 1s is above the default cap retry.maximum_interval = 0s; raise the cap "
+        "or write maximum_interval = \"none\"");
   CHECK(error_of(kafka + "[kafka]\nauto_offset_reset = \"none\"\n") ==
         "t.toml:4:21: kafka.auto_offset_reset: expected \"latest\" or \"earliest\", found string \"none\"");
   CHECK(error_of(kafka + "[[queue_fault]]\nkind = \"duplicate_delivery\"\nprobability = 0.1\n") ==
@@ -367,7 +371,7 @@ TEST_CASE("a cap below the initial interval is an error", "[scenario]") {
         "t.toml:3:20: retry.maximum_interval: the cap 5s is below retry.initial_interval 10s; it must be at least the "
         "initial interval");
   CHECK(error_of("[retry]\ninitial_interval = \"3m\"\n") ==
-        "t.toml:2:20: retry.initial_interval: 3m is above the default cap retry.maximum_interval = 100s; raise the cap "
+        "t.toml:2:20: retry.initial_interval: 3m is above the default cap retry.maximum_interval = 1m40s; raise the cap "
         "or write maximum_interval = \"none\"");
   // One mistake, one message: a bad initial interval is not also compared with the cap.
   CHECK(errors_of("[retry]\ninitial_interval = 10\nmaximum_interval = \"5s\"\n").size() == 1);

@@ -30,7 +30,9 @@
 //    or kill stops its heartbeats; the group notices at the session's end.
 //  * an error in the runtime's own steps after the handler (its checkpoint
 //    or commit) stops the batch there: the record runs again from the next
-//    poll (Spring's seek to the failed record).
+//    poll after the retry backoff (Spring's DefaultErrorHandler: a seek to
+//    the failed record), until retry.maximum_attempts such failures of the
+//    record; then the recoverer dead-letters its job and the batch goes on.
 //
 // A commit that would not move a partition's offset is not sent (the
 // client sends it again every interval; nothing changes).
@@ -40,6 +42,8 @@
 #include "broker/consumer_group.hpp"
 #include "broker/kafka_topic.hpp"
 #include "runtime/worker.hpp"
+#include "store/store.hpp"
+#include "sim/sleep.hpp"
 
 namespace twice {
 
@@ -74,13 +78,30 @@ sim::task<void> worker::consume_kafka() {
       m.receive_count = rec.deliveries;
       m.sent_at = rec.sent_at;
       const std::string job = rec.body;
+      bool runtime_failed = false;
       try {
         co_await run_slice(nullptr, std::move(m));
       } catch (const slice_error& e) {
         emit(ev::runtime_error{name_of(job), name_of(e.what())});
-        kafka_seek_back(batch, i);
-        kafka_.batch_broken = true;
-        break;
+        runtime_failed = true;
+      }
+      if (runtime_failed) {
+        // Spring's DefaultErrorHandler: the failure counts against the
+        // record (FailedRecordTracker); the container sleeps the back-off
+        // and seeks back to it, until the attempts are spent: then the
+        // record is logged and skipped.
+        const std::uint32_t failures = ++kafka_.failures[{batch[i].partition, batch[i].offset}];
+        const std::uint32_t limit = services_.config.retry.maximum_attempts;
+        if (limit == 0 || failures < limit) {
+          kafka_seek_back(batch, i);
+          kafka_.batch_broken = true;
+          co_await sim::sleep_for(backoff_.next_delay(failures - 1));
+          break;
+        }
+        kafka_.failures.erase({batch[i].partition, batch[i].offset});
+        kafka_.processed[batch[i].partition] = batch[i].offset + 1;
+        runtime_failed = false;
+        co_await kafka_recover(job);
       }
     }
     if (!kafka_.batch_broken && !cfg.enable_auto_commit && cfg.manual_commit == kafka_manual_commit::per_batch)
@@ -187,9 +208,30 @@ void worker::kafka_processed(const received_message& record) {
   const std::uint32_t p = handle_partition(record.handle);
   const std::int64_t next = handle_offset(record.handle) + 1;
   kafka_.processed[p] = std::max(kafka_.processed[p], next);
+  kafka_.failures.erase({p, next - 1});
   const kafka_config& cfg = *services_.config.kafka;
   if (cfg.enable_auto_commit || cfg.manual_commit != kafka_manual_commit::per_record) return;
   if (!kafka_commit({{p, next}}, false)) kafka_.batch_broken = true;
+}
+
+// The recoverer, after the record's last failure: the job ends dead-lettered
+// (unless it ended meanwhile), and its record goes to the dead-letter topic
+// if there is one (DeadLetterPublishingRecoverer); without one it is only
+// logged, as Spring's default recoverer does.
+sim::task<void> worker::kafka_recover(const std::string& job) {
+  transaction tx = co_await services_.db.begin(name_);
+  job_update change;
+  change.status = job_status::dead_lettered;
+  change.last_error = "failed in the runtime, retries spent";
+  change.unless_ended = true;
+  change.lease_token = services_.next_lease_token++;
+  co_await tx.update_job(job, std::move(change));
+  co_await tx.commit();
+  const std::optional<job_row> row = services_.db.find_job(job);
+  TWICE_CHECK(row.has_value());
+  if (row->status != job_status::dead_lettered || row->last_error != "failed in the runtime, retries spent") co_return;
+  if (services_.dead_letters != nullptr) services_.dead_letters->send(job);
+  emit(ev::dead_letter{name_of(job), row->attempts, name_of(row->last_error)});
 }
 
 void worker::kafka_seek_back(const std::vector<kafka_fetched>& batch, std::size_t from) {

@@ -154,6 +154,7 @@ class worker {
   // The record a slice ran is processed ("the ack"): commitSync it when
   // committing after each record.
   void kafka_processed(const received_message& record);
+  sim::task<void> kafka_recover(const std::string& job);
   // The batch stops at `from`: its records run again from the next poll.
   void kafka_seek_back(const std::vector<kafka_fetched>& batch, std::size_t from);
   // The process died: the group stops hearing its heartbeats.
@@ -227,6 +228,9 @@ class worker {
     std::int64_t generation = -1;
     std::vector<std::uint32_t> partitions;
     std::map<std::uint32_t, std::int64_t> position, processed, committed;
+    // Failures of the runtime's own steps, by (partition, offset), as
+    // Spring's FailedRecordTracker counts them.
+    std::map<std::pair<std::uint32_t, std::int64_t>, std::uint32_t> failures;
     sim::instant next_auto_commit;
     std::size_t next_partition = 0;  // where the next fetch starts, in turn
     bool batch_broken = false;       // a commit failed: the rest of the batch waits for the next poll

@@ -41,6 +41,10 @@ constexpr variable_key int_key(std::string_view p, std::int64_t lo, std::int64_t
 constexpr variable_key variable_keys[] = {
     int_key("workers.count", 1, 10'000),
     int_key("celery.prefetch_multiplier", 1, 1'000),
+    int_key("kafka.partitions", 1, 10'000),
+    int_key("kafka.max_poll_records", 1, 100'000),
+    {"kafka.max_poll_interval", explore_value::duration, us_per_s, day_us},
+    {"kafka.session_timeout", explore_value::duration, 6 * us_per_s, 1800 * us_per_s},
     int_key("store.pool_size", 1, 10'000),
     {"store.statement_latency", explore_value::duration, 0, 3600 * us_per_s},
     {"store.dead_row_cost", explore_value::duration, 1, us_per_s},

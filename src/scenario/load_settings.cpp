@@ -342,7 +342,7 @@ void load_retry(const table_reader& root, load_state& s) {
                 "interval");
     } else {
       s.d.error(r.pos_of("initial_interval"), "retry.initial_interval",
-                base + " is above the default cap retry.maximum_interval = 100s; raise the cap or write "
+                base + " is above the default cap retry.maximum_interval = " + cap + "; raise the cap or write "
                 "maximum_interval = \"none\"");
     }
   }
