@@ -63,7 +63,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 31);
+  CHECK(lint_rules.size() == 32);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -996,6 +996,7 @@ TEST_CASE("kafka_batch_beyond_poll_interval: one poll's batch outlasts max.poll.
   c.queue.max_receive_count = 0;
   c.dead_letter_queue = false;
   c.runtime.kafka.emplace();
+  c.runtime.kafka->reset_to_earliest = true;
   c.runtime.rules.retry = retry_mode::in_slice;
   CHECK(lint(c).empty());  // one job: a batch of one, well inside 5 minutes
   for (int i = 2; i <= 40; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100, false));
@@ -1009,6 +1010,27 @@ TEST_CASE("kafka_batch_beyond_poll_interval: one poll's batch outlasts max.poll.
   CHECK(lint(c).empty());
   c.runtime.kafka->max_poll_records = 500;
   c.runtime.kafka->group.max_poll_interval = duration::from_s(3600);
+  CHECK(lint(c).empty());
+}
+
+// ---- 32. kafka_offset_reset_latest ----------------------------------------------------
+
+TEST_CASE("kafka_offset_reset_latest: jobs sent before the group's first assignment are skipped", "[lint][kafka]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.queue.max_receive_count = 0;
+  c.dead_letter_queue = false;
+  c.runtime.kafka.emplace();
+  c.runtime.rules.retry = retry_mode::in_slice;
+  c.workers = 2;
+  const lint_warning w = only_warning(c);  // job_1 at 0s; two workers: assigned at 6s at the earliest
+  CHECK(w.rule == "kafka_offset_reset_latest");
+  CHECK(w.setting == "kafka.auto_offset_reset");
+  CHECK_THAT(w.why, Contains("job_1 is sent at 0s") && Contains("at 6s at the earliest"));
+  c.jobs[0].enqueue_at = sim::instant::epoch() + duration::from_s(6);
+  CHECK(lint(c).empty());
+  c.jobs[0].enqueue_at = sim::instant::epoch();
+  c.runtime.kafka->reset_to_earliest = true;
   CHECK(lint(c).empty());
 }
 

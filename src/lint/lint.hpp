@@ -33,7 +33,7 @@ struct lint_warning {
 };
 
 // Every rule id, in the order warnings are reported.
-inline constexpr std::array<std::string_view, 31> lint_rules{
+inline constexpr std::array<std::string_view, 32> lint_rules{
     "write_without_key",          "visibility_below_tool_p99", "heartbeat_too_slow",
     "no_backoff_cap",             "no_jitter",                 "retries_non_retryable",
     "attempts_reset_on_reenqueue", "checkpoint_before_effect", "key_per_attempt",
@@ -44,7 +44,7 @@ inline constexpr std::array<std::string_view, 31> lint_rules{
     "tenants_share_queue_unfairly", "fifo_deduplication_per_send", "fifo_group_held_by_retry",
     "orphan_rescue_revives_exhausted", "orphan_rescue_before_work_ends",
     "job_table_without_transaction_timeout", "attempts_given_back", "celery_eta_beyond_visibility",
-    "max_lease_below_work",       "kafka_batch_beyond_poll_interval",
+    "max_lease_below_work",       "kafka_batch_beyond_poll_interval", "kafka_offset_reset_latest",
 };
 
 std::vector<lint_warning> lint(const world_config& config);

@@ -311,6 +311,39 @@ void kafka_batch_beyond_poll_interval(const world_config& config, std::vector<li
                    fits)});
 }
 
+// Kafka with auto.offset.reset = latest (its default): a partition the
+// group has never committed starts at its end when first assigned, so a job
+// sent before the group's first assignment is never read. The first
+// assignment comes group.initial.rebalance.delay.ms after the first join at
+// the earliest, and one delay later when a second member joins within it
+// (broker/consumer_group.hpp).
+void kafka_offset_reset_latest(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.kafka || config.runtime.kafka->reset_to_earliest) return;
+  const sim::duration delay = config.runtime.kafka->group.initial_rebalance_delay;
+  const sim::instant assigned = sim::instant::epoch() + (config.workers > 1 ? delay * 2 : delay);
+  std::optional<sim::instant> first;
+  std::string job;
+  for (const job_spec& j : config.jobs)
+    if (!first || j.enqueue_at < *first) {
+      first = j.enqueue_at;
+      job = j.id;
+    }
+  if (config.workload && config.workload->count > 0 && (!first || config.workload->start < *first)) {
+    first = config.workload->start;
+    job = "the workload's first job";
+  }
+  if (!first || assigned <= *first) return;
+  out.push_back(
+      {"kafka_offset_reset_latest", "kafka.auto_offset_reset",
+       fmt::format("auto.offset.reset is \"latest\" (Kafka's default) and {} is sent at {}, before the group's first "
+                   "assignment (at {} at the earliest: group.initial.rebalance.delay.ms after the workers join): a "
+                   "partition with no committed offset starts at its end, so every record sent before then is "
+                   "skipped and its job never runs.",
+                   job, text(*first - sim::instant::epoch()), text(assigned - sim::instant::epoch())),
+       "Set kafka.auto_offset_reset = \"earliest\" for a group that must read what was sent before it first "
+       "started (a job queue always must); \"latest\" suits a group that only cares about what comes next."});
+}
+
 // Celery on Redis: a retry's countdown (or any ETA) longer than the
 // transport's visibility timeout. The worker holding the ETA task keeps it
 // unacked, the timeout restores it, and another worker takes it and holds it
