@@ -1,4 +1,5 @@
 #include "runtime/worker.hpp"
+#include "runtime/worker_slice.hpp"
 
 #include <fmt/core.h>
 
@@ -11,9 +12,7 @@
 
 namespace twice {
 
-namespace {
-std::int64_t as_int(std::uint64_t v) { return static_cast<std::int64_t>(v); }
-}  // namespace
+using worker_detail::as_int;
 
 slice_outcome slice_outcome::from(const tool_result& r) {
   slice_outcome out;
@@ -24,143 +23,6 @@ slice_outcome slice_outcome::from(const tool_result& r) {
   out.status = r.status;
   return out;
 }
-
-// One slice: the handler's view of the runtime while it runs one attempt.
-class worker::slice final : public slice_context {
- public:
-  // The job's name was interned when its message was sent (queue::send):
-  // looked up once here, not on every event of the slice.
-  slice(twice::worker& w, queue* source, received_message message, job_spec spec)
-      : worker_(w),
-        source_(source),
-        message_(std::move(message)),
-        spec_(std::move(spec)),
-        job_name_(w.name_of(spec_.id)) {}
-
-  // slice_context
-  const job_spec& job() const override { return spec_; }
-  std::uint32_t attempt() const override { return attempt_; }
-  std::int32_t checkpoint_step() const override { return checkpoint_; }
-  std::string_view worker() const override { return worker_.name_; }
-  std::string_view sha() const override { return worker_.sha_; }
-  const discipline& rules() const override { return worker_.services_.config.rules; }
-  store& db() override { return worker_.services_.db; }
-
-  tool& tool_named(std::string_view name) override {
-    const auto& tools = worker_.services_.tools;
-    auto it = tools.find(name);
-    TWICE_CHECK(it != tools.end());
-    return *it->second;
-  }
-
-  std::string key_for(std::size_t step, std::string_view tool) const override {
-    const std::string stable = spec_.id + ":step_" + std::to_string(step) + ":" + std::string(tool);
-    switch (rules().key) {
-      case key_mode::none: return {};
-      case key_mode::per_attempt: return stable + ":attempt_" + std::to_string(attempt_);
-      case key_mode::stable: return stable;
-    }
-    return {};
-  }
-
-  sim::task<tool_result> call(tool& t, tool_call request, std::size_t step) override {
-    check_lease();
-    runtime_services& rs = worker_.services_;
-    const std::string key = request.idempotency_key.value_or("");
-    // Spans name the tool as the job's step does ("refund"), which is also
-    // the name inside keys; a call outside the steps uses the tool's own.
-    const std::string tool_name = step >= 1 && step <= spec_.steps.size() ? spec_.steps[step - 1].tool : std::string(t.name());
-    if (request.reference.empty()) request.reference = spec_.id + ":step_" + std::to_string(step) + ":" + tool_name;
-    const sim::instant started = rs.kernel.now();
-    event_log& log = rs.events;
-    const ev::name_id job = job_name_, tool_id = log.name(tool_name), key_id = log.name(key), sha = worker_.sha_name_;
-    log.emit(worker_.actor_, ev::tool_start{job, attempt_, as_int(step), tool_id, key_id, sha});
-    tool_result r = co_await worker_.call_tool(t, std::move(request), tool_name, tool_id);
-    const bool new_write = t.writes() && r.ok() && !r.replayed;
-    log.emit(worker_.actor_, ev::tool_call{job, attempt_, as_int(step), tool_id, key_id, sha, r.status,
-                                           log.name(r.error_code), log.name(r.ref), r.replayed, new_write, started});
-    check_lease();
-    co_return r;
-  }
-
-  sim::task<void> point(std::string_view name, std::size_t step, std::string_view tool) override {
-    check_lease();
-    runtime_services& rs = worker_.services_;
-    const point_event ev{worker_.name_, spec_.id, attempt_, name, step, tool};
-    switch (rs.faults.at_point(ev)) {
-      case point_action::proceed: break;
-      case point_action::crash:
-        rs.events.emit(worker_.actor_,
-                       ev::fault_crash{job_name_, attempt_, rs.events.name(name), as_int(step)});
-        // A Celery task runs in a pool process: a crash inside the task
-        // kills that process, and the worker's main process (which acks)
-        // lives on. The ack is the main process's own.
-        if (rs.config.celery && name != "before_ack" && name != "after_ack") {
-          worker_.end_slice("pool process lost");
-          throw twice::worker::child_lost{spec_.id, attempt_, message_.handle};
-        }
-        worker_.crash("fault at " + std::string(name));
-        co_await sim::suspend_forever{};  // the kill takes effect here
-        break;
-      case point_action::error:
-        rs.events.emit(worker_.actor_,
-                       ev::fault_error{job_name_, attempt_, rs.events.name(name), as_int(step)});
-        throw slice_error("injected error at " + std::string(name));
-    }
-    co_return;
-  }
-
-  sim::task<void> checkpoint(std::size_t step) override {
-    transaction tx = co_await db().begin(worker_.name_);
-    co_await commit_step(tx, step);
-  }
-
-  // Writes `step` as the job's checkpoint into `tx` and commits, fencing on
-  // the lease token when the discipline asks for it.
-  sim::task<bool> commit_step(transaction& tx, std::size_t step) override {
-    job_update change;
-    change.checkpoint_step = static_cast<std::int32_t>(step);
-    const bool committed = co_await update_and_commit(tx, std::move(change));
-    if (committed)
-      worker_.emit(ev::checkpoint{job_name_, attempt_, as_int(step)});
-    co_return committed;
-  }
-
-  // Updates this slice's columns of the job row and commits. With fencing
-  // the update only applies while the row still carries this slice's lease
-  // token; a slice whose token was superseded has lost its lease to another
-  // worker and must not write (lease_lost is thrown).
-  sim::task<bool> update_and_commit(transaction& tx, job_update change) {
-    if (rules().fencing) change.expect_lease_token = lease_token_;
-    const store_status st = co_await tx.update_job(spec_.id, std::move(change));
-    if (st == store_status::fenced) fenced();
-    TWICE_CHECK(st == store_status::ok);
-    const commit_result result = co_await tx.commit();
-    if (result.status == store_status::fenced) fenced();
-    co_return result.ok();
-  }
-
-  [[noreturn]] void fenced() const {
-    worker_.emit(ev::fenced{job_name_, attempt_, lease_token_});
-    throw lease_lost("fencing token superseded");
-  }
-
-  void check_lease() const {
-    if (lease_lost_ && rules().stop_on_lost_lease) throw lease_lost("lease lost");
-  }
-
-  twice::worker& worker_;
-  queue* source_;  // the queue the message came from (its handle is that queue's); null: a Kafka record
-  received_message message_;
-  const job_spec spec_;  // the catalogue's answer, kept for the slice's life
-  const ev::name_id job_name_;
-  std::uint32_t attempt_ = 0;
-  std::uint32_t attempt_limit_ = 0;  // attempts the job may have in all, as of this slice's claim; 0: unlimited
-  std::uint32_t take_back_ = 0;      // attempts the last failure gives back (runtime.uncount_unavailable)
-  std::int32_t checkpoint_ = 0;
-  std::uint64_t lease_token_ = 0;
-  bool lease_lost_ = false;
-};
 
 worker::worker(runtime_services& services, std::uint32_t index, std::string sha, sim::random_stream backoff_rng,
                sim::random_stream fetch_rng)
@@ -173,90 +35,6 @@ worker::worker(runtime_services& services, std::uint32_t index, std::string sha,
       drained_(std::make_unique<sim::signal>(services.kernel)) {}
 
 worker::~worker() { kill_processes(); }
-
-void worker::start() {
-  TWICE_CHECK(!running());
-  ++incarnation_;
-  draining_ = false;
-  drained_ = std::make_unique<sim::signal>(services_.kernel);
-  sha_name_ = name_of(sha_);
-  // A new process: its SDK client, and so its retry budget, starts full.
-  if (services_.config.retry_budget) retry_budget_.emplace(*services_.config.retry_budget);
-  breakers_.clear();  // and its breakers start closed
-  emit(ev::pod_start{sha_name_});
-  // super_fetch: a starting process looks for dead processes' jobs.
-  if (services_.jobs.config().super_fetch) {
-    services_.jobs.recover_orphans();
-    for (weighted_queue& q : services_.job_queues)
-      if (q.source != &services_.jobs) q.source->recover_orphans();
-  }
-  if (services_.config.celery) {
-    task_ready_ = std::make_unique<sim::condition>(services_.kernel);
-    prefetch_room_ = std::make_unique<sim::condition>(services_.kernel);
-    consumer_ = services_.kernel.spawn(consume_celery(), name_);
-    fetcher_ = services_.kernel.spawn(fetch_celery(), name_ + "/fetcher");
-  } else if (services_.config.kafka) {
-    kafka_ = {};  // a new process: a new consumer, not yet a member
-    kafka_.next_auto_commit = services_.kernel.now() + services_.config.kafka->auto_commit_interval;
-    consumer_ = services_.kernel.spawn(consume_kafka(), name_);
-  } else {
-    consumer_ = services_.kernel.spawn(consume(), name_);
-  }
-  if (services_.config.liveness_probe) prober_ = services_.kernel.spawn(probe_liveness(), name_ + "/liveness");
-}
-
-void worker::kill_processes() {
-  // The heartbeat first: it points at the slice in the consumer's frame.
-  if (heartbeat_.valid()) services_.kernel.kill(heartbeat_);
-  heartbeat_ = {};
-  if (consumer_.valid()) services_.kernel.kill(consumer_);
-  consumer_ = {};
-  if (prober_.valid() && services_.kernel.alive(prober_)) services_.kernel.kill(prober_);
-  prober_ = {};
-  if (fetcher_.valid() && services_.kernel.alive(fetcher_)) services_.kernel.kill(fetcher_);
-  fetcher_ = {};
-  // What a Celery worker reserved dies with its memory; the broker keeps it
-  // unacked until the visibility timeout restores it.
-  reserved_.clear();
-  eta_held_.clear();
-  in_call_ = false;  // a call in flight died with the process
-}
-
-// A process that dies holds its message no more. On a lease the broker
-// brings it back when the lease runs out; on a queue that holds it until the
-// ack (Sidekiq's BasicFetch) it is lost, unless the runtime pushed it back
-// first (Sidekiq's hard shutdown); with super_fetch it is orphaned, for a
-// process that starts later to recover.
-void worker::release_held(bool push_back) {
-  if (slice_ == nullptr || slice_->source_ == nullptr || !slice_->source_->config().hold_until_ack) return;
-  queue& source = *slice_->source_;
-  const receipt_handle handle = slice_->message_.handle;
-  // A slice that already nacked or acked holds nothing any more: answered invalid_handle.
-  if (push_back)
-    source.requeue_held(handle);
-  else if (source.config().super_fetch)
-    source.orphan_held(handle);
-  else
-    source.drop_held(handle);
-}
-
-void worker::crash(std::string_view why, bool restart) {
-  if (!running()) return;
-  const bool in_flight = slice_ != nullptr;
-  emit(ev::crash{name_of(why), sha_name_, in_flight, in_flight ? slice_->job_name_ : 0});
-  release_held(false);
-  kafka_heartbeats_stop();
-  end_slice("crashed");
-  kill_processes();
-  if (draining_) {
-    // A pod being terminated is not restarted: nothing is in flight any more.
-    ++incarnation_;
-    drained_->trigger();
-    return;
-  }
-  if (restart)
-    services_.kernel.schedule_after(services_.config.restart_delay, restart_callback, this, ++incarnation_);
-}
 
 // A call as the pod makes it: through its circuit breaker for the tool
 // (refused while open: 503 circuit_open, the far side never sees it), with
@@ -293,34 +71,6 @@ circuit_breaker* worker::breaker_for(std::string_view tool) {
   auto it = breakers_.find(tool);
   if (it == breakers_.end()) it = breakers_.emplace(std::string(tool), circuit_breaker(*services_.config.circuit_breaker)).first;
   return &it->second;
-}
-
-void worker::restart_callback(sim::kernel&, void* ctx, std::uint64_t incarnation) {
-  auto* w = static_cast<worker*>(ctx);
-  if (w->incarnation_ != incarnation || w->running()) return;  // stopped or restarted since
-  w->start();
-}
-
-void worker::begin_drain() {
-  draining_ = true;
-  emit(ev::drain{slice_ != nullptr});
-  if (task_ready_) task_ready_->notify_all();  // an idle Celery executor starts its warm shutdown
-  if (services_.group != nullptr) services_.group->changed().notify_all();  // a Kafka consumer in poll closes
-  if (!running()) {
-    ++incarnation_;  // a crashed pod waiting for its restart is simply gone
-    drained_->trigger();
-  }
-}
-
-void worker::stop(ev::stop_reason why) {
-  const bool in_flight = slice_ != nullptr;
-  emit(ev::stop{why, in_flight, in_flight ? slice_->job_name_ : 0});
-  release_held(why == ev::stop_reason::shutdown_timeout);
-  // The story's end stops every pod at once: no member's session expires after it.
-  if (why != ev::stop_reason::shutdown) kafka_heartbeats_stop();
-  end_slice("killed");
-  ++incarnation_;  // no pending restart brings this pod back
-  kill_processes();
 }
 
 void worker::begin_slice(slice* s) {
@@ -711,47 +461,6 @@ void worker::after_parent_update(const slice& s, job_status status, std::string_
   TWICE_CHECK(parent.has_value());
   if (parent->status != job_status::failed) return;  // it had ended before
   emit(ev::job_failed{name_of(then.job), std::int64_t{parent->attempts} - 1, name_of(parent->last_error)});
-}
-
-// The kubelet's prober (runtime/liveness_probe.hpp), as a process of the
-// pod: it dies with the pod, and a restarted pod starts a new one.
-sim::task<void> worker::probe_liveness() {
-  const liveness_probe_config& cfg = *services_.config.liveness_probe;
-  co_await sim::sleep_for(cfg.initial_delay);
-  std::uint32_t failures = 0;
-  while (true) {
-    const sim::instant sent = services_.kernel.now();
-    // The loop answers at once unless a call blocks it; then only if that
-    // call returns within the timeout.
-    bool failed = false;
-    if (in_call_) {
-      const std::uint64_t call = calls_started_;
-      co_await sim::sleep_for(cfg.timeout);
-      failed = in_call_ && calls_started_ == call;
-    }
-    if (!failed) {
-      failures = 0;
-    } else {
-      ++failures;
-      const bool restart = failures >= cfg.failure_threshold;
-      const sim::instant kill_at = services_.kernel.now() + cfg.termination_grace;
-      emit(ev::probe_failed{slice_ != nullptr ? slice_->job_name_ : 0, failures, cfg.failure_threshold, kill_at});
-      if (restart) {
-        // SIGTERM now, which the blocked loop cannot act on; SIGKILL after the grace period.
-        services_.kernel.schedule_at(kill_at, liveness_kill_callback, this, incarnation_);
-        co_return;
-      }
-    }
-    sim::instant next = sent + cfg.period;
-    while (next < services_.kernel.now()) next = next + cfg.period;  // a tick missed while waiting is skipped
-    co_await sim::sleep_for(next - services_.kernel.now());
-  }
-}
-
-void worker::liveness_kill_callback(sim::kernel&, void* ctx, std::uint64_t incarnation) {
-  auto* w = static_cast<worker*>(ctx);
-  if (w->incarnation_ != incarnation || !w->running()) return;  // stopped or restarted since
-  w->crash("liveness probe failed");
 }
 
 sim::task<void> worker::heartbeat(queue& source, receipt_handle handle, slice* s) {
