@@ -64,9 +64,15 @@ inline void showValue(const schedule& s, std::ostream& os) {
   for (const point_fault& f : s.faults)
     os << "\n  " << (f.action == point_action::crash ? "crash" : "error") << " at " << f.point << " of " << f.job
        << " attempt " << f.attempt.value_or(0);
-  for (const queue_fault& f : s.queue_faults)
-    os << "\n  " << (f.what == queue_fault::kind::duplicate_delivery ? "duplicate delivery" : "lost ack") << " of "
-       << f.job;
+  for (const queue_fault& f : s.queue_faults) {
+    switch (f.what) {
+      case queue_fault::kind::duplicate_delivery: os << "\n  duplicate delivery of " << f.job; break;
+      case queue_fault::kind::lose_delete: os << "\n  lost ack of " << f.job; break;
+      case queue_fault::kind::send_timeout:
+        os << "\n  send of " << f.job << " timed out, sent again after " << f.resend_after.us() << "us";
+        break;
+    }
+  }
   for (const timed_crash& c : s.crashes) os << "\n  crash of worker/" << c.worker << " at " << c.at.us() << "us";
   if (s.deploy_at_ms)
     os << "\n  " << (s.deploy == deploy_strategy::drain ? "drain" : "rolling kill") << " deploy at "
@@ -184,6 +190,26 @@ inline rc::Gen<schedule> gen_schedule(rejections rejected = rejections::some) {
         rc::gen::container<std::vector<std::uint32_t>>(rc::gen::inRange<std::uint32_t>(0, jobs)),
         rc::gen::container<std::vector<std::int64_t>>(rc::gen::inRange<std::int64_t>(0, 30'000)),
         rc::gen::maybe(rc::gen::inRange<std::int64_t>(0, 30'000)), gen_shape(jobs));
+  });
+}
+
+// Producer retries of sends that timed out ([[queue_fault]] send_timeout)
+// added to a schedule: some of its jobs sent again 1 to 120 s later, within
+// a FIFO queue's 5-minute deduplication interval.
+inline rc::Gen<schedule> with_send_timeouts(rc::Gen<schedule> schedules) {
+  return rc::gen::mapcat(std::move(schedules), [](schedule s) {
+    const std::uint32_t jobs = s.jobs;
+    return rc::gen::map(rc::gen::container<std::vector<std::pair<std::uint32_t, std::int64_t>>>(
+                            rc::gen::pair(rc::gen::inRange<std::uint32_t>(0, jobs), rc::gen::inRange<std::int64_t>(1, 121))),
+                        [s](const std::vector<std::pair<std::uint32_t, std::int64_t>>& timeouts) {
+                          schedule out = s;
+                          for (const auto& [job, after_s] : timeouts)
+                            out.queue_faults.push_back({.what = queue_fault::kind::send_timeout,
+                                                        .job = job_name(job),
+                                                        .nth = 1,
+                                                        .resend_after = sim::duration::from_s(after_s)});
+                          return out;
+                        });
   });
 }
 

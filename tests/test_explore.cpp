@@ -406,6 +406,8 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
       {"dead_letters_expire_fixed.toml", "retention = \"336h\"\nredrive_after = \"8h\"", "retention = \"96h\"",
        "no_message_lost"},
       {"fifo_exactly_once_fixed.toml", "key = \"stable\"", "key = \"none\"", "no_double_payment"},
+      {"fifo_dedup_per_retry_fixed.toml", "deduplication = \"job_id\"", "deduplication = \"per_send\"",
+       "no_double_payment"},
       // The tenant held behind its failing job must still be within its
       // share: two jobs of each tenant at least.
       {"fifo_group_blocked_fixed.toml", "message_group_id = \"job\"", "message_group_id = \"tenant\"",

@@ -63,7 +63,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 32);
+  CHECK(lint_rules.size() == 33);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -1136,4 +1136,34 @@ TEST_CASE("batch_without_item_progress: a keyless write of your own in an unreco
       CHECK_THAT(w.why, Contains("fanout_1 step 1 calls notify"));
     }
   CHECK(batch);
+}
+
+// ---- 33. work_id_by_message ----------------------------------------------------------------
+
+TEST_CASE("work_id_by_message: a consumer keyed on the messageId where a job can be two messages", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.work_id = work_id_mode::message;
+  const lint_warning w = only_warning(c);  // a standard queue deduplicates no send
+  CHECK(w.rule == "work_id_by_message");
+  CHECK(w.setting == "discipline.work_id");
+  CHECK_THAT(w.why, Contains("a standard queue deduplicates no send"));
+  CHECK_THAT(w.fix, Contains("discipline.work_id = \"job\""));
+
+  c.queue.fifo = true;  // deduplicated by the job's id: a retry within 5 minutes is dropped
+  c.message_group = message_group_source::job;
+  CHECK(lint(c).empty());
+  c.queue_faults.push_back({.what = queue_fault::kind::send_timeout, .job = "job_1", .nth = 1, .probability_ppm = 0,
+                            .resend_after = duration::from_s(6 * 60)});
+  const lint_warning late = only_warning(c);
+  CHECK(late.rule == "work_id_by_message");
+  CHECK_THAT(late.why, Contains("retry 6m after its send comes after FIFO's 5-minute deduplication interval"));
+  c.queue_faults.back().resend_after = duration::from_s(60);
+  CHECK(lint(c).empty());
+
+  c.deduplication = deduplication_source::per_send;  // rule 23 says it, naming this consumer
+  const lint_warning per_send = only_warning(c);
+  CHECK(per_send.rule == "fifo_deduplication_per_send");
+  CHECK_THAT(per_send.why, Contains("runs the job twice, each write under a key of its own"));
+  c.runtime.rules.work_id = work_id_mode::job;
+  CHECK_THAT(only_warning(c).why, Contains("A consumer that checks the job's row acks the second message"));
 }

@@ -554,8 +554,14 @@ TEST_CASE("shapes and rules that could never take effect are errors", "[scenario
         "t.toml:1:1: queue_fault[0]: a rule without `job` needs a `probability` above 0 (or give a `job` and `nth`)");
   CHECK(error_of("[[job]]\nid = \"j1\"\ninvoice = \"i\"\namount_cents = 1\n"
                  "[[queue_fault]]\nkind = \"duplicate_delivery\"\njob = \"j1\"\nprobability = 0.5\n") ==
-        "t.toml:8:15: queue_fault[0].probability: a rule with `job` fires on its nth receive or delete; `probability` "
+        "t.toml:8:15: queue_fault[0].probability: a rule with `job` fires on its nth receive, delete or send; `probability` "
         "is for rules without `job`");
+  CHECK(error_of("[[queue_fault]]\nkind = \"lose_delete\"\nprobability = 0.5\nresend_after = \"5s\"\n") ==
+        "t.toml:4:16: queue_fault[0].resend_after: `resend_after` is when the producer sends again after a "
+        "send_timeout; this rule is a lose_delete");
+  CHECK(error_of("[queue]\nflavour = \"sidekiq\"\n[discipline]\nwork_id = \"message\"\n") ==
+        "t.toml:4:11: discipline.work_id: a consumer keyed on the message is modelled on SQS queues (\"sqs\", "
+        "\"sqs_fifo\") only yet");
   CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"refnd\" }]\n") ==
         "t.toml:3:19: job[0].steps[0].tool: expected \"read\", \"model\", \"refund\" or \"email\", found string "
         "\"refnd\"; did you mean `refund`?");

@@ -149,6 +149,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.rules.email_dedupe == b.rules.email_dedupe);
   CHECK(a.rules.stop_on_lost_lease == b.rules.stop_on_lost_lease);
   CHECK(a.rules.fencing == b.rules.fencing);
+  CHECK(a.rules.work_id == b.rules.work_id);
 }
 
 void check_same(const std::vector<job_spec>& a, const std::vector<job_spec>& b) {
@@ -202,6 +203,7 @@ void check_same_faults(const world_config& a, const world_config& b) {
     CHECK(a.queue_faults[i].job == b.queue_faults[i].job);
     CHECK(a.queue_faults[i].nth == b.queue_faults[i].nth);
     CHECK(a.queue_faults[i].probability_ppm == b.queue_faults[i].probability_ppm);
+    CHECK(a.queue_faults[i].resend_after == b.queue_faults[i].resend_after);
   }
   REQUIRE(a.crashes.size() == b.crashes.size());
   for (std::size_t i = 0; i < a.crashes.size(); ++i) {
@@ -731,6 +733,18 @@ TEST_CASE("queue.flavour = \"sqs_fifo\" with its keys, and the group it defaults
   expected.message_group = message_group_source::tenant;
   expected.deduplication = deduplication_source::per_send;
   check_same(set.world, expected);
+
+  // A producer whose send times out, and a consumer keyed on the messageId.
+  const scenario resent = load_ok("[queue]\nflavour = \"sqs_fifo\"\n[discipline]\nwork_id = \"message\"\n" + job +
+                                  "[[queue_fault]]\nkind = \"send_timeout\"\njob = \"job_1\"\nresend_after = \"90s\"\n"
+                                  "[[queue_fault]]\nkind = \"send_timeout\"\nprobability = 0.25\n");
+  CHECK(resent.world.runtime.rules.work_id == work_id_mode::message);
+  REQUIRE(resent.world.queue_faults.size() == 2);
+  CHECK(resent.world.queue_faults[0].what == queue_fault::kind::send_timeout);
+  CHECK(resent.world.queue_faults[0].nth == 1);
+  CHECK(resent.world.queue_faults[0].resend_after == duration::from_s(90));
+  CHECK(resent.world.queue_faults[1].probability_ppm == 250'000);
+  CHECK(resent.world.queue_faults[1].resend_after == duration::from_s(60));  // botocore's DEFAULT_TIMEOUT
 
   const scenario defaults = load_ok("[queue]\nflavour = \"sqs_fifo\"\n" + job);
   CHECK(defaults.world.queue.fifo);

@@ -79,7 +79,8 @@ void print_settings(const scenario& s) {
              rp.maximum_interval ? text(*rp.maximum_interval) : std::string("NONE"),
              rp.maximum_attempts == 0 ? std::string("unlimited") : std::to_string(rp.maximum_attempts),
              to_string(rp.jitter));
-  fmt::print("discipline key {}{}, ledger guard {}, checkpoint {}, retry by {}{}{}{}{}\n", to_string(d.key),
+  fmt::print("discipline key {}{}{}, ledger guard {}, checkpoint {}, retry by {}{}{}{}{}\n", to_string(d.key),
+             d.work_id == work_id_mode::message ? " by MESSAGE id" : "",
              d.pass_key_to_vendor ? "" : " (not sent to the vendor)", d.ledger_guard ? "on" : "off",
              to_string(d.checkpoint), to_string(d.retry), d.retry_non_retryable ? ", RETRIES 4xx" : "",
              d.reset_attempts_on_reenqueue ? ", RESETS attempts on every delivery" : "",

@@ -252,6 +252,39 @@ struct send_deduplicated {
   }
 };
 
+// The producer's send of `body` that the broker accepted (as message `id`,
+// or dropped as a duplicate of it) while the producer's call timed out: the
+// producer never learns it went through and sends the job again
+// `resend_after` later ([[queue_fault]] kind = "send_timeout").
+struct send_timeout {
+  static constexpr std::string_view kind = "send_timeout";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  sim::duration resend_after;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+    v.integer("resend_after_us", resend_after.us());
+  }
+};
+
+// The producer's retry of a send that timed out: `body` sent again, taken
+// as message `id`, or dropped as a duplicate of message `id` within the
+// FIFO queue's 5-minute deduplication interval.
+struct resent {
+  static constexpr std::string_view kind = "resent";
+  std::uint64_t id = 0;
+  name_id body = 0;
+  bool deduplicated = false;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("id", static_cast<std::int64_t>(id));
+    v.name("body", body);
+    v.boolean("deduplicated", deduplicated);
+  }
+};
+
 // A queue that holds a fetched message until its ack (Sidekiq's BasicFetch):
 // the process holding it died, and the message with it.
 struct lost_with_process {

@@ -24,7 +24,12 @@ std::string_view action_name(point_action a) {
 }
 
 std::string_view kind_name(queue_fault::kind k) {
-  return k == queue_fault::kind::duplicate_delivery ? "duplicate_delivery" : "lose_delete";
+  switch (k) {
+    case queue_fault::kind::duplicate_delivery: return "duplicate_delivery";
+    case queue_fault::kind::lose_delete: return "lose_delete";
+    case queue_fault::kind::send_timeout: return "send_timeout";
+  }
+  return "?";
 }
 
 std::string point_fault_name(const point_fault& f) {
@@ -77,7 +82,10 @@ scripted_faults::scripted_faults(std::vector<point_fault> points, std::vector<qu
       point_rngs_(streams_named(random, point_fault_stream_names(points_))),
       queue_faults_(std::move(queue_faults)),
       queue_rngs_(streams_named(random, queue_fault_stream_names(queue_faults_))) {
-  for (const queue_fault& f : queue_faults_) counts_deletes_ = counts_deletes_ || f.what == queue_fault::kind::lose_delete;
+  for (const queue_fault& f : queue_faults_) {
+    counts_deletes_ = counts_deletes_ || f.what == queue_fault::kind::lose_delete;
+    counts_sends_ = counts_sends_ || f.what == queue_fault::kind::send_timeout;
+  }
 }
 
 bool scripted_faults::matches(const point_fault& f, const point_event& ev) const {
@@ -116,29 +124,38 @@ point_action scripted_faults::at_point(const point_event& ev) {
 
 // As at_point: every probabilistic rule of the kind draws on every call,
 // whether or not another rule already fired.
-bool scripted_faults::queue_rule_fires(queue_fault::kind kind, const std::string& job, std::uint32_t nth) {
-  bool fired = false;
+const queue_fault* scripted_faults::queue_rule_fires(queue_fault::kind kind, std::string_view job, std::uint32_t nth) {
+  const queue_fault* fired = nullptr;
   for (std::size_t i = 0; i < queue_faults_.size(); ++i) {
     const queue_fault& f = queue_faults_[i];
     if (f.what != kind) continue;
     if (f.job.empty()) {
-      if (f.probability_ppm > 0 && fires(queue_rngs_[i], f.probability_ppm)) fired = true;
-    } else if (f.job == job && f.nth == nth) {
-      fired = true;
+      if (f.probability_ppm > 0 && fires(queue_rngs_[i], f.probability_ppm) && fired == nullptr) fired = &f;
+    } else if (f.job == job && f.nth == nth && fired == nullptr) {
+      fired = &f;
     }
   }
   return fired;
 }
 
 bool scripted_faults::duplicate_delivery(const received_message& m) {
-  return queue_rule_fires(queue_fault::kind::duplicate_delivery, m.body, m.receive_count);
+  return queue_rule_fires(queue_fault::kind::duplicate_delivery, m.body, m.receive_count) != nullptr;
 }
 
 bool scripted_faults::lose_delete(message_id id) {
   if (!counts_deletes_) return false;  // no rule could fire, and none draws
   auto it = jobs_by_message_.find(id);
   const std::string job = it == jobs_by_message_.end() ? std::string() : it->second;
-  return queue_rule_fires(queue_fault::kind::lose_delete, job, ++deletes_seen_[id]);
+  return queue_rule_fires(queue_fault::kind::lose_delete, job, ++deletes_seen_[id]) != nullptr;
+}
+
+std::optional<sim::duration> scripted_faults::send_times_out(std::string_view job) {
+  if (!counts_sends_) return std::nullopt;  // no rule could fire, and none draws
+  auto it = sends_seen_.find(job);
+  if (it == sends_seen_.end()) it = sends_seen_.emplace(std::string(job), 0).first;
+  const queue_fault* f = queue_rule_fires(queue_fault::kind::send_timeout, job, ++it->second);
+  if (f == nullptr) return std::nullopt;
+  return f->resend_after;
 }
 
 }  // namespace twice

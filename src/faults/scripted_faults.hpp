@@ -34,20 +34,26 @@ struct point_fault {
 
 // A broker fault for one job's message: a duplicate delivery on its n-th
 // receive, or the loss of its n-th delete (the ack); or, with `job` empty,
-// for any message with a probability.
+// for any message with a probability. A send_timeout is the producer's: its
+// n-th send of the job was accepted, the answer never came, and the
+// producer sends the job again `resend_after` later.
 struct queue_fault {
-  enum class kind : std::uint8_t { duplicate_delivery, lose_delete };
+  enum class kind : std::uint8_t { duplicate_delivery, lose_delete, send_timeout };
   kind what = kind::duplicate_delivery;
   std::string job{};
-  std::uint32_t nth = 1;               // which receive / delete of that job's message
-  std::uint32_t probability_ppm = 0;   // with job empty: chance per receive / delete
+  std::uint32_t nth = 1;               // which receive / delete / send of that job's message
+  std::uint32_t probability_ppm = 0;   // with job empty: chance per receive / delete / send
+  sim::duration resend_after = default_resend_after;  // send_timeout only
+  // botocore's DEFAULT_TIMEOUT (botocore/endpoint.py): 60 s before a send
+  // with no answer fails and the producer's own retry sends again.
+  static constexpr sim::duration default_resend_after = sim::duration::from_s(60);
 };
 
 // Random streams: one per rule, derived from the world's root, named by
 // what the rule is rather than by where it sits in the scenario:
 //   fault/point=<len>:<point>/tool=<len>:<tool>/step=<n>/job=<len>:<job>/
 //     attempt=<n or any>/worker=<len>:<worker>/action=<crash|error>#<k>
-//   queue_fault/kind=<duplicate_delivery|lose_delete>/job=<len>:<job>/nth=<n>#<k>
+//   queue_fault/kind=<duplicate_delivery|lose_delete|send_timeout>/job=<len>:<job>/nth=<n>#<k>
 // (lengths make every name unambiguous; k counts earlier rules of the same
 // list with the same name, so identical rules still draw independently).
 // With one shared stream, or with names by position, adding, removing or
@@ -71,6 +77,9 @@ class scripted_faults final : public fault_plan, public queue_faults {
   point_action at_point(const point_event& ev) override;
   bool duplicate_delivery(const received_message& m) override;
   bool lose_delete(message_id id) override;
+  // The producer's side: whether this send of `job` (counted per job) times
+  // out after the broker accepted it, and when the producer sends again.
+  std::optional<sim::duration> send_times_out(std::string_view job);
 
   // Remember which job a message carries (the broker's seam speaks ids).
   // Only a lose_delete rule asks, so without one nothing is kept: a million
@@ -82,7 +91,8 @@ class scripted_faults final : public fault_plan, public queue_faults {
  private:
   bool matches(const point_fault& f, const point_event& ev) const;
   static bool fires(sim::random_stream& rng, std::uint32_t probability_ppm);
-  bool queue_rule_fires(queue_fault::kind kind, const std::string& job, std::uint32_t nth);
+  // The first rule of `kind` that fires (in scenario order), or none.
+  const queue_fault* queue_rule_fires(queue_fault::kind kind, std::string_view job, std::uint32_t nth);
 
   std::vector<point_fault> points_;
   std::vector<std::uint32_t> fired_;             // per point rule
@@ -90,6 +100,8 @@ class scripted_faults final : public fault_plan, public queue_faults {
   std::vector<queue_fault> queue_faults_;
   std::vector<sim::random_stream> queue_rngs_;   // per queue rule (only those without a job draw)
   bool counts_deletes_ = false;  // some rule is a lose_delete
+  bool counts_sends_ = false;    // some rule is a send_timeout
+  std::map<std::string, std::uint32_t, std::less<>> sends_seen_;  // per job, with a send_timeout rule only
   std::map<message_id, std::string> jobs_by_message_;
   std::map<message_id, std::uint32_t> deletes_seen_;
 };

@@ -102,7 +102,7 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
   // local claim is the only defence, recorded under the step's stable name
   // whatever the key discipline.
   const bool claim_email = !t.accepts_key() && rules.email_dedupe;
-  const std::string claim = ctx.job().id + ":step_" + std::to_string(step) + ":" + spec.tool;
+  const std::string claim = ctx.work_id() + ":step_" + std::to_string(step) + ":" + spec.tool;
 
   if (rules.ledger_guard && t.moves_money() && !key.empty()) {
     transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));

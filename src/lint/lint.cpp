@@ -41,6 +41,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   max_lease_below_work(config, out);
   kafka_batch_beyond_poll_interval(config, out);
   kafka_offset_reset_latest(config, out);
+  work_id_by_message(config, out);
   return out;
 }
 

@@ -249,13 +249,48 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
 // FIFO: a producer's re-send is recognised only by the id of the first send.
 void fifo_deduplication_per_send(const world_config& config, std::vector<lint_warning>& out) {
   if (!config.queue.fifo || config.deduplication != deduplication_source::per_send) return;
+  const std::string consumer =
+      config.runtime.rules.work_id == work_id_mode::message
+          ? "This consumer keys its work on the messageId (discipline.work_id = \"message\"): it runs the job "
+            "twice, each write under a key of its own."
+          : "A consumer that checks the job's row acks the second message; one keyed on the messageId runs the "
+            "job twice.";
+  // botocore builds every retry of a request from the same parameters, so
+  // the SDK's own retries carry the same id; the producer's do not.
   out.push_back({"fifo_deduplication_per_send", "queue.deduplication",
-                 "Each send carries a new MessageDeduplicationId: a send retried after a timeout (the SDK's retry, "
-                 "or the producer's own) that SQS had in fact accepted becomes a second message, since FIFO's "
-                 "5-minute deduplication only drops a send whose id it has seen. The job is enqueued twice, and "
-                 "runs twice unless its consumer checks the job's row first.",
+                 "Each send carries a new MessageDeduplicationId: when a send times out after SQS had in fact "
+                 "accepted it, the producer's retry becomes a second message, since FIFO's 5-minute deduplication "
+                 "only drops a send whose id it has seen. The job is enqueued twice. " + consumer,
                  "Set queue.deduplication = \"job_id\" (an id that names the job, the same on every retry) or "
                  "\"content\" (ContentBasedDeduplication: the SHA-256 of the body, which names the job)."});
+}
+
+// A consumer keyed on the messageId: every second message of a job is new
+// work to it, and only a FIFO queue's deduplication (5 minutes, with an id
+// that names the job) keeps a producer's retry from being one.
+void work_id_by_message(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.rules.work_id != work_id_mode::message) return;
+  if (config.queue.fifo && config.deduplication == deduplication_source::per_send) return;  // rule 23 says it
+  constexpr sim::duration window = sim::duration::from_s(5 * 60);
+  const queue_fault* late = nullptr;
+  for (const queue_fault& f : config.queue_faults)
+    if (f.what == queue_fault::kind::send_timeout && f.resend_after >= window && late == nullptr) late = &f;
+  if (config.queue.fifo && late == nullptr) return;
+  const std::string why =
+      config.queue.fifo
+          ? fmt::format("The consumer keys its work on the messageId (discipline.work_id = \"message\"), and a "
+                        "producer's retry {} after its send comes after FIFO's 5-minute deduplication interval: "
+                        "a second message, with a messageId of its own, which this consumer runs again from the "
+                        "first step.",
+                        text(late->resend_after))
+          : std::string("The consumer keys its work on the messageId (discipline.work_id = \"message\"), but a "
+                        "standard queue deduplicates no send: a producer's retry after a timeout, or a relay that "
+                        "sends twice, is a second message with a messageId of its own, which this consumer runs "
+                        "again from the first step, each write under a new key.");
+  out.push_back({"work_id_by_message", "discipline.work_id", why,
+                 "Key the work on the job (discipline.work_id = \"job\": keys like job_17:step_3:refund, and the "
+                 "job row's end, which a second message of the job finds), or send to a FIFO queue whose "
+                 "deduplication id names the job, and retry a timed-out send within 5 minutes."});
 }
 
 // FIFO: a job being retried keeps its message in flight, and with it the

@@ -160,6 +160,7 @@ void dead_letters_unread(const world_config& config, std::vector<lint_warning>& 
 void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_warning>& out);
 void fifo_deduplication_per_send(const world_config& config, std::vector<lint_warning>& out);
 void fifo_group_held_by_retry(const world_config& config, std::vector<lint_warning>& out);
+void work_id_by_message(const world_config& config, std::vector<lint_warning>& out);
 void celery_eta_beyond_visibility(const world_config& config, std::vector<lint_warning>& out);
 void max_lease_below_work(const world_config& config, std::vector<lint_warning>& out);
 

@@ -142,6 +142,18 @@ const std::map<std::string_view, formatter>& formatters() {
          return fmt::format("accepts a send of {} and drops it: deduplication id {} seen within 5 minutes",
                             str(r, "body"), str(r, "deduplication_id").empty() ? "(the body)" : str(r, "deduplication_id"));
        }},
+      {"send_timeout",
+       [](const sim::trace_record& r) {
+         return fmt::format("the send of {} times out after the broker took it: the producer sends it again in {}",
+                            str(r, "body"), secs(num(r, "resend_after_us")));
+       }},
+      {"resent",
+       [](const sim::trace_record& r) {
+         return r.get_bool("deduplicated").value_or(false)
+                    ? fmt::format("sends {} again; the queue drops it as a duplicate of message {}", str(r, "body"),
+                                  num(r, "id"))
+                    : fmt::format("sends {} again; the queue takes it as a new message {}", str(r, "body"), num(r, "id"));
+       }},
       {"redrive",
        [](const sim::trace_record& r) {
          return fmt::format("{} moved to the dead-letter queue after {} receives", str(r, "body"), num(r, "receive_count"));

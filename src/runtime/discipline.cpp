@@ -21,6 +21,8 @@ std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& na
 
 constexpr std::array<std::pair<key_mode, std::string_view>, 3> key_names{
     {{key_mode::none, "none"}, {key_mode::per_attempt, "per_attempt"}, {key_mode::stable, "stable"}}};
+constexpr std::array<std::pair<work_id_mode, std::string_view>, 2> work_id_names{
+    {{work_id_mode::job, "job"}, {work_id_mode::message, "message"}}};
 constexpr std::array<std::pair<checkpoint_mode, std::string_view>, 3> checkpoint_names{
     {{checkpoint_mode::before_effect, "before_effect"},
      {checkpoint_mode::after_success, "after_success"},
@@ -30,6 +32,7 @@ constexpr std::array<std::pair<retry_mode, std::string_view>, 2> retry_names{
 }  // namespace
 
 std::string_view to_string(key_mode v) { return name_of(key_names, v); }
+std::string_view to_string(work_id_mode v) { return name_of(work_id_names, v); }
 std::string_view to_string(checkpoint_mode v) { return name_of(checkpoint_names, v); }
 std::string_view to_string(retry_mode v) { return name_of(retry_names, v); }
 std::optional<key_mode> parse_key_mode(std::string_view t) { return parse_named(key_names, t); }

@@ -16,6 +16,16 @@ enum class key_mode : std::uint8_t {
   stable,       // job:step:tool, the same on every attempt ("job_17:step_3:refund")
 };
 
+// What names a unit of work: the idempotency key of each write, and the
+// progress (checkpoint) and end the consumer records.
+enum class work_id_mode : std::uint8_t {
+  job,      // the job's id: "job_17:step_3:refund", the job row's checkpoint and end
+  message,  // the message's id, as a consumer keyed on the SQS messageId (AWS Lambda
+            // Powertools' IdempotencyConfig(event_key_jmespath="messageId")): a
+            // message it has not seen is new work from the first step, so a job
+            // sent twice as two messages runs twice
+};
+
 enum class checkpoint_mode : std::uint8_t {
   before_effect,  // the bug: the step is marked done before the tool runs
   after_success,  // the step is marked done (with its ledger row) after the tool succeeded
@@ -29,6 +39,7 @@ enum class retry_mode : std::uint8_t {
 
 struct discipline {
   key_mode key = key_mode::stable;
+  work_id_mode work_id = work_id_mode::job;
   bool pass_key_to_vendor = true;
   bool ledger_guard = false;                 // `if key in ledger: skip` before a write tool
   checkpoint_mode checkpoint = checkpoint_mode::after_success;
@@ -48,6 +59,7 @@ struct discipline {
 };
 
 std::string_view to_string(key_mode);
+std::string_view to_string(work_id_mode);
 std::string_view to_string(checkpoint_mode);
 std::string_view to_string(retry_mode);
 std::optional<key_mode> parse_key_mode(std::string_view);

@@ -69,8 +69,13 @@ class slice_context {
   virtual store& db() = 0;
   virtual tool& tool_named(std::string_view name) = 0;
 
+  // What names this slice's unit of work in keys and claims: the job's id,
+  // or with discipline.work_id = "message" its message's ("message_4").
+  virtual std::string work_id() const = 0;
+
   // The idempotency key for a step's write under the discipline: "" (none),
-  // "job_17:step_3:refund:attempt_1" (per attempt) or "job_17:step_3:refund".
+  // "job_17:step_3:refund:attempt_1" (per attempt) or "job_17:step_3:refund"
+  // (work_id() in place of the job's id).
   virtual std::string key_for(std::size_t step, std::string_view tool) const = 0;
 
   // Calls a tool inside a span carrying job, attempt, key, worker and SHA.

@@ -189,6 +189,7 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
   // it paid (an in-slice retry); a redelivered retry is refunded at the
   // plain retry cost.
   std::optional<std::uint32_t> paid_in_slice;
+  const bool by_message = cfg.rules.work_id == work_id_mode::message;
   while (true) {
     // Start the attempt: the counter on the job row goes up before any tool
     // runs, in the same transaction that claims the lease token. Like
@@ -202,13 +203,26 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
       transaction tx = co_await services_.db.begin(name_);
       row = co_await tx.get_job(s.spec_.id);
       TWICE_CHECK(row.has_value());
-      if (is_terminal(row->status)) {
+      // A consumer keyed on the message keeps the job row's counter, and its
+      // own record of each message (AWS Lambda Powertools' idempotency
+      // record per messageId): a message it ended is acked, and one it has
+      // never started is new work from the first step, whatever the row says.
+      bool ended = is_terminal(row->status);
+      if (by_message) {
+        ended = co_await tx.has_dedupe(message_marker(s, "ended"));
+        if (!ended && !co_await tx.has_dedupe(message_marker(s, "started"))) {
+          co_await tx.insert_dedupe(message_marker(s, "started"));
+          row->checkpoint_step = -1;
+        }
+      }
+      if (ended) {
         // A redelivery of a job that already ended (duplicate delivery, a lost
         // ack, a slice that ended without its ack): ack it, do nothing else.
         // No attempt starts; faults keyed on an attempt see the next number.
         tx.rollback();
         s.attempt_ = row->attempts;
-        emit(ev::already_ended{s.job_name_, row->status});
+        // (A message's own record keeps no status: the row's, if it ended.)
+        emit(ev::already_ended{s.job_name_, is_terminal(row->status) ? row->status : job_status::done});
         // A split-out job done before a crash may not have resumed its
         // parent yet: resume it again (a parent that has moved on ignores it).
         if (s.spec_.then && row->status == job_status::done)
@@ -370,6 +384,7 @@ sim::task<void> worker::finish(slice& s, job_status status, std::string_view err
   // commit is fenced off instead of bringing the job back to life.
   change.unless_ended = true;
   change.lease_token = services_.next_lease_token++;
+  co_await note_message_ended(s, tx);
   try {
     co_await s.update_and_commit(tx, std::move(change));
   } catch (const lease_lost& e) {
@@ -383,6 +398,18 @@ sim::task<void> worker::finish(slice& s, job_status status, std::string_view err
   if (s.spec_.then) after_parent_update(s, status, "ended");
   co_await s.point("after_checkpoint", 0, {});
   co_await ack(s);
+}
+
+// discipline.work_id = "message": the consumer's records of a message,
+// "message_4/started" and "message_4/ended", in the dedupe table.
+std::string worker::message_marker(const slice& s, std::string_view what) {
+  return s.work_id() + "/" + std::string(what);
+}
+
+sim::task<void> worker::note_message_ended(const slice& s, transaction& tx) {
+  if (services_.config.rules.work_id != work_id_mode::message) co_return;
+  const std::string ended = message_marker(s, "ended");
+  if (!co_await tx.has_dedupe(ended)) co_await tx.insert_dedupe(ended);
 }
 
 sim::task<void> worker::ack(slice& s) {
@@ -408,6 +435,7 @@ sim::task<void> worker::dead_letter(slice& s, std::string_view reason, bool fail
   change.count_failure = failed && services_.config.count_attempts == attempt_counting::at_failure;
   change.lease_token = services_.next_lease_token++;  // as in finish()
   if (s.spec_.then) co_await update_parent(tx, *s.spec_.then, job_status::dead_lettered, reason);
+  co_await note_message_ended(s, tx);
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
   const std::optional<job_row> row = services_.db.find_job(s.spec_.id);

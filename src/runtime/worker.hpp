@@ -165,6 +165,9 @@ class worker {
   sim::task<void> probe_liveness();
   static void liveness_kill_callback(sim::kernel&, void* ctx, std::uint64_t incarnation);
   sim::task<void> ack(slice& s);
+  static std::string message_marker(const slice& s, std::string_view what);
+  // Records, in `tx`, that the slice's message ended (discipline.work_id = "message" only).
+  sim::task<void> note_message_ended(const slice& s, transaction& tx);
   sim::task<void> finish(slice& s, job_status status, std::string_view error);
   sim::task<void> retry_later(slice& s, const slice_outcome& outcome);
   // `failed`: the slice failed (its failure counts with count_attempts = at_failure).

@@ -46,8 +46,13 @@ class worker::slice final : public slice_context {
     return *it->second;
   }
 
+  std::string work_id() const override {
+    if (rules().work_id == work_id_mode::message) return "message_" + std::to_string(message_.id);
+    return spec_.id;
+  }
+
   std::string key_for(std::size_t step, std::string_view tool) const override {
-    const std::string stable = spec_.id + ":step_" + std::to_string(step) + ":" + std::string(tool);
+    const std::string stable = work_id() + ":step_" + std::to_string(step) + ":" + std::string(tool);
     switch (rules().key) {
       case key_mode::none: return {};
       case key_mode::per_attempt: return stable + ":attempt_" + std::to_string(attempt_);

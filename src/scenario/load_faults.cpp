@@ -117,18 +117,29 @@ void load_deploy(load_state& s, const table_reader::item& item) {
 // A rule names one job's message (with `nth`), or fires by probability on
 // any message: the model ignores the other field, so giving it is a mistake.
 void load_queue_fault(load_state& s, const table_reader::item& item) {
-  const table_reader r(s.d, *item.table, item.path, {"kind", "job", "nth", "probability"});
+  const table_reader r(s.d, *item.table, item.path, {"kind", "job", "nth", "probability", "resend_after"});
   static const named<queue_fault::kind> kinds[] = {{"duplicate_delivery", queue_fault::kind::duplicate_delivery},
-                                                   {"lose_delete", queue_fault::kind::lose_delete}};
+                                                   {"lose_delete", queue_fault::kind::lose_delete},
+                                                   {"send_timeout", queue_fault::kind::send_timeout}};
   queue_fault f;
-  bool ok = require(r, "kind", "\"duplicate_delivery\" or \"lose_delete\"");
+  bool ok = require(r, "kind", "\"duplicate_delivery\", \"lose_delete\" or \"send_timeout\"");
   if (r.get("kind") != nullptr) ok = r.choice("kind", f.what, kinds) && ok;
   const bool has_job = r.get("job") != nullptr;
   if (has_job) ok = load_job_ref(s, r, f.job) && ok;
   if (r.get("nth") != nullptr) {
     ok = r.integer("nth", f.nth, {1, 10'000}) && ok;
     if (!has_job) {
-      s.d.error(r.pos_of("nth"), r.path_of("nth"), "`nth` counts one job's receives or deletes; give the `job` too");
+      s.d.error(r.pos_of("nth"), r.path_of("nth"),
+                "`nth` counts one job's receives, deletes or sends; give the `job` too");
+      ok = false;
+    }
+  }
+  if (r.get("resend_after") != nullptr) {
+    ok = r.duration("resend_after", f.resend_after, day_limits) && ok;
+    if (ok && f.what != queue_fault::kind::send_timeout) {
+      s.d.error(r.pos_of("resend_after"), r.path_of("resend_after"),
+                "`resend_after` is when the producer sends again after a send_timeout; this rule is a " +
+                    std::string(f.what == queue_fault::kind::duplicate_delivery ? "duplicate_delivery" : "lose_delete"));
       ok = false;
     }
   }
@@ -138,7 +149,7 @@ void load_queue_fault(load_state& s, const table_reader::item& item) {
     ok = probability_ok && ok;
     if (has_job) {
       s.d.error(r.pos_of("probability"), r.path_of("probability"),
-                "a rule with `job` fires on its nth receive or delete; `probability` is for rules without `job`");
+                "a rule with `job` fires on its nth receive, delete or send; `probability` is for rules without `job`");
       ok = false;
     }
   }

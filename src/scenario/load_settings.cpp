@@ -354,15 +354,17 @@ void load_discipline(const table_reader& root, load_state& s) {
   const table_reader r(s.d, *t, "discipline",
                        {"key", "pass_key_to_vendor", "ledger_guard", "checkpoint", "retry", "retry_non_retryable",
                         "reset_attempts_on_reenqueue", "hold_transaction_across_model", "email_dedupe",
-                        "stop_on_lost_lease", "fencing"});
+                        "stop_on_lost_lease", "fencing", "work_id"});
   static const named<key_mode> keys[] = {
       {"none", key_mode::none}, {"per_attempt", key_mode::per_attempt}, {"stable", key_mode::stable}};
   static const named<checkpoint_mode> checkpoints[] = {{"before_effect", checkpoint_mode::before_effect},
                                                        {"after_success", checkpoint_mode::after_success},
                                                        {"outbox", checkpoint_mode::outbox}};
   static const named<retry_mode> retries[] = {{"nack", retry_mode::nack}, {"in_slice", retry_mode::in_slice}};
+  static const named<work_id_mode> work_ids[] = {{"job", work_id_mode::job}, {"message", work_id_mode::message}};
   discipline& d = s.world.runtime.rules;
   r.choice("key", d.key, keys);
+  r.choice("work_id", d.work_id, work_ids);
   r.boolean("pass_key_to_vendor", d.pass_key_to_vendor);
   r.boolean("ledger_guard", d.ledger_guard);
   r.choice("checkpoint", d.checkpoint, checkpoints);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/footprint.hpp"
+
 namespace twice {
 
 std::size_t job_count(const world_config& c) {
@@ -247,7 +249,7 @@ void world::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t index) {
 // The producer's send. It names a message group only when told to (SQS
 // fair queues need nothing else: "include a message group ID"); a FIFO
 // queue needs one, and a deduplication id unless it deduplicates by content.
-void world::send_job(std::string_view id, const std::string& tenant) {
+void world::send_job(std::string_view id, const std::string& tenant, bool again) {
   if (topic_) {
     faults_->note_message(topic_->produce(std::string(id)).id, id);
     return;
@@ -269,6 +271,24 @@ void world::send_job(std::string_view id, const std::string& tenant) {
   const send_result sent = queue_for(tenant).send_message(std::move(request));
   TWICE_CHECK(sent.status == queue_status::ok);  // the loader checks what a scenario sets
   if (!sent.deduplicated) faults_->note_message(sent.id, id);
+  if (again) events_.emit(events_.name("producer"), ev::resent{sent.id, events_.name(id), sent.deduplicated});
+  if (const std::optional<sim::duration> after = faults_->send_times_out(id)) {
+    events_.emit(events_.name("producer"), ev::send_timeout{sent.id, events_.name(id), *after});
+    resends_.emplace(resends_made_, resend{std::string(id), tenant});
+    kernel_.schedule_at(kernel_.now() + *after, resend_callback, this, resends_made_++);
+  }
+}
+
+// The producer's retry of a send that timed out: the same job, sent as the
+// producer sends any job (its deduplication id is whatever the producer
+// makes for a send: the same for job_id and content, a new one per_send).
+void world::resend_callback(sim::kernel&, void* ctx, std::uint64_t index) {
+  auto* w = static_cast<world*>(ctx);
+  const auto it = w->resends_.find(index);
+  TWICE_CHECK(it != w->resends_.end());
+  const resend r = std::move(it->second);
+  w->resends_.erase(it);
+  w->send_job(r.job, r.tenant, true);
 }
 
 queue& world::queue_for(std::string_view tenant) {
@@ -418,6 +438,8 @@ std::uint64_t world::held_bytes() const {
   std::uint64_t bytes = kernel_.footprint() + events_.footprint() + queue_->footprint() + store_->footprint() +
                         payments_->footprint() + email_->footprint() + model_->footprint() + read_->footprint() +
                         book_.footprint();
+  bytes += sim::tree_footprint(resends_);
+  for (const auto& [n, r] : resends_) bytes += sim::footprint_of(r.job) + sim::footprint_of(r.tenant);
   for (const auto& t : own_tools_) bytes += t->footprint();
   if (dlq_) bytes += dlq_->footprint();
   if (topic_) bytes += topic_->footprint() + group_->footprint();
@@ -462,7 +484,7 @@ void world::on_event(const ev::event& e, const name_table& names) {
 }
 
 bool world::story_over() const {
-  if (open_jobs_ != 0 || queue_->size() != 0 || services_->slices_in_flight != 0) return false;
+  if (open_jobs_ != 0 || !resends_.empty() || queue_->size() != 0 || services_->slices_in_flight != 0) return false;
   for (const auto& [tenant, q] : tenant_queues_)
     if (q->size() != 0) return false;
   if (redrive_ && redrive_->pending()) return false;

@@ -272,9 +272,11 @@ class world : private event_observer {
   static void shutdown_callback(sim::kernel&, void* ctx, std::uint64_t);
   static void crash_callback(sim::kernel&, void* ctx, std::uint64_t index);
   static void enqueue_callback(sim::kernel&, void* ctx, std::uint64_t index);
+  static void resend_callback(sim::kernel&, void* ctx, std::uint64_t index);
   void schedule_next_arrival(sim::kernel& k);
   void seed_rows(const job_spec& spec);
-  void send_job(std::string_view id, const std::string& tenant);
+  // `again`: the producer's retry of a send that timed out.
+  void send_job(std::string_view id, const std::string& tenant, bool again = false);
   // Where a job's message goes: its tenant's queue, or the job queue.
   queue& queue_for(std::string_view tenant);
   std::vector<const queue*> job_queues() const;
@@ -296,6 +298,15 @@ class world : private event_observer {
   std::unique_ptr<sim::condition> any_job_visible_;
   std::vector<ev::name_id> job_queue_actors_;
   std::uint64_t fifo_sends_ = 0;  // numbers the per_send deduplication ids
+  // The producer's sends that timed out ([[queue_fault]] send_timeout), each
+  // sent again when its resend_after has passed; the story is not over while
+  // one is pending.
+  struct resend {
+    std::string job;
+    std::string tenant;
+  };
+  std::map<std::uint64_t, resend> resends_;  // pending, by the order they timed out
+  std::uint64_t resends_made_ = 0;
   std::unique_ptr<store> store_;
   std::unique_ptr<service_tool> payments_;
   std::unique_ptr<service_tool> email_;
