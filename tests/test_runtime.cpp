@@ -738,6 +738,38 @@ TEST_CASE("the queue's counters are sampled into the trace", "[runtime]") {
   CHECK(samples[1]->time - samples[0]->time == duration::from_ms(500));
 }
 
+// SQS's approximate counters lag ("may not achieve consistency until at
+// least 1 minute after the producers stop sending messages"): with a lag,
+// each sample is the exact one taken that long before, and the queue as
+// created (empty) until there is one.
+TEST_CASE("sampled counters with a lag show the queue as it was that long before", "[runtime][sqs-conformance]") {
+  world_config c = one_job(1);
+  c.jobs.push_back(agent_job("job_2", "inv_2", 500));  // waits for the one worker: visible for a while
+  c.sample_interval = duration::from_ms(500);
+  const auto counts = [](const sim::trace_record* r) {
+    return std::vector<std::int64_t>{*r->get_int("visible"), *r->get_int("delayed"), *r->get_int("in_flight"),
+                                     *r->get_int("dead_letters"), *r->get_int("oldest_age_us")};
+  };
+  world exact(c);
+  REQUIRE(exact.run().all_jobs_ended);
+  c.counter_lag = duration::from_ms(1200);  // not a multiple: the last sample at least 1.2 s old, 1.5 s
+  world lagged(c);
+  REQUIRE(lagged.run().all_jobs_ended);
+  const auto e = records(exact, "queue_sample", "sampler");
+  const auto l = records(lagged, "queue_sample", "sampler");
+  REQUIRE(e.size() == l.size());  // the lag moves no other event
+  REQUIRE(e.size() >= 5);
+  CHECK(counts(e[0]) != counts(l[0]));  // a job visible at 0 is not counted yet
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    INFO("sample " << i);
+    CHECK(l[i]->time == e[i]->time);
+    if (i < 3)
+      CHECK(counts(l[i]) == std::vector<std::int64_t>(5, 0));
+    else
+      CHECK(counts(l[i]) == counts(e[i - 3]));
+  }
+}
+
 TEST_CASE("a crash at every moment the built-in handler is suspended frees its frames and keeps the discipline",
           "[runtime][kill]") {
   // Under the sanitizer build this is the leak and use-after-free hunt: a

@@ -559,6 +559,11 @@ TEST_CASE("shapes and rules that could never take effect are errors", "[scenario
   CHECK(error_of("[[queue_fault]]\nkind = \"lose_delete\"\nprobability = 0.5\nresend_after = \"5s\"\n") ==
         "t.toml:4:16: queue_fault[0].resend_after: `resend_after` is when the producer sends again after a "
         "send_timeout; this rule is a lose_delete");
+  CHECK(error_of("[trace]\nsample_interval = \"0s\"\ncounter_lag = \"1m\"\n") ==
+        "t.toml:3:15: trace.counter_lag: a lag of the sampled counters needs samples: trace.sample_interval is 0s");
+  CHECK(error_of("[trace]\nsample_interval = \"1ms\"\ncounter_lag = \"1m\"\n") ==
+        "t.toml:3:15: trace.counter_lag: the lag spans more than 10000 samples of trace.sample_interval = 1ms; "
+        "sample less often or lag less");
   CHECK(error_of("[queue]\nflavour = \"sidekiq\"\n[discipline]\nwork_id = \"message\"\n") ==
         "t.toml:4:11: discipline.work_id: a consumer keyed on the message is modelled on SQS queues (\"sqs\", "
         "\"sqs_fifo\") only yet");

@@ -739,6 +739,8 @@ TEST_CASE("queue.flavour = \"sqs_fifo\" with its keys, and the group it defaults
                                   "[[queue_fault]]\nkind = \"send_timeout\"\njob = \"job_1\"\nresend_after = \"90s\"\n"
                                   "[[queue_fault]]\nkind = \"send_timeout\"\nprobability = 0.25\n");
   CHECK(resent.world.runtime.rules.work_id == work_id_mode::message);
+  CHECK(resent.world.counter_lag == duration::zero());  // exact and instant unless asked
+  CHECK(load_ok("[trace]\ncounter_lag = \"1m\"\n" + job).world.counter_lag == duration::from_s(60));
   REQUIRE(resent.world.queue_faults.size() == 2);
   CHECK(resent.world.queue_faults[0].what == queue_fault::kind::send_timeout);
   CHECK(resent.world.queue_faults[0].nth == 1);

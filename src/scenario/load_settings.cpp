@@ -78,8 +78,20 @@ void load_budget(const table_reader& root, load_state& s) {
 void load_trace(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("trace");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "trace", {"sample_interval"});
+  const table_reader r(s.d, *t, "trace", {"sample_interval", "counter_lag"});
   r.duration("sample_interval", s.world.sample_interval, day_limits);
+  constexpr duration_limits lag_limits{duration::zero(), duration::from_s(15 * 60)};
+  if (!r.duration("counter_lag", s.world.counter_lag, lag_limits) || s.world.counter_lag == duration::zero()) return;
+  // The sampler keeps the samples of one lag: a bounded number of them.
+  constexpr std::int64_t samples_max = 10'000;
+  const duration interval = s.world.sample_interval;
+  if (interval == duration::zero())
+    s.d.error(r.pos_of("counter_lag"), "trace.counter_lag", "a lag of the sampled counters needs samples: "
+              "trace.sample_interval is 0s");
+  else if (s.world.counter_lag.us() / interval.us() > samples_max)
+    s.d.error(r.pos_of("counter_lag"), "trace.counter_lag",
+              "the lag spans more than 10000 samples of trace.sample_interval = " + sim::format_duration(interval) +
+                  "; sample less often or lag less");
 }
 
 void load_queue(const table_reader& root, load_state& s) {

@@ -7,6 +7,7 @@
 
 #include "broker/queue.hpp"
 #include "events/event_log.hpp"
+#include "sim/kernel.hpp"
 #include "sim/task.hpp"
 #include "sim/trace.hpp"
 
@@ -14,7 +15,9 @@ namespace twice {
 
 // `jobs`: the job queues (one per tenant, or one), summed as a dashboard
 // sums them: messages added up, the oldest message the oldest of any.
-sim::task<void> sample_queues(event_log& events, std::vector<const queue*> jobs, const queue* dead_letters,
-                              sim::duration interval);
+// `lag` above zero: each sample shows the counts of the last one taken at
+// least `lag` earlier (before there is one, the queue as created: empty).
+sim::task<void> sample_queues(const sim::kernel& clock, event_log& events, std::vector<const queue*> jobs, const queue* dead_letters,
+                              sim::duration interval, sim::duration lag = sim::duration::zero());
 
 }  // namespace twice

@@ -84,6 +84,11 @@ struct world_config {
   sim::duration relay_poll_interval = sim::duration::from_ms(500);
   // How often the queues' counters are sampled into the trace; zero: never.
   sim::duration sample_interval = sim::duration::from_s(1);
+  // How far behind the queue its sampled counters are: each sample shows the
+  // counts of the last sample at least this old (SQS's approximate counters
+  // "may not achieve consistency until at least 1 minute after the producers
+  // stop sending messages", GetQueueAttributes). Zero: exact and instant.
+  sim::duration counter_lag = sim::duration::zero();
   std::uint64_t event_budget = 50'000'000;
   // Bytes the world may hold (world::held_bytes(), checkers included), checked
   // every memory_check_every events; past it the run ends, reported like
