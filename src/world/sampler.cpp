@@ -11,8 +11,8 @@ namespace {
 std::int64_t count(std::size_t n) { return static_cast<std::int64_t>(n); }
 }  // namespace
 
-sim::task<void> sample_queues(const sim::kernel& clock, event_log& events, std::vector<const queue*> jobs, const queue* dead_letters,
-                              sim::duration interval, sim::duration lag) {
+sim::task<void> sample_queues(const sim::kernel& clock, event_log& events, std::vector<const queue*> jobs,
+                              const queue* dead_letters, sim::duration interval, sim::duration lag) {
   TWICE_CHECK(interval > sim::duration::zero());
   TWICE_CHECK(!jobs.empty());
   struct taken {
