@@ -147,7 +147,7 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, tenants, alarms, "
         "dead_letter_queue, "
         "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "
-        "queue_fault, expect, explore, lint, sidekiq, celery, pubsub, kafka");
+        "queue_fault, expect, explore, sweep, lint, sidekiq, celery, pubsub, kafka");
 }
 
 TEST_CASE("wrong types say what was expected and what was found", "[scenario]") {

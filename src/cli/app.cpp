@@ -11,6 +11,7 @@
 #include "cli/incident_demo.hpp"
 #include "cli/kernel_demo.hpp"
 #include "cli/lint_command.hpp"
+#include "scenario/sweep_spec.hpp"
 #include "sim/byte_size_text.hpp"
 #include "world/world.hpp"
 
@@ -80,6 +81,25 @@ void add_lint(CLI::App& app, std::vector<std::string>& files) {
       ->required()
       ->type_name("FILE");
   cmd->footer("Exit status: 0 without warnings, 1 with warnings, 2 for bad input or usage. Rules: docs/lint.md.");
+}
+
+void add_sweep(CLI::App& app, sweep_options& sweep) {
+  CLI::App* cmd = app.add_subcommand("sweep", "Run a scenario for every combination of some keys' values, and compare");
+  cmd->add_option("file", sweep.file, "Scenario file (TOML); its [sweep] table is the default grid")
+      ->required()
+      ->type_name("FILE");
+  cmd->add_option("--vary", sweep.vary, "A key and its values, like retry.jitter=none,full (repeatable; replaces [sweep])")
+      ->type_name("KEY=V1,V2,...");
+  cmd->add_option("--seeds", sweep.seeds, "Runs per cell: the root seed, then seeds derived from it")
+      ->check(CLI::Range(1u, sweep_seeds_max))
+      ->type_name("N");
+  cmd->add_option("--seed", sweep.seed, "Root seed (default: the file's seed)")->check(seed_check())->type_name("SEED");
+  cmd->add_option("--jobs", sweep.jobs, "Threads running worlds (default: the core count)")
+      ->check(CLI::Range(1, 1024))
+      ->type_name("N");
+  cmd->add_flag("--json", sweep.json, "Print the cells as JSON instead of a table");
+  cmd->add_option("--csv", sweep.csv_path, "Also write one CSV row per cell to FILE")->type_name("FILE");
+  cmd->footer("Exit status: 0 the sweep ran, 2 for bad input or usage. See docs/sweep.md.");
 }
 
 void add_explore(CLI::App& app, explore_options& explore) {
@@ -233,6 +253,7 @@ std::unique_ptr<CLI::App> make_app(command_values& v) {
   add_run(*app, v.run);
   add_lint(*app, v.lint_files);
   add_explore(*app, v.explore);
+  add_sweep(*app, v.sweep);
   add_demo(*app, v);
   add_incident(*app, v);
   add_help(*app, v);
@@ -257,6 +278,7 @@ int main_command(int argc, const char* const* argv) {
   if (chosen("run")) return run_command(v.run);
   if (chosen("lint")) return lint_command(v.lint_files);
   if (chosen("explore")) return explore_command(v.explore);
+  if (chosen("sweep")) return sweep_command(v.sweep);
   if (chosen("demo")) return print_kernel_demo(v.demo_seed, v.demo_quiet);
   if (chosen("incident")) return print_incident(v.incident_fixed, v.incident_seed, v.incident_quiet);
   if (chosen("help")) return print_help(*app, v.help_topic);

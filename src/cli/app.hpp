@@ -13,6 +13,7 @@
 
 #include "cli/explore_command.hpp"
 #include "cli/run_command.hpp"
+#include "cli/sweep_command.hpp"
 
 namespace twice::cli {
 
@@ -21,6 +22,7 @@ struct command_values {
   run_options run;
   std::vector<std::string> lint_files;
   explore_options explore;
+  sweep_options sweep;
   std::uint64_t demo_seed = 1;
   bool demo_quiet = false;
   bool incident_fixed = false;

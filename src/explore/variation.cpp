@@ -145,17 +145,21 @@ doc_node value_node(explore_value kind, std::int64_t v) {
   return make_string(value_text(kind, v));
 }
 
-bool apply_value(doc_node& root, const std::string& path, explore_value kind, std::int64_t v) {
+bool apply_node(doc_node& root, const std::string& path, doc_node value) {
   const std::optional<key_path> p = parse_key_path(path);
   if (!p) return false;
   if (path.ends_with("latency.fixed")) {
     doc_node latency = make_table(true);
-    latency.entries.push_back({"fixed", {}, value_node(kind, v)});
+    latency.entries.push_back({"fixed", {}, std::move(value)});
     key_path table = *p;
     table.segments.pop_back();
     return set_node(root, table, std::move(latency));
   }
-  return set_node(root, *p, value_node(kind, v));
+  return set_node(root, *p, std::move(value));
+}
+
+bool apply_value(doc_node& root, const std::string& path, explore_value kind, std::int64_t v) {
+  return apply_node(root, path, value_node(kind, v));
 }
 
 void set_seed(doc_node& root, std::uint64_t seed) {

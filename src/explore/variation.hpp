@@ -38,8 +38,10 @@ void remove_fault_kind(doc_node& root, std::string_view kind);
 doc_node value_node(explore_value kind, std::int64_t v);
 // "12s", "0.25", "3"
 std::string value_text(explore_value kind, std::int64_t v);
-// Writes a drawn value at its key path (a latency's `fixed` replaces the
-// whole latency table). False when the path cannot be written.
+// Writes a value at its key path (a latency's `fixed` replaces the whole
+// latency table). False when the path cannot be written.
+bool apply_node(doc_node& root, const std::string& path, doc_node value);
+// The same for a drawn value.
 bool apply_value(doc_node& root, const std::string& path, explore_value kind, std::int64_t v);
 
 // Sets the top-level seed (as a string of digits above 2^63 - 1, as the format allows).

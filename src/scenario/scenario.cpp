@@ -66,8 +66,8 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
   const table_reader root(d, doc_root, "",
                           {"name", "seed", "budget", "trace", "queue", "tenants", "alarms", "dead_letter_queue", "workers",
                            "runtime", "retry", "discipline", "split", "store", "vendor", "tools", "job_type", "job",
-                           "workload", "fault", "crash", "deploy", "queue_fault", "expect", "explore", "lint", "sidekiq", "celery", "pubsub",
-                           "kafka"});
+                           "workload", "fault", "crash", "deploy", "queue_fault", "expect", "explore", "sweep", "lint", "sidekiq", "celery",
+                           "pubsub", "kafka"});
   load_state state{d, out.world, out.expect, {}, {}, {}, true, {}, {}, {}};
   load_name(root, out);
   // In dependency order: faults refer to workers and jobs.
@@ -78,6 +78,7 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
   load_faults(root, state);
   load_expect(root, state);
   load_explore(root, state, out.explore);
+  load_sweep(root, state, out.sweep);
   load_lint(root, state, out.lint_allow);
   // A file that defines no job runs nothing and would pass every
   // expectation: an empty file, or one of only comments, is a mistake (a

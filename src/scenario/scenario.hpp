@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "scenario/explore_spec.hpp"
+#include "scenario/sweep_spec.hpp"
 #include "world/world.hpp"
 
 namespace twice {
@@ -67,6 +68,7 @@ struct scenario {
   world_config world;
   expectations expect;
   explore_spec explore;  // [explore]: used by `twice explore` only
+  sweep_spec sweep;      // [sweep]: used by `twice sweep` only
   std::vector<lint_allowance> lint_allow;  // [lint] allow: used by `twice lint` only
 };
 

@@ -50,6 +50,7 @@ void check_tenant_queues(const table_reader& root, load_state& s);  // [tenants]
 void load_faults(const table_reader& root, load_state& s);    // [[fault]], [[crash]], [[deploy]], [[queue_fault]]
 void load_expect(const table_reader& root, load_state& s);    // [expect]
 void load_explore(const table_reader& root, load_state& s, explore_spec& out);  // [explore]
+void load_sweep(const table_reader& root, load_state& s, sweep_spec& out);      // [sweep]
 void load_lint(const table_reader& root, load_state& s, std::vector<lint_allowance>& out);  // [lint]
 
 // Checks a reference to a worker index / job id; reports a bad one.

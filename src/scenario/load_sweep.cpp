@@ -1,0 +1,80 @@
+// [sweep]: the default grid of `twice sweep` (scenario/sweep_spec.hpp).
+
+#include <algorithm>
+
+#include "scenario/key_path.hpp"
+#include "scenario/sections.hpp"
+
+namespace twice::scenario_detail {
+
+namespace {
+
+bool is_scalar(const doc_node& n) {
+  return n.type == doc_node::kind::string || n.type == doc_node::kind::integer ||
+         n.type == doc_node::kind::floating || n.type == doc_node::kind::boolean;
+}
+
+bool same_scalar(const doc_node& a, const doc_node& b) {
+  if (a.type != b.type) return false;
+  switch (a.type) {
+    case doc_node::kind::string: return a.text == b.text;
+    case doc_node::kind::integer: return a.integer == b.integer;
+    case doc_node::kind::floating: return a.floating == b.floating;
+    case doc_node::kind::boolean: return a.boolean == b.boolean;
+    default: return false;
+  }
+}
+
+void load_axis(const table_reader& root, const doc_entry& e, sweep_spec& out) {
+  const std::string where = "sweep.vary." + e.key;
+  diagnostics& d = root.diag();
+  const std::optional<key_path> path = parse_key_path(e.key);
+  if (!path) {
+    d.error(e.key_pos, where, "expected a key path like \"retry.jitter\" or \"crash[0].at\"");
+    return;
+  }
+  if (e.key == "seed" || e.key.starts_with("sweep") || e.key.starts_with("explore")) {
+    d.error(e.key_pos, where, "a sweep varies the world; the seeds are [sweep] seeds, and [sweep] and [explore] are "
+                              "not part of a run");
+    return;
+  }
+  if (!e.value.is_array() || e.value.items.empty()) {
+    d.error(e.value.pos, where, "expected an array of the values to run, like [\"none\", \"full\"] or [10, 50, 200]");
+    return;
+  }
+  sweep_axis axis{path->to_string(), {}, e.value.pos.line, e.value.pos.column};
+  for (std::size_t i = 0; i < e.value.items.size(); ++i) {
+    const doc_node& v = e.value.items[i];
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    if (!is_scalar(v)) {
+      d.error(v.pos, at, "expected a string, a number or a boolean, as the key takes it");
+      return;
+    }
+    if (std::any_of(axis.values.begin(), axis.values.end(), [&](const doc_node& seen) { return same_scalar(seen, v); })) {
+      d.error(v.pos, at, "the value is given twice");
+      return;
+    }
+    axis.values.push_back(v);
+  }
+  for (const sweep_axis& other : out.vary)
+    if (other.path == axis.path) {
+      d.error(e.key_pos, where, "the key is varied twice (as " + other.path + ")");
+      return;
+    }
+  out.vary.push_back(std::move(axis));
+}
+
+}  // namespace
+
+void load_sweep(const table_reader& root, load_state& s, sweep_spec& out) {
+  const doc_node* t = root.table("sweep");
+  if (t == nullptr) return;
+  out.present = true;
+  const table_reader r(s.d, *t, "sweep", {"seeds", "vary"});
+  r.integer("seeds", out.seeds, {1, sweep_seeds_max});
+  if (const doc_node* vary = r.table("vary")) {
+    for (const doc_entry& e : vary->entries) load_axis(root, e, out);
+  }
+}
+
+}  // namespace twice::scenario_detail

@@ -1,0 +1,79 @@
+// `twice sweep` run as a user runs it: the table, --json (the same on any
+// --jobs), --csv, and bad input (exit 2, a message naming what is wrong).
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "run_twice.hpp"
+
+namespace {
+using twice::test::run;
+
+const std::string double_refund = std::string(TWICE_SOURCE_DIR) + "/scenarios/double_refund.toml";
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("twice sweep compares the cells of a grid", "[cli][sweep]") {
+  const auto r = run("sweep " + double_refund + " --vary discipline.key=none,stable --seeds 2 --jobs 2");
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("grid       discipline.key: 2 cells, 2 seeds each (root seed 17), 4 runs"));
+  CHECK_THAT(r.out, Catch::Contains("no_double_payment 2/2, ledgers_agree 2/2"));
+
+  const auto one = run("sweep " + double_refund + " --vary discipline.key=none,stable --seeds 2 --jobs 1 --json");
+  const auto two = run("sweep " + double_refund + " --vary discipline.key=none,stable --seeds 2 --jobs 2 --json");
+  REQUIRE(one.exit_code == 0);
+  CHECK(one.out == two.out);  // no wall clock in the JSON, and any --jobs gives the same cells
+  const nlohmann::json j = nlohmann::json::parse(one.out);
+  CHECK(j["root_seed"] == 17);
+  CHECK(j["seeds"].size() == 2);
+  CHECK(j["axes"][0]["key"] == "discipline.key");
+  REQUIRE(j["cells"].size() == 2);
+  CHECK(j["cells"][0]["values"]["discipline.key"] == "none");
+  CHECK(j["cells"][0]["violated_runs"]["no_double_payment"] == 2);
+  CHECK(j["cells"][1]["violated_runs"].empty());
+  CHECK(j["cells"][1]["makespan_s"]["p50"] == 30.026);
+}
+
+TEST_CASE("twice sweep --csv writes a row per cell", "[cli][sweep]") {
+  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string csv = (dir / "cells.csv").string();
+  const auto r = run("sweep " + double_refund + " --vary workers.count=1,2,3 --csv " + csv);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = read_text(csv);
+  CHECK(text.starts_with("workers.count,runs,runs_all_ended,makespan_mean_s,"));
+  CHECK(std::count(text.begin(), text.end(), '\n') == 4);
+  CHECK_THAT(text, Catch::Contains("\n2,1,1,30.416000,"));
+}
+
+TEST_CASE("twice sweep: bad input exits 2 and says what is wrong", "[cli][sweep]") {
+  auto r = run("sweep " + double_refund + " --vary retry.jitter");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--vary retry.jitter: expected KEY=V1,V2,... like retry.jitter=none,full"));
+  r = run("sweep " + double_refund + " --vary workers.count=1,0");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("--vary workers.count: with workers.count = 0, the scenario does not load"));
+  r = run("sweep " + double_refund);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("nothing to sweep"));
+  r = run("sweep " + double_refund + " --vary workers.count=1 --vary workers.count=2");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("the key is varied twice"));
+  r = run("sweep /nonexistent/file.toml --vary workers.count=1");
+  CHECK(r.exit_code == 2);
+}
