@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates reports/ from scenarios/ with the built CLI: one Markdown
-# incident write-up per scenario, and the double refund's HTML report (its
+# incident write-up per scenario, the sweeps of the published experiments, and the double refund's HTML report (its
 # screenshot, reports/double_refund.png, comes from CTest `browser`). Commit the result; CI regenerates it and
 # fails on any byte of difference (tests/check_reports.sh).
 # Usage: scripts/reports.sh [path/to/twice] [out-dir]
@@ -14,3 +14,5 @@ for scenario in scenarios/*.toml; do
   "$twice" run "$scenario" --quiet --markdown "$out/$name.md" >/dev/null
 done
 "$twice" run scenarios/double_refund.toml --quiet --report "$out/double_refund.html" >/dev/null
+# The published experiments, as sweeps of their grids (docs/sweep.md).
+"$twice" sweep scenarios/brooker_retry_budget.toml --jobs 2 --markdown "$out/brooker_retry_budget_sweep.md" >/dev/null

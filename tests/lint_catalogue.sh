@@ -31,6 +31,7 @@ declare -A expected=(
   [fifo_group_blocked_fixed]=""
   [fifo_dedup_per_retry]="fifo_deduplication_per_send"
   [fifo_dedup_per_retry_fixed]=""
+  [brooker_retry_budget]=""
   [deploy_rolling_kill]="write_without_key rolling_kill_without_drain"
   [double_refund]="write_without_key rolling_kill_without_drain"
   [double_refund_fixed]=""

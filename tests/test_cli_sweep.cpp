@@ -47,14 +47,19 @@ TEST_CASE("twice sweep compares the cells of a grid", "[cli][sweep]") {
   CHECK(j["cells"][1]["makespan_s"]["p50"] == 30.026);
 }
 
-TEST_CASE("twice sweep --csv writes a row per cell", "[cli][sweep]") {
+TEST_CASE("twice sweep --csv and --markdown write a row per cell", "[cli][sweep]") {
   const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string csv = (dir / "cells.csv").string();
-  const auto r = run("sweep " + double_refund + " --vary workers.count=1,2,3 --csv " + csv);
+  const std::string md = (dir / "cells.md").string();
+  const auto r = run("sweep " + double_refund + " --vary workers.count=1,2,3 --csv " + csv + " --markdown " + md);
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
+  const std::string table = read_text(md);
+  CHECK(table.starts_with("# Sweep: double_refund\n"));
+  CHECK_THAT(table, Catch::Contains("| `workers.count` | makespan | job p50 |"));
+  CHECK_THAT(table, Catch::Contains("| 2 | 30.416s ±0.000s |"));
   const std::string text = read_text(csv);
   CHECK(text.starts_with("workers.count,runs,runs_all_ended,makespan_mean_s,"));
   CHECK(std::count(text.begin(), text.end(), '\n') == 4);

@@ -38,6 +38,17 @@ TEST_CASE("the SDKs' numbers: 500 tokens, 5 a retry, 10 after a timeout, 1 back 
   CHECK(b.available() == 500);
 }
 
+TEST_CASE("Brooker's adaptive retries: every success puts back the same part of a token", "[retry_budget]") {
+  // In tenths: a bucket of 5 tokens, 1 a retry, 0.1 back per success.
+  retry_budget b({.tokens = 50, .retry_cost = 10, .timeout_cost = 10, .success_refund = 1, .retry_success_refund = 1});
+  for (int i = 0; i < 5; ++i) REQUIRE(b.try_retry(false));
+  CHECK_FALSE(b.try_retry(false));
+  b.on_success(true, 10);  // a retry that succeeded: 0.1, not the 1 it cost
+  CHECK(b.available() == 1);
+  for (int i = 0; i < 9; ++i) b.on_success(false, 0);
+  CHECK(b.try_retry(false));  // ten successes buy one retry
+}
+
 TEST_CASE("a retry budget ends the storm that a far side serving stale work keeps going", "[retry_budget][world]") {
   const std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios";
   auto run = [&](const char* name) {

@@ -131,6 +131,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
     CHECK(a.retry_budget->retry_cost == b.retry_budget->retry_cost);
     CHECK(a.retry_budget->timeout_cost == b.retry_budget->timeout_cost);
     CHECK(a.retry_budget->success_refund == b.retry_budget->success_refund);
+    CHECK(a.retry_budget->retry_success_refund == b.retry_budget->retry_success_refund);
   }
   CHECK(a.circuit_breaker == b.circuit_breaker);
   CHECK(a.retry.initial_interval == b.retry.initial_interval);
@@ -358,6 +359,7 @@ tokens = 300
 retry_cost = 6
 timeout_cost = 12
 success_refund = 2
+retry_success_refund = 2
 
 [retry.circuit_breaker]
 window = "30s"
@@ -588,7 +590,8 @@ world_config everything_config() {
                      .maximum_interval = duration::from_s(20),
                      .maximum_attempts = 8,
                      .jitter = jitter_kind::decorrelated};
-  c.runtime.retry_budget = retry_budget_config{.tokens = 300, .retry_cost = 6, .timeout_cost = 12, .success_refund = 2};
+  c.runtime.retry_budget =
+      retry_budget_config{.tokens = 300, .retry_cost = 6, .timeout_cost = 12, .success_refund = 2, .retry_success_refund = 2};
   c.runtime.circuit_breaker = circuit_breaker_config{.window = duration::from_s(30), .min_calls = 8,
                                                      .failure_percent = 75, .open_for = duration::from_s(15)};
   c.runtime.rules = {.key = key_mode::per_attempt,

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -83,6 +84,11 @@ TEST_CASE("[sweep] holds the default grid; a bad one is a located error", "[swee
   CHECK(s.vary[1].values[1].integer == 3);
   CHECK(s.vary[0].line == 8);
   CHECK_FALSE(load_scenario_text(job, "t.toml").value->sweep.present);
+  // The file's order, not the parser's (which sorts a table's keys).
+  const load_result reordered =
+      load_scenario_text(job + "[sweep.vary]\n\"workers.count\" = [1]\n\"retry.jitter\" = [\"full\"]\n", "t.toml");
+  REQUIRE(reordered.ok());
+  CHECK(reordered.value->sweep.vary[0].path == "workers.count");
 
   const auto error_of = [&](const std::string& sweep) {
     const load_result r = load_scenario_text(job + sweep, "t.toml");
@@ -178,4 +184,36 @@ TEST_CASE("stat_of: nearest-rank percentiles and Student's t interval", "[sweep]
   CHECK(s.ci95 == Approx(1.963).epsilon(0.001));
   CHECK(stat_of({7}).ci95 == 0.0);
   CHECK(stat_of({}).n == 0);
+}
+
+// Brooker, "Fixing retries with token buckets and circuit breakers" (2022):
+// the claims the post makes of its simulation, on the committed scenario
+// (half its jobs, so the buckets' first fill weighs 0.05 calls a job).
+TEST_CASE("Brooker's retry-budget experiment: what the post claims of N retries and the token bucket",
+          "[sweep][brooker]") {
+  const sweep_input in = prepared_ok(catalogue("brooker_retry_budget.toml"),
+                                     {axis("workload.count=10000"), axis("retry.maximum_attempts=1,4"),
+                                      axis("retry.budget.tokens=50,1000000"),
+                                      axis("tools.read.error_rates.unavailable=0.05,0.5,1")},
+                                     std::nullopt);
+  const sweep_result r = run_sweep(in, 2);
+  REQUIRE(r.cells.size() == 12);
+  // The amplification (calls per unique call) of a strategy at failure rate f.
+  const auto amplification = [&](std::string attempts, std::string tokens, std::string f) {
+    for (const sweep_cell& c : r.cells)
+      if (c.values == std::vector<std::string>{"10000", attempts, tokens, f}) return c.calls_per_job_milli.mean / 1e3;
+    FAIL("no cell " << attempts << " " << tokens << " " << f);
+    return 0.0;
+  };
+  const std::string bucket = "50", unbounded = "1000000";
+  for (const std::string f : {"0.05", "0.5", "1"}) CHECK(amplification("1", unbounded, f) == 1.0);  // no retries
+  // "At 100% failure rate, the system does 1+N times as much work."
+  CHECK(amplification("4", unbounded, "1") == 4.0);
+  CHECK(amplification("4", unbounded, "0.5") == Approx(1.875).epsilon(0.02));  // 1 + 1/2 + 1/4 + 1/8
+  // "It behaves like N retries when failure rates are low ..."
+  CHECK(std::abs(amplification("4", bucket, "0.05") - amplification("4", unbounded, "0.05")) < 0.005);
+  // "... and like '0.1 retries' much above 10% failure rate": at most 0.1 a
+  // call and the first fill (0.05 here), where 3 retries cost 0.875 and 3.
+  CHECK(amplification("4", bucket, "0.5") - 1 < 0.15);
+  CHECK(amplification("4", bucket, "1") == Approx(1.05));  // nothing succeeds: 100 buckets of 5 spent, no more
 }

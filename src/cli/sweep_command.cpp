@@ -95,6 +95,31 @@ std::string json_text(const explore::sweep_result& r, const std::string& path) {
   return out.dump(2) + "\n";
 }
 
+// The write-up a sweep leaves in reports/: no wall-clock figure in it, so
+// the same file and build always write the same bytes.
+std::string markdown_text(const explore::sweep_result& r, const std::string& path, const std::string& name) {
+  std::string keys;
+  for (const sweep_axis& a : r.axes) keys += (keys.empty() ? "" : ", ") + ("`" + a.path + "`");
+  std::string out = fmt::format("# Sweep: {}\n\n`twice sweep {}`: {} cells ({}), {} seed{} each (root seed {}).\n\n",
+                                name, path, r.cells.size(), keys, r.seeds, r.seeds == 1 ? "" : "s", r.root_seed);
+  out += "Per cell: the makespan (mean over the seeds, ±95% interval), each job's time from its send to its end, "
+         "tool calls per job (amplification), retries and dead letters per run, and the seeds that broke each "
+         "invariant.\n\n|";
+  for (const sweep_axis& a : r.axes) out += " `" + a.path + "` |";
+  out += " makespan | job p50 | job p99 | calls/job | retries | dead letters | violations |\n|";
+  for (std::size_t a = 0; a < r.axes.size(); ++a) out += "---|";
+  out += "---:|---:|---:|---:|---:|---:|---|\n";
+  for (const explore::sweep_cell& c : r.cells) {
+    out += "|";
+    for (const std::string& v : c.values) out += " " + v + " |";
+    out += fmt::format(" {} ±{} | {} | {} | {:.3f} ±{:.3f} | {:.2f} | {:.2f} | {} |\n", seconds(c.makespan_us.mean),
+                       seconds(c.makespan_us.ci95), seconds(c.job_time_us.p50), seconds(c.job_time_us.p99),
+                       c.calls_per_job_milli.mean / 1e3, c.calls_per_job_milli.ci95 / 1e3, c.retries, c.dead_letters,
+                       violations_text(c));
+  }
+  return out;
+}
+
 void print_table(const explore::sweep_result& r, const std::string& path, unsigned threads) {
   std::string keys;
   for (const sweep_axis& a : r.axes) keys += (keys.empty() ? "" : " x ") + a.path;
@@ -159,6 +184,14 @@ int sweep_command(const sweep_options& options) {
     fmt::print(stderr, "twice sweep: the cell {} does not load:\n", values);
     for (const scenario_error& e : result.bad_cell_errors) fmt::print(stderr, "  {}\n", e.to_string());
     return to_int(exit_code::bad_input);
+  }
+  if (!options.markdown_path.empty()) {
+    const std::string error =
+        write_file_atomically(options.markdown_path, markdown_text(result, prepared.input->path, prepared.input->name));
+    if (!error.empty()) {
+      fmt::print(stderr, "twice sweep: {}\n", error);
+      return to_int(exit_code::bad_input);
+    }
   }
   if (!options.csv_path.empty()) {
     const std::string error = write_file_atomically(options.csv_path, csv_text(result));

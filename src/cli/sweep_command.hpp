@@ -1,5 +1,5 @@
 #pragma once
-// `twice sweep FILE [--vary KEY=V1,V2,...]... [--seeds N] [--seed S] [--jobs J] [--json] [--csv F]`:
+// `twice sweep FILE [--vary KEY=V1,V2,...]... [--seeds N] [--seed S] [--jobs J] [--json] [--csv F] [--markdown F]`:
 // the scenario run for every combination of the varied keys' values, each
 // under the same N seeds, compared cell by cell. Without --vary, the file's
 // [sweep] table is the grid. See docs/sweep.md.
@@ -19,6 +19,7 @@ struct sweep_options {
   unsigned jobs = 0;                  // 0: the core count
   bool json = false;
   std::string csv_path;
+  std::string markdown_path;
 };
 
 // Exit status: 0 the sweep ran, 2 bad input.

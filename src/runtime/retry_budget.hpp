@@ -20,6 +20,7 @@
 // ran it, at RETRY_COST (it cannot know what the other paid).
 
 #include <cstdint>
+#include <optional>
 
 namespace twice {
 
@@ -28,6 +29,11 @@ struct retry_budget_config {
   std::uint32_t retry_cost = 5;
   std::uint32_t timeout_cost = 10;  // a retry after the call timed out
   std::uint32_t success_refund = 1;  // a first attempt that succeeded
+  // What a retry that succeeded puts back. Unset: what it cost (the SDKs).
+  // Brooker's adaptive retries put back the same part of a token for every
+  // success, first attempt or retry ("If it succeeds, it drops part of a
+  // token into a limited-size token bucket"): set it to success_refund.
+  std::optional<std::uint32_t> retry_success_refund;
 };
 
 class retry_budget {
@@ -45,9 +51,10 @@ class retry_budget {
     return true;
   }
   // An attempt finished its job: `retry_cost` back when it was a retry
-  // (what that retry took), the success refund when it was a first attempt.
+  // (what that retry took; or retry_success_refund when set), the success
+  // refund when it was a first attempt.
   void on_success(bool was_retry, std::uint32_t retry_cost) {
-    available_ += was_retry ? retry_cost : config_.success_refund;
+    available_ += was_retry ? config_.retry_success_refund.value_or(retry_cost) : config_.success_refund;
     if (available_ > config_.tokens) available_ = config_.tokens;
   }
 

@@ -310,13 +310,16 @@ void load_retry(const table_reader& root, load_state& s) {
                         "circuit_breaker"});
   if (const doc_node* b = r.table("budget")) {
     // [retry.budget]: the AWS SDKs' standard-mode retry quota (runtime/retry_budget.hpp).
-    const table_reader br(s.d, *b, r.path_of("budget"), {"tokens", "retry_cost", "timeout_cost", "success_refund"});
+    const table_reader br(s.d, *b, r.path_of("budget"),
+                          {"tokens", "retry_cost", "timeout_cost", "success_refund", "retry_success_refund"});
     retry_budget_config& budget = s.world.runtime.retry_budget.emplace();
     const integer_limits tokens{0, 1'000'000, " tokens"};
     if (br.get("tokens") != nullptr) br.integer("tokens", budget.tokens, tokens);
     if (br.get("retry_cost") != nullptr) br.integer("retry_cost", budget.retry_cost, tokens);
     if (br.get("timeout_cost") != nullptr) br.integer("timeout_cost", budget.timeout_cost, tokens);
     if (br.get("success_refund") != nullptr) br.integer("success_refund", budget.success_refund, tokens);
+    if (br.get("retry_success_refund") != nullptr)
+      br.integer("retry_success_refund", budget.retry_success_refund.emplace(), tokens);
   }
   if (const doc_node* b = r.table("circuit_breaker")) {
     // [retry.circuit_breaker]: Hystrix's rules and defaults (runtime/circuit_breaker.hpp).

@@ -1,6 +1,8 @@
 // [sweep]: the default grid of `twice sweep` (scenario/sweep_spec.hpp).
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "scenario/key_path.hpp"
 #include "scenario/sections.hpp"
@@ -72,9 +74,15 @@ void load_sweep(const table_reader& root, load_state& s, sweep_spec& out) {
   out.present = true;
   const table_reader r(s.d, *t, "sweep", {"seeds", "vary"});
   r.integer("seeds", out.seeds, {1, sweep_seeds_max});
-  if (const doc_node* vary = r.table("vary")) {
-    for (const doc_entry& e : vary->entries) load_axis(root, e, out);
-  }
+  const doc_node* vary = r.table("vary");
+  if (vary == nullptr) return;
+  // The parser keeps a table's keys sorted; the grid takes them in the order the file writes them.
+  std::vector<const doc_entry*> entries;
+  for (const doc_entry& e : vary->entries) entries.push_back(&e);
+  std::stable_sort(entries.begin(), entries.end(), [](const doc_entry* a, const doc_entry* b) {
+    return std::pair(a->key_pos.line, a->key_pos.column) < std::pair(b->key_pos.line, b->key_pos.column);
+  });
+  for (const doc_entry* e : entries) load_axis(root, *e, out);
 }
 
 }  // namespace twice::scenario_detail
