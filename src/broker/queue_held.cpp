@@ -1,0 +1,96 @@
+// The queue's held messages: a Redis list's (Sidekiq's BasicFetch and
+// super_fetch, Celery's Redis transport), which a fetch holds until its ack
+// with no lease to run out. What becomes of one when its process dies,
+// drains or rejects it. The rest of the queue is in queue.cpp.
+
+#include "broker/queue.hpp"
+#include "sim/check.hpp"
+
+namespace twice {
+
+queue::message_map::iterator queue::held(receipt_handle handle) {
+  TWICE_CHECK(config_.hold_until_ack || config_.redis_ack_emulation);
+  const message_id id = message_of(handle);
+  const auto it = id == 0 ? messages_.end() : messages_.find(id);
+  if (it == messages_.end() || it->second.latest_handle != handle || it->second.state != message_state::in_flight)
+    return messages_.end();
+  return it->second.held ? it : messages_.end();
+}
+
+queue_status queue::drop_held(receipt_handle handle) {
+  const auto it = held(handle);
+  if (it == messages_.end()) return queue_status::invalid_handle;
+  message& m = it->second;
+  events_.emit(actor_name_, ev::lost_with_process{m.id, handle, m.body_name});
+  ++lost_;
+  count_final(m.receive_count);
+  erase_message(it);
+  return queue_status::ok;
+}
+
+queue_status queue::requeue_held(receipt_handle handle) {
+  const auto it = held(handle);
+  if (it == messages_.end()) return queue_status::invalid_handle;
+  message& m = it->second;
+  events_.emit(actor_name_, ev::pushed_back{m.id, handle, m.body_name});
+  make_visible(m);  // keeps its place: before everything sent after it first did
+  return queue_status::ok;
+}
+
+queue_status queue::orphan_held(receipt_handle handle) {
+  TWICE_CHECK(config_.super_fetch);
+  const auto it = held(handle);
+  if (it == messages_.end()) return queue_status::invalid_handle;
+  message& m = it->second;
+  events_.emit(actor_name_, ev::orphaned{m.id, handle, m.body_name});
+  m.held = false;  // in the dead process's working list: nobody holds it
+  orphans_.emplace(m.id, kernel_.now());
+  return queue_status::ok;
+}
+
+std::size_t queue::recover_orphans() {
+  TWICE_CHECK(config_.super_fetch);
+  const sim::instant now = kernel_.now();
+  // At most one orphan check an hour, across every process.
+  if (last_orphan_check_ && now - *last_orphan_check_ < super_fetch_orphan_check) return 0;
+  last_orphan_check_ = now;
+  std::size_t recovered = 0;
+  for (auto o = orphans_.begin(); o != orphans_.end();) {
+    const auto [id, since] = *o;
+    if (now < since + super_fetch_heartbeat_expiry) {
+      ++o;
+      continue;
+    }
+    o = orphans_.erase(o);
+    const auto it = messages_.find(id);
+    TWICE_CHECK(it != messages_.end());
+    auto& [count, window_start] = recoveries_[id];
+    if (count == 0 || now - window_start > super_fetch_recovery_window) {
+      count = 0;
+      window_start = now;
+    }
+    ++count;
+    ++recovered;
+    message& m = it->second;
+    events_.emit(actor_name_, ev::orphan_recovered{m.id, m.body_name, count, now - since});
+    if (count > super_fetch_recovery_limit && dead_letter_ != nullptr) {
+      redrive(it);  // a poison pill: to the dead set
+      continue;
+    }
+    make_visible(m);  // keeps its place
+  }
+  return recovered;
+}
+
+queue_status queue::reject_requeue(receipt_handle handle) {
+  TWICE_CHECK(config_.redis_ack_emulation);
+  const auto it = held(handle);
+  if (it == messages_.end()) return queue_status::invalid_handle;
+  message& m = it->second;
+  events_.emit(actor_name_, ev::change_visibility{m.id, handle, sim::duration::zero(), queue_status::ok, true, true,
+                                                  kernel_.now()});
+  make_visible(m, /*at_back=*/true);  // LPUSH: behind everything waiting
+  return queue_status::ok;
+}
+
+}  // namespace twice
