@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/run_command.hpp"
+#include "runtime/retry_breaker.hpp"
 #include "runtime/retry_budget.hpp"
 #include "scenario/scenario.hpp"
 
@@ -47,6 +48,24 @@ TEST_CASE("Brooker's adaptive retries: every success puts back the same part of 
   CHECK(b.available() == 1);
   for (int i = 0; i < 9; ++i) b.on_success(false, 0);
   CHECK(b.try_retry(false));  // ten successes buy one retry
+}
+
+TEST_CASE("Brooker's simulation: the bucket fills per call; the breaker of retries counts a client's life",
+          "[retry_budget]") {
+  retry_budget b({.tokens = 50, .retry_cost = 10, .timeout_cost = 10, .success_refund = 1, .refill_per_call = true});
+  for (int i = 0; i < 5; ++i) REQUIRE(b.try_retry(false));
+  b.on_success(false, 0);  // a success puts nothing back
+  CHECK(b.available() == 0);
+  for (int i = 0; i < 10; ++i) b.on_first_try();  // every call puts 0.1 in as it starts
+  CHECK(b.try_retry(false));
+
+  retry_breaker breaker({.failure_percent = 10});
+  for (int i = 0; i < 20; ++i) breaker.on_first_try();
+  CHECK(breaker.on_failure());        // 1 of 20 calls failed: 5%
+  CHECK(breaker.on_failure());        // 10%: still at most
+  CHECK_FALSE(breaker.on_failure());  // 15%: no more retries
+  for (int i = 0; i < 20; ++i) breaker.on_first_try();
+  CHECK(breaker.on_failure());  // 4 failures of 40 calls: 10% again
 }
 
 TEST_CASE("a retry budget ends the storm that a far side serving stale work keeps going", "[retry_budget][world]") {

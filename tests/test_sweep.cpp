@@ -103,6 +103,21 @@ TEST_CASE("[sweep] holds the default grid; a bad one is a located error", "[swee
         "t.toml:6:23: sweep.vary.workers.count[1]: the value is given twice");
   CHECK(error_of("[sweep.vary]\n\"workers.count\" = [[1]]\n") ==
         "t.toml:6:20: sweep.vary.workers.count[0]: expected a string, a number or a boolean, as the key takes it");
+  // An axis of cases.
+  const load_result cases = load_scenario_text(
+      job + "[sweep.vary]\nstrategy = [{ name = \"none\", \"retry.maximum_attempts\" = 1 },\n"
+            "  { name = \"capped\", \"retry.maximum_attempts\" = 4, \"retry.maximum_interval\" = \"5s\" }]\n",
+      "t.toml");
+  REQUIRE(cases.ok());
+  REQUIRE(cases.value->sweep.vary.size() == 1);
+  CHECK(cases.value->sweep.vary[0].path == "strategy");
+  CHECK(value_text(cases.value->sweep.vary[0].values[1]) == "capped");
+  CHECK(error_of("[sweep.vary]\nstrategy = [{ \"retry.maximum_attempts\" = 1 }]\n") ==
+        "t.toml:6:13: sweep.vary.strategy[0].name: a case needs a name, a string");
+  CHECK(error_of("[sweep.vary]\nstrategy = [{ name = \"a\", \"retry.maximum_attempts\" = 1 }, 4]\n") ==
+        "t.toml:6:59: sweep.vary.strategy[1]: expected a case like { name = \"bucket\", \"retry.maximum_attempts\" = "
+        "4 }, as the first value of this axis is");
+  CHECK(error_of("[sweep.vary]\nstrategy = [{ name = \"a\" }]\n") == "t.toml:6:13: sweep.vary.strategy[0]: the case a sets no key");
   CHECK(error_of("[sweep.vary]\nseed = [1, 2]\n") ==
         "t.toml:6:1: sweep.vary.seed: a sweep varies the world; the seeds are [sweep] seeds, and [sweep] and "
         "[explore] are not part of a run");
@@ -187,33 +202,67 @@ TEST_CASE("stat_of: nearest-rank percentiles and Student's t interval", "[sweep]
 }
 
 // Brooker, "Fixing retries with token buckets and circuit breakers" (2022):
-// the claims the post makes of its simulation, on the committed scenario
-// (half its jobs, so the buckets' first fill weighs 0.05 calls a job).
-TEST_CASE("Brooker's retry-budget experiment: what the post claims of N retries and the token bucket",
+// the claims the post makes of its simulation, on the committed scenario.
+namespace {
+
+// The file's own grid with the failure rates (and, when given, the
+// clients) this test looks at, and its cases `only` (all when empty).
+sweep_input brooker(const std::vector<std::string>& only, const std::string& rates, const std::string& clients) {
+  sweep_input in = prepared_ok(catalogue("brooker_retry_budget.toml"), {}, std::nullopt);
+  REQUIRE(in.grid.vary.size() == 2);
+  sweep_axis strategy = in.grid.vary[0];
+  REQUIRE(strategy.path == "strategy");
+  if (!only.empty())
+    std::erase_if(strategy.values, [&](const doc_node& v) {
+      return std::find(only.begin(), only.end(), value_text(v)) == only.end();
+    });
+  in.grid.vary = {strategy};
+  if (!clients.empty()) in.grid.vary.push_back(axis("workers.count=" + clients));
+  in.grid.vary.push_back(axis("tools.read.error_rates.unavailable=" + rates));
+  return in;
+}
+
+// Amplification, calls per unique call, of the cell with these values.
+double amplification(const sweep_result& r, const std::vector<std::string>& values) {
+  for (const sweep_cell& c : r.cells)
+    if (c.values == values) return c.calls_per_job_milli.mean / 1e3;
+  FAIL("no such cell");
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("Brooker's retry-budget experiment: N retries, the token bucket and the breaker of retries",
           "[sweep][brooker]") {
-  const sweep_input in = prepared_ok(catalogue("brooker_retry_budget.toml"),
-                                     {axis("workload.count=10000"), axis("retry.maximum_attempts=1,4"),
-                                      axis("retry.budget.tokens=50,1000000"),
-                                      axis("tools.read.error_rates.unavailable=0.05,0.5,1")},
-                                     std::nullopt);
-  const sweep_result r = run_sweep(in, 2);
+  const sweep_result r = run_sweep(brooker({}, "0.05,0.5,1", ""), 2);
   REQUIRE(r.cells.size() == 12);
-  // The amplification (calls per unique call) of a strategy at failure rate f.
-  const auto amplification = [&](std::string attempts, std::string tokens, std::string f) {
-    for (const sweep_cell& c : r.cells)
-      if (c.values == std::vector<std::string>{"10000", attempts, tokens, f}) return c.calls_per_job_milli.mean / 1e3;
-    FAIL("no cell " << attempts << " " << tokens << " " << f);
-    return 0.0;
-  };
-  const std::string bucket = "50", unbounded = "1000000";
-  for (const std::string f : {"0.05", "0.5", "1"}) CHECK(amplification("1", unbounded, f) == 1.0);  // no retries
+  const auto a = [&](std::string strategy, std::string f) { return amplification(r, {strategy, f}); };
+  for (const std::string f : {"0.05", "0.5", "1"}) CHECK(a("no_retries", f) == 1.0);
   // "At 100% failure rate, the system does 1+N times as much work."
-  CHECK(amplification("4", unbounded, "1") == 4.0);
-  CHECK(amplification("4", unbounded, "0.5") == Approx(1.875).epsilon(0.02));  // 1 + 1/2 + 1/4 + 1/8
+  CHECK(a("three_retries", "1") == 4.0);
+  CHECK(a("three_retries", "0.5") == Approx(1.875).epsilon(0.02));  // 1 + 1/2 + 1/4 + 1/8
   // "It behaves like N retries when failure rates are low ..."
-  CHECK(std::abs(amplification("4", bucket, "0.05") - amplification("4", unbounded, "0.05")) < 0.005);
-  // "... and like '0.1 retries' much above 10% failure rate": at most 0.1 a
-  // call and the first fill (0.05 here), where 3 retries cost 0.875 and 3.
-  CHECK(amplification("4", bucket, "0.5") - 1 < 0.15);
-  CHECK(amplification("4", bucket, "1") == Approx(1.05));  // nothing succeeds: 100 buckets of 5 spent, no more
+  CHECK(std::abs(a("adaptive_10pct", "0.05") - a("three_retries", "0.05")) < 0.01);
+  // "... and like '0.1 retries' much above 10% failure rate": 0.1 a call,
+  // and the buckets' first fill (100 x 5 over 10,000 calls, 0.05).
+  CHECK(a("adaptive_10pct", "0.5") - 1 < 0.16);
+  CHECK(a("adaptive_10pct", "1") - 1 == Approx(0.15).margin(0.01));
+  // The breaker of retries stops retrying once failures pass 10% of calls.
+  CHECK(a("breaker_10pct", "0.5") == 1.0);
+  CHECK(a("breaker_10pct", "1") == 1.0);
+}
+
+TEST_CASE("Brooker's client count: with many small clients, breakers stop retrying and buckets keep on",
+          "[sweep][brooker]") {
+  const sweep_result r = run_sweep(brooker({"adaptive_10pct", "breaker_10pct"}, "0.05", "10,1000"), 2);
+  REQUIRE(r.cells.size() == 4);
+  const auto a = [&](std::string strategy, std::string clients) { return amplification(r, {strategy, clients, "0.05"}); };
+  INFO("adaptive: 10 clients " << a("adaptive_10pct", "10") << ", 1000 clients " << a("adaptive_10pct", "1000")
+                               << "; breaker: 10 clients " << a("breaker_10pct", "10") << ", 1000 clients "
+                               << a("breaker_10pct", "1000"));
+  // The same load over more, smaller clients: each breaker judges from a
+  // few calls, and one early failure opens it; each bucket starts full.
+  CHECK(a("breaker_10pct", "1000") < a("breaker_10pct", "10"));
+  CHECK(a("adaptive_10pct", "1000") >= a("adaptive_10pct", "10") - 0.001);
+  CHECK(a("adaptive_10pct", "1000") - 1 > 2 * (a("breaker_10pct", "1000") - 1));
 }

@@ -25,6 +25,14 @@ using scenario_detail::parse_key_path;
 
 namespace {
 
+// A value at its axis's key, or each key a case sets.
+bool apply_value_of(doc_node& root, const sweep_axis& a, const doc_node& v) {
+  if (!v.is_table()) return apply_node(root, a.path, v);
+  for (const scenario_detail::doc_entry& e : v.entries)
+    if (e.key != "name" && !apply_node(root, e.key, e.value)) return false;
+  return true;
+}
+
 std::string axis_key(const sweep_axis& a) { return a.line == 0 ? "--vary " + a.path : "sweep.vary." + a.path; }
 
 // Each value alone, the rest of the file as written.
@@ -33,7 +41,7 @@ void check_values(const sweep_input& in, std::vector<scenario_error>& errors) {
     for (const doc_node& v : a.values) {
       doc_node doc = in.base;
       std::string problem;
-      if (!apply_node(doc, a.path, v)) {
+      if (!apply_value_of(doc, a, v)) {
         problem = "the file has no table there to hold the value";
       } else {
         const load_result loaded = load_scenario_document(doc, in.path);
@@ -111,7 +119,7 @@ std::vector<std::size_t> choice_of(const std::vector<sweep_axis>& axes, std::siz
 run_figures run_cell(const sweep_input& in, std::size_t cell, std::uint64_t world_seed) {
   doc_node doc = in.base;
   const std::vector<std::size_t> choice = choice_of(in.grid.vary, cell);
-  for (std::size_t a = 0; a < choice.size(); ++a) apply_node(doc, in.grid.vary[a].path, in.grid.vary[a].values[choice[a]]);
+  for (std::size_t a = 0; a < choice.size(); ++a) apply_value_of(doc, in.grid.vary[a], in.grid.vary[a].values[choice[a]]);
   set_seed(doc, world_seed);
   load_result loaded = load_scenario_document(doc, in.path);
   run_figures out;
@@ -209,6 +217,7 @@ std::string value_text(const doc_node& v) {
     case doc_node::kind::integer: return std::to_string(v.integer);
     case doc_node::kind::floating: return fmt::format("{}", v.floating);
     case doc_node::kind::boolean: return v.boolean ? "true" : "false";
+    case doc_node::kind::table: return v.find("name") != nullptr ? v.find("name")->text : "?";  // a case
     default: return "?";
   }
 }

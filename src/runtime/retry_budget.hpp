@@ -34,6 +34,11 @@ struct retry_budget_config {
   // success, first attempt or retry ("If it succeeds, it drops part of a
   // token into a limited-size token bucket"): set it to success_refund.
   std::optional<std::uint32_t> retry_success_refund;
+  // Brooker's simulation refills per call instead (mbrooker/simulator_example,
+  // retry_sim/retry_strategy.py, AdaptiveRetryStrategy.start): every first
+  // try puts `success_refund` in as it starts, whatever its outcome, and a
+  // success puts nothing back.
+  bool refill_per_call = false;
 };
 
 class retry_budget {
@@ -54,7 +59,15 @@ class retry_budget {
   // (what that retry took; or retry_success_refund when set), the success
   // refund when it was a first attempt.
   void on_success(bool was_retry, std::uint32_t retry_cost) {
+    if (config_.refill_per_call) return;
     available_ += was_retry ? config_.retry_success_refund.value_or(retry_cost) : config_.success_refund;
+    if (available_ > config_.tokens) available_ = config_.tokens;
+  }
+
+  // A first try starts (refill_per_call only).
+  void on_first_try() {
+    if (!config_.refill_per_call) return;
+    available_ += config_.success_refund;
     if (available_ > config_.tokens) available_ = config_.tokens;
   }
 

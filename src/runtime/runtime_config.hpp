@@ -11,6 +11,7 @@
 #include "runtime/discipline.hpp"
 #include "runtime/liveness_probe.hpp"
 #include "runtime/orphan_rescue_config.hpp"
+#include "runtime/retry_breaker.hpp"
 #include "runtime/retry_budget.hpp"
 #include "runtime/retry_policy.hpp"
 #include "sim/time.hpp"
@@ -100,6 +101,7 @@ struct runtime_config {
   retry_policy retry;
   // Unset: every retry is made (within retry.maximum_attempts).
   std::optional<retry_budget_config> retry_budget;
+  std::optional<retry_breaker_config> retry_breaker;  // [retry.retry_breaker]
   // Unset: no breaker. Set: one per worker process and tool.
   std::optional<circuit_breaker_config> circuit_breaker;
   discipline rules;

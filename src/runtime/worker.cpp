@@ -254,6 +254,10 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
       claimed = (co_await tx.commit()).ok();
     }
     first_attempt_of_delivery = false;
+    if (s.attempt_ == 0) {
+      if (retry_budget_) retry_budget_->on_first_try();
+      if (retry_breaker_) retry_breaker_->on_first_try();
+    }
     emit(ev::attempt_start{s.job_name_, s.attempt_, sha_name_, s.message_.id, s.message_.receive_count,
                            s.checkpoint_});
     if (cfg.heartbeat_interval && s.source_ != nullptr && !heartbeat_.valid())
@@ -290,6 +294,13 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
     // A dependency's 503 or 429 may give the attempt back (runtime.uncount_unavailable).
     s.take_back_ = attempts_taken_back(outcome);
     const bool attempts_left = s.take_back_ > 0 || s.attempt_limit_ == 0 || s.attempt_ + 1 < s.attempt_limit_;
+    // Every failed attempt counts against the breaker, the last one too.
+    const bool breaker_allows = !retry_breaker_ || retry_breaker_->on_failure();
+    if (attempts_left && !breaker_allows) {
+      stop_heartbeat();
+      co_await dead_letter(s, "retry breaker open: " + outcome.error, /*failed=*/true);
+      co_return;
+    }
     if (attempts_left && retry_budget_) {
       const retry_budget_config& budget = retry_budget_->config();
       if (!retry_budget_->try_retry(outcome.timed_out)) {

@@ -200,6 +200,7 @@ class worker {
   backoff backoff_;
   sim::random_stream fetch_rng_;
   std::optional<retry_budget> retry_budget_;  // runtime.retry_budget, this process's own
+  std::optional<retry_breaker> retry_breaker_;  // runtime.retry_breaker, this process's own
   // runtime.circuit_breaker: this process's, one per tool it has called.
   std::map<std::string, circuit_breaker, std::less<>> breakers_;
   circuit_breaker* breaker_for(std::string_view tool);

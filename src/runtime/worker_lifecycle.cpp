@@ -17,6 +17,7 @@ void worker::start() {
   sha_name_ = name_of(sha_);
   // A new process: its SDK client, and so its retry budget, starts full.
   if (services_.config.retry_budget) retry_budget_.emplace(*services_.config.retry_budget);
+  if (services_.config.retry_breaker) retry_breaker_.emplace(*services_.config.retry_breaker);
   breakers_.clear();  // and its breakers start closed
   emit(ev::pod_start{sha_name_});
   // super_fetch: a starting process looks for dead processes' jobs.

@@ -307,11 +307,11 @@ void load_retry(const table_reader& root, load_state& s) {
   if (t == nullptr) return;
   const table_reader r(s.d, *t, "retry",
                        {"initial_interval", "coefficient", "maximum_interval", "maximum_attempts", "jitter", "budget",
-                        "circuit_breaker"});
+                        "circuit_breaker", "retry_breaker"});
   if (const doc_node* b = r.table("budget")) {
     // [retry.budget]: the AWS SDKs' standard-mode retry quota (runtime/retry_budget.hpp).
     const table_reader br(s.d, *b, r.path_of("budget"),
-                          {"tokens", "retry_cost", "timeout_cost", "success_refund", "retry_success_refund"});
+                          {"tokens", "retry_cost", "timeout_cost", "success_refund", "retry_success_refund", "refill"});
     retry_budget_config& budget = s.world.runtime.retry_budget.emplace();
     const integer_limits tokens{0, 1'000'000, " tokens"};
     if (br.get("tokens") != nullptr) br.integer("tokens", budget.tokens, tokens);
@@ -320,6 +320,13 @@ void load_retry(const table_reader& root, load_state& s) {
     if (br.get("success_refund") != nullptr) br.integer("success_refund", budget.success_refund, tokens);
     if (br.get("retry_success_refund") != nullptr)
       br.integer("retry_success_refund", budget.retry_success_refund.emplace(), tokens);
+    static const named<bool> refills[] = {{"on_success", false}, {"per_call", true}};
+    br.choice("refill", budget.refill_per_call, refills);
+  }
+  if (const doc_node* b = r.table("retry_breaker")) {
+    // [retry.retry_breaker]: a breaker of retries alone, Brooker's (runtime/retry_breaker.hpp).
+    const table_reader br(s.d, *b, r.path_of("retry_breaker"), {"failure_percent"});
+    br.integer("failure_percent", s.world.runtime.retry_breaker.emplace().failure_percent, {1, 100});
   }
   if (const doc_node* b = r.table("circuit_breaker")) {
     // [retry.circuit_breaker]: Hystrix's rules and defaults (runtime/circuit_breaker.hpp).

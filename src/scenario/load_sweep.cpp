@@ -27,6 +27,36 @@ bool same_scalar(const doc_node& a, const doc_node& b) {
   }
 }
 
+// A case: { name = "bucket", "retry.maximum_attempts" = 4, ... }: a name,
+// then at least one key path with a scalar.
+bool load_case(diagnostics& d, const doc_node& v, const std::string& at) {
+  if (!v.is_table()) {
+    d.error(v.pos, at, "expected a case like { name = \"bucket\", \"retry.maximum_attempts\" = 4 }, as the first "
+                       "value of this axis is");
+    return false;
+  }
+  const doc_node* name = v.find("name");
+  if (name == nullptr || name->type != doc_node::kind::string || name->text.empty()) {
+    d.error(v.pos, at + ".name", "a case needs a name, a string");
+    return false;
+  }
+  bool sets = false;
+  for (const doc_entry& e : v.entries) {
+    if (e.key == "name") continue;
+    if (!parse_key_path(e.key) || e.key == "seed" || e.key.starts_with("sweep") || e.key.starts_with("explore")) {
+      d.error(e.key_pos, at + "." + e.key, "expected a key path of the scenario like \"retry.jitter\"");
+      return false;
+    }
+    if (!is_scalar(e.value)) {
+      d.error(e.value.pos, at + "." + e.key, "expected a string, a number or a boolean, as the key takes it");
+      return false;
+    }
+    sets = true;
+  }
+  if (!sets) d.error(v.pos, at, "the case " + name->text + " sets no key");
+  return sets;
+}
+
 void load_axis(const table_reader& root, const doc_entry& e, sweep_spec& out) {
   const std::string where = "sweep.vary." + e.key;
   diagnostics& d = root.diag();
@@ -45,15 +75,20 @@ void load_axis(const table_reader& root, const doc_entry& e, sweep_spec& out) {
     return;
   }
   sweep_axis axis{path->to_string(), {}, e.value.pos.line, e.value.pos.column};
+  // An axis of cases: each value a table naming a case and setting keys of its own.
+  const bool cases = e.value.items.front().is_table();
   for (std::size_t i = 0; i < e.value.items.size(); ++i) {
     const doc_node& v = e.value.items[i];
     const std::string at = where + "[" + std::to_string(i) + "]";
-    if (!is_scalar(v)) {
-      d.error(v.pos, at, "expected a string, a number or a boolean, as the key takes it");
+    if (cases ? !load_case(d, v, at) : !is_scalar(v)) {
+      if (!cases) d.error(v.pos, at, "expected a string, a number or a boolean, as the key takes it");
       return;
     }
-    if (std::any_of(axis.values.begin(), axis.values.end(), [&](const doc_node& seen) { return same_scalar(seen, v); })) {
-      d.error(v.pos, at, "the value is given twice");
+    const auto same = [&](const doc_node& seen) {
+      return cases ? seen.find("name")->text == v.find("name")->text : same_scalar(seen, v);
+    };
+    if (std::any_of(axis.values.begin(), axis.values.end(), same)) {
+      d.error(v.pos, at, cases ? "the case name is given twice" : "the value is given twice");
       return;
     }
     axis.values.push_back(v);

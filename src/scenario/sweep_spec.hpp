@@ -7,6 +7,10 @@
 //   [sweep.vary]
 //   "retry.jitter" = ["none", "full", "equal"]   # each value as the file would write it
 //   "workers.count" = [10, 50, 200]
+//   strategy = [                                 # an axis of cases: each sets keys of its own
+//     { name = "no_retries", "retry.maximum_attempts" = 1 },
+//     { name = "three_retries", "retry.maximum_attempts" = 4 },
+//   ]
 //
 // The loader checks the table's shape: each key a key path, each value a
 // scalar, no key or value twice. Whether each value loads is checked by
@@ -22,8 +26,10 @@
 namespace twice {
 
 struct sweep_axis {
-  std::string path;  // the key path, as error messages print it: "retry.jitter"
-  std::vector<scenario_detail::doc_node> values;  // scalars, in the order given
+  std::string path;  // the key path, as error messages print it: "retry.jitter"; a case axis's name
+  // Scalars, in the order given; or, for an axis of cases, tables: `name`
+  // and the key paths the case sets.
+  std::vector<scenario_detail::doc_node> values;
   std::uint32_t line = 0;  // where the axis is written (0: on the command line)
   std::uint32_t column = 0;
 };
