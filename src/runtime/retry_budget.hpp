@@ -33,7 +33,7 @@ struct retry_budget_config {
   // Brooker's adaptive retries put back the same part of a token for every
   // success, first attempt or retry ("If it succeeds, it drops part of a
   // token into a limited-size token bucket"): set it to success_refund.
-  std::optional<std::uint32_t> retry_success_refund;
+  std::optional<std::uint32_t> retry_success_refund = std::nullopt;
   // Brooker's simulation refills per call instead (mbrooker/simulator_example,
   // retry_sim/retry_strategy.py, AdaptiveRetryStrategy.start): every first
   // try puts `success_refund` in as it starts, whatever its outcome, and a
