@@ -14,6 +14,7 @@
 #include "explore/variation.hpp"
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
+#include "sim/footprint.hpp"
 #include "sim/random.hpp"
 
 namespace twice::explore {
@@ -73,9 +74,7 @@ class sweep_observer final : public event_observer {
     else if (const auto* r = std::get_if<ev::redrive>(&e.body)) ended_.emplace(r->body, e.at);
     else if (std::holds_alternative<ev::attempt_start>(e.body)) ++attempts_;
   }
-  std::uint64_t footprint() const override {
-    return (sent_.size() + ended_.size()) * (sizeof(std::pair<ev::name_id, sim::instant>) + 48);
-  }
+  std::uint64_t footprint() const override { return sim::tree_footprint(sent_) + sim::tree_footprint(ended_); }
   std::optional<sim::duration> time_of(ev::name_id job) const {
     const auto s = sent_.find(job);
     const auto e = ended_.find(job);
