@@ -136,4 +136,9 @@ duration lognormal_duration(random_stream& rng, lognormal_params params_us) {
   return to_duration_us(lognormal(rng, params_us));
 }
 
+duration folded_normal_duration(random_stream& rng, duration mean, duration stddev) {
+  TWICE_CHECK(mean >= duration::zero() && stddev >= duration::zero());
+  return to_duration_us(std::fabs(normal(rng, static_cast<double>(mean.us()), static_cast<double>(stddev.us()))));
+}
+
 }  // namespace twice::sim

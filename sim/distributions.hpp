@@ -95,4 +95,10 @@ duration exponential_duration(random_stream& rng, duration mean);
 // lognormal_from_median_p99(2'000.0, 30'000.0) for median 2 ms, p99 30 ms).
 duration lognormal_duration(random_stream& rng, lognormal_params params_us);
 
+// |normal(mean, stddev)| in microseconds: a delay that cannot be negative,
+// drawn as Brooker's backoff simulator draws its network
+// (aws-samples/aws-arch-backoff-simulator, src/backoff_simulator.py:
+// `abs(random.normalvariate(self.mean, self.sd))`).
+duration folded_normal_duration(random_stream& rng, duration mean, duration stddev);
+
 }  // namespace twice::sim

@@ -125,6 +125,11 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "parent resumes on the one job queue): use queues = \"shared\"");
   CHECK(error_of("[tools.lookup]\neffect = \"read\"\nmoves_money = true\n") ==
         "t.toml:3:15: tools.lookup.moves_money: a read moves no money; set effect = \"write\"");
+  CHECK(error_of("[tools.lookup]\neffect = \"read\"\noptimistic_lock = true\n") ==
+        "t.toml:3:19: tools.lookup.optimistic_lock: a read writes no version to check; set effect = \"write\"");
+  CHECK(error_of("[tools.charge]\neffect = \"write\"\nmoves_money = true\noptimistic_lock = true\n") ==
+        "t.toml:4:19: tools.charge.optimistic_lock: a tool that moves money keeps a ledger of its effects, not a "
+        "versioned row: set one of moves_money and optimistic_lock");
   CHECK(error_of("[tools.refund]\nqueue_timeout = \"1s\"\n") ==
         "t.toml:2:17: tools.refund.queue_timeout: needs `servers` (a queue forms only in front of a fixed number of servers)");
   CHECK(error_of("[tools.upload]\nlatency = { fixed = \"1s\" }\n") ==
@@ -167,7 +172,7 @@ TEST_CASE("wrong types say what was expected and what was found", "[scenario]") 
         "2^63 - 1), found a date-time");
   CHECK(error_of("[vendor]\nlatency = \"200ms\"\n") ==
         "t.toml:2:11: vendor.latency: expected a latency table, one of { fixed = \"200ms\" }, { uniform = [\"10ms\", "
-        "\"50ms\"] } or { p50 = \"300ms\", p99 = \"2s\" }, found string \"200ms\"");
+        "\"50ms\"] }, { p50 = \"300ms\", p99 = \"2s\" } or { mean = \"10ms\", sd = \"2ms\" }, found string \"200ms\"");
   CHECK(error_of("[retry]\nmaximum_interval = 30\n") ==
         "t.toml:2:20: retry.maximum_interval: expected a duration string like \"30s\", or \"none\" for no cap, found "
         "integer 30");
@@ -536,7 +541,10 @@ TEST_CASE("[expect] names only known invariants, each once", "[scenario]") {
 TEST_CASE("shapes and rules that could never take effect are errors", "[scenario]") {
   CHECK(error_of("[vendor]\nlatency = { fixed = \"1s\", p50 = \"1s\" }\n") ==
         "t.toml:2:11: vendor.latency: more than one latency shape given; expected one of { fixed = \"200ms\" }, "
-        "{ uniform = [\"10ms\", \"50ms\"] } or { p50 = \"300ms\", p99 = \"2s\" }");
+        "{ uniform = [\"10ms\", \"50ms\"] }, { p50 = \"300ms\", p99 = \"2s\" } or { mean = \"10ms\", sd = \"2ms\" }");
+  CHECK(error_of("[tools.model]\nlatency = { mean = \"10ms\" }\n") ==
+        "t.toml:2:11: tools.model.latency.sd: required key is missing; expected mean and sd together, like "
+        "{ mean = \"10ms\", sd = \"2ms\" }");
   CHECK(error_of("[tools.model]\nlatency = { p50 = \"2s\" }\n") ==
         "t.toml:2:11: tools.model.latency.p99: required key is missing; expected p50 and p99 together, like "
         "{ p50 = \"300ms\", p99 = \"2s\" }");

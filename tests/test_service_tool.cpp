@@ -355,3 +355,57 @@ TEST_CASE("Stripe's layer gives a key back when its request was dropped unserved
   CHECK_FALSE(result_of(retry).replayed);
   CHECK(up.effect_count("file_2") == 1);
 }
+
+namespace {
+service_tool_config versioned_row(sim::duration leg) {
+  service_tool_config c;
+  c.name = "row";
+  c.effect = tool_effect::write;
+  c.optimistic_lock = true;
+  c.latency = latency_model::fixed(leg);
+  return c;
+}
+}  // namespace
+
+TEST_CASE("an optimistic lock: a write whose version moved since its read is 409 conflict, with no effect",
+          "[tools]") {
+  tools_world w;
+  // Legs of 10 ms: a call reads at +10 ms, writes at +30 ms, hears at +40 ms.
+  service_tool row(w.k, w.events, sim::random_stream(1), versioned_row(10_ms));
+  outcome& first = w.send_at(row, 0, email_to("row"));    // reads at 10, writes at 30
+  outcome& second = w.send_at(row, 5, email_to("row"));   // reads at 15: the first writes after it
+  outcome& third = w.send_at(row, 20, email_to("row"));   // reads at 30, with the first's write
+  outcome& other = w.send_at(row, 5, email_to("other"));  // another target: another row
+  w.k.run();
+  CHECK(result_of(first).ok());
+  CHECK(first.answered_at == at_ms(40));
+  CHECK(result_of(second).status == 409);
+  CHECK(result_of(second).error_code == "conflict");
+  CHECK(result_of(second).retryable());
+  CHECK(second.answered_at == at_ms(45));
+  // A read sees a write committed at its own instant.
+  CHECK(result_of(third).ok());
+  CHECK(result_of(other).ok());
+  CHECK(row.effect_count("row") == 2);
+  CHECK(row.effect_count("other") == 1);
+  CHECK(row.stats().calls == 4);
+}
+
+TEST_CASE("an optimistic lock's four legs are drawn from the latency: |normal(10 ms, 2 ms)| each", "[tools]") {
+  tools_world w;
+  service_tool_config c = versioned_row(10_ms);
+  c.latency = latency_model::normal(10_ms, 2_ms);
+  service_tool row(w.k, w.events, sim::random_stream(7), c);
+  for (int i = 0; i < 200; ++i) w.send_at(row, i * 1'000, email_to("row_" + std::to_string(i)));
+  w.k.run();
+  sim::duration total = sim::duration::zero();
+  for (std::size_t i = 0; i < w.outcomes.size(); ++i) {
+    REQUIRE(result_of(w.outcomes[i]).ok());
+    const sim::duration took = w.outcomes[i].answered_at - at_ms(static_cast<std::int64_t>(i) * 1'000);
+    CHECK(took > 16_ms);  // four legs, each far above 4 ms (3 sd below the mean)
+    CHECK(took < 64_ms);
+    total = total + took;
+  }
+  // Four legs of 10 ms on average.
+  CHECK(total.us() / 200 == Approx(40'000).epsilon(0.05));
+}

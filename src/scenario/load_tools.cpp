@@ -12,7 +12,8 @@ using sim::duration;
 
 constexpr duration_limits day_limits{duration::zero(), duration::from_s(24 * 3600)};
 constexpr std::string_view latency_shapes =
-    "{ fixed = \"200ms\" }, { uniform = [\"10ms\", \"50ms\"] } or { p50 = \"300ms\", p99 = \"2s\" }";
+    "{ fixed = \"200ms\" }, { uniform = [\"10ms\", \"50ms\"] }, { p50 = \"300ms\", p99 = \"2s\" } or { mean = "
+    "\"10ms\", sd = \"2ms\" }";
 
 std::optional<latency_model> load_uniform(const table_reader& r) {
   const std::vector<doc_node>* bounds = r.array("uniform", "an array of two durations like [\"10ms\", \"50ms\"]");
@@ -56,7 +57,23 @@ std::optional<latency_model> load_lognormal(const table_reader& r) {
   return latency_model::lognormal(p50, p99);
 }
 
+// |normal(mean, sd)|, a network leg as Brooker's backoff simulator draws one.
+std::optional<latency_model> load_normal(const table_reader& r) {
+  const bool has_mean = r.get("mean") != nullptr;
+  const bool has_sd = r.get("sd") != nullptr;
+  if (!has_mean || !has_sd) {
+    r.missing(has_mean ? "sd" : "mean", "mean and sd together, like { mean = \"10ms\", sd = \"2ms\" }");
+    return std::nullopt;
+  }
+  duration mean, sd;
+  const bool ok_mean = r.duration("mean", mean, day_limits);
+  const bool ok_sd = r.duration("sd", sd, day_limits);
+  if (!ok_mean || !ok_sd) return std::nullopt;
+  return latency_model::normal(mean, sd);
+}
+
 // latency = { fixed = "200ms" } | { uniform = ["10ms", "50ms"] } | { p50 = "300ms", p99 = "2s" }
+//         | { mean = "10ms", sd = "2ms" }
 void load_latency(const table_reader& tool, latency_model& out) {
   const doc_node* t = tool.get("latency");
   if (t == nullptr) return;
@@ -66,9 +83,10 @@ void load_latency(const table_reader& tool, latency_model& out) {
                                         describe_found(*t));
     return;
   }
-  const table_reader r(tool.diag(), *t, path, {"fixed", "uniform", "p50", "p99"});
+  const table_reader r(tool.diag(), *t, path, {"fixed", "uniform", "p50", "p99", "mean", "sd"});
   const int shapes = (r.get("fixed") != nullptr) + (r.get("uniform") != nullptr) +
-                     (r.get("p50") != nullptr || r.get("p99") != nullptr);
+                     (r.get("p50") != nullptr || r.get("p99") != nullptr) +
+                     (r.get("mean") != nullptr || r.get("sd") != nullptr);
   // Keys that are all unknown were reported already ("did you mean `fixed`?").
   if (shapes == 0 && !t->entries.empty()) return;
   if (shapes != 1) {
@@ -83,6 +101,8 @@ void load_latency(const table_reader& tool, latency_model& out) {
     if (r.duration("fixed", v, day_limits)) m = latency_model::fixed(v);
   } else if (r.get("uniform") != nullptr) {
     m = load_uniform(r);
+  } else if (r.get("mean") != nullptr || r.get("sd") != nullptr) {
+    m = load_normal(r);
   } else {
     m = load_lognormal(r);
   }
@@ -213,7 +233,7 @@ void load_own_tool(load_state& s, const doc_entry& entry, const std::string& pat
     s.d.error(entry.key_pos, path, "a tool's name may not contain '.' (it is part of key paths like tools.NAME.latency)");
     return;
   }
-  const table_reader r(s.d, entry.value, path, {TWICE_TOOL_KEYS, "moves_money"});
+  const table_reader r(s.d, entry.value, path, {TWICE_TOOL_KEYS, "moves_money", "optimistic_lock"});
   // [tools.emial] with no effect is a typo of a built-in, not a new tool.
   static constexpr std::string_view builtins[] = {"email", "model", "read", "refund"};
   const std::optional<std::string_view> near = closest(entry.key, builtins);
@@ -235,6 +255,16 @@ void load_own_tool(load_state& s, const doc_entry& entry, const std::string& pat
   r.boolean("moves_money", c.moves_money);
   if (c.moves_money && c.effect == tool_effect::read)
     s.d.error(r.pos_of("moves_money"), r.path_of("moves_money"), "a read moves no money; set effect = \"write\"");
+  // A row per target, written only if its version has not moved since the
+  // call read it (vendors/service_tool.hpp).
+  r.boolean("optimistic_lock", c.optimistic_lock);
+  if (c.optimistic_lock && c.effect == tool_effect::read)
+    s.d.error(r.pos_of("optimistic_lock"), r.path_of("optimistic_lock"),
+              "a read writes no version to check; set effect = \"write\"");
+  else if (c.optimistic_lock && c.moves_money)
+    s.d.error(r.pos_of("optimistic_lock"), r.path_of("optimistic_lock"),
+              "a tool that moves money keeps a ledger of its effects, not a versioned row: set one of moves_money and "
+              "optimistic_lock");
   s.world.tools.push_back(std::move(c));
 }
 

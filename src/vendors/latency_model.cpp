@@ -35,11 +35,22 @@ latency_model latency_model::lognormal(sim::duration p50, sim::duration p99) {
   return m;
 }
 
+latency_model latency_model::normal(sim::duration mean, sim::duration sd) {
+  TWICE_CHECK(mean >= sim::duration::zero());
+  TWICE_CHECK(sd >= sim::duration::zero());
+  latency_model m;
+  m.shape_ = shape::normal;
+  m.first_ = mean;
+  m.second_ = sd;
+  return m;
+}
+
 sim::duration latency_model::sample(sim::random_stream& rng) const {
   switch (shape_) {
     case shape::fixed: return first_;
     case shape::uniform: return sim::uniform_duration(rng, first_, second_);
     case shape::lognormal: return sim::lognormal_duration(rng, params_us_);
+    case shape::normal: return sim::folded_normal_duration(rng, first_, second_);
   }
   TWICE_CHECK(false);
   return sim::duration::zero();
@@ -54,6 +65,9 @@ sim::duration latency_model::p99() const {
       return first_ + sim::duration::from_us(span / 100 * 99 + span % 100 * 99 / 100);
     }
     case shape::lognormal: return second_;
+    case shape::normal:
+      return first_ + sim::duration::from_us(
+                          static_cast<std::int64_t>(static_cast<double>(second_.us()) * sim::z_0_99 + 0.5));
   }
   TWICE_CHECK(false);
   return sim::duration::zero();
@@ -66,6 +80,8 @@ std::string latency_model::describe() const {
       return "uniform(" + sim::format_duration(first_) + ".." + sim::format_duration(second_) + ")";
     case shape::lognormal:
       return "lognormal(p50=" + sim::format_duration(first_) + ", p99=" + sim::format_duration(second_) + ")";
+    case shape::normal:
+      return "normal(mean=" + sim::format_duration(first_) + ", sd=" + sim::format_duration(second_) + ")";
   }
   TWICE_CHECK(false);
   return {};

@@ -85,6 +85,7 @@ service_tool::service_tool(sim::kernel& k, event_log& events, sim::random_stream
   TWICE_CHECK(config_.key_retention >= sim::duration::zero());
   TWICE_CHECK(!config_.moves_money || config_.effect == tool_effect::write);
   TWICE_CHECK(config_.bad_targets.empty() || config_.moves_money);
+  TWICE_CHECK(!config_.optimistic_lock || (config_.effect == tool_effect::write && !config_.moves_money));
   for (const time_window& w : config_.outages) endpoint_.add_outage(w);
   for (const latency_spike& s : config_.latency_spikes) endpoint_.add_latency_spike(s);
 }
@@ -97,7 +98,7 @@ void service_tool::add_latency_spike(sim::instant begin, sim::instant end, sim::
 
 std::uint64_t service_tool::effect_count(std::string_view target) const {
   const auto it = per_target_.find(target);
-  return it == per_target_.end() ? 0 : it->second;
+  return it == per_target_.end() ? 0 : it->second.effects;
 }
 
 sim::task<tool_result> service_tool::call(tool_call request) {
@@ -128,6 +129,12 @@ service_tool::request_draws service_tool::draw(sim::random_stream& rng) const {
   }
   d.unavailable = draw_ppm(rng, config_.unavailable_ppm);
   d.latency = config_.latency.sample(rng);
+  if (config_.optimistic_lock) {
+    // Four legs: to the read, back, to the write (the execution), and back.
+    d.read_leg = d.latency;
+    d.latency = d.latency + config_.latency.sample(rng) + config_.latency.sample(rng);
+    d.answer_leg = config_.latency.sample(rng);
+  }
   // A rate of zero draws nothing: most tools set none of these, and the
   // request's stream ends here, so skipping changes no other draw.
   auto maybe = [&](std::uint32_t ppm) { return ppm != 0 && draw_ppm(rng, ppm); };
@@ -258,8 +265,16 @@ std::uint32_t service_tool::admit(std::uint64_t request_id, tool_call request, c
   }
   ++held_;
   const bool bad_target = config_.bad_targets.find(request.target) != config_.bad_targets.end();
-  const std::uint32_t slot = desk_.open(
-      execution{request_id, std::move(request), draws.latency, bad_target, draws.internal_error, draws.lost_response});
+  const std::uint32_t slot = desk_.open(execution{.request_id = request_id,
+                                                  .request = std::move(request),
+                                                  .service = draws.latency,
+                                                  .bad_target = bad_target,
+                                                  .internal_error = draws.internal_error,
+                                                  .lost_response = draws.lost_response,
+                                                  .read_leg = draws.read_leg,
+                                                  .answer_leg = draws.answer_leg,
+                                                  .read_at = {},
+                                                  .answer = {}});
   if (pool_.take())
     start_execution(slot);
   else
@@ -272,8 +287,9 @@ std::uint32_t service_tool::admit(std::uint64_t request_id, tool_call request, c
 // the spike and started after it runs at the normal speed. (Without
 // servers a request starts as it arrives.)
 void service_tool::start_execution(std::uint32_t slot) {
-  const execution& e = desk_.work(slot);
+  execution& e = desk_.work(slot);
   const sim::instant now = endpoint_.now();
+  e.read_at = now + e.read_leg;
   const sim::duration total = e.service + endpoint_.spike_extra(now);
   endpoint_.begin_execution();
   endpoint_.emit(ev::vendor_execute{e.request_id, total});
@@ -294,15 +310,32 @@ void service_tool::finish_execution(std::uint32_t slot) {
     ++stats_.lost_responses;
     endpoint_.emit(ev::vendor_response_lost{e.request_id, endpoint_.name_of(response.ref)});
     desk_.drop(slot);  // `e` is gone from here on
+  } else if (e.answer_leg > sim::duration::zero()) {
+    // The server is free now; the answer is still on its way back.
+    desk_.work(slot).answer = std::move(response);
+    endpoint_.kernel().schedule_at(endpoint_.now() + e.answer_leg, &service_tool::on_answer_arrives, this, slot);
   } else {
     desk_.deliver(slot, std::move(response));
   }
   serve_next();
 }
 
+void service_tool::on_answer_arrives(sim::kernel&, void* ctx, std::uint64_t slot) {
+  auto* self = static_cast<service_tool*>(ctx);
+  const auto s = static_cast<std::uint32_t>(slot);
+  self->desk_.deliver(s, std::move(self->desk_.work(s).answer));
+}
+
+// A write committed to the target after this execution read its version.
+bool service_tool::version_moved(const execution& e) const {
+  const auto it = per_target_.find(e.request.target);
+  return it != per_target_.end() && it->second.effects != 0 && it->second.last_write > e.read_at;
+}
+
 tool_result service_tool::complete(const execution& e) {
   if (e.bad_target) return execution_error(e, 400, tool_errors::invoice_not_found);
   if (e.internal_error) return execution_error(e, 500, tool_errors::api_error);
+  if (config_.optimistic_lock && version_moved(e)) return execution_error(e, 409, tool_errors::conflict);
   if (moves_money()) return commit_money(e);
   if (writes()) return commit_effect(e);
   endpoint_.emit(ev::vendor_answered{e.request_id});
@@ -321,7 +354,9 @@ tool_result service_tool::execution_error(const execution& e, int status, std::s
 tool_result service_tool::commit_effect(const execution& e) {
   effects_.push_back(tool_effect_record{e.request.target, endpoint_.now(), e.request_id, e.request.reference});
   ++stats_.effects;
-  const std::uint64_t count = ++per_target_[e.request.target];
+  target_row& row = per_target_[e.request.target];
+  row.last_write = endpoint_.now();
+  const std::uint64_t count = ++row.effects;
   tool_result r;
   r.status = 200;
   r.ref = config_.ref_prefix + "_" + std::to_string(effects_.size());

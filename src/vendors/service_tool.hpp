@@ -82,6 +82,23 @@
 //      read), and with a lost response (random) the caller never hears it.
 // Rejections and replays reach the caller after round_trip.
 //
+// An optimistically locked tool (optimistic_lock: a row per target with a
+// version, as a Kubernetes object's resourceVersion or a DynamoDB condition
+// expression) is a read of the version and a conditional write, two round
+// trips, and `latency` is one network leg, drawn for each of the four: the
+// read reaches the row a leg after the execution starts, the write a leg
+// after its answer plus a leg later, and the write's answer reaches the
+// caller a fourth leg after. The write fails if another write to the target
+// committed after this read: 409 conflict, no effect ("the object has been
+// modified; please apply your changes to the latest version and try again",
+// Kubernetes' answer to a stale resourceVersion). A read sees every write
+// committed at or before its instant. This is the row of Brooker's backoff
+// simulator (aws-samples/aws-arch-backoff-simulator, OccServer and
+// OccClient): there, the read and write are separate messages each crossing
+// the network once.
+//
+// Rejections and replays reach the caller after round_trip.
+//
 // Random draws per request (from the request's own stream, see
 // remote_endpoint), in one of two orders (draw_order):
 //   latency_first  unavailable and the latency sample, always; then
@@ -131,6 +148,7 @@ inline constexpr std::string_view idempotency_error = "idempotency_error";      
 inline constexpr std::string_view amount_too_small = "amount_too_small";              // 400, money
 inline constexpr std::string_view invoice_not_found = "invoice_not_found";            // 400, bad_targets
 inline constexpr std::string_view api_error = "api_error";                            // 500
+inline constexpr std::string_view conflict = "conflict";                              // 409, optimistic_lock
 }  // namespace tool_errors
 
 struct service_tool_config {
@@ -159,6 +177,8 @@ struct service_tool_config {
   bool moves_money = false;
   std::set<std::string, std::less<>> bad_targets;  // money: answered 400 invoice_not_found at execution
   draw_order draws = draw_order::latency_first;    // not a scenario key (above)
+  // A write conditional on the version it read (above); needs effect = write.
+  bool optimistic_lock = false;
 };
 
 // The built-in tools, as configs of this one form.
@@ -235,7 +255,9 @@ class service_tool final : public tool {
   };
   struct request_draws {
     bool unavailable = false;
-    sim::duration latency = sim::duration::zero();
+    sim::duration latency = sim::duration::zero();  // optimistic_lock: the first three legs
+    sim::duration read_leg = sim::duration::zero();    // optimistic_lock: until the read
+    sim::duration answer_leg = sim::duration::zero();  // optimistic_lock: the write's answer
     bool lost_request = false;
     bool rate_limited = false;
     bool internal_error = false;
@@ -248,6 +270,16 @@ class service_tool final : public tool {
     bool bad_target = false;
     bool internal_error = false;
     bool lost_response = false;
+    sim::duration read_leg = sim::duration::zero();    // optimistic_lock (request_draws)
+    sim::duration answer_leg = sim::duration::zero();  // optimistic_lock
+    sim::instant read_at;                              // optimistic_lock: when it read the version
+    tool_result answer;                                // held while answer_leg runs
+  };
+  // A target's row: its effects, and when the last one committed (the
+  // version an optimistic write compares).
+  struct target_row {
+    std::uint64_t effects = 0;
+    sim::instant last_write;
   };
 
   static std::string_view to_string(verdict v);
@@ -263,6 +295,8 @@ class service_tool final : public tool {
   void start_execution(std::uint32_t slot);
   static void on_execution_done(sim::kernel& k, void* ctx, std::uint64_t slot);
   void finish_execution(std::uint32_t slot);
+  static void on_answer_arrives(sim::kernel& k, void* ctx, std::uint64_t slot);
+  bool version_moved(const execution& e) const;
   tool_result complete(const execution& e);
   tool_result execution_error(const execution& e, int status, std::string_view code);
   tool_result commit_effect(const execution& e);
@@ -279,7 +313,7 @@ class service_tool final : public tool {
   std::uint32_t held_ = 0;  // requests executing or waiting (capacity counts these)
   std::vector<tool_effect_record> effects_;
   refund_ledger ledger_;
-  std::map<std::string, std::uint64_t, std::less<>> per_target_;
+  std::map<std::string, target_row, std::less<>> per_target_;
   std::vector<server_pool::waiting> dropped_;  // scratch for release()
 };
 
