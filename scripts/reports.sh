@@ -15,4 +15,7 @@ for scenario in scenarios/*.toml; do
 done
 "$twice" run scenarios/double_refund.toml --quiet --report "$out/double_refund.html" >/dev/null
 # The published experiments, as sweeps of their grids (docs/sweep.md).
-"$twice" sweep scenarios/brooker_retry_budget.toml --jobs 2 --markdown "$out/brooker_retry_budget_sweep.md" >/dev/null
+for experiment in brooker_retry_budget brooker_jitter; do
+  "$twice" sweep "scenarios/$experiment.toml" --jobs 2 --markdown "$out/${experiment}_sweep.md" \
+    --report "$out/${experiment}_sweep.html" >/dev/null
+done

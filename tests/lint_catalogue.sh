@@ -32,6 +32,7 @@ declare -A expected=(
   [fifo_dedup_per_retry]="fifo_deduplication_per_send"
   [fifo_dedup_per_retry_fixed]=""
   [brooker_retry_budget]=""
+  [brooker_jitter]=""
   [deploy_rolling_kill]="write_without_key rolling_kill_without_drain"
   [double_refund]="write_without_key rolling_kill_without_drain"
   [double_refund_fixed]=""

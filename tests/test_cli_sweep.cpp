@@ -66,6 +66,50 @@ TEST_CASE("twice sweep --csv and --markdown write a row per cell", "[cli][sweep]
   CHECK_THAT(text, Catch::Contains("\n2,1,1,30.416000,"));
 }
 
+// Counts the occurrences of `what` in `text`.
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+TEST_CASE("twice sweep --report draws a line per value of one key against another", "[cli][sweep]") {
+  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-report";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string page = (dir / "sweep.html").string();
+  // Three axes: the numeric one is x, the first other the lines, the third a
+  // set of charts per value.
+  const auto r = run("sweep " + double_refund +
+                     " --vary discipline.key=none,stable --vary workers.count=1,2,4 --vary deploy[0].at=2420ms,10s "
+                     "--seeds 2 --jobs 2 --report " + page);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  const std::string html = read_text(page);
+  CHECK(html.starts_with("<!DOCTYPE html>"));
+  CHECK(html.find("<script") == std::string::npos);  // self-contained, nothing to run
+  CHECK(html.find("<link") == std::string::npos);
+  // x: the last axis whose values are numbers or durations (the deploy's time, in seconds).
+  CHECK(count_of(html, ">deploy[0].at (s)</text>") == 3 * 4);  // 3 panels x (makespan, calls, job p99, retries)
+  CHECK(count_of(html, "<h2>workers.count = ") == 3);
+  // A line per value of discipline.key in every chart, each in the legend.
+  CHECK(count_of(html, "<g class=\"chart-line\" data-line=\"none\">") == 3 * 4);
+  CHECK(count_of(html, "<g class=\"chart-line\" data-line=\"stable\">") == 3 * 4);
+  // The key-less cells broke invariants: their points are ringed in red, and
+  // the legend has the mark; no other red on the page.
+  CHECK(count_of(html, "class=\"chart-violation\"") > 0);
+  CHECK(count_of(html, ">a seed broke an invariant</text>") == 3 * 4);
+  CHECK(count_of(html, "#c81e1e") == count_of(html, "class=\"chart-violation\"") + 3 * 4 + 1);
+  CHECK_THAT(html, Catch::Contains("<td class=\"violated\">no_double_payment 2/2, ledgers_agree 2/2</td>"));
+  // The same sweep on one thread writes the same page.
+  const std::string again = (dir / "again.html").string();
+  REQUIRE(run("sweep " + double_refund +
+              " --vary discipline.key=none,stable --vary workers.count=1,2,4 --vary deploy[0].at=2420ms,10s "
+              "--seeds 2 --jobs 1 --report " + again)
+              .exit_code == 0);
+  CHECK(read_text(again) == html);
+}
+
 TEST_CASE("twice sweep: bad input exits 2 and says what is wrong", "[cli][sweep]") {
   auto r = run("sweep " + double_refund + " --vary retry.jitter");
   CHECK(r.exit_code == 2);

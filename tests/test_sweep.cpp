@@ -5,48 +5,25 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "explore/sweep.hpp"
 #include "scenario/scenario.hpp"
+#include "sweep_support.hpp"
 
 using namespace twice;
 using namespace twice::explore;
 using twice::scenario_detail::doc_node;
 
+using namespace twice::sweep_test;
+
 namespace {
-
-std::string catalogue(std::string_view name) {
-  const auto path = std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios" / name;
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-sweep_axis axis(std::string_view text) {
-  std::string problem;
-  const std::optional<sweep_axis> a = parse_vary_argument(text, problem);
-  INFO(problem);
-  REQUIRE(a.has_value());
-  return *a;
-}
 
 std::string problem_of(std::string_view text) {
   std::string problem;
   CHECK_FALSE(parse_vary_argument(text, problem).has_value());
   return problem;
-}
-
-sweep_input prepared_ok(const std::string& text, std::vector<sweep_axis> axes, std::optional<std::uint32_t> seeds) {
-  sweep_prepared p = prepare_sweep_text(text, "s.toml", std::move(axes), seeds);
-  INFO((p.errors.empty() ? std::string() : p.errors.front().to_string()));
-  REQUIRE(p.input.has_value());
-  return *p.input;
 }
 
 }  // namespace
@@ -199,70 +176,4 @@ TEST_CASE("stat_of: nearest-rank percentiles and Student's t interval", "[sweep]
   CHECK(s.ci95 == Approx(1.963).epsilon(0.001));
   CHECK(stat_of({7}).ci95 == 0.0);
   CHECK(stat_of({}).n == 0);
-}
-
-// Brooker, "Fixing retries with token buckets and circuit breakers" (2022):
-// the claims the post makes of its simulation, on the committed scenario.
-namespace {
-
-// The file's own grid with the failure rates (and, when given, the
-// clients) this test looks at, and its cases `only` (all when empty).
-sweep_input brooker(const std::vector<std::string>& only, const std::string& rates, const std::string& clients) {
-  sweep_input in = prepared_ok(catalogue("brooker_retry_budget.toml"), {}, std::nullopt);
-  REQUIRE(in.grid.vary.size() == 2);
-  sweep_axis strategy = in.grid.vary[0];
-  REQUIRE(strategy.path == "strategy");
-  if (!only.empty())
-    std::erase_if(strategy.values, [&](const doc_node& v) {
-      return std::find(only.begin(), only.end(), value_text(v)) == only.end();
-    });
-  in.grid.vary = {strategy};
-  if (!clients.empty()) in.grid.vary.push_back(axis("workers.count=" + clients));
-  in.grid.vary.push_back(axis("tools.read.error_rates.unavailable=" + rates));
-  return in;
-}
-
-// Amplification, calls per unique call, of the cell with these values.
-double amplification(const sweep_result& r, const std::vector<std::string>& values) {
-  for (const sweep_cell& c : r.cells)
-    if (c.values == values) return c.calls_per_job_milli.mean / 1e3;
-  FAIL("no such cell");
-  return 0;
-}
-
-}  // namespace
-
-TEST_CASE("Brooker's retry-budget experiment: N retries, the token bucket and the breaker of retries",
-          "[sweep][brooker]") {
-  const sweep_result r = run_sweep(brooker({}, "0.05,0.5,1", ""), 2);
-  REQUIRE(r.cells.size() == 12);
-  const auto a = [&](std::string strategy, std::string f) { return amplification(r, {strategy, f}); };
-  for (const std::string f : {"0.05", "0.5", "1"}) CHECK(a("no_retries", f) == 1.0);
-  // "At 100% failure rate, the system does 1+N times as much work."
-  CHECK(a("three_retries", "1") == 4.0);
-  CHECK(a("three_retries", "0.5") == Approx(1.875).epsilon(0.02));  // 1 + 1/2 + 1/4 + 1/8
-  // "It behaves like N retries when failure rates are low ..."
-  CHECK(std::abs(a("adaptive_10pct", "0.05") - a("three_retries", "0.05")) < 0.01);
-  // "... and like '0.1 retries' much above 10% failure rate": 0.1 a call,
-  // and the buckets' first fill (100 x 5 over 10,000 calls, 0.05).
-  CHECK(a("adaptive_10pct", "0.5") - 1 < 0.16);
-  CHECK(a("adaptive_10pct", "1") - 1 == Approx(0.15).margin(0.01));
-  // The breaker of retries stops retrying once failures pass 10% of calls.
-  CHECK(a("breaker_10pct", "0.5") == 1.0);
-  CHECK(a("breaker_10pct", "1") == 1.0);
-}
-
-TEST_CASE("Brooker's client count: with many small clients, breakers stop retrying and buckets keep on",
-          "[sweep][brooker]") {
-  const sweep_result r = run_sweep(brooker({"adaptive_10pct", "breaker_10pct"}, "0.05", "10,1000"), 2);
-  REQUIRE(r.cells.size() == 4);
-  const auto a = [&](std::string strategy, std::string clients) { return amplification(r, {strategy, clients, "0.05"}); };
-  INFO("adaptive: 10 clients " << a("adaptive_10pct", "10") << ", 1000 clients " << a("adaptive_10pct", "1000")
-                               << "; breaker: 10 clients " << a("breaker_10pct", "10") << ", 1000 clients "
-                               << a("breaker_10pct", "1000"));
-  // The same load over more, smaller clients: each breaker judges from a
-  // few calls, and one early failure opens it; each bucket starts full.
-  CHECK(a("breaker_10pct", "1000") < a("breaker_10pct", "10"));
-  CHECK(a("adaptive_10pct", "1000") >= a("adaptive_10pct", "10") - 0.001);
-  CHECK(a("adaptive_10pct", "1000") - 1 > 2 * (a("breaker_10pct", "1000") - 1));
 }

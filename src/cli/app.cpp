@@ -101,6 +101,8 @@ void add_sweep(CLI::App& app, sweep_options& sweep) {
   cmd->add_option("--csv", sweep.csv_path, "Also write one CSV row per cell to FILE")->type_name("FILE");
   cmd->add_option("--markdown", sweep.markdown_path, "Also write the cells as a Markdown table to FILE")
       ->type_name("FILE");
+  cmd->add_option("--report", sweep.report_path, "Also write a self-contained HTML page of charts and the table to FILE")
+      ->type_name("FILE.html");
   cmd->footer("Exit status: 0 the sweep ran, 2 for bad input or usage. See docs/sweep.md.");
 }
 

@@ -3,11 +3,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <functional>
+#include <utility>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/exit_codes.hpp"
 #include "cli/output_file.hpp"
+#include "cli/sweep_page.hpp"
 #include "explore/sweep.hpp"
 #include "sim/duration_text.hpp"
 
@@ -185,23 +188,23 @@ int sweep_command(const sweep_options& options) {
     for (const scenario_error& e : result.bad_cell_errors) fmt::print(stderr, "  {}\n", e.to_string());
     return to_int(exit_code::bad_input);
   }
-  if (!options.markdown_path.empty()) {
-    const std::string error =
-        write_file_atomically(options.markdown_path, markdown_text(result, prepared.input->path, prepared.input->name));
+  const std::string& path = prepared.input->path;
+  const std::string& name = prepared.input->name;
+  const std::pair<const std::string*, std::function<std::string()>> outputs[] = {
+      {&options.markdown_path, [&] { return markdown_text(result, path, name); }},
+      {&options.csv_path, [&] { return csv_text(result); }},
+      {&options.report_path, [&] { return sweep_page_html(result, path, name); }},
+  };
+  for (const auto& [file, text] : outputs) {
+    if (file->empty()) continue;
+    const std::string error = write_file_atomically(*file, text());
     if (!error.empty()) {
       fmt::print(stderr, "twice sweep: {}\n", error);
       return to_int(exit_code::bad_input);
     }
   }
-  if (!options.csv_path.empty()) {
-    const std::string error = write_file_atomically(options.csv_path, csv_text(result));
-    if (!error.empty()) {
-      fmt::print(stderr, "twice sweep: {}\n", error);
-      return to_int(exit_code::bad_input);
-    }
-  }
-  if (options.json) fmt::print("{}", json_text(result, prepared.input->path));
-  else print_table(result, prepared.input->path, jobs);
+  if (options.json) fmt::print("{}", json_text(result, path));
+  else print_table(result, path, jobs);
   return to_int(exit_code::ok);
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// `twice sweep FILE [--vary KEY=V1,V2,...]... [--seeds N] [--seed S] [--jobs J] [--json] [--csv F] [--markdown F]`:
+// `twice sweep FILE [--vary KEY=V1,V2,...]... [--seeds N] [--seed S] [--jobs J] [--json] [--csv F] [--markdown F]
+// [--report F.html]`:
 // the scenario run for every combination of the varied keys' values, each
 // under the same N seeds, compared cell by cell. Without --vary, the file's
 // [sweep] table is the grid. See docs/sweep.md.
@@ -20,6 +21,7 @@ struct sweep_options {
   bool json = false;
   std::string csv_path;
   std::string markdown_path;
+  std::string report_path;  // the page of charts (cli/sweep_page.hpp)
 };
 
 // Exit status: 0 the sweep ran, 2 bad input.

@@ -15,18 +15,7 @@ source_dir=${1:?source dir}
 twice=${2:?twice binary}
 out_dir=${3:?output dir}
 
-chromium_bin=""
-for candidate in chromium chromium-browser; do
-  if command -v "$candidate" >/dev/null 2>&1; then
-    chromium_bin=$(command -v "$candidate")
-    break
-  fi
-done
-if [ -z "$chromium_bin" ]; then
-  echo "FAIL: Chromium is not installed (apt-get install chromium; scripts/setup.sh installs it)." >&2
-  echo "The browser test cannot render the report without it and does not pass by skipping." >&2
-  exit 1
-fi
+source "$(dirname "$0")/chromium.sh"
 
 mkdir -p "$out_dir"
 report="$out_dir/double_refund.html"
@@ -38,47 +27,7 @@ rm -f "$report" "$dom" "$screenshot"
 (cd "$source_dir" && "$twice" run scenarios/double_refund.toml --quiet --report "$report" >/dev/null)
 [ -s "$report" ] || { echo "FAIL: twice run did not write $report" >&2; exit 1; }
 
-profile=$(mktemp -d "${TMPDIR:-/tmp}/twice-chromium-XXXXXX")
-trap 'rm -rf "$profile"' EXIT
-
-# The twice binary may be built with sanitizers; Chromium is not, and must
-# not inherit their options.
-chromium() {
-  env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS HOME="$profile" \
-    timeout 120 "$chromium_bin" --headless --no-sandbox --disable-gpu --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --disable-dev-shm-usage --user-data-dir="$profile/user-data" "$@" 2>"$profile/chromium.log"
-}
-
-url="file://$(cd "$(dirname "$report")" && pwd)/$(basename "$report")"
-# One start renders the page, serialises its DOM to stdout and takes the
-# picture (the page is laid out for 1280 px).
-if ! chromium --hide-scrollbars --window-size=1280,1000 --screenshot="$screenshot" --dump-dom "$url" >"$dom" ||
-  [ ! -s "$dom" ]; then
-  echo "FAIL: Chromium could not render $report; its log:" >&2
-  cat "$profile/chromium.log" >&2
-  exit 1
-fi
-
-failures=0
-expect() {  # expect DESCRIPTION FIXED-STRING: the rendered DOM must contain it
-  if grep -qF -- "$2" "$dom"; then
-    echo "ok   $1"
-  else
-    echo "FAIL $1: the DOM has no $2" >&2
-    failures=$((failures + 1))
-  fi
-}
-expect_count() {  # expect_count DESCRIPTION N FIXED-STRING
-  local n
-  n=$(grep -oF -- "$3" "$dom" | wc -l)
-  if [ "$n" -eq "$2" ]; then
-    echo "ok   $1"
-  else
-    echo "FAIL $1: $3 appears $n times, expected $2" >&2
-    failures=$((failures + 1))
-  fi
-}
+render "$report" "$dom" "$screenshot" 1000
 
 # Chromium rebuilt the page: its serialisation, not the file's text (the
 # parser drops the newline the file has between <html> and <head>).
@@ -99,16 +48,7 @@ expect "the redelivery arrow" 'class="redelivery"'
 expect "the deploy window" 'class="deploy-window"'
 
 # The picture, for people (and the README).
-if [ ! -s "$screenshot" ]; then
-  echo "FAIL: no screenshot; Chromium's log:" >&2
-  cat "$profile/chromium.log" >&2
-  failures=$((failures + 1))
-elif [ "$(head -c 8 "$screenshot" | od -An -tx1 | tr -d ' \n')" != "89504e470d0a1a0a" ]; then
-  echo "FAIL: $screenshot is not a PNG" >&2
-  failures=$((failures + 1))
-else
-  echo "ok   screenshot: $screenshot"
-fi
+expect_png "$screenshot"
 
 if [ "$failures" -ne 0 ]; then
   echo "browser: $failures check(s) failed; the rendered DOM is in $dom" >&2
