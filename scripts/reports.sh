@@ -15,7 +15,7 @@ for scenario in scenarios/*.toml; do
 done
 "$twice" run scenarios/double_refund.toml --quiet --report "$out/double_refund.html" >/dev/null
 # The published experiments, as sweeps of their grids (docs/sweep.md).
-for experiment in brooker_retry_budget brooker_jitter; do
+for experiment in brooker_retry_budget brooker_jitter metastable_retry_storm metastable_retry_storm_fixed; do
   "$twice" sweep "scenarios/$experiment.toml" --jobs 2 --markdown "$out/${experiment}_sweep.md" \
     --report "$out/${experiment}_sweep.html" >/dev/null
 done

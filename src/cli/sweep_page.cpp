@@ -81,16 +81,16 @@ std::vector<metric> metrics_of(const sweep_result& r) {
       {"Tool calls per job", "calls per job, mean ±95%",
        [](const sweep_cell& c) { return c.calls_per_job_milli.mean / 1e3; },
        [](const sweep_cell& c) { return c.calls_per_job_milli.ci95 / 1e3; }},
+      {"Dead letters per run", "jobs", [](const sweep_cell& c) { return c.dead_letters; }, nullptr},
       {"Job time, p99 (send to end)", "seconds",
        [](const sweep_cell& c) { return static_cast<double>(c.job_time_us.p99) / 1e6; }, nullptr},
       {"Retries per run", "attempts beyond each job's first", [](const sweep_cell& c) { return c.retries; }, nullptr},
-      {"Dead letters per run", "jobs", [](const sweep_cell& c) { return c.dead_letters; }, nullptr},
   };
   std::vector<metric> out;
   for (metric& m : all) {
     bool any = false;
     for (const sweep_cell& c : r.cells) any = any || m.value(c) != 0;
-    // Makespan and calls always; the counts only where some cell has any.
+    // Makespan and calls always; the rest only where some cell has any.
     if (any || out.size() < 2) out.push_back(std::move(m));
   }
   return out;

@@ -4,8 +4,8 @@
 // whose values are all numbers or durations; else the last key, as names)
 // and draws a line per value of another (the first of the rest), with one
 // set of charts per combination of any further keys. The charts: makespan
-// and calls per job with their 95% intervals, job time p99, retries and dead
-// letters per run (those that are not zero in every cell). An axis is
+// and calls per job with their 95% intervals; dead letters per run, job
+// time p99 and retries per run where some cell has any. An axis is
 // logarithmic where the values span a factor of 30 or more. No wall-clock
 // figure: the same sweep writes the same bytes (reports/ keeps them).
 
