@@ -10,14 +10,14 @@
 
 using namespace twice::html_detail;
 
-TEST_CASE("times, money and coordinates print their sign once, INT64_MIN included", "[report][html]") {
+TEST_CASE("times, amounts and coordinates print their sign once, INT64_MIN included", "[report][html]") {
   constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
   constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
   CHECK(secs(lowest) == "-9223372036854.775808s");
   CHECK(secs(highest) == "9223372036854.775807s");
   CHECK(secs(std::int64_t{-1}) == "-0.000001s");
-  CHECK(money(lowest) == "-92233720368547758.08");
-  CHECK(money(std::int64_t{-5}) == "-0.05");
+  CHECK(cents(lowest) == "-9223372036854775808 cents");
+  CHECK(cents(std::int64_t{-5}) == "-5 cents");
   CHECK(px(lowest) == "-922337203685477580.8");
   CHECK(px(std::int64_t{-30}) == "-3");
   CHECK(px(std::int64_t{25}) == "2.5");

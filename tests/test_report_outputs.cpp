@@ -365,7 +365,15 @@ TEST_CASE("html report: the double refund, self-contained", "[report][html]") {
   CHECK(count(html, "<g class=\"refund\" data-ref=\"re_1\" data-invoice=\"inv_17\"") == 1);
   CHECK(count(html, "<g class=\"refund duplicate\" data-ref=\"re_2\" data-invoice=\"inv_17\"") == 1);
   // The calls that made them, outlined on the workers' lanes.
-  CHECK(count(html, "class=\"tool tool-refund new-write paid\"") == 2);
+  // Both refund calls made a refund; only the second, of an invoice paid
+  // already, is red.
+  CHECK(count(html, "class=\"tool tool-refund writes new-write paid\"") == 1);
+  CHECK(count(html, "class=\"tool tool-refund writes new-write paid duplicate-effect\"") == 1);
+  // Every kind of mark drawn has its legend entry, and only those.
+  for (const char* key : {"lease", "end-killed", "tool-read", "tool-model", "tool-write", "new-write", "paid",
+                          "paid-duplicate", "refund", "refund-duplicate", "deploy", "pod-down", "expiry"})
+    CHECK(count(html, std::string("<span data-key=\"") + key + "\">") == 1);
+  CHECK(count(html, "<span data-key=\"outage\">") == 0);
   CHECK(count(html, "data-invariant=\"no_double_payment\" data-held=\"false\"") == 1);
   CHECK(count(html, "data-invariant=\"ledgers_agree\" data-held=\"false\"") == 1);
   CHECK(count(html, "data-invariant=\"every_job_ends\" data-held=\"true\"") == 1);
@@ -375,6 +383,50 @@ TEST_CASE("html report: the double refund, self-contained", "[report][html]") {
   CHECK(count(html, "class=\"deploy-window\" data-sha=\"v2\"") == 1);
   CHECK(count(html, "<tr class=\"unmatched\" data-ref=\"re_1\"") == 1);  // the vendor refund our ledger lacks
   CHECK(html_report(sc, out.summary, out.timeline, cli::run_one(sc, true).spans, out.ledgers) == html);
+}
+
+TEST_CASE("html report: red is for violations only; outages are drawn, every mark in the legend", "[report][html]") {
+  // A vendor outage that every job rides out with backoff: every invariant
+  // holds, so nothing on the timeline may be red.
+  const scenario sc = catalogue_scenario("vendor_outage_jitter");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
+  CHECK(unbalanced_tag(html) == "");
+  CHECK(count(html, "data-held=\"false\"") == 0);
+  // On the vendor's lane and on its requests chart.
+  CHECK(count(html, "<title>vendor/payments outage: every request answers 503") == sc.world.payments.outages.size());
+  CHECK(count(html, "<title>outage from ") == sc.world.payments.outages.size());
+  CHECK(count(html, "<span data-key=\"outage\">") == 1);
+  // The 503s are drawn, and the legend says what they are.
+  CHECK(count(html, "class=\"vendor-mark mark-reject\"") > 0);
+  CHECK(count(html, "<span data-key=\"reject\">") == 1);
+  for (const char* red : {"duplicate-effect\"", "class=\"refund duplicate\"", "class=\"violation\"",
+                          "<span data-key=\"violation\">", "<span data-key=\"refund-duplicate\">"})
+    CHECK(count(html, red) == 0);
+  // Amounts as the CLI prints them.
+  CHECK(html.find(" cents</td>") != std::string::npos);
+}
+
+TEST_CASE("html report: above 40 jobs, a lane per job a violation names and a small sample", "[report][html]") {
+  // 300 renewals; the slowdown's double charges break no_double_payment,
+  // whose evidence names the first four overcharged jobs.
+  const scenario sc = catalogue_scenario("billing_retry_double_charge");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
+  CHECK(unbalanced_tag(html) == "");
+  CHECK(html.find("id=\"timeline-jobs\" data-shown=\"10\" data-jobs=\"300\">A lane per job, for 10 of the 300 jobs: 4 "
+                  "named by a violation, and a sample of 6") != std::string::npos);
+  CHECK(count(html, "<g class=\"lane job\"") == 10);
+  CHECK(count(html, "<g class=\"lane worker\"") == 0);
+  for (const char* job : {"gen_101", "gen_102", "gen_103", "gen_104", "gen_1", "gen_2", "gen_3"})
+    CHECK(count(html, std::string("<g class=\"lane job\" data-lane=\"") + job + "\"") == 1);
+  // Each lane on its job's own clock, said under its name.
+  CHECK(count(html, "<text class=\"lane-time\"") == 10);
+  // The second charges, red; requests per 100 ms for the charge tool.
+  CHECK(count(html, "duplicate-effect\"") > 0);
+  CHECK(count(html, "<svg class=\"requests\" data-tool=\"vendor/charge\"") == 1);
+  // What a person can read: far from the megabytes a lane per worker made.
+  CHECK(html.size() < 1'000'000);
 }
 
 TEST_CASE("timeline: a backoff that ended is told from a lease that ran out", "[report][timeline]") {
@@ -426,7 +478,7 @@ TEST_CASE("html report: a backoff's redelivery is drawn apart from an expired le
   const scenario sc = catalogue_scenario("double_refund_fixed");
   const cli::run_outcome out = cli::run_one(sc, true);
   const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
-  CHECK(count(html, "class=\"redelivery-after-backoff\"") == 2);
+  CHECK(count(html, "<path class=\"redelivery-after-backoff\"") == 2);
   CHECK(count(html, "class=\"redelivery\"") == 0);
   CHECK(count(html, "class=\"expiry\"") == 0);
   CHECK(html.find("job_17 redelivered: the backoff after worker/0's nack ended; worker/1 takes delivery 2") !=
@@ -465,13 +517,19 @@ TEST_CASE("every catalogue scenario: the four outputs, valid", "[report][catalog
     CHECK(unbalanced_tag(html) == "");
     REQUIRE(!spans.lanes.empty());
     for (const std::string& lane : spans.lanes) {
-      CHECK(count(html, "data-lane=\"" + lane + "\"") == 1);
+      // A lane per worker up to 40 jobs; above, a lane per chosen job.
+      if (out.summary.jobs_total <= 40) CHECK(count(html, "data-lane=\"" + lane + "\"") == 1);
       thread_named(t, lane);
+    }
+    if (out.summary.jobs_total > 40) {
+      CHECK(count(html, "<g class=\"lane job\"") >= 1);
+      CHECK(count(html, "<g class=\"lane job\"") <= 30);
+      CHECK(count(html, "<g class=\"lane worker\"") == 0);
     }
     for (const verdict& v : out.summary.verdicts)
       CHECK(count(html, "data-invariant=\"" + v.name + "\" data-held=\"" + (v.held ? "true" : "false") + "\"") == 1);
-    // Every vendor refund is on the timeline, and on the ledger table.
-    CHECK(count(html, "<g class=\"refund") == out.ledgers.vendor.size());
+    // Every vendor refund is on the timeline (with its lane: up to 40 jobs).
+    if (out.summary.jobs_total <= 40) CHECK(count(html, "data-amount-cents=") == out.ledgers.vendor.size());
     CHECK(!trace_to_jsonl(out.records).empty());
   }
 }

@@ -56,10 +56,7 @@ std::string short_secs(std::int64_t us) {
   return s + "s";
 }
 
-std::string money(std::int64_t cents) {
-  const std::uint64_t m = magnitude(cents);
-  return fmt::format("{}{}.{:02}", cents < 0 ? "-" : "", m / 100, m % 100);
-}
+std::string cents(std::int64_t amount) { return fmt::format("{} cents", amount); }
 
 std::string key_text(const std::string& key) { return key.empty() ? "(none)" : key; }
 

@@ -1,6 +1,6 @@
 #pragma once
 // What every part of the HTML report writes with: escaped text, times,
-// money, coordinates, the page's layout, and the page itself a line at a
+// amounts, coordinates, the page's layout, and the page itself a line at a
 // time. Internal to report/html_*.cpp.
 
 #include <cstdint>
@@ -23,8 +23,8 @@ std::string secs(std::int64_t us);
 std::string secs(sim::instant t);
 // An axis label: "0s", "2.5s", "0.005s".
 std::string short_secs(std::int64_t us);
-// "-12.34" from cents.
-std::string money(std::int64_t cents);
+// "1999 cents", as the CLI prints amounts.
+std::string cents(std::int64_t amount);
 // The key, or "(none)" when there is none.
 std::string key_text(const std::string& key);
 

@@ -31,25 +31,28 @@ svg { display: block; font: 12px system-ui, sans-serif; }
 svg text { fill: #1d232b; }
 .lane-bg { fill: #f6f8fa; stroke: #e3e7ec; }
 .lane-label { font-weight: 600; }
+.lane-time { fill: #5b6673; font-size: 11px; }
 .lane-bg.vendor-bg { fill: #fbf8f3; }
 .deploy-window { fill: #ffe8a3; opacity: .45; }
 .deploy-label { fill: #8a6400; font-weight: 600; }
 .pod-down { fill: url(#hatch); }
 .lease { fill: #cfe2ff; stroke: #6c9bd6; stroke-width: 1; }
-.lease.ended-crash, .lease.ended-stop { stroke: #c0392b; }
+.lease.ended-crash, .lease.ended-stop { stroke: #1d232b; }
 .lease.ended-expired { stroke: #d68a00; }
 .lease-end.end-ack, .lease-end.end-dead_letter { fill: #2e8b46; }
 .lease-end.end-nack, .lease-end.end-expired { fill: #e09a00; }
-.lease-end.end-crash, .lease-end.end-stop { fill: #c0392b; }
+.lease-end.end-crash, .lease-end.end-stop { fill: #1d232b; }
 .lease-end.end-returned, .lease-end.end-open { fill: #8895a5; }
 .tool { fill: #9aa5b1; stroke: #5f6b78; stroke-width: .5; }
 .tool.tool-model { fill: #b9a6e0; stroke: #6d56a8; }
 .tool.tool-refund, .tool.writes { fill: #f2b36b; stroke: #b86a10; }
 .tool.new-write { stroke: #1d232b; stroke-width: 1.2; }
-.tool.paid { stroke: #c0392b; stroke-width: 2.5; }
+.tool.paid { stroke: #1d232b; stroke-width: 2.5; }
+.tool.paid.duplicate-effect { stroke: #c0392b; }
 .tool.interrupted { fill-opacity: .5; stroke-dasharray: 3 2; }
-.paid-label { fill: #c0392b; font-weight: 700; }
-.crash path, .kill path { stroke: #c0392b; stroke-width: 3; stroke-linecap: round; }
+.paid-label { fill: #1d232b; font-weight: 700; }
+.paid-label.duplicate-effect { fill: #c0392b; }
+.crash path, .kill path { stroke: #1d232b; stroke-width: 3; stroke-linecap: round; }
 .expiry { fill: #e09a00; stroke: #8a5a00; }
 .ack { fill: #2e8b46; }
 .nack { fill: #e09a00; }
@@ -62,7 +65,7 @@ svg text { fill: #1d232b; }
 #arrowhead-backoff path { fill: #2f6fce; }
 .execution { fill: #e8d9c3; stroke: #a8916e; stroke-width: .5; }
 .execution.outcome-committed { fill: #f2b36b; stroke: #b86a10; }
-.execution.outcome-error { fill: #f1a7a5; }
+.execution.outcome-error { fill: #d9dde2; stroke: #5f6b78; }
 .refund line { stroke: #2e8b46; stroke-width: 2; }
 .refund path { fill: #2e8b46; }
 .refund text { fill: #1e6b2e; font-weight: 700; }
@@ -70,7 +73,7 @@ svg text { fill: #1d232b; }
 .refund.duplicate path { fill: #c0392b; }
 .refund.duplicate text { fill: #c0392b; }
 .vendor-mark { fill: #8895a5; }
-.vendor-mark.mark-reject { fill: #c0392b; }
+.vendor-mark.mark-reject { fill: #b86a10; }
 .vendor-mark.mark-replay { fill: #2e8b46; }
 .violation line { stroke: #c0392b; stroke-width: 1.5; stroke-dasharray: 5 4; }
 .violation text { fill: #c0392b; font-weight: 700; }
@@ -85,9 +88,15 @@ svg text { fill: #1d232b; }
 .bar { fill: #6c9bd6; }
 .backoff-delay { fill: #2f6fce; }
 .backoff-envelope { fill: none; stroke: #8895a5; }
-.cap { stroke: #c0392b; stroke-width: 1.5; stroke-dasharray: 6 3; }
+.cap { stroke: #1d232b; stroke-width: 1.5; stroke-dasharray: 6 3; }
+.outage-window { fill: url(#outage-hatch); }
+.series-requests { stroke: #2f6fce; stroke-width: 1; }
+.capacity { stroke: #1d232b; stroke-width: 1.5; stroke-dasharray: 6 3; }
+.backoff-range { fill: #b9cdf0; }
+.spike-window { fill: #f7d9a8; opacity: .6; }
 .charts { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 18px; font-size: 13px; color: #39424e; margin: 6px 0 0 140px; }
+.legend svg { display: inline-block; vertical-align: middle; margin-right: 5px; }
 .swatch { display: inline-block; width: 14px; height: 10px; margin-right: 5px; vertical-align: middle; border: 1px solid #5f6b78; }
 table { border-collapse: collapse; font-size: 13px; }
 th, td { text-align: left; padding: 3px 10px 3px 0; border-bottom: 1px solid #eef1f4; vertical-align: top; }
@@ -140,6 +149,7 @@ std::string html_report(const scenario& sc, const run_summary& s, const std::vec
                         s.result.trace_digest));
   write_summary(html, sc, s);
   write_timeline(html, sc, s, spans, time);
+  write_requests(html, sc, spans, time);
   write_queue_depth(html, spans, time);
   write_attempts(html, s);
   write_backoff(html, spans);

@@ -20,6 +20,15 @@
 
 namespace twice::html_detail {
 
+const service_tool_config* tool_config_of(const scenario& sc, std::string_view actor) {
+  const world_config& w = sc.world;
+  for (const service_tool_config* c : {&w.payments, &w.email, &w.model, &w.read})
+    if (actor == "vendor/" + c->name) return c;
+  for (const service_tool_config& c : w.tools)
+    if (actor == "vendor/" + c.name) return &c;
+  return nullptr;
+}
+
 // ---- header -------------------------------------------------------------------
 void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
   std::size_t violations = 0;
@@ -47,7 +56,7 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
                         s.result.events));
   html.line("<li>jobs: " + esc(s.jobs_line()) + "</li>");
   html.line(fmt::format("<li>our ledger: {} rows, {} &middot; the vendor's ledger: {} refunds, {}</li>", s.ledger_rows,
-                        money(s.ledger_total_cents), s.vendor_refunds, money(s.vendor_total_cents)));
+                        cents(s.ledger_total_cents), s.vendor_refunds, cents(s.vendor_total_cents)));
   html.line(fmt::format("<li>vendor: {} calls, {} answered 503, at most {} in one 100 ms</li>", s.vendor_calls,
                         s.vendor_rejected_503, s.vendor_peak_per_100ms));
   html.line("<li>job queue: " + esc(s.queue_line()) + "</li>");
@@ -127,6 +136,84 @@ void write_queue_depth(html_lines& html, const run_spans& spans, const axis& tim
   html.line("</section>");
 }
 
+// ---- requests per 100 ms ---------------------------------------------------------
+void write_requests(html_lines& html, const scenario& sc, const run_spans& spans, const axis& time) {
+  if (spans.requests.empty()) return;
+  html.line("<section id=\"requests-section\">");
+  html.line("<h2>Requests per 100 ms, per tool</h2>");
+  // A column per pixel: each shows the busiest 100 ms it covers.
+  constexpr std::int64_t column = 10;  // tenths of a pixel
+  const std::int64_t columns = (plot_right - plot_left) / column;
+  const std::int64_t chart_height = 900, chart_top = 300, height = 1500;
+  for (const auto& [actor, buckets] : spans.requests) {
+    const service_tool_config* c = tool_config_of(sc, actor);
+    std::vector<std::int64_t> most(static_cast<std::size_t>(columns) + 1, 0);
+    std::int64_t peak = 1, total = 0;
+    for (const request_bucket& b : buckets) {
+      const std::int64_t x = time.at(b.bucket * 100'000) - plot_left;
+      std::int64_t& m = most[static_cast<std::size_t>(std::clamp<std::int64_t>(x / column, 0, columns))];
+      m = std::max(m, b.requests);
+      peak = std::max(peak, b.requests);
+      total += b.requests;
+    }
+    // The servers' rate, where it is a number: servers x 100 ms / a fixed latency.
+    std::optional<std::int64_t> rate;
+    if (c != nullptr && c->pool.servers > 0 && c->latency.kind() == latency_model::shape::fixed &&
+        c->latency.p99().us() > 0)
+      rate = static_cast<std::int64_t>(c->pool.servers) * 100'000 / c->latency.p99().us();
+    const std::int64_t top = std::max(peak, rate.value_or(0));
+    const axis value{chart_top + chart_height, -chart_height, top};
+    html.line(fmt::format("<svg class=\"requests\" data-tool=\"{}\" data-peak=\"{}\" data-requests=\"{}\" role=\"img\" "
+                          "aria-label=\"requests per 100 ms at {}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">",
+                          esc(actor), peak, total, esc(actor), px(page_width), px(height), px(page_width), px(height)));
+    html.line(fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\">{}: {} requests, at most {} in 100 ms</text>",
+                          px(plot_left), px(180), esc(actor), total, peak));
+    if (c != nullptr) {
+      for (const time_window& w : c->outages)
+        html.line(fmt::format("<rect class=\"outage-window\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>outage "
+                              "from {} to {}: every request answers 503</title></rect>",
+                              px(time.at(w.begin.us())), px(chart_top),
+                              px(std::max<std::int64_t>(time.at(w.end.us()) - time.at(w.begin.us()), 20)),
+                              px(chart_height), secs(w.begin), secs(w.end)));
+      for (const latency_spike& sp : c->latency_spikes)
+        html.line(fmt::format("<rect class=\"spike-window\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>latency "
+                              "spike from {} to {}: {} more</title></rect>",
+                              px(time.at(sp.window.begin.us())), px(chart_top),
+                              px(std::max<std::int64_t>(time.at(sp.window.end.us()) - time.at(sp.window.begin.us()), 20)),
+                              px(chart_height), secs(sp.window.begin), secs(sp.window.end),
+                              esc(sim::format_duration(sp.extra))));
+    }
+    html.line("<g class=\"axis\">");
+    for (std::int64_t v : {std::int64_t{0}, top}) {
+      html.line(fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", px(plot_left),
+                            px(value.at(v)), px(plot_right)));
+      html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(plot_left - 60),
+                            px(value.at(v) + 40), v));
+    }
+    html.line("</g>");
+    std::string points;
+    for (std::int64_t i = 0; i <= columns; ++i)
+      points += fmt::format("{}{},{}", i == 0 ? "" : " ", px(plot_left + i * column),
+                            px(value.at(most[static_cast<std::size_t>(i)])));
+    html.line(fmt::format("<polyline class=\"series series-requests\" points=\"{}\"><title>requests per 100 ms at {}, "
+                          "the busiest 100 ms of each pixel</title></polyline>",
+                          points, esc(actor)));
+    if (rate)
+      html.line(fmt::format("<line class=\"capacity\" data-rate=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\">"
+                            "<title>the servers' rate: {0} per 100 ms ({4} servers at {5})</title></line>",
+                            *rate, px(plot_left), px(value.at(*rate)), px(plot_right), c->pool.servers,
+                            esc(sim::format_duration(c->latency.p99()))));
+    html.line("</svg>");
+  }
+  html.line("<div class=\"legend\"><span><svg width=\"16\" height=\"12\"><line class=\"series series-requests\" "
+            "x1=\"0\" y1=\"6\" x2=\"16\" y2=\"6\"/></svg>requests per 100 ms (the busiest of each pixel)</span>"
+            "<span><svg width=\"16\" height=\"12\"><line class=\"capacity\" x1=\"0\" y1=\"6\" x2=\"16\" y2=\"6\"/></svg>"
+            "the servers' rate</span><span><svg width=\"16\" height=\"12\"><rect class=\"outage-window\" width=\"16\" "
+            "height=\"12\"/></svg>outage</span><span><svg width=\"16\" height=\"12\"><rect class=\"spike-window\" "
+            "width=\"16\" height=\"12\"/></svg>latency spike</span></div>");
+  html.line("</section>");
+}
+
 // ---- attempts -------------------------------------------------------------------
 namespace {
 
@@ -203,6 +290,50 @@ void write_attempts(html_lines& html, const run_summary& s) {
 }
 
 // ---- backoff --------------------------------------------------------------------
+namespace {
+
+// Past this many backoffs a dot each is a smear (and megabytes): the chart
+// shows them per retry number instead.
+constexpr std::int64_t backoff_points_max = 400;
+
+void backoff_by_retry(html_lines& html, const std::vector<backoff_point>& points, const axis& value,
+                      std::int64_t top) {
+  std::map<std::int64_t, std::vector<std::int64_t>> delays;  // retry number -> delays
+  std::map<std::int64_t, std::int64_t> envelope;
+  for (const backoff_point& b : points) {
+    delays[b.attempt].push_back(b.delay_us);
+    envelope[b.attempt] = std::max(envelope[b.attempt], b.envelope_us);
+  }
+  const std::int64_t slots = static_cast<std::int64_t>(delays.size());
+  const std::int64_t slot = (plot_right - plot_left) / std::max<std::int64_t>(slots, 1);
+  std::int64_t i = 0;
+  for (auto& [attempt, ds] : delays) {
+    std::sort(ds.begin(), ds.end());
+    const std::int64_t x = plot_left + i++ * slot + slot / 2;
+    const std::int64_t median = ds[ds.size() / 2];
+    const std::string title =
+        fmt::format("<title>after attempt {}: {} backoffs, delays {} to {}, median {}; envelope up to {}</title>", attempt,
+                    ds.size(), esc(sim::format_duration(sim::duration::from_us(ds.front()))),
+                    esc(sim::format_duration(sim::duration::from_us(ds.back()))),
+                    esc(sim::format_duration(sim::duration::from_us(median))),
+                    esc(sim::format_duration(sim::duration::from_us(envelope[attempt]))));
+    html.line(fmt::format("<g class=\"backoff-retry\" data-attempt=\"{}\" data-backoffs=\"{}\">{}", attempt, ds.size(),
+                          title));
+    html.line(fmt::format("<rect class=\"backoff-range\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", px(x - 40),
+                          px(value.at(ds.back())), px(80),
+                          px(std::max<std::int64_t>(value.at(ds.front()) - value.at(ds.back()), 10))));
+    html.line(fmt::format("<circle class=\"backoff-delay\" cx=\"{}\" cy=\"{}\" r=\"3.5\"/>", px(x), px(value.at(median))));
+    html.line(fmt::format("<circle class=\"backoff-envelope\" cx=\"{}\" cy=\"{}\" r=\"5\"/>", px(x),
+                          px(value.at(std::min(envelope[attempt], top)))));
+    if (slots <= 30)
+      html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(x),
+                            px(value.at(0) + 180), attempt));
+    html.line("</g>");
+  }
+}
+
+}  // namespace
+
 void write_backoff(html_lines& html, const run_spans& spans) {
   html.line("<section id=\"backoff-section\">");
   html.line("<h2>Backoff delays against the cap</h2>");
@@ -228,9 +359,12 @@ void write_backoff(html_lines& html, const run_spans& spans) {
                         "height=\"{}\" viewBox=\"0 0 {} {}\" data-cap-us=\"{}\" data-capped=\"{}\">",
                         px(width), px(height), px(width), px(height), cap, capped ? "true" : "false"));
   html.line(fmt::format(
-      "<text x=\"{}\" y=\"{}\">each backoff in the order drawn: the delay (dot) under its envelope "
-      "(ring){}</text>",
-      px(left), px(120),
+      "<text x=\"{}\" y=\"{}\">{}{}</text>", px(left), px(120),
+      n > backoff_points_max
+          ? fmt::format("{} backoffs by retry number: the range of the delays (bar), their median (dot), the largest "
+                        "envelope (ring)",
+                        n)
+          : std::string("each backoff in the order drawn: the delay (dot) under its envelope (ring)"),
       !capped        ? ", and NO cap: the envelope grows without bound"
       : cap_on_chart ? fmt::format(", and the cap {} (dashed)", esc(sim::format_duration(sim::duration::from_us(cap))))
                      : fmt::format("; the cap {} is far above the chart",
@@ -248,6 +382,12 @@ void write_backoff(html_lines& html, const run_spans& spans) {
         "<line class=\"cap\" data-cap-us=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\"><title>the cap: "
         "{4}</title></line>",
         cap, px(left), px(value.at(cap)), px(right), esc(sim::format_duration(sim::duration::from_us(cap)))));
+  if (n > backoff_points_max) {
+    backoff_by_retry(html, points, value, top);
+    html.line("</svg>");
+    html.line("</section>");
+    return;
+  }
   for (std::int64_t i = 0; i < n; ++i) {
     const backoff_point& b = points[static_cast<std::size_t>(i)];
     const std::int64_t x = left + i * slot + slot / 2;
@@ -270,6 +410,13 @@ void write_backoff(html_lines& html, const run_spans& spans) {
 }
 
 // ---- ledgers --------------------------------------------------------------------
+namespace {
+// Rows of each ledger shown besides the unmatched ones (all of which are).
+constexpr std::size_t ledger_rows_shown = 200;
+// Lines of the story as text; `twice run` prints them all.
+constexpr std::size_t story_lines_shown = 2000;
+}  // namespace
+
 void write_ledgers(html_lines& html, const final_ledgers& ledgers) {
   html.line("<section id=\"ledgers\">");
   html.line("<h2>Our ledger beside the vendor's</h2>");
@@ -281,17 +428,24 @@ void write_ledgers(html_lines& html, const final_ledgers& ledgers) {
   html.line("<div><h3>Ours</h3><table id=\"ledger-ours\">");
   html.line("<thead><tr><th>job</th><th>key</th><th class=\"num\">amount</th><th>vendor ref</th></tr></thead><tbody>");
   std::int64_t ours_total = 0;
+  std::size_t ours_shown = 0;
   for (const ledger_row& r : ledgers.ours) {
     ours_total = sim::checked_add(ours_total, r.amount_cents, "our ledger's total overflows int64 cents");
     const bool matched = vendor_refs.contains(r.vendor_ref);
+    // Every row without a counterpart; the others while they fit.
+    if (matched && ours_shown >= ledger_rows_shown) continue;
+    ++ours_shown;
     html.line(
         fmt::format("<tr class=\"{}\" data-job=\"{}\" data-ref=\"{}\"><td>{}</td><td><code>{}</code></td>"
                     "<td class=\"num\">{}</td><td>{}</td></tr>",
                     matched ? "matched" : "unmatched", esc(r.job_id), esc(r.vendor_ref), esc(r.job_id),
-                    esc(key_text(r.key)), money(r.amount_cents), esc(r.vendor_ref.empty() ? "(none)" : r.vendor_ref)));
+                    esc(key_text(r.key)), cents(r.amount_cents), esc(r.vendor_ref.empty() ? "(none)" : r.vendor_ref)));
   }
+  if (ours_shown < ledgers.ours.size())
+    html.line(fmt::format("<tr class=\"more\"><td colspan=\"4\">and {} more matched rows</td></tr>",
+                          ledgers.ours.size() - ours_shown));
   html.line(fmt::format("<tr class=\"total\"><td>{} row{}</td><td></td><td class=\"num\">{}</td><td></td></tr>",
-                        ledgers.ours.size(), ledgers.ours.size() == 1 ? "" : "s", money(ours_total)));
+                        ledgers.ours.size(), ledgers.ours.size() == 1 ? "" : "s", cents(ours_total)));
   html.line("</tbody></table></div>");
 
   html.line("<div><h3>The vendor's</h3><table id=\"ledger-vendor\">");
@@ -299,18 +453,24 @@ void write_ledgers(html_lines& html, const final_ledgers& ledgers) {
       "<thead><tr><th>refund</th><th>invoice</th><th>key</th><th class=\"num\">amount</th><th>at</th></tr></thead>"
       "<tbody>");
   std::int64_t vendor_total = 0;
+  std::size_t vendor_shown = 0;
   for (const vendor_refund& r : ledgers.vendor) {
     vendor_total = sim::checked_add(vendor_total, r.amount_cents, "the vendor ledger's total overflows int64 cents");
     const bool matched = ours_refs.contains(r.id);
+    if (matched && vendor_shown >= ledger_rows_shown) continue;
+    ++vendor_shown;
     html.line(
         fmt::format("<tr class=\"{}\" data-ref=\"{}\" data-invoice=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code>"
                     "</td><td class=\"num\">{}</td><td>{}</td></tr>",
                     matched ? "matched" : "unmatched", esc(r.id), esc(r.invoice), esc(r.id), esc(r.invoice),
-                    esc(key_text(r.idempotency_key.value_or(""))), money(r.amount_cents), secs(r.committed_at)));
+                    esc(key_text(r.idempotency_key.value_or(""))), cents(r.amount_cents), secs(r.committed_at)));
   }
+  if (vendor_shown < ledgers.vendor.size())
+    html.line(fmt::format("<tr class=\"more\"><td colspan=\"5\">and {} more matched refunds</td></tr>",
+                          ledgers.vendor.size() - vendor_shown));
   html.line(
       fmt::format("<tr class=\"total\"><td>{} refund{}</td><td></td><td></td><td class=\"num\">{}</td><td></td></tr>",
-                  ledgers.vendor.size(), ledgers.vendor.size() == 1 ? "" : "s", money(vendor_total)));
+                  ledgers.vendor.size(), ledgers.vendor.size() == 1 ? "" : "s", cents(vendor_total)));
   html.line("</tbody></table></div>");
   html.line("</div>");
   html.line("<p class=\"meta\">Rows are matched by the vendor's refund id; a highlighted row has no counterpart on the "
@@ -348,9 +508,13 @@ void write_story(html_lines& html, const std::vector<timeline_line>& lines) {
   html.line("<details id=\"story\"" + std::string(lines.size() <= 60 ? " open" : "") + ">");
   html.line("<summary>the timeline as text</summary>");
   html.line("<table><thead><tr><th class=\"num\">time</th><th>actor</th><th>what happened</th></tr></thead><tbody>");
-  for (const timeline_line& t : lines)
-    html.line(fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>", secs(t.at), esc(t.actor),
-                          esc(t.text)));
+  for (std::size_t i = 0; i < lines.size() && i < story_lines_shown; ++i)
+    html.line(fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>", secs(lines[i].at),
+                          esc(lines[i].actor), esc(lines[i].text)));
+  if (lines.size() > story_lines_shown)
+    html.line(fmt::format("<tr class=\"more\"><td colspan=\"3\">and {} more lines: <code>twice run</code> prints "
+                          "them all</td></tr>",
+                          lines.size() - story_lines_shown));
   html.line("</tbody></table>");
   html.line("</details>");
   html.line("</section>");

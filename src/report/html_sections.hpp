@@ -4,6 +4,7 @@
 // attempts, backoff) and the tables (ledgers, invariants, the story as
 // text). Internal to report/html_*.cpp.
 
+#include <string_view>
 #include <vector>
 
 #include "report/html_format.hpp"
@@ -11,6 +12,7 @@
 
 namespace twice {
 struct scenario;
+struct service_tool_config;
 struct run_summary;
 struct run_spans;
 struct final_ledgers;
@@ -18,10 +20,17 @@ struct final_ledgers;
 
 namespace twice::html_detail {
 
+// The settings of the tool whose far side traces as `actor`
+// ("vendor/payments" is the refund tool's), or nullptr.
+const service_tool_config* tool_config_of(const scenario& sc, std::string_view actor);
+
 // <header id="summary">: the scenario, its verdicts and the run's outcome.
 void write_summary(html_lines& html, const scenario& sc, const run_summary& s);
 // `time` is the timeline's axis, so the two line up.
 void write_queue_depth(html_lines& html, const run_spans& spans, const axis& time);
+// Requests per 100 ms at each tool, every request counted, with the tool's
+// outages and spikes, and its servers' rate where the latency is fixed.
+void write_requests(html_lines& html, const scenario& sc, const run_spans& spans, const axis& time);
 void write_attempts(html_lines& html, const run_summary& s);
 void write_backoff(html_lines& html, const run_spans& spans);
 void write_ledgers(html_lines& html, const final_ledgers& ledgers);

@@ -3,13 +3,18 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <map>
+#include <cctype>
+#include <string_view>
 #include <optional>
 #include <set>
 #include <string>
 
+#include "report/html_sections.hpp"
 #include "report/run_summary.hpp"
 #include "report/spans.hpp"
 #include "scenario/scenario.hpp"
+#include "sim/duration_text.hpp"
 
 namespace twice::html_detail {
 
@@ -26,18 +31,34 @@ class timeline_drawing {
                    const run_spans& spans, const axis& time)
       : html_(html), sc_(sc), s_(s), spans_(spans), time_(time) {
     for (const refund_mark& r : spans_.refunds) refund_refs_.insert(r.ref);
+    // Red is for violations only: a second refund is red when its invoice
+    // is one no_double_payment found overpaid (two jobs may share an
+    // invoice and split its amount).
+    for (const verdict& v : s_.verdicts) {
+      if (v.held || v.name != "no_double_payment") continue;
+      for (const refund_mark& r : spans_.refunds)
+        if (r.nth_for_invoice > 1 && (names_token(v.detail, r.invoice) ||
+                                      std::any_of(v.evidence.begin(), v.evidence.end(),
+                                                  [&](const std::string& e) { return names_token(e, r.invoice); })))
+          duplicate_refs_.insert(r.ref);
+    }
+    for (const tool_span& t : spans_.tools)
+      if (t.new_write && refund_refs_.contains(t.ref)) ++paid_calls_;
+    by_job_ = s_.jobs_total > lane_per_worker_jobs_max;
+    if (by_job_) choose_jobs();
+    else lanes_ = spans_.lanes;
   }
 
   // ---- timeline -----------------------------------------------------------------
   void draw() {
     const std::int64_t end_us = time_.span;
-    vendors_ = spans_.vendors;
+    if (!by_job_) vendors_ = spans_.vendors;
     // The payment vendor (refunds) first: it is the lane people look for.
     std::stable_partition(vendors_.begin(), vendors_.end(), [&](const std::string& v) {
       return std::any_of(spans_.refunds.begin(), spans_.refunds.end(), [&](const refund_mark& r) { return r.vendor == v; });
     });
-    const std::size_t lanes = spans_.lanes.size() + vendors_.size();
-    const std::int64_t workers_bottom = lane_y(spans_.lanes.size()) - 120;
+    const std::size_t lanes = lanes_.size() + vendors_.size();
+    const std::int64_t workers_bottom = lane_y(lanes_.size()) - 120;
     const std::int64_t bottom = lanes == 0 ? timeline_top : lane_y(lanes - 1) + vendor_lane_height;
     const std::int64_t height = bottom + 500;
 
@@ -49,6 +70,12 @@ class timeline_drawing {
         violated += fmt::format("{}<a class=\"violated-name\" href=\"#invariant-{}\">{}</a>", violated.empty() ? "" : ", ",
                                 slug(v.name), esc(v.name));
     if (!violated.empty()) html_.line("<p class=\"timeline-violations\">Violated: " + violated + "</p>");
+    if (by_job_)
+      html_.line(fmt::format(
+          "<p class=\"meta\" id=\"timeline-jobs\" data-shown=\"{}\" data-jobs=\"{}\">A lane per job, for {} of the "
+          "{} jobs: {} named by a violation, and a sample of {} (the first received and the most attempted). The "
+          "charts below count every job.</p>",
+          lanes_.size(), s_.jobs_total, lanes_.size(), s_.jobs_total, violating_jobs_, lanes_.size() - violating_jobs_));
     html_.line(
         fmt::format("<svg id=\"timeline\" role=\"img\" aria-label=\"swimlane timeline\" width=\"{}\" height=\"{}\" "
                     "viewBox=\"0 0 {} {}\" data-end-us=\"{}\">",
@@ -63,22 +90,27 @@ class timeline_drawing {
     html_.line("<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
                "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eceff2\"/>"
                "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b7c0ca\" stroke-width=\"2\"/></pattern>");
+    html_.line("<pattern id=\"outage-hatch\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\" "
+               "patternTransform=\"rotate(-45)\"><rect width=\"8\" height=\"8\" fill=\"#dfe6ee\"/>"
+               "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" stroke=\"#7d8b9b\" stroke-width=\"3\"/></pattern>");
     html_.line("</defs>");
 
-    time_axis(bottom);
+    if (!by_job_) time_axis(bottom);
     // Lane backgrounds under the deploy windows, the windows under what happened.
     html_.line("<g id=\"lane-backgrounds\">");
     for (std::size_t i = 0; i < lanes; ++i)
       html_.line(fmt::format("<rect class=\"lane-bg{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
-                             i < spans_.lanes.size() ? "" : " vendor-bg", px(plot_left), px(lane_y(i)),
+                             i < lanes_.size() ? "" : " vendor-bg", px(plot_left), px(lane_y(i)),
                              px(plot_right - plot_left),
-                             px((i < spans_.lanes.size() ? worker_lane_height : vendor_lane_height) - 80)));
+                             px((i < lanes_.size() ? worker_lane_height : vendor_lane_height) - 80)));
     html_.line("</g>");
-    deploy_windows(workers_bottom);
-    for (std::size_t i = 0; i < spans_.lanes.size(); ++i) worker_lane(i);
-    for (std::size_t i = 0; i < vendors_.size(); ++i) vendor_lane(spans_.lanes.size() + i, vendors_[i]);
-    redeliveries();
-    violation_lines(bottom);
+    if (!by_job_) deploy_windows(workers_bottom);
+    for (std::size_t i = 0; i < lanes_.size(); ++i) worker_lane(i);
+    for (std::size_t i = 0; i < vendors_.size(); ++i) vendor_lane(lanes_.size() + i, vendors_[i]);
+    if (!by_job_) {
+      redeliveries(nullptr);
+      violation_lines(bottom);
+    }
     html_.line("</svg>");
     legend();
     html_.line("</section>");
@@ -86,15 +118,17 @@ class timeline_drawing {
 
  private:
   std::int64_t lane_y(std::size_t lane) const {
-    const std::size_t workers = spans_.lanes.size();
+    const std::size_t workers = lanes_.size();
     if (lane < workers) return timeline_top + static_cast<std::int64_t>(lane) * worker_lane_height;
     return timeline_top + static_cast<std::int64_t>(workers) * worker_lane_height +
            static_cast<std::int64_t>(lane - workers) * vendor_lane_height + 120;
   }
 
+  std::int64_t x_of(sim::instant t) const { return time_.at(t.us() - offset_us_); }
+
   std::optional<std::size_t> lane_of(const std::string& actor) const {
-    for (std::size_t i = 0; i < spans_.lanes.size(); ++i)
-      if (spans_.lanes[i] == actor) return i;
+    for (std::size_t i = 0; i < lanes_.size(); ++i)
+      if (lanes_[i] == actor) return i;
     return std::nullopt;
   }
 
@@ -122,8 +156,9 @@ class timeline_drawing {
         done = any ? std::max(done, p.at) : p.at;
         any = true;
       }
-      const std::int64_t x0 = time_.at(d.at.us());
-      const std::int64_t x1 = std::max(time_.at(done.us()), x0 + 20);
+      const std::int64_t x0 = x_of(d.at);
+      const std::int64_t x1 = std::max(x_of(done), x0 + 20);
+      used_.insert("deploy");
       const std::string what = fmt::format("deploy {} ({})", d.sha,
                                            d.strategy == deploy_strategy::drain ? "drain" : "rolling kill");
       html_.line(
@@ -137,56 +172,130 @@ class timeline_drawing {
   }
 
   void worker_lane(std::size_t lane) {
-    const std::string& name = spans_.lanes[lane];
+    const std::string& name = lanes_[lane];
     const std::int64_t y = lane_y(lane);
     const std::int64_t h = worker_lane_height - 80;
-    html_.line(fmt::format("<g class=\"lane worker\" data-lane=\"{}\" id=\"lane-{}\">", esc(name), slug(name)));
+    html_.line(fmt::format("<g class=\"lane {}\" data-lane=\"{}\" id=\"lane-{}\">", by_job_ ? "job" : "worker",
+                           esc(name), slug(name)));
+    const axis run_time = time_;
+    if (by_job_) zoom_to_job(name, y, h);
     html_.line(fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
                            px(plot_left - 100), px(y + h / 2 + 40), esc(name)));
     for (const pod_down& d : spans_.pods_down) {
-      if (d.worker != name) continue;
-      const std::int64_t x0 = time_.at(d.from.us());
-      const std::int64_t x1 = std::max(time_.at(d.to.us()), x0 + 10);
+      if (by_job_ || d.worker != name) continue;
+      used_.insert("pod-down");
+      const std::int64_t x0 = x_of(d.from);
+      const std::int64_t x1 = std::max(x_of(d.to), x0 + 10);
       html_.line(fmt::format(
           "<rect class=\"pod-down{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>pod down ({}): "
           "{} to {}</title></rect>",
           d.deploy ? " deploy" : "", px(x0), px(y), px(x1 - x0), px(h), esc(d.why), secs(d.from), secs(d.to)));
     }
     for (const lease_span& l : spans_.leases)
-      if (l.worker == name) lease(l, y, h);
+      if ((by_job_ ? l.job : l.worker) == name) lease(l, y, h);
     for (const tool_span& t : spans_.tools)
-      if (t.actor == name) tool(t, y, h);
+      if ((by_job_ ? t.job : t.actor) == name) tool(t, y, h);
     for (const worker_mark& m : spans_.marks)
-      if (m.actor == name) mark(m, y, h);
+      if ((by_job_ ? m.job : m.actor) == name) mark(m, y, h);
     for (const lease_span& l : spans_.leases)
-      if (l.worker == name && l.expired_at) expiry(l, *l.expired_at, y, h);
+      if ((by_job_ ? l.job : l.worker) == name && l.expired_at) expiry(l, *l.expired_at, y, h);
+    if (by_job_) {
+      redeliveries(&name);
+      lane_violations(y, h);
+      time_ = run_time;
+      offset_us_ = 0;
+    }
     html_.line("</g>");
   }
 
+  // A job's lane runs on the job's own clock, from a little before its first
+  // receive to a little after its end, and says so under its name: on the
+  // run's clock a job of seconds in a run of hours is a hairline. The deploy
+  // windows that overlap it are drawn inside it.
+  void zoom_to_job(const std::string& job, std::int64_t y, std::int64_t h) {
+    std::optional<sim::instant> from, to;
+    auto cover = [&](sim::instant a, sim::instant b) {
+      from = from ? std::min(*from, a) : a;
+      to = to ? std::max(*to, b) : b;
+    };
+    for (const lease_span& l : spans_.leases)
+      if (l.job == job) cover(l.start, l.end);
+    for (const tool_span& t : spans_.tools)
+      if (t.job == job) cover(t.start, t.end);
+    for (const worker_mark& m : spans_.marks)
+      if (m.job == job) cover(m.at, m.at);
+    if (!from) return;
+    const std::int64_t span = std::max<std::int64_t>((*to - *from).us(), 1'000);
+    const std::int64_t t0 = std::max<std::int64_t>(from->us() - span / 20, 0);
+    const std::int64_t t1 = to->us() + span / 20;
+    time_ = axis{plot_left, plot_right - plot_left, t1 - t0};
+    offset_us_ = t0;
+    html_.line(fmt::format("<text class=\"lane-time\" data-from-us=\"{}\" data-to-us=\"{}\" x=\"{}\" y=\"{}\" "
+                           "text-anchor=\"end\">{} to {}</text>",
+                           t0, t1, px(plot_left - 100), px(y + h / 2 + 200), millis(t0), millis(t1)));
+    for (const deploy_spec& d : sc_.world.deploys) {
+      if (d.at.us() > t1) continue;
+      used_.insert("deploy");
+      const std::int64_t x0 = x_of(d.at);
+      html_.line(fmt::format("<rect class=\"deploy-window\" data-sha=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\">"
+                             "<title>deploy {} from {}</title></rect>",
+                             esc(d.sha), px(x0), px(y), px(std::max<std::int64_t>(plot_right - x0, 20)), px(h),
+                             esc(d.sha), secs(d.at)));
+    }
+  }
+
+  // "233.407s": to the millisecond, short enough for the lane's margin.
+  static std::string millis(std::int64_t us) { return fmt::format("{}.{:03}s", us / 1'000'000, us % 1'000'000 / 1'000); }
+
+  // In a job's lane, the moments an invariant first broke within its span.
+  void lane_violations(std::int64_t y, std::int64_t h) {
+    for (const verdict& v : s_.verdicts) {
+      if (v.held || !v.first_violation) continue;
+      const std::int64_t at = v.first_violation->us() - offset_us_;
+      if (at < 0 || at > time_.span) continue;
+      used_.insert("violation");
+      const std::int64_t x = x_of(*v.first_violation);
+      html_.line(fmt::format("<g class=\"violation\" data-invariant=\"{}\" data-at-us=\"{}\"><title>{} {} violated: {}</title>"
+                             "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/></g>",
+                             esc(v.name), v.first_violation->us(), secs(*v.first_violation), esc(v.name), esc(v.detail),
+                             px(x), px(y), px(x), px(y + h)));
+    }
+  }
+
   void lease(const lease_span& l, std::int64_t y, std::int64_t h) {
-    const std::int64_t x0 = time_.at(l.start.us());
-    const std::int64_t x1 = std::max(time_.at(l.end.us()), x0 + 20);
+    const std::int64_t x0 = x_of(l.start);
+    const std::int64_t x1 = std::max(x_of(l.end), x0 + 20);
     std::string attempts;
     for (std::int64_t a : l.attempts) attempts += (attempts.empty() ? "" : ", ") + std::to_string(a);
+    used_.insert("lease");
+    used_.insert(end_key(l.ended_by));
     html_.line(
         fmt::format("<rect class=\"lease ended-{}\" data-job=\"{}\" data-delivery=\"{}\" data-ended-by=\"{}\" x=\"{}\" "
-                    "y=\"{}\" width=\"{}\" height=\"{}\" rx=\"3\"><title>lease of {} (delivery {}{}) from {} to {}, "
+                    "y=\"{}\" width=\"{}\" height=\"{}\" rx=\"3\"><title>{} holds {} (delivery {}{}) from {} to {}, "
                     "ended by {}</title></rect>",
                     slug(l.ended_by), esc(l.job), l.receive_count, esc(l.ended_by), px(x0), px(y + 60), px(x1 - x0),
-                    px(h - 120), esc(l.job), l.receive_count, attempts.empty() ? "" : ", attempts " + attempts,
-                    secs(l.start), secs(l.end), esc(l.ended_by)));
+                    px(h - 120), esc(l.worker), esc(l.job), l.receive_count,
+                    attempts.empty() ? "" : ", attempts " + attempts, secs(l.start), secs(l.end), esc(l.ended_by)));
     html_.line(fmt::format("<rect class=\"lease-end end-{}\" x=\"{}\" y=\"{}\" width=\"3\" height=\"{}\"/>",
                            slug(l.ended_by), px(x1 - 30), px(y + 60), px(h - 120)));
   }
 
   void tool(const tool_span& t, std::int64_t y, std::int64_t h) {
-    const std::int64_t x0 = time_.at(t.start.us());
-    const std::int64_t x1 = std::max(time_.at(t.end.us()), x0 + 20);
+    const std::int64_t x0 = x_of(t.start);
+    const std::int64_t x1 = std::max(x_of(t.end), x0 + 20);
     const bool paid = t.new_write && refund_refs_.contains(t.ref);
+    const bool duplicate = paid && duplicate_refs_.contains(t.ref);
+    const bool writes = writes_tool(t.tool);
     std::string cls = "tool tool-" + slug(t.tool);
+    if (writes) cls += " writes";
     if (t.new_write) cls += " new-write";
     if (paid) cls += " paid";
+    if (duplicate) cls += " duplicate-effect";
     if (!t.finished) cls += " interrupted";
+    used_.insert(t.tool == "model" ? "tool-model" : writes ? "tool-write" : "tool-read");
+    if (t.new_write) used_.insert("new-write");
+    if (paid) used_.insert(duplicate ? "paid-duplicate" : "paid");
+    if (!t.finished) used_.insert("interrupted");
     std::string result = !t.finished ? std::string("no answer: the pod died first")
                          : t.status == 0 ? std::string("timeout")
                                          : std::to_string(t.status);
@@ -200,47 +309,56 @@ class timeline_drawing {
         cls, esc(t.job), esc(t.tool), esc(t.key), t.attempt, t.step, esc(t.ref), px(x0), px(y + 120), px(x1 - x0),
         px(h - 240), esc(t.tool), esc(t.job), t.step, t.attempt, esc(key_text(t.key)), esc(t.sha), secs(t.start),
         esc(result), t.new_write ? " (new write)" : ""));
-    if (paid) {
+    // Labels only while they fit: past a couple of dozen they pile up; a
+    // duplicate's always.
+    if (paid && (duplicate || paid_calls_ <= 24)) {
       const std::int64_t mid = (x0 + x1) / 2;
       const char* anchor = mid > plot_right - 600 ? "end" : mid < plot_left + 600 ? "start" : "middle";
-      html_.line(fmt::format("<text class=\"paid-label\" data-ref=\"{}\" x=\"{}\" y=\"{}\" text-anchor=\"{}\">{} "
+      html_.line(fmt::format("<text class=\"paid-label{}\" data-ref=\"{}\" x=\"{}\" y=\"{}\" text-anchor=\"{}\">{} "
                              "{}</text>",
-                             esc(t.ref), px(mid), px(y - 30), anchor, esc(t.tool), esc(t.ref)));
+                             duplicate ? " duplicate-effect" : "", esc(t.ref), px(mid), px(y - 30), anchor, esc(t.tool),
+                             esc(t.ref)));
     }
   }
 
   void mark(const worker_mark& m, std::int64_t y, std::int64_t h) {
-    const std::int64_t x = time_.at(m.at.us());
+    const std::int64_t x = x_of(m.at);
     const std::int64_t cy = y + h / 2;
     const std::string title = "<title>" + secs(m.at) + " " + esc(m.text) + "</title>";
     const std::string job = esc(m.job);
     const bool in_flight = m.text.find("in flight") != std::string::npos;
     if (m.kind == "crash" || (m.kind == "stop" && in_flight)) {
+      used_.insert("crash");
       const std::int64_t r = 90;
       html_.line(fmt::format("<g class=\"{}\" data-job=\"{}\">{}<path d=\"M{},{} L{},{} M{},{} L{},{}\"/></g>",
                              m.kind == "crash" ? "crash" : "kill", job, title, px(x - r), px(cy - r), px(x + r),
                              px(cy + r), px(x - r), px(cy + r), px(x + r), px(cy - r)));
     } else if (m.kind == "stop" || m.kind == "start" || m.kind == "drain") {
+      used_.insert("start-stop");
       html_.line(fmt::format("<line class=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\">{}</line>",
                              m.kind == "drain" ? "stop drain" : m.kind, px(x), px(y), px(x), px(y + h), title));
     } else if (m.kind == "ack" || m.kind == "nack") {
+      used_.insert(m.kind);
       html_.line(fmt::format("<circle class=\"{}\" data-job=\"{}\" cx=\"{}\" cy=\"{}\" r=\"4.5\">{}</circle>", m.kind,
                              job, px(x), px(cy), title));
     } else if (m.kind == "dead_letter") {
+      used_.insert("dead-letter");
       html_.line(fmt::format(
           "<rect class=\"dead-letter\" data-job=\"{}\" x=\"{}\" y=\"{}\" width=\"9\" height=\"9\">{}</rect>", job,
           px(x - 45), px(cy - 45), title));
     } else if (m.kind == "job_done" || m.kind == "already_ended") {
       // the ack right after says it
     } else {
+      used_.insert("mark");
       html_.line(fmt::format("<circle class=\"mark mark-{}\" data-job=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3\">{}</circle>",
                              slug(m.kind), job, px(x), px(y + h - 40), title));
     }
   }
 
   void expiry(const lease_span& l, sim::instant at, std::int64_t y, std::int64_t h) {
-    const std::int64_t x = time_.at(at.us());
+    const std::int64_t x = x_of(at);
     const std::int64_t cy = y + h / 2;
+    used_.insert("expiry");
     html_.line(
         fmt::format("<path class=\"expiry\" data-job=\"{}\" d=\"M{},{} L{},{} L{},{} L{},{} z\"><title>{} the lease of "
                     "{} (delivery {}) ran out: the message is visible again</title></path>",
@@ -254,10 +372,14 @@ class timeline_drawing {
     html_.line(fmt::format("<g class=\"lane vendor\" data-lane=\"{}\" id=\"lane-{}\">", esc(name), slug(name)));
     html_.line(fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
                            px(plot_left - 100), px(y + h / 2 + 40), esc(name)));
+    fault_windows(name, y, h);
     for (const vendor_execution& e : spans_.executions) {
       if (e.vendor != name) continue;
-      const std::int64_t x0 = time_.at(e.start.us());
-      const std::int64_t x1 = std::max(time_.at(e.end.us()), x0 + 20);
+      used_.insert(e.outcome == "committed" ? "execution-committed"
+                   : e.outcome == "error"   ? "execution-error"
+                                            : "execution");
+      const std::int64_t x0 = x_of(e.start);
+      const std::int64_t x1 = std::max(x_of(e.end), x0 + 20);
       html_.line(fmt::format(
           "<rect class=\"execution outcome-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>request "
           "{}: executes from {} to {}, {}{}</title></rect>",
@@ -269,22 +391,23 @@ class timeline_drawing {
     for (const refund_mark& r : spans_.refunds) {
       if (r.vendor != name) continue;
       const std::int64_t label_y = y + (nth_label++ % 2 == 0 ? 150 : 310);
-      const std::int64_t x = time_.at(r.at.us());
-      const bool dup = r.nth_for_invoice > 1;
+      const std::int64_t x = x_of(r.at);
+      const bool dup = duplicate_refs_.contains(r.ref);
+      used_.insert(dup ? "refund-duplicate" : "refund");
       // The payment vendor's rows are refunds of invoices; a money tool of the
       // scenario's own ("vendor/charge") says its own name.
       const bool refund = r.vendor == "vendor/payments";
       const std::string what = refund ? "refund" : r.vendor.substr(r.vendor.find('/') + 1);
       const std::string target = refund ? "invoice" : "target";
-      std::string label = fmt::format("{} {} {}", r.ref, r.invoice, money(r.amount_cents));
-      if (dup) label += fmt::format(" \xe2\x80\x94 {} #{} of {}", what, r.nth_for_invoice, r.invoice);
+      std::string label = fmt::format("{} {} {}", r.ref, r.invoice, cents(r.amount_cents));
+      if (r.nth_for_invoice > 1) label += fmt::format(" \xe2\x80\x94 {} #{} of {}", what, r.nth_for_invoice, r.invoice);
       html_.line(fmt::format(
           "<g class=\"refund{}\" data-ref=\"{}\" data-invoice=\"{}\" data-amount-cents=\"{}\" data-key=\"{}\" "
           "data-nth=\"{}\" data-at-us=\"{}\"><title>{} the vendor commits {} {}: {} {}, {}, key={}{}"
           "</title>",
           dup ? " duplicate" : "", esc(r.ref), esc(r.invoice), r.amount_cents, esc(r.key), r.nth_for_invoice, r.at.us(),
-          secs(r.at), esc(what), esc(r.ref), target, esc(r.invoice), money(r.amount_cents), esc(key_text(r.key)),
-          dup ? fmt::format(" (the {} {} of this {})", r.nth_for_invoice == 2 ? "second" : "n-th", esc(what), target)
+          secs(r.at), esc(what), esc(r.ref), target, esc(r.invoice), cents(r.amount_cents), esc(key_text(r.key)),
+          r.nth_for_invoice > 1 ? fmt::format(" (the {} {} of this {})", r.nth_for_invoice == 2 ? "second" : "n-th", esc(what), target)
               : ""));
       html_.line(fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x), px(y - 40), px(y + h)));
       html_.line(fmt::format("<path d=\"M{},{} L{},{} L{},{} z\"/>", px(x - 70), px(y - 40), px(x + 70), px(y - 40),
@@ -298,26 +421,28 @@ class timeline_drawing {
     }
     for (const vendor_mark& m : spans_.vendor_marks) {
       if (m.vendor != name) continue;
+      used_.insert(m.kind == "reject" ? "reject" : m.kind == "replay" ? "replay" : "vendor-mark");
       html_.line(fmt::format(
           "<circle class=\"vendor-mark mark-{}\" cx=\"{}\" cy=\"{}\" r=\"3\"><title>{} {}: {}</title></circle>",
-          slug(m.kind), px(time_.at(m.at.us())), px(y + 60), secs(m.at), esc(m.kind), esc(m.text)));
+          slug(m.kind), px(x_of(m.at)), px(y + 60), secs(m.at), esc(m.kind), esc(m.text)));
     }
     html_.line("</g>");
   }
 
-  void redeliveries() {
-    html_.line("<g id=\"redeliveries\">");
+  // Every redelivery, or in a job's lane only that job's.
+  void redeliveries(const std::string* job) {
+    html_.line(job == nullptr ? "<g id=\"redeliveries\">" : "<g class=\"redeliveries\">");
     for (const redelivery& rd : spans_.redeliveries) {
-      if (!rd.from_lease || !rd.to_lease) continue;
+      if (!rd.from_lease || !rd.to_lease || (job != nullptr && rd.job != *job)) continue;
       const lease_span& from = spans_.leases[*rd.from_lease];
       const lease_span& to = spans_.leases[*rd.to_lease];
-      const auto from_lane = lane_of(from.worker);
-      const auto to_lane = lane_of(to.worker);
+      const auto from_lane = lane_of(by_job_ ? from.job : from.worker);
+      const auto to_lane = lane_of(by_job_ ? to.job : to.worker);
       if (!from_lane || !to_lane) continue;
       const std::int64_t half = (worker_lane_height - 80) / 2;
-      const std::int64_t x1 = time_.at(rd.at.us());
+      const std::int64_t x1 = x_of(rd.at);
       const std::int64_t y1 = lane_y(*from_lane) + half;
-      const std::int64_t x2 = time_.at(to.start.us());
+      const std::int64_t x2 = x_of(to.start);
       const std::int64_t y2 = lane_y(*to_lane) + half;
       std::string d;
       if (*from_lane == *to_lane)
@@ -328,6 +453,7 @@ class timeline_drawing {
                         px(x2 + 20), px(y2 + (y2 > y1 ? -60 : 60)));
       // Orange dashes: a lease ran out (something was lost); blue dots: the
       // backoff a nack asked for ended (the message came back as planned).
+      used_.insert(rd.after_backoff ? "redelivery-after-backoff" : "expiry");
       const std::string why = rd.after_backoff
                                   ? fmt::format("the backoff after {}'s nack ended", esc(from.worker))
                                   : fmt::format("its lease ran out on {}", esc(from.worker));
@@ -344,7 +470,8 @@ class timeline_drawing {
     std::int64_t n = 0;
     for (const verdict& v : s_.verdicts) {
       if (v.held || !v.first_violation) continue;
-      const std::int64_t x = time_.at(v.first_violation->us());
+      used_.insert("violation");
+      const std::int64_t x = x_of(*v.first_violation);
       const bool left = x > plot_left + (plot_right - plot_left) * 3 / 4;
       html_.line(fmt::format(
           "<g class=\"violation\" data-invariant=\"{}\" data-at-us=\"{}\"><title>{} {} violated: {}</title>",
@@ -359,22 +486,173 @@ class timeline_drawing {
     }
   }
 
-  void legend() {
-    html_.line("<div class=\"legend\" id=\"timeline-legend\">");
-    auto item = [&](std::string_view color, std::string_view border, std::string_view text) {
-      html_.line(fmt::format("<span><span class=\"swatch\" style=\"background:{};border-color:{}\"></span>{}</span>",
-                             color, border, text));
+  // Above a few dozen jobs, a lane per job for the jobs a violation names,
+  // and a small sample of the rest: the first received and the most
+  // attempted. Every choice in a fixed order, so the page is the same.
+  void choose_jobs() {
+    std::vector<std::string> jobs;  // in the order first received
+    std::map<std::string, std::size_t, std::less<>> attempts;
+    for (const lease_span& l : spans_.leases) {
+      if (!attempts.contains(l.job)) jobs.push_back(l.job);
+      attempts[l.job] += std::max<std::size_t>(l.attempts.size(), 1);
+    }
+    auto add = [&](const std::string& job) {
+      if (std::find(lanes_.begin(), lanes_.end(), job) == lanes_.end()) lanes_.push_back(job);
     };
-    item("#cfe2ff", "#6c9bd6", "lease (receive to ack, nack, expiry or crash; the end cap's colour says which)");
-    item("#9aa5b1", "#5f6b78", "tool call (read)");
-    item("#b9a6e0", "#6d56a8", "model call");
-    item("#f2b36b", "#c0392b", "payment call; red outline: it made a refund");
-    item("#2e8b46", "#2e8b46", "vendor refund");
-    item("#c0392b", "#c0392b", "second refund of one invoice, crash or kill (&#x2715;), violation");
-    item("#e09a00", "#8a5a00", "lease expired (&#x25c6;) and its redelivery (dashed arrow)");
-    item("#2f6fce", "#2f6fce", "redelivery when a nack's backoff ended (dotted arrow): nothing was lost");
-    item("#ffe8a3", "#d6b656", "deploy window");
-    item("#eceff2", "#b7c0ca", "pod down");
+    for (const verdict& v : s_.verdicts) {
+      if (v.held) continue;
+      for (const std::string& job : jobs) {
+        if (lanes_.size() >= violating_lanes_max) break;
+        if (names_token(v.detail, job) ||
+            std::any_of(v.evidence.begin(), v.evidence.end(), [&](const std::string& e) { return names_token(e, job); }))
+          add(job);
+      }
+    }
+    violating_jobs_ = lanes_.size();
+    for (std::size_t i = 0; i < jobs.size() && i < sample_lanes / 2; ++i) add(jobs[i]);
+    std::vector<std::string> most = jobs;
+    std::stable_sort(most.begin(), most.end(),
+                     [&](const std::string& a, const std::string& b) { return attempts[a] > attempts[b]; });
+    for (std::size_t i = 0; i < most.size() && lanes_.size() < violating_jobs_ + sample_lanes; ++i) add(most[i]);
+  }
+
+  // The far side's outages and latency spikes, from the tool's settings,
+  // across its lane.
+  void fault_windows(const std::string& lane, std::int64_t y, std::int64_t h) {
+    const service_tool_config* c = tool_config_of(sc_, lane);
+    if (c == nullptr) return;
+    auto band = [&](const time_window& w, std::string_view cls, const std::string& what) {
+      const std::int64_t x0 = x_of(w.begin);
+      const std::int64_t x1 = std::max(x_of(w.end), x0 + 20);
+      html_.line(fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} from {} to "
+                             "{}</title></rect>",
+                             cls, px(x0), px(y), px(x1 - x0), px(h), esc(what), secs(w.begin), secs(w.end)));
+    };
+    for (const time_window& w : c->outages) {
+      used_.insert("outage");
+      band(w, "outage-window", lane + " outage: every request answers 503");
+    }
+    for (const latency_spike& sp : c->latency_spikes) {
+      used_.insert("spike");
+      band(sp.window, "spike-window",
+           fmt::format("{} latency spike: executions starting inside take {} more", lane,
+                       sim::format_duration(sp.extra)));
+    }
+  }
+
+
+  // The tool a step calls by this name changes something at its far side.
+  bool writes_tool(const std::string& tool) const {
+    const world_config& w = sc_.world;
+    if (tool == "refund") return true;
+    for (const service_tool_config* c : {&w.email, &w.model, &w.read})
+      if (tool == c->name) return c->effect == tool_effect::write;
+    for (const service_tool_config& c : w.tools)
+      if (tool == c.name) return c.effect == tool_effect::write;
+    return false;
+  }
+
+  static std::string end_key(const std::string& ended_by) {
+    if (ended_by == "ack" || ended_by == "dead_letter") return "end-done";
+    if (ended_by == "nack" || ended_by == "expired") return "end-back";
+    if (ended_by == "crash" || ended_by == "stop") return "end-killed";
+    return "end-open";
+  }
+
+  // A word of `text` equal to `token` (job and invoice names are words).
+  static bool names_token(std::string_view text, std::string_view token) {
+    for (std::size_t at = text.find(token); at != std::string_view::npos; at = text.find(token, at + 1)) {
+      const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+      const bool before = at == 0 || !word(text[at - 1]);
+      const bool after = at + token.size() == text.size() || !word(text[at + token.size()]);
+      if (before && after) return true;
+    }
+    return false;
+  }
+
+  // Every kind of mark the timeline drew, each drawn as it is on the lanes:
+  // nothing on the page goes unexplained, and nothing absent is listed.
+  void legend() {
+    struct entry {
+      std::string_view key;
+      std::string_view mark;  // SVG inside a 16 x 12 box, with the timeline's classes
+      std::string_view text;
+    };
+    static constexpr entry entries[] = {
+        {"lease", "<rect class=\"lease\" x=\"1\" y=\"2\" width=\"14\" height=\"8\" rx=\"2\"/>",
+         "lease: a worker holds the message, from its receive to its end"},
+        {"end-done", "<rect class=\"lease-end end-ack\" x=\"6\" y=\"1\" width=\"3\" height=\"10\"/>",
+         "lease ended by an ack or a dead letter"},
+        {"end-back", "<rect class=\"lease-end end-nack\" x=\"6\" y=\"1\" width=\"3\" height=\"10\"/>",
+         "lease ended by a nack or ran out"},
+        {"end-killed", "<rect class=\"lease-end end-crash\" x=\"6\" y=\"1\" width=\"3\" height=\"10\"/>",
+         "lease ended by a crash or the pod's stop"},
+        {"end-open", "<rect class=\"lease-end end-open\" x=\"6\" y=\"1\" width=\"3\" height=\"10\"/>",
+         "lease still open, or its slice returned without an ack"},
+        {"tool-read", "<rect class=\"tool\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>", "read call"},
+        {"tool-model", "<rect class=\"tool tool-model\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
+         "model call"},
+        {"tool-write", "<rect class=\"tool writes\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
+         "write call (refund, email, a write of your own)"},
+        {"new-write", "<rect class=\"tool writes new-write\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
+         "dark outline: the write was new at the far side"},
+        {"paid", "<rect class=\"tool writes paid\" x=\"2\" y=\"3\" width=\"12\" height=\"6\"/>",
+         "thick outline: the call made a ledger row (a refund, a charge)"},
+        {"paid-duplicate",
+         "<rect class=\"tool writes paid duplicate-effect\" x=\"2\" y=\"3\" width=\"12\" height=\"6\"/>",
+         "red outline: the call refunded an invoice a second time (a violation)"},
+        {"interrupted", "<rect class=\"tool interrupted\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
+         "dashed: no answer, the pod died first"},
+        {"ack", "<circle class=\"ack\" cx=\"8\" cy=\"6\" r=\"4.5\"/>", "ack"},
+        {"nack", "<circle class=\"nack\" cx=\"8\" cy=\"6\" r=\"4.5\"/>", "nack (retry after a backoff)"},
+        {"dead-letter", "<rect class=\"dead-letter\" x=\"3.5\" y=\"1.5\" width=\"9\" height=\"9\"/>",
+         "dead-lettered"},
+        {"crash", "<g class=\"crash\"><path d=\"M3,1 L13,11 M3,11 L13,1\"/></g>",
+         "crash, or a kill with a slice in flight"},
+        {"start-stop", "<line class=\"stop\" x1=\"8\" y1=\"0\" x2=\"8\" y2=\"12\"/>",
+         "pod start, stop or drain"},
+        {"mark", "<circle class=\"mark\" cx=\"8\" cy=\"6\" r=\"3\"/>",
+         "another event of the job (fenced, lease lost, already ended...): its tooltip says"},
+        {"expiry", "<path class=\"expiry\" d=\"M8,0 L14,6 L8,12 L2,6 z\"/>",
+         "lease ran out (&#x25c6;) and the redelivery it caused (dashed arrow)"},
+        {"redelivery-after-backoff",
+         "<line class=\"redelivery-after-backoff\" x1=\"0\" y1=\"6\" x2=\"16\" y2=\"6\"/>",
+         "redelivery when a nack's backoff ended: nothing was lost"},
+        {"execution", "<rect class=\"execution\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
+         "the far side executing a request"},
+        {"execution-committed",
+         "<rect class=\"execution outcome-committed\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
+         "an execution that committed a write"},
+        {"execution-error", "<rect class=\"execution outcome-error\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
+         "an execution that ended in an error (500, 400, 409)"},
+        {"refund", "<g class=\"refund\"><line x1=\"8\" y1=\"0\" x2=\"8\" y2=\"12\"/><path d=\"M4,0 L12,0 L8,6 z\"/></g>",
+         "the far side's ledger row (a refund, a charge)"},
+        {"refund-duplicate",
+         "<g class=\"refund duplicate\"><line x1=\"8\" y1=\"0\" x2=\"8\" y2=\"12\"/><path d=\"M4,0 L12,0 L8,6 z\"/></g>",
+         "a refund of an invoice already paid in full (a violation)"},
+        {"reject", "<circle class=\"vendor-mark mark-reject\" cx=\"8\" cy=\"6\" r=\"3\"/>",
+         "answered without executing: 503, 429, 409 or 400"},
+        {"replay", "<circle class=\"vendor-mark mark-replay\" cx=\"8\" cy=\"6\" r=\"3\"/>",
+         "a stored response replayed under its key"},
+        {"vendor-mark", "<circle class=\"vendor-mark\" cx=\"8\" cy=\"6\" r=\"3\"/>",
+         "a client timeout or a lost response"},
+        {"outage", "<rect class=\"outage-window\" x=\"0\" y=\"0\" width=\"16\" height=\"12\"/>",
+         "the tool's outage: every request answers 503"},
+        {"spike", "<rect class=\"spike-window\" x=\"0\" y=\"0\" width=\"16\" height=\"12\"/>",
+         "the tool's latency spike"},
+        {"deploy", "<rect class=\"deploy-window\" x=\"0\" y=\"0\" width=\"16\" height=\"12\"/>",
+         "deploy window"},
+        {"pod-down", "<rect class=\"pod-down\" x=\"0\" y=\"0\" width=\"16\" height=\"12\"/>", "pod down"},
+        {"violation", "<g class=\"violation\"><line x1=\"8\" y1=\"0\" x2=\"8\" y2=\"12\"/></g>",
+         "red: an invariant broke here, and nothing else is red"},
+    };
+    html_.line("<div class=\"legend\" id=\"timeline-legend\">");
+    for (const entry& e : entries) {
+      if (!used_.contains(e.key)) continue;
+      html_.line(fmt::format("<span data-key=\"{}\"><svg width=\"16\" height=\"12\" viewBox=\"0 0 16 12\">{}</svg>{}"
+                             "</span>",
+                             e.key, e.mark, e.text));
+    }
     html_.line("</div>");
   }
 
@@ -382,8 +660,19 @@ class timeline_drawing {
   const scenario& sc_;
   const run_summary& s_;
   const run_spans& spans_;
-  const axis time_;
+  axis time_;                   // the run's; in a job's lane, the job's own span
+  std::int64_t offset_us_ = 0;  // the time at the axis's left end
   std::set<std::string, std::less<>> refund_refs_;
+  std::set<std::string, std::less<>> duplicate_refs_;  // refunds of an invoice found overpaid
+  std::size_t paid_calls_ = 0;
+  std::set<std::string, std::less<>> used_;  // the legend's keys of what was drawn
+  // A lane per worker up to this many jobs; above, a lane per chosen job.
+  static constexpr std::size_t lane_per_worker_jobs_max = 40;
+  static constexpr std::size_t violating_lanes_max = 24;
+  static constexpr std::size_t sample_lanes = 6;
+  bool by_job_ = false;
+  std::vector<std::string> lanes_;  // worker actors, or chosen jobs
+  std::size_t violating_jobs_ = 0;
   std::vector<std::string> vendors_;
 };
 

@@ -166,6 +166,13 @@ class span_builder {
   void vendor(const ev::event& e, const std::string& actor) {
     vendors_.insert(actor);
     const std::pair<std::string, std::int64_t> req{actor, req_of(e.body)};
+    if (std::holds_alternative<ev::vendor_request>(e.body)) {
+      std::vector<request_bucket>& buckets = out_.requests[actor];
+      const std::int64_t bucket = e.at.us() / 100'000;
+      if (buckets.empty() || buckets.back().bucket != bucket) buckets.push_back({bucket, 0});
+      ++buckets.back().requests;
+      return;
+    }
     if (const auto* x = std::get_if<ev::vendor_execute>(&e.body)) {
       vendor_execution v;
       v.vendor = actor;

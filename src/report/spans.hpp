@@ -11,6 +11,7 @@
 // maps: the same events give the same spans, byte for byte.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +140,12 @@ struct redelivery {
   bool after_backoff = false;  // the worker nacked from_lease; nothing was lost
 };
 
+// Requests a vendor received in one 100 ms of the run (bucket = time / 100 ms).
+struct request_bucket {
+  std::int64_t bucket = 0;
+  std::int64_t requests = 0;
+};
+
 struct run_spans {
   std::vector<std::string> lanes;    // workers in index order, then the relay if it called tools
   std::vector<std::string> vendors;  // vendor actors, sorted
@@ -153,6 +160,8 @@ struct run_spans {
   std::vector<pod_down> pods_down;
   std::vector<pod_up> pod_starts;  // in time order
   std::vector<redelivery> redeliveries;
+  // Per vendor actor, the 100 ms buckets that had a request, in time order.
+  std::map<std::string, std::vector<request_bucket>> requests;
   sim::instant end;  // the last event's time
 };
 
