@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/html_format.hpp"
 #include "report/line_chart.hpp"
 #include "sim/duration_text.hpp"
 
@@ -16,6 +17,7 @@ namespace {
 
 using explore::sweep_cell;
 using explore::sweep_result;
+using html_detail::esc;
 
 constexpr std::string_view style = R"css(
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d232b; margin: 24px 32px; background: #fff; }
@@ -36,21 +38,6 @@ td.key, th.key { text-align: left; }
 td.violated { color: #c81e1e; font-weight: 600; text-align: left; }
 td.none { color: #5b6673; text-align: left; }
 )css";
-
-std::string esc(std::string_view text) {
-  std::string out;
-  for (const char ch : text) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 // A grid value as a number: a plain number, or a duration in seconds.
 std::optional<double> numeric(const std::string& text, bool& duration) {

@@ -1,7 +1,8 @@
 #pragma once
 // What every part of the HTML report writes with: escaped text, times,
 // amounts, coordinates, the page's layout, and the page itself a line at a
-// time. Internal to report/html_*.cpp.
+// time. For the report's HTML pages: report/html_*.cpp, report/line_chart.cpp
+// and the sweep's page (cli/sweep_page.cpp).
 
 #include <cstdint>
 #include <string>

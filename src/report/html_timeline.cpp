@@ -543,13 +543,10 @@ class timeline_drawing {
 
   // The tool a step calls by this name changes something at its far side.
   bool writes_tool(const std::string& tool) const {
-    const world_config& w = sc_.world;
+    // Steps call the payment vendor "refund"; its far side traces as vendor/payments.
     if (tool == "refund") return true;
-    for (const service_tool_config* c : {&w.email, &w.model, &w.read})
-      if (tool == c->name) return c->effect == tool_effect::write;
-    for (const service_tool_config& c : w.tools)
-      if (tool == c.name) return c.effect == tool_effect::write;
-    return false;
+    const service_tool_config* c = tool_config_of(sc_, "vendor/" + tool);
+    return c != nullptr && c->effect == tool_effect::write;
   }
 
   static std::string end_key(const std::string& ended_by) {
