@@ -53,6 +53,10 @@ enum class stop_reason : std::uint8_t {
                  // memory held between slices of a run ends it with this
 };
 std::string_view to_string(stop_reason);
+// A run stopped by one of its budgets, not by its own end.
+constexpr bool is_budget(stop_reason r) {
+  return r == stop_reason::time_limit || r == stop_reason::event_budget || r == stop_reason::memory_budget;
+}
 
 struct run_limits {
   instant until = instant::max();          // events at exactly `until` still run

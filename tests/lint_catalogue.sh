@@ -36,7 +36,7 @@ declare -A expected=(
   [deploy_rolling_kill]="write_without_key rolling_kill_without_drain"
   [double_refund]="write_without_key rolling_kill_without_drain"
   [double_refund_fixed]=""
-  [email_no_dedupe]="email_without_dedupe"
+  [email_no_dedupe]="write_without_claim"
   [email_no_dedupe_fixed]=""
   [billing_retry_double_charge]="write_without_key"
   [billing_retry_double_charge_fixed]=""
@@ -44,7 +44,7 @@ declare -A expected=(
   [attempts_decremented_twice_fixed]=""
   [noisy_tenant_limited]=""
   [noisy_tenant_queues]=""
-  [batch_email_resent]="email_without_dedupe batch_without_item_progress"
+  [batch_email_resent]="write_without_claim batch_without_item_progress"
   # Per-item progress alone, without a claim before the send: allowed in [lint].
   [batch_email_resent_fixed]=""
   [key_per_attempt]="key_per_attempt"

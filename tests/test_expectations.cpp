@@ -61,3 +61,25 @@ TEST_CASE("an empty [expect] asks every invariant to hold", "[expect]") {
   CHECK(evaluate(expectations{}, summary_of({{"one_effect_per_step", true}})).met);
   CHECK_FALSE(evaluate(expectations{}, summary_of({{"one_effect_per_step", false}})).met);
 }
+
+TEST_CASE("a verdict not judged passes neither as held nor as violated", "[expect]") {
+  run_summary s = summary_of({{"no_message_lost", true}});
+  s.verdicts[0].judged = false;
+  s.verdicts[0].detail = "not judged: 3 dead letters still held when the run stopped";
+  expectations hold;
+  hold.hold = {"no_message_lost"};
+  const expectation_result as_held = evaluate(hold, s);
+  CHECK_FALSE(as_held.met);
+  CHECK(as_held.failures ==
+        std::vector<std::string>{"no_message_lost was not judged: 3 dead letters still held when the run stopped"});
+  expectations broke;
+  broke.violated = {"no_message_lost"};
+  CHECK_FALSE(evaluate(broke, s).met);
+  // Ignored with a reason, it is reported as not judged.
+  expectations ignored;
+  ignored.ignore = {{"no_message_lost", "the run is too short for retention"}};
+  const expectation_result r = evaluate(ignored, s);
+  CHECK(r.met);
+  REQUIRE(r.ignored.size() == 1);
+  CHECK(describe(r.ignored[0]) == "no_message_lost ignored (unjudged): the run is too short for retention");
+}

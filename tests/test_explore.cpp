@@ -384,7 +384,7 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
       {"transaction_across_model_fixed.toml", "hold_transaction_across_model = false",
        "hold_transaction_across_model = true", "database_not_stalled"},
       {"deploy_drain.toml", "strategy = \"drain\"", "strategy = \"rolling_kill\"", "no_double_payment"},
-      {"email_no_dedupe_fixed.toml", "email_dedupe = true", "email_dedupe = false", "one_effect_per_step"},
+      {"email_no_dedupe_fixed.toml", "claim = true", "claim = false", "one_effect_per_step"},
       {"dedupe_window_expired_fixed.toml", "progress = \"per_step\"\nsteps", "progress = \"none\"\nsteps",
        "one_effect_per_step"},
       {"noisy_tenant_fixed.toml", "message_group_id = \"tenant\"", "message_group_id = \"none\"",

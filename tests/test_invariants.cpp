@@ -224,7 +224,7 @@ TEST_CASE("an email claimed before a send that never happened violates done_jobs
   CHECK(v.evidence[0] == "job_1: done; no effect at vendor/email for job_1:step_4:email");
   CHECK(r.verdicts.at("one_effect_per_step").held);
   // Without the claim the replay sends it: at least once, and here once.
-  c.runtime.rules.email_dedupe = false;
+  c.runtime.rules.claimed_tools.clear();
   CHECK(all_hold(run_checked(c)));
 }
 
@@ -250,7 +250,7 @@ TEST_CASE("an email sent twice for one step violates one_effect_per_step, whoeve
   c.jobs[0] = agent_job("job_1", "inv_1", 500, /*email=*/true);
   c.point_faults.push_back({.point = "after_tool", .tool = "email", .attempt = 0u, .action = point_action::crash});
   CHECK(all_hold(run_checked(c)));  // the claimed dedupe row stops the replay's send
-  c.runtime.rules.email_dedupe = false;
+  c.runtime.rules.claimed_tools.clear();
   const checked_run r = run_checked(c);
   const verdict& v = r.verdicts.at("one_effect_per_step");
   CHECK_FALSE(v.held);

@@ -165,13 +165,12 @@ TEST_CASE("the loader refuses job types it cannot use, saying where", "[job_type
 TEST_CASE("progress, end to end: what a retry after a later failure redoes", "[job_type][world]") {
   // Two emails, then a refund the vendor refuses (503) for its first three
   // seconds: the job is retried, and what it finds recorded decides whether
-  // the emails go out again. No claim before a send (email_dedupe = false).
+  // the emails go out again. No claim before a send ([tools.email] claim = false).
   auto scenario_with = [](std::string_view progress) {
     const std::string text = std::string(R"(
 seed = 3
-[discipline]
-email_dedupe = false
 [tools.email]
+claim = false
 latency = { fixed = "50ms" }
 [vendor]
 latency = { fixed = "50ms" }

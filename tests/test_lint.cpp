@@ -458,27 +458,32 @@ TEST_CASE("dead_letter_threshold: the split queue needs its own redrive", "[lint
   CHECK(lint(c).empty());
 }
 
-// ---- 13. email_without_dedupe -----------------------------------------------------------
+// ---- 13. write_without_claim ------------------------------------------------------------
 
-TEST_CASE("email_without_dedupe: an email with no local record", "[lint]") {
+TEST_CASE("write_without_claim: an email with no local record", "[lint]") {
   world_config c = clean_config();
   c.jobs[0] = agent_job("job_1", "inv_1", 500, true);
-  c.runtime.rules.email_dedupe = false;
+  c.runtime.rules.claimed_tools.clear();
   const lint_warning w = only_warning(c);
-  CHECK(w.rule == "email_without_dedupe");
-  CHECK(w.setting == "discipline.email_dedupe");
+  CHECK(w.rule == "write_without_claim");
+  CHECK(w.setting == "tools.email.claim");
+  CHECK_THAT(w.fix, Contains("[tools.email] claim = true"));
   CHECK_THAT(w.why, Contains("job_1 step 4 sends email through a provider that takes no idempotency key") &&
                         Contains("emails the customer again"));
 }
 
-TEST_CASE("email_without_dedupe: quiet with dedupe, or with no email", "[lint]") {
+TEST_CASE("write_without_claim: quiet with a claim, with a keyed email, or with no email", "[lint]") {
   world_config c = clean_config();
   c.jobs[0] = agent_job("job_1", "inv_1", 500, true);
-  c.runtime.rules.email_dedupe = true;
+  c.runtime.rules.claimed_tools = {"email"};
   CHECK(lint(c).empty());
 
+  c.runtime.rules.claimed_tools.clear();
+  c.email.keys = key_handling::dedupe;  // the provider dedupes on the key: nothing to claim
+  CHECK(lint(c).empty());
+
+  c.email.keys = key_handling::ignored;
   c.jobs[0] = agent_job("job_1", "inv_1", 500, false);
-  c.runtime.rules.email_dedupe = false;
   CHECK(lint(c).empty());
 }
 
@@ -489,11 +494,11 @@ job_type email_batch(progress_mode progress) { return {"statements", progress, {
 TEST_CASE("batch_without_item_progress: a batch of bare emails recorded only at its end", "[lint]") {
   world_config c = clean_config();
   c.jobs.push_back(make_job(email_batch(progress_mode::per_step), "batch_1"));
-  c.runtime.rules.email_dedupe = true;
+  c.runtime.rules.claimed_tools = {"email"};
   CHECK(lint(c).empty());  // a claim per item: each send at most once
 
-  c.runtime.rules.email_dedupe = false;
-  CHECK(fires(c, "email_without_dedupe"));
+  c.runtime.rules.claimed_tools.clear();
+  CHECK(fires(c, "write_without_claim"));
   const std::vector<lint_warning> ws = lint(c);
   REQUIRE(ws.size() == 2);
   const lint_warning& w = ws[1];
@@ -506,7 +511,7 @@ TEST_CASE("batch_without_item_progress: a batch of bare emails recorded only at 
 
 TEST_CASE("batch_without_item_progress: per-item progress, or a refund keyed, is quiet", "[lint]") {
   world_config c = clean_config();
-  c.runtime.rules.email_dedupe = false;
+  c.runtime.rules.claimed_tools.clear();
   c.jobs.push_back(make_job(email_batch(progress_mode::per_item), "batch_1"));
   CHECK_FALSE(fires(c, "batch_without_item_progress"));
 
@@ -575,7 +580,7 @@ TEST_CASE("warnings come in rule order and name the jobs that call a tool", "[li
   c.runtime.rules.reset_attempts_on_reenqueue = true;
   c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
   c.runtime.rules.hold_transaction_across_model = true;
-  c.runtime.rules.email_dedupe = false;
+  c.runtime.rules.claimed_tools.clear();
   deploy_spec kill;
   kill.strategy = deploy_strategy::rolling_kill;
   c.deploys = {kill, kill};
@@ -586,7 +591,7 @@ TEST_CASE("warnings come in rule order and name the jobs that call a tool", "[li
                                           "no_jitter", "retries_non_retryable", "attempts_reset_on_reenqueue",
                                           "checkpoint_before_effect", "transaction_across_model",
                                           "rolling_kill_without_drain", "rolling_kill_without_drain",
-                                          "dead_letter_threshold", "email_without_dedupe"});
+                                          "dead_letter_threshold", "write_without_claim"});
   const std::vector<lint_warning> ws = lint(c);
   CHECK_THAT(ws[0].why, Contains("job_1 step 3 (and 2 other jobs)"));
   CHECK(ws[8].setting == "deploy[0].strategy");
@@ -1051,7 +1056,7 @@ TEST_CASE("no_backoff_cap: Sidekiq's schedule is quiet only on Sidekiq's own que
 
 // ---- write rules over tools of your own -------------------------------------------------
 
-TEST_CASE("write_without_key and email_without_dedupe cover write tools of the scenario's own", "[lint]") {
+TEST_CASE("write_without_key and write_without_claim cover write tools of the scenario's own", "[lint]") {
   world_config c;
   c.runtime.heartbeat_interval = duration::from_s(5);
   c.queue.max_receive_count = c.runtime.retry.maximum_attempts;
@@ -1076,15 +1081,19 @@ TEST_CASE("write_without_key and email_without_dedupe cover write tools of the s
   CHECK(w.setting == "discipline.pass_key_to_vendor");
   CHECK_THAT(w.why, Contains("but the key is never sent to it"));
 
-  // A far side that ignores keys: the local claim is the only defence.
+  // A far side that ignores keys: a local claim is the only defence, and a
+  // tool of your own has one only if it asks (the email's default claim
+  // does not reach it).
   c.runtime.rules.pass_key_to_vendor = true;
   c.tools[0].keys = key_handling::ignored;
-  CHECK(lint(c).empty());  // discipline.email_dedupe (on by default) claims every keyless write
-  c.runtime.rules.email_dedupe = false;
   w = only_warning(c);
-  CHECK(w.rule == "email_without_dedupe");
+  CHECK(w.rule == "write_without_claim");
+  CHECK(w.setting == "tools.upload.claim");
   CHECK_THAT(w.why, Contains("sync_1 step 1 calls the upload tool, a write that takes no idempotency key") &&
                         Contains("has its effect again"));
+  CHECK_THAT(w.fix, Contains("[tools.upload] claim = true") && Contains("each upload call at most once"));
+  c.runtime.rules.claimed_tools.push_back("upload");
+  CHECK(lint(c).empty());
   c.tools[0].effect = tool_effect::read;
   CHECK(lint(c).empty());  // a read repeats nothing
 }
@@ -1118,7 +1127,6 @@ TEST_CASE("batch_without_item_progress: a keyless write of your own in an unreco
   world_config c;
   c.runtime.heartbeat_interval = duration::from_s(5);
   c.queue.max_receive_count = c.runtime.retry.maximum_attempts;
-  c.runtime.rules.email_dedupe = true;  // email_without_dedupe quiet: the batch rule alone
   service_tool_config notify;
   notify.name = "notify";
   notify.effect = tool_effect::write;

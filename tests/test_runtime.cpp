@@ -420,7 +420,7 @@ TEST_CASE("an email provider takes no key: a dedupe row claimed before the send 
   c.email.latency = latency_model::fixed(duration::from_ms(200));
   auto emails = [](world& w) { return w.email().effects().size(); };
   SECTION("without the claim, a crash after the send emails twice") {
-    c.runtime.rules.email_dedupe = false;
+    c.runtime.rules.claimed_tools.clear();
     c.point_faults.push_back(at("after_tool", "email", 0, point_action::crash));
     world w(c);
     REQUIRE(w.run().all_jobs_ended);

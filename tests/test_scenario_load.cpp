@@ -147,7 +147,7 @@ void check_same(const runtime_config& a, const runtime_config& b) {
   CHECK(a.rules.retry_non_retryable == b.rules.retry_non_retryable);
   CHECK(a.rules.reset_attempts_on_reenqueue == b.rules.reset_attempts_on_reenqueue);
   CHECK(a.rules.hold_transaction_across_model == b.rules.hold_transaction_across_model);
-  CHECK(a.rules.email_dedupe == b.rules.email_dedupe);
+  CHECK(a.rules.claimed_tools == b.rules.claimed_tools);
   CHECK(a.rules.stop_on_lost_lease == b.rules.stop_on_lost_lease);
   CHECK(a.rules.fencing == b.rules.fencing);
   CHECK(a.rules.work_id == b.rules.work_id);
@@ -376,7 +376,6 @@ retry = "in_slice"
 retry_non_retryable = true
 reset_attempts_on_reenqueue = true
 hold_transaction_across_model = true
-email_dedupe = false
 stop_on_lost_lease = false
 fencing = true
 
@@ -414,6 +413,7 @@ end = "2m"
 extra = "3s"
 
 [tools.email]
+claim = false
 latency = { p50 = "100ms", p99 = "800ms" }
 error_rates = { unavailable = 0.5 }
 client_timeout = "5s"
@@ -602,7 +602,7 @@ world_config everything_config() {
                      .retry_non_retryable = true,
                      .reset_attempts_on_reenqueue = true,
                      .hold_transaction_across_model = true,
-                     .email_dedupe = false,
+                     .claimed_tools = {},
                      .stop_on_lost_lease = false,
                      .fencing = true};
   c.store = {.pool_size = 4,

@@ -546,6 +546,11 @@ std::vector<std::string> queue::visible_bodies() const {
   return out;
 }
 
+void queue::for_each_message(const std::function<void(const held_view&)>& fn) const {
+  for (const auto& [id, m] : messages_)
+    fn({m.body, keeps_forever() ? std::nullopt : std::optional<sim::instant>(m.sent_at + config_.retention)});
+}
+
 void queue::redrive(message_map::iterator it) {
   // A redrive policy without a target does not exist in SQS.
   TWICE_CHECK(dead_letter_ != nullptr);
@@ -636,6 +641,11 @@ queue_stats queue::stats() const {
 }
 
 bool queue::contains(message_id id) const { return messages_.contains(id); }
+
+bool queue::given_out_since(receipt_handle handle) const {
+  const auto it = messages_.find(message_of(handle));
+  return it != messages_.end() && (it->second.latest_handle != handle || it->second.state != message_state::in_flight);
+}
 
 std::uint64_t queue::footprint() const {
   return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(gone_) + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +

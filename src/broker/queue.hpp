@@ -383,10 +383,23 @@ class queue {
   std::size_t move_visible_to(queue& target, const std::function<bool(std::string_view body)>& which = {});
   // The bodies of the visible messages, oldest first.
   std::vector<std::string> visible_bodies() const;
+  // Every message the queue still holds, in any state (visible, delayed, in
+  // flight, held by a process, orphaned), with when retention will delete
+  // it (none on a Redis list, which keeps its entries for ever), in id
+  // order: for the invariants' final look at what a run left behind.
+  struct held_view {
+    std::string_view body;
+    std::optional<sim::instant> retention_ends;
+  };
+  void for_each_message(const std::function<void(const held_view&)>& fn) const;
 
   queue_stats stats() const;
   // Whether message `id` is still held by this queue (for checkers).
   bool contains(message_id id) const;
+  // Whether the message `handle` was issued for is still here and no longer
+  // leased under it: received again, visible again or restored since. An
+  // ack with that handle that answered OK then deleted nothing.
+  bool given_out_since(receipt_handle handle) const;
   // Messages held: visible, delayed or in flight.
   std::size_t size() const { return messages_.size(); }
   // Bytes held (sim/footprint.hpp): messages, receipt handles, tombstones.

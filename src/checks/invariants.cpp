@@ -155,6 +155,8 @@ const std::vector<std::string_view>& invariant_names() {
   return names;
 }
 
+std::string_view verdict_word(const verdict& v) { return !v.held ? "VIOLATED" : v.judged ? "held" : "UNJUDGED"; }
+
 bool is_invariant_name(std::string_view name) {
   const auto& names = invariant_names();
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -215,17 +217,41 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
   if (const auto* end = std::get_if<ev::slice_end>(&e.body)) return on_slice_end(e, *end);
   if (const auto* b = std::get_if<ev::backoff>(&e.body)) return on_backoff(e, *b);
   if (const auto* stop = std::get_if<ev::stop>(&e.body)) {
+    // Whoever ends the drain, Kubernetes' SIGKILL at the grace period or
+    // the runtime's own shutdown timeout (Sidekiq's -t), the slice it
+    // finds running is killed mid-step.
     if (stop->in_flight && stop->why == ev::stop_reason::grace_period_expired)
       note(drain_kills_nothing, e, "the grace period ended with a slice in flight");
+    if (stop->in_flight && stop->why == ev::stop_reason::shutdown_timeout)
+      note(drain_kills_nothing, e, "the runtime's own shutdown timeout ended the drain with a slice in flight");
+    if (stop->in_flight && stop->why == ev::stop_reason::shutdown)
+      jobs_[job_id(stop->job)].cut = true;  // the run's end, not the world, stopped it
+    else if (stop->in_flight)
+      note_release(stop->job, e);
     return;
   }
   if (const auto* sent = std::get_if<ev::effect_done>(&e.body)) return on_effect_done(e, *sent);
-  if (const auto* done = std::get_if<ev::job_done>(&e.body)) {
-    jobs_[job_id(done->job)].ended = true;
+  if (const auto* done = std::get_if<ev::job_done>(&e.body)) return on_job_ended(done->job, e.at);
+  if (const auto* failed = std::get_if<ev::job_failed>(&e.body)) return on_job_ended(failed->job);
+  if (const auto* dead = std::get_if<ev::dead_letter>(&e.body)) {
+    releases_.erase(job_id(dead->job));  // its message waits in the dead-letter queue, or nowhere by design
     return;
   }
-  if (const auto* failed = std::get_if<ev::job_failed>(&e.body)) {
-    jobs_[job_id(failed->job)].ended = true;
+  if (const auto* send = std::get_if<ev::send>(&e.body)) {
+    jobs_[job_id(send->body)].sent = true;
+    return;
+  }
+  if (const auto* produced = std::get_if<ev::produced>(&e.body)) {
+    jobs_[job_id(produced->body)].sent = true;
+    return;
+  }
+  if (const auto* deleted = std::get_if<ev::message_delete>(&e.body)) {
+    if (deleted->applied) note_release(deleted->body, e);
+    return;
+  }
+  if (const auto* lost = std::get_if<ev::lost_with_process>(&e.body)) return note_release(lost->body, e);
+  if (const auto* crash = std::get_if<ev::crash>(&e.body)) {
+    if (crash->in_flight) note_release(crash->job, e);
     return;
   }
   if (const auto* gone = std::get_if<ev::retention_expired>(&e.body)) return on_retention_expired(e, *gone);
@@ -247,11 +273,11 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
 // open), and a step's effect reference is ~48 bytes of text.
 std::uint64_t invariant_checker::footprint() const {
   return jobs_.size() * (sizeof(job_watch) + sizeof(slice_span)) + sim::footprint_of(job_of_name_) +
+         sim::tree_footprint(releases_) + releases_.size() * 2 * sizeof(ev::event) + sim::tree_footprint(expired_) +
+         sim::tree_footprint(timed_out_) + timed_out_.size() * 48 +
          sim::tree_footprint(envelopes_) + envelope_points_ * sizeof(envelope_point) + sim::tree_footprint(heard_) +
          sim::tree_footprint(effects_) + effects_.size() * 48;
 }
-
-constexpr std::uint32_t no_job = UINT32_MAX;
 
 std::uint32_t invariant_checker::job_id(ev::name_id job) {
   if (job >= job_of_name_.size()) job_of_name_.resize(std::max<std::size_t>(job + 1, 2 * job_of_name_.size()), no_job);
@@ -264,12 +290,26 @@ std::uint32_t invariant_checker::job_id(ev::name_id job) {
   return id;
 }
 
+const invariant_checker::job_watch* invariant_checker::watch_of(std::string_view job) const {
+  const std::optional<ev::name_id> name = names_ == nullptr ? std::nullopt : names_->find(job);
+  if (!name || *name >= job_of_name_.size() || job_of_name_[*name] == no_job) return nullptr;
+  return &jobs_[job_of_name_[*name]];
+}
+
 // A worker's tool call (the relay's sends are no slice of a job, so its
 // relay_tool_call events are not watched here).
 void invariant_checker::on_tool_call(const ev::event& e, const ev::tool_call& call) {
   const std::int64_t step = call.step;
   const bool new_write = call.new_write;
   const std::int64_t status = call.status;
+  // A write that timed out may still take effect at the far side: a job
+  // marked done after that is the known price of at most once, not a job
+  // that skipped a call still running (done_jobs_had_effects).
+  if (status == 0) {
+    const std::string reference =
+        fmt::format("{}:step_{}:{}", names_->text(call.job), step, names_->text(call.tool));
+    timed_out_.emplace(reference, e.at);  // the first timeout stays
+  }
   if (!new_write && !non_retryable_status(status)) return;
   const std::uint32_t id = job_id(call.job);
   job_watch& jw = jobs_[id];
@@ -323,9 +363,8 @@ std::string invariant_checker::overlap_why(std::int64_t step, const slice_span& 
 // a runtime that resets its counter makes the two differ.
 std::string invariant_checker::open_job_line(const world& w, std::string_view job) const {
   const auto row = w.db().find_job(job);
-  const std::optional<ev::name_id> name = names_ == nullptr ? std::nullopt : names_->find(job);
-  const std::uint32_t id = name && *name < job_of_name_.size() ? job_of_name_[*name] : no_job;
-  const std::uint64_t started = id != no_job ? jobs_[id].attempts_started : 0;
+  const job_watch* watch = watch_of(job);
+  const std::uint64_t started = watch != nullptr ? watch->attempts_started : 0;
   std::string line = fmt::format("{} is {} after {}", job, row ? to_string(row->status) : "not yet enqueued",
                                  count_of(started, "attempt", "attempts"));
   if (row && row->attempts != started) line += fmt::format(" (its row's attempt counter says {})", row->attempts);
@@ -525,8 +564,18 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     }
     out.push_back(std::move(v));
   }
-  out.push_back(streaming(no_message_lost, "no message was deleted by retention before its job was processed",
-                          "a message was deleted by retention before its job was processed"));
+  {
+    const std::optional<std::string> unjudged = lost_messages(w, result);
+    verdict v = streaming(no_message_lost,
+                          "no message was lost before its job was processed (deleted by retention, lost with the "
+                          "process that held it, or acked before it ran)",
+                          "a message was lost before its job was processed");
+    if (unjudged) {
+      v.judged = false;
+      v.detail = *unjudged;
+    }
+    out.push_back(std::move(v));
+  }
   {
     std::string bounds;
     if (alarms_.oldest_message_age)
@@ -552,7 +601,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   out.push_back(streaming(leases_exclusive, "no two overlapping slices of a job both made a new write",
                           "two slices of one job overlapped and both wrote"));
   out.push_back(streaming(drain_kills_nothing, "no drain ended with a slice in flight",
-                          "a drain's grace period killed a slice in flight"));
+                          "a drain ended with a slice in flight, killed mid-step"));
   out.push_back(streaming(database_not_stalled,
                           "no transaction waited longer than " + sim::format_duration(options_.stall_bound) +
                               " for a connection",

@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,11 +29,18 @@ struct world_result;
 
 struct verdict {
   std::string name;
-  bool held = true;
+  bool held = true;  // false: violated
   std::string detail;                 // one sentence: what was checked, or what went wrong
   std::vector<std::string> evidence;  // the first records that show a violation, readable lines
   std::optional<sim::instant> first_violation;  // when a safety invariant first broke
+  // False when the run stopped at a budget before the invariant could be
+  // decided (messages still held that retention may yet delete): `detail`
+  // says what was pending. A verdict not judged never passes as held.
+  bool judged = true;
 };
+
+// "held", "VIOLATED" or "UNJUDGED", as the outputs print a verdict.
+std::string_view verdict_word(const verdict& v);
 
 // The stable invariant names, in report order.
 const std::vector<std::string_view>& invariant_names();
@@ -99,6 +107,17 @@ class invariant_checker final : public event_observer {
   verdict effects_of_done_jobs(const world& w) const;
   verdict tenants_served(const world& w, const world_result& result) const;
   void on_retention_expired(const ev::event& e, const ev::retention_expired& gone);
+  // An event that may have taken the last thing holding a job's work (an
+  // ack before the job ended, a message lost with its process, a slice
+  // killed or crashed): kept while the job is open, as evidence should
+  // nothing hold the job at the end.
+  void note_release(ev::name_id job, const ev::event& e);
+  void on_job_ended(ev::name_id job, std::optional<sim::instant> done_at = std::nullopt);
+  // The final pass of no_message_lost: an open job nothing holds any more
+  // (no queue, retry set, topic or pending resend) was lost; a job the run
+  // stopped with messages still held cannot be judged yet. Returns why the
+  // verdict could not be judged, or nothing.
+  std::optional<std::string> lost_messages(const world& w, const world_result& result);
   void on_queue_sample(const ev::event& e, const ev::queue_sample& q);
   // The event as an evidence line.
   std::string describe(const ev::event& e) const;
@@ -128,8 +147,13 @@ class invariant_checker final : public event_observer {
     std::vector<std::pair<std::int64_t, std::uint64_t>> start_index;  // attempt -> place in the start order
     std::vector<slice_span> slices;
     bool ended = false;  // done or failed: its messages were processed
+    bool sent = false;   // a message of it was sent (or a record produced)
+    bool cut = false;    // a slice of it was running when the run's end stopped every pod
+    std::optional<sim::instant> done_at;  // when it first ended done
   };
   std::uint32_t job_id(ev::name_id job);  // the job's watch, made on its first event
+  const job_watch* watch_of(std::string_view job) const;  // null: no event named it
+  static constexpr std::uint32_t no_job = UINT32_MAX;
   void settle_envelopes(std::uint32_t id);
   void check_envelopes();
   std::string open_job_line(const world& w, std::string_view job) const;
@@ -141,10 +165,17 @@ class invariant_checker final : public event_observer {
   std::map<std::uint32_t, std::vector<envelope_point>> envelopes_;  // by job id: the jobs that backed off
   std::uint64_t envelope_points_ = 0;                                // in all of envelopes_
   std::map<std::uint32_t, std::vector<heard_answer>> heard_;        // by job id: the jobs that heard a 4xx
-  std::map<std::string, std::uint32_t, std::less<>> effects_;  // reference (job:step:tool) -> effects at the far side
+  struct effects_seen {
+    std::uint32_t count = 0;
+    sim::instant first;
+  };
+  std::map<std::string, effects_seen, std::less<>> effects_;  // reference (job:step:tool) -> its effects at the far side
+  std::map<std::string, sim::instant, std::less<>> timed_out_;  // reference -> its first call that timed out
   std::uint32_t attempt_limit_ = 0;  // 0: unlimited
   queue_alarms alarms_;
   std::map<std::uint32_t, std::uint32_t> redriven_;  // by job id: the jobs redriven from the dead-letter queue, how often
+  std::map<std::uint32_t, std::vector<ev::event>> releases_;  // by job id, open jobs only: the last two releases
+  std::set<std::uint32_t> expired_;  // by job id: the jobs a retention delete was noted for already
   const name_table* names_ = nullptr;  // the run's, from its first event
 };
 

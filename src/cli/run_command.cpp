@@ -30,6 +30,16 @@ namespace {
 std::string text(sim::duration d) { return sim::format_duration(d); }
 std::string clock(sim::instant t) { return fmt::format("{}.{:06}s", t.us() / 1'000'000, t.us() % 1'000'000); }
 
+// The claims before a call, said only when they differ from the default
+// (the email claimed, nothing else).
+std::string claims_text(const discipline& d) {
+  if (d.claimed_tools == discipline{}.claimed_tools) return {};
+  if (d.claimed_tools.empty()) return ", NO claim before an email";
+  std::string tools;
+  for (const std::string& t : d.claimed_tools) tools += (tools.empty() ? "" : ", ") + t;
+  return ", claims before " + tools + (d.claims("email") ? "" : " (NOT email)");
+}
+
 void print_settings(const scenario& s) {
   const world_config& c = s.world;
   const runtime_config& rt = c.runtime;
@@ -85,7 +95,7 @@ void print_settings(const scenario& s) {
              to_string(d.checkpoint), to_string(d.retry), d.retry_non_retryable ? ", RETRIES 4xx" : "",
              d.reset_attempts_on_reenqueue ? ", RESETS attempts on every delivery" : "",
              d.hold_transaction_across_model ? ", HOLDS a transaction across the model call" : "",
-             d.email_dedupe ? "" : ", NO email dedupe");
+             claims_text(d));
   if (!d.split_tool.empty())
     fmt::print("split      {} steps as jobs of their own on {}, visibility timeout {}, {} worker(s)\n", d.split_tool,
                c.split.queue.name, text(c.split.queue.visibility_timeout), c.split.workers);
@@ -106,7 +116,7 @@ void print_settings(const scenario& s) {
 void print_verdicts(const run_summary& s) {
   fmt::print("\ninvariants\n");
   for (const verdict& v : s.verdicts) {
-    fmt::print("  {} {:<30} {}\n", v.held ? "held    " : "VIOLATED", v.name, v.detail);
+    fmt::print("  {:<8} {:<30} {}\n", verdict_word(v), v.name, v.detail);
     for (const std::string& e : v.evidence) fmt::print("             {}\n", e);
   }
 }
@@ -122,6 +132,8 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   }
   fmt::print("\noutcome    {} at {}, {} events, trace digest {:016x}\n", describe_end(s.result),
              clock(s.result.story_end), s.result.events, s.result.trace_digest);
+  if (const std::string settling = describe_settling(s.result); !settling.empty())
+    fmt::print("           {}\n", settling);
   if (s.result.reason == sim::stop_reason::memory_budget) {
     fmt::print("memory     the world held {} at event {}, over its budget of {}: raise [budget] memory or "
                "--memory-limit, or find what keeps growing\n",

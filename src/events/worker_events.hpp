@@ -411,6 +411,44 @@ struct tenant_over_limit {
   }
 };
 
+// A write step the slice did not call: its claim (discipline's claimed
+// tools, [tools.NAME] claim) was held already, by `claimed_by` ("attempt 0,
+// delivery 1, worker/0"), so the step counts as done here.
+struct claim_skipped {
+  static constexpr std::string_view kind = "claim_skipped";
+  name_id job = 0;
+  std::uint32_t attempt = 0;
+  std::int64_t step = 0;
+  name_id tool = 0;
+  name_id claim = 0;
+  name_id claimed_by = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.name("job", job);
+    v.integer("attempt", attempt);
+    v.integer("step", step);
+    v.name("tool", tool);
+    v.name("claim", claim);
+    v.name("claimed_by", claimed_by);
+  }
+};
+
+// An ack (delete) the broker answered OK but did nothing with: the lease
+// had expired and the message was given out again (or restored) since, so
+// the broker keeps it and it will run again. Emitted instead of `ack`.
+struct ack_ignored {
+  static constexpr std::string_view kind = "ack_ignored";
+  name_id job = 0;
+  std::uint32_t attempt = 0;
+  std::uint64_t message = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.name("job", job);
+    v.integer("attempt", attempt);
+    v.integer("message", static_cast<std::int64_t>(message));
+  }
+};
+
 // A step handed off as a job of its own (`to`), to a queue whose lease fits it.
 struct hand_off {
   static constexpr std::string_view kind = "hand_off";

@@ -36,17 +36,6 @@ std::string intent_marker(const std::string& job, std::size_t step) {
 }
 }  // namespace
 
-sim::task<bool> agent_handler::claim_step(slice_context& ctx, const std::string& claim) {
-  transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
-  const store_status inserted = co_await tx.insert_dedupe(claim);
-  if (inserted != store_status::ok) {
-    tx.rollback();
-    co_return false;  // an earlier attempt, or an overlapping worker, claimed it
-  }
-  const commit_result committed = co_await tx.commit();
-  co_return committed.ok();
-}
-
 sim::task<void> agent_handler::on_slice_start(slice_context& ctx, transaction& tx) {
   if (ctx.rules().checkpoint != checkpoint_mode::outbox) co_return;
   const job_spec& job = ctx.job();
@@ -98,11 +87,10 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
     co_return slice_outcome::success();
   }
   const std::string key = ctx.key_for(step, spec.tool);
-  // A far side that ignores keys (most email providers, many webhooks): the
-  // local claim is the only defence, recorded under the step's stable name
-  // whatever the key discipline.
-  const bool claim_email = !t.accepts_key() && rules.email_dedupe;
-  const std::string claim = ctx.work_id() + ":step_" + std::to_string(step) + ":" + spec.tool;
+  // A far side that ignores keys (most email providers, many webhooks): a
+  // local claim, when the scenario asks for one, is the only defence,
+  // recorded under the step's stable name whatever the key discipline.
+  const bool claimed = rules.claims(spec.tool);
 
   if (rules.ledger_guard && t.moves_money() && !key.empty()) {
     transaction tx = co_await ctx.db().begin(std::string(ctx.worker()));
@@ -118,12 +106,12 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
     // and the call loses the refund for good; replay skips the step.
     co_await record_done(ctx, step, spec);
   }
-  if (claim_email) {
+  if (claimed) {
     // Claimed and committed before the send, so no later attempt, and no
     // worker overlapping this one, sends it again. The price is at most
     // once: a crash between this commit and the send loses the email, and
     // a send that timed out is never repeated (it may have gone out).
-    const bool won = co_await claim_step(ctx, claim);
+    const bool won = co_await ctx.claim(step, spec.tool);
     if (!won) {
       co_await record_done(ctx, step, spec);
       co_return slice_outcome::success();
@@ -136,13 +124,9 @@ sim::task<slice_outcome> agent_handler::write_step(slice_context& ctx, std::size
   const tool_result r = co_await ctx.call(t, std::move(request), step);
   co_await ctx.point("after_tool", step, spec.tool);
   if (!r.ok()) {
-    if (claim_email && !r.timed_out()) {
-      // The provider answered that it sent nothing (503, 4xx): give the
-      // claim back so a retry sends. A timeout keeps it: maybe sent.
-      transaction release = co_await ctx.db().begin(std::string(ctx.worker()));
-      co_await release.delete_dedupe(claim);
-      co_await release.commit();
-    }
+    // The provider answered that it sent nothing (503, 4xx): the claim
+    // goes back so a retry sends. A timeout keeps it: maybe sent.
+    if (claimed && !r.timed_out()) co_await ctx.release_claim(step, spec.tool);
     co_return slice_outcome::from(r);
   }
 

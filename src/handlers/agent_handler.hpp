@@ -28,8 +28,6 @@ class agent_handler final : public handler {
   sim::task<slice_outcome> write_step(slice_context& ctx, std::size_t step, const step_spec& spec, tool& t);
   // Checkpoints `step` when the job's progress records it (step_spec::checkpointed).
   static sim::task<void> record_done(slice_context& ctx, std::size_t step, const step_spec& spec);
-  // Inserts and commits the dedupe row `claim`; false when it was there.
-  static sim::task<bool> claim_step(slice_context& ctx, const std::string& claim);
 };
 
 }  // namespace twice

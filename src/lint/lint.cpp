@@ -21,7 +21,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   transaction_across_model(config, out);
   rolling_kill_without_drain(config, out);
   dead_letter_threshold(config, out);
-  email_without_dedupe(config, out);
+  write_without_claim(config, out);
   batch_without_item_progress(config, out);
   retries_without_budget(config, out);
   dead_letters_unread(config, out);

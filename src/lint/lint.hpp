@@ -38,7 +38,7 @@ inline constexpr std::array<std::string_view, 33> lint_rules{
     "no_backoff_cap",             "no_jitter",                 "retries_non_retryable",
     "attempts_reset_on_reenqueue", "checkpoint_before_effect", "key_per_attempt",
     "transaction_across_model",   "rolling_kill_without_drain", "dead_letter_threshold",
-    "email_without_dedupe",       "batch_without_item_progress", "retries_without_budget",
+    "write_without_claim",        "batch_without_item_progress", "retries_without_budget",
     "dead_letters_unread",        "redrive_after_key_expiry",  "liveness_probe_blocked",
     "drain_grace_below_work",     "client_timeout_below_p99",  "dedupe_window_below_retry_horizon",
     "tenants_share_queue_unfairly", "fifo_deduplication_per_send", "fifo_group_held_by_retry",

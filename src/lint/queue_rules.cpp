@@ -180,15 +180,24 @@ void dead_letter_threshold(const world_config& config, std::vector<lint_warning>
 // queue, so after most of its retention spent being retried it goes soon ("it is a best practice to always set the retention period of a
 // dead-letter queue to be longer than the retention period of the original
 // queue", SQS Developer Guide, "Setting-up dead-letter queue retention").
+// Within the run's own horizon ([budget] time_limit) the same deletion is
+// what the run will show: no_message_lost breaks; past it, the verdict
+// cannot be judged when the run stops with dead letters still held.
 void dead_letters_unread(const world_config& config, std::vector<lint_warning>& out) {
   if (!config.dead_letter_queue || config.dead_letter_redrive) return;
-  if (config.dead_letter.retention > config.queue.retention) return;
+  const bool shorter_than_source = config.dead_letter.retention <= config.queue.retention;
+  const bool inside_run = config.dead_letter.retention < config.time_limit;
+  if (!shorter_than_source && !inside_run) return;
+  const std::string kept =
+      shorter_than_source ? fmt::format("it keeps messages {}, no longer than the source queue's {}",
+                                        text(config.dead_letter.retention), text(config.queue.retention))
+                          : fmt::format("it keeps messages {}, less than this run lasts ([budget] time_limit = {})",
+                                        text(config.dead_letter.retention), text(config.time_limit));
   out.push_back({"dead_letters_unread", "dead_letter_queue.retention",
-                 fmt::format("Nothing reads the dead-letter queue (no redrive_after), and it keeps messages {}, no "
-                             "longer than the source queue's {}. Every dead letter is deleted unread once that passes "
-                             "(sooner for one the broker moved there: it keeps its first enqueue time), and nothing "
-                             "ever says that its work was never done.",
-                             text(config.dead_letter.retention), text(config.queue.retention)),
+                 fmt::format("Nothing reads the dead-letter queue (no redrive_after), and {}. Every dead letter is "
+                             "deleted unread once that passes (sooner for one the broker moved there: it keeps its "
+                             "first enqueue time){}, and nothing ever says that its work was never done.",
+                             kept, inside_run ? ", inside this run" : ""),
                  "Alarm on the dead-letter queue and redrive it (dead_letter_queue.redrive_after), and keep dead "
                  "letters longer than the source queue does: dead_letter_queue.retention = \"336h\" (SQS's most)."});
 }

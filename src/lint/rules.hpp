@@ -33,7 +33,6 @@ inline constexpr std::string_view retry_non_retryable = "discipline.retry_non_re
 inline constexpr std::string_view reset_attempts = "discipline.reset_attempts_on_reenqueue";
 inline constexpr std::string_view checkpoint = "discipline.checkpoint";
 inline constexpr std::string_view hold_transaction = "discipline.hold_transaction_across_model";
-inline constexpr std::string_view email_dedupe = "discipline.email_dedupe";
 inline constexpr std::string_view runtime_visibility = "runtime.visibility_timeout";
 inline constexpr std::string_view queue_visibility = "queue.visibility_timeout";
 inline constexpr std::string_view heartbeat = "runtime.heartbeat_interval";
@@ -140,7 +139,7 @@ std::optional<unrecorded_use> first_unrecorded(const world_config& config, Match
 void write_without_key(const world_config& config, std::vector<lint_warning>& out);
 void checkpoint_before_effect(const world_config& config, std::vector<lint_warning>& out);
 void key_per_attempt(const world_config& config, std::vector<lint_warning>& out);
-void email_without_dedupe(const world_config& config, std::vector<lint_warning>& out);
+void write_without_claim(const world_config& config, std::vector<lint_warning>& out);
 void batch_without_item_progress(const world_config& config, std::vector<lint_warning>& out);
 void redrive_after_key_expiry(const world_config& config, std::vector<lint_warning>& out);
 void dedupe_window_below_retry_horizon(const world_config& config, std::vector<lint_warning>& out);

@@ -95,23 +95,30 @@ void key_per_attempt(const world_config& config, std::vector<lint_warning>& out)
                              stable)});
 }
 
-void email_without_dedupe(const world_config& config, std::vector<lint_warning>& out) {
-  if (config.runtime.rules.email_dedupe) return;
+// A write whose far side takes no key (an email provider, an SMS gateway,
+// a webhook) and that the slice does not claim before the call: every
+// redelivery or retry after it has its effect again.
+void write_without_claim(const world_config& config, std::vector<lint_warning>& out) {
+  const discipline& rules = config.runtime.rules;
   // The email first, then the scenario's own writes whose far side ignores keys.
-  std::vector<std::string_view> keyless{tool_name::email};
-  for (const std::string_view own : own_write_tools(config, false)) keyless.push_back(own);
-  const std::optional<tool_use> use = find_use(config, keyless);
+  std::vector<std::string_view> unclaimed;
+  if (config.email.keys == key_handling::ignored && !rules.claims(tool_name::email)) unclaimed.push_back(tool_name::email);
+  for (const std::string_view own : own_write_tools(config, false))
+    if (!rules.claims(own)) unclaimed.push_back(own);
+  const std::optional<tool_use> use = find_use(config, unclaimed);
   if (!use) return;
   const bool email = use->spec.tool == tool_name::email;
-  out.push_back({"email_without_dedupe", std::string(key::email_dedupe),
-                 fmt::format("{} {} that takes no idempotency key, with no local record of the {}: every "
-                             "redelivery or retry after it (a crash before the ack, an expired lease) {}.",
+  out.push_back({"write_without_claim", "tools." + use->spec.tool + ".claim",
+                 fmt::format("{} {} that takes no idempotency key, and nothing here records the {} before it is "
+                             "made: every redelivery or retry after it (a crash before the ack, an expired lease) {}.",
                              where(*use),
                              email ? "sends email through a provider" : "calls the " + use->spec.tool + " tool, a write",
                              email ? "send" : "call", email ? "emails the customer again" : "has its effect again"),
-                 "Set discipline.email_dedupe = true: claim a row keyed by job and step in its own committed "
-                 "transaction before the send, and skip a send already claimed. That makes each email at most once; "
-                 "an outbox alone does not help, since its relay may send twice."});
+                 fmt::format("Set [tools.{}] claim = true: each step claims a row keyed by job and step in its own "
+                             "committed transaction before the call, and a step already claimed is skipped. That "
+                             "makes each {} at most once; an outbox alone does not help, since its relay may send "
+                             "twice.",
+                             use->spec.tool, email ? "email" : use->spec.tool + " call")});
 }
 
 // A write whose step is not recorded when it succeeds (inside a batch
@@ -132,7 +139,7 @@ void batch_without_item_progress(const world_config& config, std::vector<lint_wa
   const std::optional<unrecorded_use> found = first_unrecorded(config, [&](const step_spec& s) {
     const bool keyless = s.tool == tool_name::email || among(own_keyless, s.tool);
     const bool keyed = s.tool == tool_name::refund || among(own_keyed, s.tool);
-    return (keyless && !rules.email_dedupe) || (keyed && !keys_sent);
+    return (keyless && !rules.claims(s.tool)) || (keyed && !keys_sent);
   });
   if (!found) return;
   const tool_use* use = &found->use;
@@ -145,7 +152,7 @@ void batch_without_item_progress(const world_config& config, std::vector<lint_wa
                              "again, so every item done before the failure is done twice.",
                              where(*use), use->spec.tool),
                  "Record each item as it succeeds: progress = \"per_item\" (a checkpoint per item), or make each "
-                 "write safe to repeat (a key the far side honours, or discipline.email_dedupe = true for a far side "
+                 "write safe to repeat (a key the far side honours, or [tools.NAME] claim = true for a far side "
                  "that takes none)."});
 }
 

@@ -27,7 +27,14 @@ expectation_result evaluate(const expectations& expect, const run_summary& s) {
     if (const auto i = std::find_if(expect.ignore.begin(), expect.ignore.end(),
                                     [&](const ignored_invariant& x) { return x.name == v.name; });
         i != expect.ignore.end()) {
-      out.ignored.push_back({v.name, i->reason, v.held});
+      out.ignored.push_back({v.name, i->reason, v.held, v.judged});
+      continue;
+    }
+    // A verdict the run stopped before it could decide passes nothing:
+    // neither an expected violation nor a hold.
+    if (!v.judged) {
+      out.met = false;
+      out.failures.push_back(v.name + " was " + v.detail);  // "... was not judged: 3 dead letters still held ..."
       continue;
     }
     const bool must_break = expect.expects_violated(v.name);
@@ -50,7 +57,7 @@ expectation_result evaluate(const expectations& expect, const run_summary& s) {
 }
 
 std::string describe(const ignored_verdict& v) {
-  return fmt::format("{} ignored ({}): {}", v.name, v.held ? "held" : "violated", v.reason);
+  return fmt::format("{} ignored ({}): {}", v.name, !v.held ? "violated" : v.judged ? "held" : "unjudged", v.reason);
 }
 
 }  // namespace twice

@@ -105,6 +105,7 @@ td.num, th.num { text-align: right; }
 tr.violated td { background: #fdecea; }
 tr.violated .verdict { color: #a4161a; font-weight: 700; }
 tr.held .verdict { color: #1e6b2e; }
+tr.unjudged .verdict { color: #8a5a00; font-weight: 700; }
 ul.evidence { margin: 4px 0 0; padding-left: 18px; font: 12px ui-monospace, monospace; color: #6b1d1d; }
 .ledgers { display: flex; flex-wrap: wrap; gap: 40px; }
 tr.unmatched td { background: #fdecea; color: #a4161a; font-weight: 600; }

@@ -31,9 +31,11 @@ const service_tool_config* tool_config_of(const scenario& sc, std::string_view a
 
 // ---- header -------------------------------------------------------------------
 void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
-  std::size_t violations = 0;
-  for (const verdict& v : s.verdicts)
+  std::size_t violations = 0, unjudged = 0;
+  for (const verdict& v : s.verdicts) {
     if (!v.held) ++violations;
+    if (v.held && !v.judged) ++unjudged;
+  }
   html.line("<header id=\"summary\">");
   html.line("<h1>" + esc(sc.name) + "</h1>");
   if (!sc.story.empty()) html.line("<p class=\"story\">" + esc(sc.story) + "</p>");
@@ -45,6 +47,10 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
         fmt::format("<span class=\"verdict-banner bad\" id=\"violation-count\" data-violations=\"{}\">{} invariant{} "
                     "violated</span>",
                     violations, violations, violations == 1 ? "" : "s"));
+  else if (unjudged > 0)
+    html.line(fmt::format("<span class=\"verdict-banner bad\" id=\"violation-count\" data-violations=\"0\">{} "
+                          "invariant{} unjudged</span>",
+                          unjudged, unjudged == 1 ? "" : "s"));
   else
     html.line(
         "<span class=\"verdict-banner good\" id=\"violation-count\" data-violations=\"0\">every invariant held</span>");
@@ -54,6 +60,8 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
   html.line("<ul class=\"outcome\">");
   html.line(fmt::format("<li>run: {} at {}, {} events</li>", esc(describe_end(s.result)), secs(s.result.story_end),
                         s.result.events));
+  if (const std::string settling = describe_settling(s.result); !settling.empty())
+    html.line("<li>" + esc(settling) + "</li>");
   html.line("<li>jobs: " + esc(s.jobs_line()) + "</li>");
   html.line(fmt::format("<li>our ledger: {} rows, {} &middot; the vendor's ledger: {} refunds, {}</li>", s.ledger_rows,
                         cents(s.ledger_total_cents), s.vendor_refunds, cents(s.vendor_total_cents)));
@@ -488,8 +496,8 @@ void write_invariants(html_lines& html, const run_summary& s) {
     html.line(fmt::format(
         "<tr class=\"{}\" id=\"invariant-{}\" data-invariant=\"{}\" data-held=\"{}\"><td><code>{}</code></td>"
         "<td class=\"verdict\">{}</td><td>{}",
-        v.held ? "held" : "violated", slug(v.name), esc(v.name), v.held ? "true" : "false", esc(v.name),
-        v.held ? "held" : "VIOLATED", esc(v.detail)));
+        !v.held ? "violated" : v.judged ? "held" : "unjudged", slug(v.name), esc(v.name), v.held ? "true" : "false",
+        esc(v.name), verdict_word(v), esc(v.detail)));
     if (!v.held && !v.evidence.empty()) {
       html.line("<ul class=\"evidence\">");
       for (const std::string& e : v.evidence) html.line("<li>" + esc(e) + "</li>");

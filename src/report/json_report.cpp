@@ -20,7 +20,7 @@ std::string to_json_line(const run_summary& s) {
                         {"started_us", a.started.us()}});
   json invariants = json::array();
   for (const verdict& v : s.verdicts) {
-    json item{{"name", v.name}, {"held", v.held}, {"detail", v.detail}, {"evidence", v.evidence}};
+    json item{{"name", v.name}, {"held", v.held}, {"judged", v.judged}, {"detail", v.detail}, {"evidence", v.evidence}};
     if (v.first_violation) item["first_violation_us"] = v.first_violation->us();
     invariants.push_back(std::move(item));
   }
@@ -49,7 +49,7 @@ std::string to_json_line(const run_summary& s) {
                        {"above_share", t.above_share}});
   json ignored = json::array();
   for (const ignored_verdict& i : s.expectations.ignored)
-    ignored.push_back({{"invariant", i.name}, {"reason", i.reason}, {"held", i.held}});
+    ignored.push_back({{"invariant", i.name}, {"reason", i.reason}, {"held", i.held}, {"judged", i.judged}});
   json out{
       {"scenario", s.scenario},
       {"path", s.path},

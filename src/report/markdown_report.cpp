@@ -43,6 +43,7 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
   line("");
   line(fmt::format("- run: {} at {}, {} events, trace digest `{:016x}`", describe_end(s.result),
                    secs(s.result.story_end), s.result.events, s.result.trace_digest));
+  if (const std::string settling = describe_settling(s.result); !settling.empty()) line("- " + settling);
   line("- jobs: " + s.jobs_line());
   line(fmt::format("- our ledger: {} rows, {} cents", s.ledger_rows, s.ledger_total_cents));
   line(fmt::format("- the vendor's ledger: {} refunds, {} cents, from {} calls ({} answered 503; at most {} in one "
@@ -61,7 +62,7 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
   line("| invariant | verdict | detail |");
   line("|---|---|---|");
   for (const verdict& v : s.verdicts)
-    line(fmt::format("| `{}` | {} | {} |", v.name, v.held ? "held" : "**violated**", cell(v.detail)));
+    line(fmt::format("| `{}` | {} | {} |", v.name, !v.held ? "**violated**" : v.judged ? "held" : "**unjudged**", cell(v.detail)));
   for (const verdict& v : s.verdicts) {
     if (v.held || v.evidence.empty()) continue;
     line("");

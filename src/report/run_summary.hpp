@@ -22,6 +22,7 @@ struct ignored_verdict {
   std::string name;
   std::string reason;
   bool held = true;
+  bool judged = true;
 };
 
 struct expectation_result {

@@ -344,6 +344,10 @@ class span_builder {
     } else if (const auto* k = std::get_if<ev::ack>(&body)) {
       in_slice(e, actor, st, static_cast<std::int64_t>(k->message));
       close_lease(st, e.at, st.dead_lettered ? "dead_letter" : "ack");
+    } else if (const auto* ignored = std::get_if<ev::ack_ignored>(&body)) {
+      // The lease had run out: the message is the broker's again.
+      in_slice(e, actor, st, static_cast<std::int64_t>(ignored->message));
+      close_lease(st, e.at, "expired");
     } else if (std::holds_alternative<ev::nack>(body)) {
       close_lease(st, e.at, "nack");
     } else if (std::holds_alternative<ev::slice_end>(body)) {

@@ -74,6 +74,16 @@ const std::map<std::string_view, formatter>& formatters() {
          return fmt::format("{} DEAD-LETTERED after {} attempts: {}", str(r, "job"), num(r, "attempts"), str(r, "reason"));
        }},
       {"ack", [](const sim::trace_record& r) { return "ack " + str(r, "job") + " (" + str(r, "status") + ")"; }},
+      {"ack_ignored",
+       [](const sim::trace_record& r) {
+         return "ack " + str(r, "job") + " ignored: the lease had expired and the message was given out again, so "
+                "the broker keeps it";
+       }},
+      {"claim_skipped",
+       [](const sim::trace_record& r) {
+         return fmt::format("{} {} step {} skipped: {} already claimed by {}", str(r, "tool"), str(r, "job"),
+                            num(r, "step"), str(r, "claim"), str(r, "claimed_by"));
+       }},
       {"already_ended",
        [](const sim::trace_record& r) { return "redelivered " + str(r, "job") + ", already " + str(r, "status"); }},
       {"duplicate_delivery", [](const sim::trace_record& r) { return "delivers " + str(r, "body") + " twice (no crash)"; }},

@@ -1,5 +1,6 @@
 #include "runtime/discipline.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -30,6 +31,10 @@ constexpr std::array<std::pair<checkpoint_mode, std::string_view>, 3> checkpoint
 constexpr std::array<std::pair<retry_mode, std::string_view>, 2> retry_names{
     {{retry_mode::nack, "nack"}, {retry_mode::in_slice, "in_slice"}}};
 }  // namespace
+
+bool discipline::claims(std::string_view tool) const {
+  return std::find(claimed_tools.begin(), claimed_tools.end(), tool) != claimed_tools.end();
+}
 
 std::string_view to_string(key_mode v) { return name_of(key_names, v); }
 std::string_view to_string(work_id_mode v) { return name_of(work_id_names, v); }

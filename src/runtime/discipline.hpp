@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace twice {
 
@@ -49,7 +50,13 @@ struct discipline {
   // every delivery (nack, crash, lease expiry) and never reaches the limit.
   bool reset_attempts_on_reenqueue = false;
   bool hold_transaction_across_model = false;  // the bug: a DB connection held for a slow call
-  bool email_dedupe = true;                  // a local record written with each email send
+  // The write tools whose steps are claimed before the call ([tools.NAME]
+  // claim): a row "job_7:step_4:email" inserted and committed in its own
+  // transaction first, and a step already claimed skipped. At most once,
+  // for a far side that takes no key; the built-in email tool is claimed
+  // unless a scenario says otherwise, a tool of its own only if it asks.
+  std::vector<std::string> claimed_tools = {"email"};
+  bool claims(std::string_view tool) const;
   bool stop_on_lost_lease = true;            // abandon the slice when the runtime learns it lost the lease
   bool fencing = false;                      // a lease token on the job row, checked at checkpoint
   // The fix when a slice cannot heartbeat through a slow call: steps calling

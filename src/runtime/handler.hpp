@@ -78,6 +78,16 @@ class slice_context {
   // (work_id() in place of the job's id).
   virtual std::string key_for(std::size_t step, std::string_view tool) const = 0;
 
+  // A claim on a write step (discipline's claimed tools: [tools.NAME] claim):
+  // the row "<work_id>:step_N:<tool>" inserted and committed in a
+  // transaction of its own, before the call. True: this slice holds it and
+  // calls the tool. False: an earlier attempt or an overlapping slice holds
+  // it; the runtime has traced the step as skipped, naming who claimed it.
+  virtual sim::task<bool> claim(std::size_t step, std::string_view tool) = 0;
+  // Gives a claim back, when the far side answered that it did nothing (a
+  // 503, a 4xx), so a retry calls again. (A timeout keeps it: maybe done.)
+  virtual sim::task<void> release_claim(std::size_t step, std::string_view tool) = 0;
+
   // Calls a tool inside a span carrying job, attempt, key, worker and SHA.
   virtual sim::task<tool_result> call(tool& t, tool_call request, std::size_t step) = 0;
 

@@ -433,7 +433,13 @@ sim::task<void> worker::ack(slice& s) {
     co_return;
   }
   const queue_status st = s.source_->delete_message(s.message_.handle);
-  emit(ev::ack{s.job_name_, s.attempt_, s.message_.id, st});
+  // The API answers OK to a delete with an old handle (SQS, Pub/Sub
+  // without exactly-once, kombu's ack of a restored message) and deletes
+  // nothing: the trace says so, not "ack (ok)".
+  if (st == queue_status::ok && s.source_->given_out_since(s.message_.handle))
+    emit(ev::ack_ignored{s.job_name_, s.attempt_, s.message_.id});
+  else
+    emit(ev::ack{s.job_name_, s.attempt_, s.message_.id, st});
   co_await s.point("after_ack", 0, {});
 }
 

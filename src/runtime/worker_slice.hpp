@@ -61,6 +61,41 @@ class worker::slice final : public slice_context {
     return {};
   }
 
+  std::string claim_key(std::size_t step, std::string_view tool) const {
+    return work_id() + ":step_" + std::to_string(step) + ":" + std::string(tool);
+  }
+
+  sim::task<bool> claim(std::size_t step, std::string_view tool) override {
+    check_lease();
+    std::string key = claim_key(step, tool);
+    const std::string by = "attempt " + std::to_string(attempt_) + ", delivery " +
+                           std::to_string(message_.receive_count) + ", " + worker_.name_;
+    transaction tx = co_await db().begin(worker_.name_);
+    bool won = false;
+    if (co_await tx.insert_dedupe(key, by) == store_status::ok) {
+      won = (co_await tx.commit()).ok();
+    } else {
+      tx.rollback();
+    }
+    if (won) co_return true;
+    // Who holds it, as the store has it now (the simulator's view: the
+    // slice itself only learned that the row exists).
+    const dedupe_table& rows = db().dedupes();
+    const auto holder = rows.find(key);
+    const std::string holder_text =
+        holder != rows.end() && !holder->second.by.empty() ? holder->second.by : std::string("an earlier slice");
+    event_log& log = worker_.services_.events;
+    log.emit(worker_.actor_, ev::claim_skipped{job_name_, attempt_, as_int(step), log.name(tool), log.name(key),
+                                               log.name(holder_text)});
+    co_return false;
+  }
+
+  sim::task<void> release_claim(std::size_t step, std::string_view tool) override {
+    transaction release = co_await db().begin(worker_.name_);
+    co_await release.delete_dedupe(claim_key(step, tool));
+    co_await release.commit();
+  }
+
   sim::task<tool_result> call(tool& t, tool_call request, std::size_t step) override {
     check_lease();
     runtime_services& rs = worker_.services_;

@@ -394,7 +394,12 @@ void load_discipline(const table_reader& root, load_state& s) {
   r.boolean("retry_non_retryable", d.retry_non_retryable);
   r.boolean("reset_attempts_on_reenqueue", d.reset_attempts_on_reenqueue);
   r.boolean("hold_transaction_across_model", d.hold_transaction_across_model);
-  r.boolean("email_dedupe", d.email_dedupe);
+  // The claim before a send is the tool's setting now: any tool's, not only
+  // the email's.
+  if (r.get("email_dedupe") != nullptr)
+    s.d.error(r.pos_of("email_dedupe"), r.path_of("email_dedupe"),
+              "the claim before a send is set per tool now: [tools.email] claim = true or false (and claim = true "
+              "on a write tool of your own whose far side takes no key)");
   r.boolean("stop_on_lost_lease", d.stop_on_lost_lease);
   r.boolean("fencing", d.fencing);
 }

@@ -3,6 +3,8 @@
 // far side does with a key, its latency, error rates, timeouts, capacity,
 // servers and fault windows.
 
+#include <algorithm>
+
 #include "scenario/sections.hpp"
 
 namespace twice::scenario_detail {
@@ -179,7 +181,7 @@ void load_far_side(const table_reader& r, service_tool_config& c) {
 #define TWICE_FAR_SIDE_KEYS                                                                                       \
   "latency", "error_rates", "retry_after", "client_timeout", "round_trip", "key_retention", "capacity", "outage", \
       "latency_spike", "servers", "queue_timeout", "queue_order"
-#define TWICE_TOOL_KEYS "effect", "keys", TWICE_FAR_SIDE_KEYS
+#define TWICE_TOOL_KEYS "effect", "keys", "claim", TWICE_FAR_SIDE_KEYS
 
 // The refund tool (the payment vendor), as [tools.refund] or [vendor]: what
 // it does is fixed (a money write with Stripe's keys); how its far side
@@ -198,6 +200,24 @@ void load_vendor(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("vendor");
   if (t == nullptr) return;
   load_payment_tool(table_reader(s.d, *t, "vendor", {TWICE_FAR_SIDE_KEYS, "bad_invoices"}), s.world.payments);
+}
+
+// claim = true: the slice claims each step of this tool before the call (a
+// row "job_7:step_4:sms" committed in its own transaction) and skips a step
+// already claimed: at most once, for a far side that takes no key. The
+// built-in email tool is claimed unless it says claim = false or takes a
+// key; a tool of the scenario's own only if it asks.
+void load_claim(load_state& s, const table_reader& r, std::string_view name, const service_tool_config& c) {
+  std::vector<std::string>& claimed = s.world.runtime.rules.claimed_tools;
+  bool claim = std::find(claimed.begin(), claimed.end(), name) != claimed.end();
+  if (r.get("claim") == nullptr) {
+    if (name == "email" && c.keys != key_handling::ignored) claim = false;  // the far side dedupes on the key
+  } else if (r.boolean("claim", claim) && claim && c.effect == tool_effect::read) {
+    s.d.error(r.pos_of("claim"), r.path_of("claim"), "a read has no effect to claim; claim is for write tools");
+    return;
+  }
+  std::erase(claimed, name);
+  if (claim) claimed.emplace_back(name);
 }
 
 constexpr std::size_t own_tools_max = 64;
@@ -265,6 +285,7 @@ void load_own_tool(load_state& s, const doc_entry& entry, const std::string& pat
     s.d.error(r.pos_of("optimistic_lock"), r.path_of("optimistic_lock"),
               "a tool that moves money keeps a ledger of its effects, not a versioned row: set one of moves_money and "
               "optimistic_lock");
+  load_claim(s, r, c.name, c);
   s.world.tools.push_back(std::move(c));
 }
 
@@ -280,7 +301,9 @@ void load_listed_tools(load_state& s, const doc_node& tools, bool root_has_vendo
         s.d.error(entry.key_pos, path, "the refund tool is set in [vendor] already ([vendor] is its older name): keep one");
         continue;
       }
-      load_payment_tool(table_reader(s.d, entry.value, path, {TWICE_TOOL_KEYS, "bad_invoices"}), s.world.payments);
+      const table_reader r(s.d, entry.value, path, {TWICE_TOOL_KEYS, "bad_invoices"});
+      load_payment_tool(r, s.world.payments);
+      load_claim(s, r, entry.key, s.world.payments);
       continue;
     }
     service_tool_config* builtin = entry.key == "email"   ? &s.world.email
@@ -288,7 +311,9 @@ void load_listed_tools(load_state& s, const doc_node& tools, bool root_has_vendo
                                    : entry.key == "read"  ? &s.world.read
                                                           : nullptr;
     if (builtin != nullptr) {
-      load_service_tool(table_reader(s.d, entry.value, path, {TWICE_TOOL_KEYS}), *builtin);
+      const table_reader r(s.d, entry.value, path, {TWICE_TOOL_KEYS});
+      load_service_tool(r, *builtin);
+      load_claim(s, r, entry.key, *builtin);
       continue;
     }
     load_own_tool(s, entry, path);

@@ -118,6 +118,7 @@ struct outbox_row {
 struct dedupe_row {
   std::string key;
   sim::instant at;  // the commit that made it durable
+  std::string by;   // who claimed it, as the trace says it ("attempt 0, delivery 1, worker/0"); may be empty
   friend bool operator==(const dedupe_row&, const dedupe_row&) = default;
 };
 

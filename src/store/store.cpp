@@ -477,14 +477,14 @@ sim::task<store_status> transaction::update_job(std::string job_id, job_update c
   co_return store_status::ok;
 }
 
-sim::task<store_status> transaction::insert_dedupe(std::string key) {
+sim::task<store_status> transaction::insert_dedupe(std::string key, std::string by) {
   TWICE_CHECK(!key.empty());
   co_await round_trip();
   if (visible_dedupe(key)) {
     note_duplicate(*lock_core(), "dedupe", key, "statement");
     co_return store_status::duplicate_key;
   }
-  writes_.dedupes.insert(std::move(key));
+  writes_.dedupes.emplace(std::move(key), std::move(by));
   ++writes_.statements;
   co_return store_status::ok;
 }
@@ -501,6 +501,17 @@ sim::task<bool> transaction::has_dedupe(std::string key) {
   TWICE_CHECK(!key.empty());
   co_await round_trip();
   co_return visible_dedupe(key);
+}
+
+sim::task<std::optional<dedupe_row>> transaction::find_dedupe(std::string key) {
+  TWICE_CHECK(!key.empty());
+  co_await round_trip();
+  if (const auto own = writes_.dedupes.find(key); own != writes_.dedupes.end())
+    co_return dedupe_row{own->first, sim::instant::epoch(), own->second};  // not yet committed: no time
+  if (writes_.dedupe_deletes.contains(key)) co_return std::nullopt;
+  const auto& committed = lock_core()->dedupes;
+  const auto row = committed.find(key);
+  co_return row == committed.end() ? std::nullopt : std::optional<dedupe_row>(row->second);
 }
 
 commit_result transaction::check_against_committed(detail::store_core& core) const {
@@ -524,7 +535,7 @@ commit_result transaction::check_against_committed(detail::store_core& core) con
       return {store_status::duplicate_key, row.key, 0};
     }
   }
-  for (const std::string& key : writes_.dedupes) {
+  for (const auto& [key, by] : writes_.dedupes) {
     if (!core.dedupes.contains(key) || writes_.dedupe_deletes.contains(key)) continue;
     note_duplicate(core, "dedupe", key, "commit");
     return {store_status::duplicate_key, key, 0};
@@ -552,8 +563,8 @@ void transaction::apply(detail::store_core& core) {
     core.unsent_outbox_ids.erase(id);
   }
   for (const std::string& key : writes_.dedupe_deletes) core.dedupes.erase(key);
-  for (const std::string& key : writes_.dedupes) {
-    const bool inserted = core.dedupes.emplace(key, dedupe_row{key, core.kernel.now()}).second;
+  for (const auto& [key, by] : writes_.dedupes) {
+    const bool inserted = core.dedupes.emplace(key, dedupe_row{key, core.kernel.now(), by}).second;
     TWICE_CHECK(inserted);
   }
 }

@@ -202,8 +202,11 @@ class transaction {
   // outbox delivers at least once, and the key absorbs the second send.
   sim::task<std::vector<outbox_row>> unsent_outbox(std::size_t max_rows);
 
-  sim::task<store_status> insert_dedupe(std::string key);
+  // `by`: who claims it, kept with the row for whoever finds it taken.
+  sim::task<store_status> insert_dedupe(std::string key, std::string by = {});
   sim::task<bool> has_dedupe(std::string key);
+  // The row as this transaction sees it (its own writes included).
+  sim::task<std::optional<dedupe_row>> find_dedupe(std::string key);
   // Removes the row if there is one (DELETE ... WHERE key = $1: no row is
   // not an error). How a claim taken before a send is given back when the
   // far side answered that it did nothing.
@@ -246,8 +249,8 @@ class transaction {
     std::set<std::string, std::less<>> ledger_keys;  // the non-empty keys of `ledger`
     outbox_table outbox;
     std::set<std::uint64_t> outbox_marks;  // committed outbox rows to mark sent
-    std::set<std::string, std::less<>> dedupes;
-    std::set<std::string, std::less<>> dedupe_deletes;  // applied before `dedupes`
+    std::map<std::string, std::string, std::less<>> dedupes;  // key -> who claims it
+    std::set<std::string, std::less<>> dedupe_deletes;       // applied before `dedupes`
   };
 
   std::weak_ptr<detail::store_core> core_;

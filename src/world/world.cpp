@@ -63,6 +63,17 @@ std::string_view describe_end(const world_result& r) {
   return "STUCK: nothing left to happen, jobs still open";
 }
 
+std::string describe_settling(const world_result& r) {
+  if (r.reason != sim::stop_reason::stopped || r.now == r.story_end) return {};
+  const std::string at = fmt::format("{}.{:06}s", r.now.us() / 1'000'000, r.now.us() % 1'000'000);
+  switch (r.settle_reason) {
+    case sim::stop_reason::time_limit: return "settling ran on to " + at + ", where [budget] time_limit stopped it";
+    case sim::stop_reason::event_budget: return "settling ran on to " + at + ", where [budget] events stopped it";
+    case sim::stop_reason::memory_budget: return "settling ran on to " + at + ", where [budget] memory stopped it";
+    default: return "settling ran on to " + at + ", when nothing was left to happen";
+  }
+}
+
 world::world(world_config config, handler* custom_handler)
     : config_(std::move(config)),
       events_(kernel_, config_.trace_retention),
@@ -305,6 +316,20 @@ std::vector<const queue*> world::job_queues() const {
   std::vector<const queue*> out{queue_.get()};
   for (const auto& [tenant, q] : tenant_queues_) out.push_back(q.get());
   return out;
+}
+
+void world::for_each_held_message(const std::function<void(const held_message&)>& fn) const {
+  auto queue_messages = [&fn](const queue& q, bool dead_letter) {
+    q.for_each_message([&](const queue::held_view& m) { fn({m.body, dead_letter, m.retention_ends}); });
+  };
+  for (const queue* q : job_queues()) queue_messages(*q, false);
+  if (split_queue_) queue_messages(*split_queue_, false);
+  if (dlq_) queue_messages(*dlq_, true);
+  if (topic_)
+    for (std::uint32_t p = 0; p < topic_->partitions(); ++p)
+      for (std::int64_t o = group_->committed(p).value_or(0); o < topic_->end_offset(p); ++o)
+        fn({topic_->record(p, o).body, false, std::nullopt});
+  for (const auto& [n, r] : resends_) fn({r.job, false, std::nullopt});
 }
 
 // The earlier of the two heads; on a tie the loaded job, which comes first

@@ -40,7 +40,6 @@
 #include "world/job_book.hpp"
 #include "world/sampler.hpp"
 #include "vendors/service_tool.hpp"
-#include "vendors/service_tool.hpp"
 
 namespace twice {
 
@@ -240,6 +239,19 @@ class world : private event_observer {
   std::vector<money_tool> money_tools() const;
   // The tool steps call by `name` (the payment vendor is "refund"); null if none.
   const tool* tool_named(std::string_view name) const;
+  // What the run leaves holding work when it returns, for the invariants'
+  // final pass: every message of every queue (the job, tenant, split and
+  // dead-letter queues; visible, delayed, in flight, held by a process or
+  // orphaned), each Kafka record at or past its partition's committed
+  // offset (every record of a partition with none committed), and the
+  // producer's pending resends. A job that never ended and that nothing
+  // here names was lost.
+  struct held_message {
+    std::string_view body;
+    bool dead_letter = false;
+    std::optional<sim::instant> retention_ends;  // none: kept for ever (a Redis list, a topic, a resend)
+  };
+  void for_each_held_message(const std::function<void(const held_message&)>& fn) const;
   // The workers in index order: the main pool, then the split queue's.
   worker& worker_at(std::size_t i) { return *workers_.at(i); }
   std::size_t worker_count() const { return workers_.size(); }
@@ -359,5 +371,10 @@ class world : private event_observer {
 std::string_view end_name(const world_result& r);
 // The same for people: "every job ended", "TIME LIMIT reached with jobs open" ...
 std::string_view describe_end(const world_result& r);
+// After a story that ended, what stopped the run's settling (the models'
+// late events: a vendor's commit after a timeout, a dead letter's
+// retention): "settled at 86400.000000s, stopped by [budget] time_limit";
+// empty when the run stopped with the story.
+std::string describe_settling(const world_result& r);
 
 }  // namespace twice
