@@ -80,6 +80,11 @@ kafka_record& kafka_topic::at(std::uint32_t partition, std::int64_t offset) {
   return logs_[partition][static_cast<std::size_t>(offset)];
 }
 
+const kafka_record& kafka_topic::at(std::uint32_t partition, std::int64_t offset) const {
+  TWICE_CHECK(partition < logs_.size() && offset >= 0 && offset < end_offset(partition));
+  return logs_[partition][static_cast<std::size_t>(offset)];
+}
+
 std::size_t kafka_topic::records() const {
   std::size_t n = 0;
   for (const auto& log : logs_) n += log.size();
