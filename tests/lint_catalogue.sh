@@ -36,6 +36,7 @@ declare -A expected=(
   [deploy_rolling_kill]="write_without_key rolling_kill_without_drain"
   [double_refund]="write_without_key rolling_kill_without_drain"
   [double_refund_fixed]=""
+  [double_refund_rolling_deploy_fixed]=""
   [email_no_dedupe]="email_without_dedupe"
   [email_no_dedupe_fixed]=""
   [billing_retry_double_charge]="write_without_key"
