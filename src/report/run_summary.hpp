@@ -77,8 +77,8 @@ struct run_summary {
   sim::duration sample_interval;            // [trace] sample_interval: zero, never sampled
   bool queue_is_topic = false;              // the samples are a Kafka group's lag (world/sampler.hpp)
   // "at most 950 visible (at 12.000s), the oldest message 34s old (at 40.000s)";
-  // a topic: "consumer lag at most 3 records not yet fetched (at 4.000s), the
-  // oldest uncommitted record 4m1s old at most (at 241.000s)"
+  // a topic: "consumer lag at most 4 records not yet fetched (at 0.000s), the
+  // oldest uncommitted record 9m6s old at most (at 546.000s)"
   std::string queue_line() const;
   std::uint64_t attempts_total = 0;       // every attempt that started
   std::vector<attempt_summary> attempts;  // the first of them, when an output lists them
