@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,7 +16,9 @@
 #include <vector>
 
 #include "broker/consumer_group.hpp"
+#include "broker/consumer_lag.hpp"
 #include "broker/kafka_topic.hpp"
+#include "cli/run_command.hpp"
 #include "events/event_log.hpp"
 #include "scenario_run.hpp"
 #include "sim/sleep.hpp"
@@ -306,4 +309,107 @@ TEST_CASE("K12 a record failing in the runtime's own steps is sought back to, th
   CHECK(run.fetched("job_1").size() == 3);
   CHECK(run.status_of("job_1") == job_status::dead_lettered);
   CHECK(run.status_of("job_2") == job_status::done);
+}
+
+namespace {
+// The sampler's record at `t` (one every [trace] sample_interval, 1 s by default).
+const sim::trace_record& sample_at(const test::scenario_run& run, sim::instant t) {
+  for (const sim::trace_record* r : run.records("queue_sample"))
+    if (r->time == t) return *r;
+  FAIL("no queue_sample at " << t.us() << " us");
+  throw std::logic_error("unreachable");
+}
+std::int64_t field(const sim::trace_record& r, std::string_view name) { return r.get_int(name).value_or(-1); }
+// The run's summary, as `twice run` prints it, of a kafka_run's text.
+run_summary summarize_run(const std::string& text, std::string_view kafka_keys) {
+  load_result loaded = load_scenario_text("[queue]\nflavour = \"kafka\"\n[kafka]\n" + std::string(kafka_keys) + text, "k.toml");
+  REQUIRE(loaded.ok());
+  return cli::run_one(*loaded.value, false).summary;
+}
+}  // namespace
+
+TEST_CASE("K14 consumer lag: each sample splits log end offset minus committed offset at the owner's position, "
+          "and [alarms] judge it",
+          "[kafka]") {
+  // One consumer, three quick records, one per poll. The group's first
+  // assignment waits 3 s; auto-commit commits at a poll once 5 s passed.
+  const std::string kafka_keys = "auto_offset_reset = \"earliest\"\nmax_poll_records = 1\n";
+  const std::string more = "[workers]\ncount = 1\n[alarms]\noldest_message_age = \"4s\"\n";
+  kafka_run run(quick_jobs(3, more), kafka_keys);
+  REQUIRE(run.records("queue_sample").size() >= 6);
+  // Before the first assignment nothing is fetched: the lag is all unfetched.
+  const sim::trace_record& before = sample_at(run, at_s(2));
+  CHECK(field(before, "visible") == 3);
+  CHECK(field(before, "in_flight") == 0);
+  CHECK(field(before, "delayed") == 0);
+  CHECK(field(before, "oldest_age_us") == sim::duration::from_s(2).us());
+  // At 4 s job_1 runs: fetched, not committed (the poll at 3 s committed offset 0).
+  const sim::trace_record& running = sample_at(run, at_s(4));
+  CHECK(field(running, "visible") == 2);
+  CHECK(field(running, "in_flight") == 1);
+  CHECK(field(running, "oldest_age_us") == sim::duration::from_s(4).us());
+  // At 5 s job_1 is done and job_2 fetched, but nothing is committed before
+  // the next auto-commit: both count, and job_1's record is still the oldest
+  // uncommitted one (what kafka-consumer-groups.sh would show as LAG 3).
+  const sim::trace_record& processed = sample_at(run, at_s(5));
+  CHECK(field(processed, "visible") == 1);
+  CHECK(field(processed, "in_flight") == 2);
+  CHECK(field(processed, "oldest_age_us") == sim::duration::from_s(5).us());
+  // Every sample's two parts add up to Kafka's LAG: the records produced
+  // (the log end offset, one partition) minus the committed offset, as the
+  // trace had them when the sample was taken.
+  std::int64_t produced = 0, committed = 0, samples = 0;
+  for (const sim::trace_record& r : run.w->events().records()) {
+    if (r.kind == "produced") ++produced;
+    if (r.kind == "offset_commit" && r.get_string("status") == "ok") committed = field(r, "offset");
+    if (r.kind != "queue_sample") continue;
+    ++samples;
+    CHECK(field(r, "visible") + field(r, "in_flight") == produced - committed);
+  }
+  CHECK(samples == static_cast<std::int64_t>(run.records("queue_sample").size()));
+  CHECK(committed == 3);
+  const consumer_lag end = lag_of(*run.w->topic(), *run.w->group(), run.result.now);
+  CHECK(end.unfetched + end.fetched_uncommitted == 0);
+  CHECK(end.oldest_uncommitted_age == sim::duration::zero());
+  // The alarm on the oldest record's age went off at the first sample above 4 s.
+  const run_summary s = summarize_run(quick_jobs(3, more), kafka_keys);
+  const auto backlog = std::find_if(s.verdicts.begin(), s.verdicts.end(),
+                                    [](const verdict& v) { return v.name == "backlog_within_bound"; });
+  REQUIRE(backlog != s.verdicts.end());
+  CHECK_FALSE(backlog->held);
+  REQUIRE(!backlog->evidence.empty());
+  CHECK_THAT(backlog->evidence[0], Catch::Matchers::StartsWith("5.000000s sampler queue_sample"));
+  CHECK(s.queue_line().find("consumer lag at most 3 records not yet fetched (at 0.000s)") == 0);
+}
+
+TEST_CASE("K14 consumer lag: a dead member's records stay fetched until a rebalance hands its partition on",
+          "[kafka]") {
+  // worker/0 fetches job_1 at 6 s and crashes at 10 s, mid-job; job_2 is
+  // produced at 20 s. The group removes the dead member at 54 s (K5) and
+  // hands the partition to worker/0's new member, which fetches both.
+  kafka_run run("[workers]\ncount = 2\n[discipline]\nkey = \"none\"\n[tools.model]\nlatency = { fixed = \"60s\" }\n"
+                "client_timeout = \"2m\"\n[[crash]]\nat = \"10s\"\nworker = 0\n"
+                "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n"
+                "[[job]]\nid = \"job_2\"\ninvoice = \"inv_2\"\namount_cents = 1999\nenqueue_at = \"20s\"\n");
+  const sim::trace_record& dead = sample_at(run, at_s(30));
+  CHECK(field(dead, "in_flight") == 1);  // job_1, with the dead member
+  CHECK(field(dead, "visible") == 1);    // job_2, behind its position
+  CHECK(field(dead, "oldest_age_us") == sim::duration::from_s(30).us());
+  const sim::trace_record& handed_on = sample_at(run, at_s(56));
+  CHECK(field(handed_on, "in_flight") == 2);
+  CHECK(field(handed_on, "visible") == 0);
+  CHECK(field(handed_on, "oldest_age_us") == sim::duration::from_s(56).us());
+}
+
+TEST_CASE("the summary says why the queue was not sampled", "[kafka][report]") {
+  run_summary s;
+  s.sample_interval = sim::duration::zero();
+  CHECK(s.queue_line() == "not sampled ([trace] sample_interval = \"0s\")");
+  s.sample_interval = sim::duration::from_s(1);
+  CHECK(s.queue_line() == "not sampled (the run ended before the first sample)");
+  s.queue_is_topic = true;
+  s.queue.note(at_s(4), ev::queue_sample{1, 0, 2, 0, sim::duration::from_s(5)});
+  CHECK(s.queue_line() ==
+        "consumer lag at most 1 record not yet fetched (at 4.000s), the oldest uncommitted record 5s old at most "
+        "(at 4.000s)");
 }

@@ -4,11 +4,16 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "cli/run_command.hpp"
 #include "runtime/retry_breaker.hpp"
 #include "runtime/retry_budget.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario_run.hpp"
 
 using namespace twice;
 
@@ -101,4 +106,77 @@ TEST_CASE("[retry.budget] loads with the SDKs' defaults, and each key in range",
   const load_result bad = load_scenario_text("[retry.budget]\nretry_cost = -1\n" + job, "t.toml");
   REQUIRE(bad.errors.size() == 1);
   CHECK(bad.errors[0].to_string() == "t.toml:2:14: retry.budget.retry_cost: must be between 0 and 1000000 tokens, found -1");
+}
+
+namespace {
+// One worker, in-slice retries, a bucket of 10 tokens that only a refund
+// refills (a first try that succeeds puts nothing back), and a lookup that
+// times out once for each of two jobs: a latency spike covers each job's
+// first call (1 s client timeout), not its retry 100 ms later.
+// `refund_line` is spliced into [retry.budget].
+std::string timed_out_once_world(std::string_view refund_line) {
+  return fmt::format(R"(seed = 1
+[workers]
+count = 1
+[discipline]
+retry = "in_slice"
+[retry]
+initial_interval = "100ms"
+maximum_interval = "100ms"
+jitter = "none"
+maximum_attempts = 3
+[retry.budget]
+tokens = 10
+retry_cost = 5
+timeout_cost = 10
+success_refund = 0
+{}
+[tools.lookup]
+effect = "read"
+latency = {{ fixed = "100ms" }}
+client_timeout = "1s"
+[[tools.lookup.latency_spike]]
+start = "0s"
+end = "1s"
+extra = "5s"
+[[tools.lookup.latency_spike]]
+start = "60s"
+end = "61s"
+extra = "5s"
+[[job]]
+id = "first"
+steps = [{{ tool = "lookup", target = "a" }}]
+[[job]]
+id = "second"
+enqueue_at = "60s"
+steps = [{{ tool = "lookup", target = "b" }}]
+)",
+                     refund_line);
+}
+}  // namespace
+
+TEST_CASE("a worker refunds an in-slice retry that timed out and then succeeded: what it paid, through the world",
+          "[retry_budget][world]") {
+  // first's retry after its timeout takes all 10 tokens; its success must
+  // put the 10 back (the SDKs: a retry that succeeds returns its cost, and
+  // an in-slice retry's cost is known to the worker that paid it), or
+  // second's retry after its own timeout finds the bucket short and second
+  // is dead-lettered. A refund of the plain retry cost (5) would not do either.
+  test::scenario_run run(timed_out_once_world(""));
+  CHECK(run.w->refused().retries_by_budget == 0);
+  std::vector<const sim::trace_record*> second;
+  for (const sim::trace_record* r : run.records("attempt_start"))
+    if (r->get_string("job") == "second") second.push_back(r);
+  REQUIRE(second.size() == 2);
+  CHECK(second[1]->get_int("receive_count") == 1);  // retried in the slice, same delivery
+  CHECK(run.records("tool_call").size() == 4);
+  CHECK(run.status_of("first") == job_status::done);
+  CHECK(run.status_of("second") == job_status::done);
+  // The same world whose successes put nothing back: second's retry is refused.
+  test::scenario_run unrefunded(timed_out_once_world("retry_success_refund = 0"));
+  CHECK(unrefunded.w->refused().retries_by_budget == 1);
+  CHECK(unrefunded.status_of("second") == job_status::dead_lettered);
+  // Half of it back is not enough either.
+  test::scenario_run half(timed_out_once_world("retry_success_refund = 5"));
+  CHECK(half.w->refused().retries_by_budget == 1);
 }

@@ -1173,8 +1173,20 @@ TEST_CASE("the catalogue's incident files are the C++ incident, setting for sett
   }
 }
 
+TEST_CASE("the incident and its rolling-deploy fix differ only in the key", "[scenario]") {
+  load_result incident = load_scenario_file(catalogue_file("double_refund.toml"));
+  load_result fix = load_scenario_file(catalogue_file("double_refund_rolling_deploy_fixed.toml"));
+  REQUIRE(incident.ok());
+  REQUIRE(fix.ok());
+  CHECK(incident.value->world.runtime.rules.key == key_mode::none);
+  CHECK(fix.value->world.runtime.rules.key == key_mode::stable);
+  world_config keyed = incident.value->world;
+  keyed.runtime.rules.key = key_mode::stable;
+  check_same(keyed, fix.value->world);
+}
+
 TEST_CASE("the incident files' expectations are what a run shows", "[scenario]") {
-  for (const char* name : {"double_refund.toml", "double_refund_fixed.toml"}) {
+  for (const char* name : {"double_refund.toml", "double_refund_fixed.toml", "double_refund_rolling_deploy_fixed.toml"}) {
     INFO(name);
     load_result r = load_scenario_file(catalogue_file(name));
     REQUIRE(r.ok());

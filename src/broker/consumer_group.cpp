@@ -21,6 +21,7 @@ consumer_group::consumer_group(sim::kernel& k, event_log& events, consumer_group
       config_(std::move(config)),
       actor_("group/" + config_.name),
       committed_(config_.partitions),
+      positions_(config_.partitions),
       changed_(k) {
   TWICE_CHECK(config_.partitions > 0);
   TWICE_CHECK(config_.session_timeout > config_.heartbeat_interval);
@@ -95,6 +96,21 @@ offset_commit_status consumer_group::commit(std::string_view id, std::int64_t ge
 std::optional<std::int64_t> consumer_group::committed(std::uint32_t partition) const {
   TWICE_CHECK(partition < committed_.size());
   return committed_[partition];
+}
+
+void consumer_group::note_start(std::uint32_t partition, std::int64_t offset) {
+  TWICE_CHECK(partition < positions_.size());
+  positions_[partition] = read_position{offset, offset};
+}
+
+void consumer_group::note_fetched(std::uint32_t partition, std::int64_t next) {
+  TWICE_CHECK(partition < positions_.size() && positions_[partition].has_value());
+  positions_[partition]->next = std::max(positions_[partition]->next, next);
+}
+
+std::optional<consumer_group::read_position> consumer_group::position(std::uint32_t partition) const {
+  TWICE_CHECK(partition < positions_.size());
+  return positions_[partition];
 }
 
 void consumer_group::poll_entered(std::string_view id) {
@@ -227,6 +243,8 @@ void consumer_group::complete() {
   rebalancing_ = false;
   initial_ = false;
   ++generation_;
+  // Every partition's new owner starts again from the committed offset.
+  for (std::optional<read_position>& p : positions_) p.reset();
   const std::uint32_t count = static_cast<std::uint32_t>(members_.size());
   std::uint32_t index = 0, next = 0;
   if (count == 0) {  // everyone left: an empty group, nothing to hand out
@@ -248,7 +266,7 @@ void consumer_group::complete() {
 }
 
 std::uint64_t consumer_group::footprint() const {
-  std::uint64_t bytes = sim::tree_footprint(members_) + sim::footprint_of(committed_);
+  std::uint64_t bytes = sim::tree_footprint(members_) + sim::footprint_of(committed_) + sim::footprint_of(positions_);
   for (const auto& [id, m] : members_) bytes += sim::footprint_of(id) + sim::footprint_of(m.partitions);
   return bytes;
 }

@@ -79,6 +79,23 @@ class consumer_group {
   offset_commit_status commit(std::string_view member, std::int64_t generation, std::uint32_t partition,
                               std::int64_t offset);
   std::optional<std::int64_t> committed(std::uint32_t partition) const;
+  // Where the partition's owner in this generation reads: the offset it
+  // started from at its assignment (the committed offset, or where
+  // auto.offset.reset put it) and its position, the next offset its poll
+  // will fetch. Not the coordinator's knowledge but the consumers' own (the
+  // Java client's SubscriptionState): kept here so a sample of the group's
+  // lag sees what its members have fetched. Unset until the partition's
+  // owner in this generation took it; every rebalance unsets it (the eager
+  // protocol revokes every partition).
+  struct read_position {
+    std::int64_t start = 0;
+    std::int64_t next = 0;
+  };
+  void note_start(std::uint32_t partition, std::int64_t offset);
+  // A poll fetched the partition up to `next` (positions only go forward
+  // here; a seek back for a retry reads records still counted as fetched).
+  void note_fetched(std::uint32_t partition, std::int64_t next);
+  std::optional<read_position> position(std::uint32_t partition) const;
   // The consumer entered poll / poll handed it records: its poll timer
   // (max.poll.interval.ms) runs from the latter until the next poll.
   void poll_entered(std::string_view member);
@@ -137,6 +154,7 @@ class consumer_group {
   sim::duration initial_delay_;
   sim::duration initial_left_;
   std::vector<std::optional<std::int64_t>> committed_;
+  std::vector<std::optional<read_position>> positions_;  // by partition, this generation
   sim::condition changed_;
 };
 

@@ -1,5 +1,7 @@
 #include "broker/kafka_topic.hpp"
 
+#include <utility>
+
 #include "sim/check.hpp"
 #include "sim/footprint.hpp"
 
@@ -76,10 +78,10 @@ std::int64_t kafka_topic::end_offset(std::uint32_t partition) const {
 }
 
 kafka_record& kafka_topic::at(std::uint32_t partition, std::int64_t offset) {
-  return const_cast<kafka_record&>(record(partition, offset));
+  return const_cast<kafka_record&>(std::as_const(*this).at(partition, offset));
 }
 
-const kafka_record& kafka_topic::record(std::uint32_t partition, std::int64_t offset) const {
+const kafka_record& kafka_topic::at(std::uint32_t partition, std::int64_t offset) const {
   TWICE_CHECK(partition < logs_.size() && offset >= 0 && offset < end_offset(partition));
   return logs_[partition][static_cast<std::size_t>(offset)];
 }

@@ -56,7 +56,7 @@ class kafka_topic {
   // The offset the next record of `partition` will take (its log end offset).
   std::int64_t end_offset(std::uint32_t partition) const;
   kafka_record& at(std::uint32_t partition, std::int64_t offset);
-  const kafka_record& record(std::uint32_t partition, std::int64_t offset) const;
+  const kafka_record& at(std::uint32_t partition, std::int64_t offset) const;
   std::size_t records() const;
   // Notified on every append (a consumer's poll waits on it). Not owned.
   void set_watcher(sim::condition* watcher) { watcher_ = watcher; }

@@ -51,6 +51,8 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
   }
   s.tenants = tenant_waits(w, result.story_end);
   s.queue = w.queue_health();
+  s.sample_interval = w.config().sample_interval;
+  s.queue_is_topic = w.topic() != nullptr;
   s.attempts_total = attempts.started();
   s.attempts = attempts.take_attempts();
   s.verdicts = std::move(verdicts);
@@ -76,13 +78,18 @@ std::string run_summary::jobs_line() const {
 }
 
 std::string run_summary::queue_line() const {
-  if (queue.samples == 0) return "not sampled ([trace] sample_interval = \"0s\")";
+  if (queue.samples == 0)
+    return sample_interval == sim::duration::zero() ? "not sampled ([trace] sample_interval = \"0s\")"
+                                                     : "not sampled (the run ended before the first sample)";
   const auto at = [](sim::instant t) { return fmt::format("{}.{:03}s", t.us() / 1'000'000, t.us() / 1000 % 1000); };
   const sim::duration age = sim::duration::from_ms(queue.oldest_age.us() / 1000);
-  return fmt::format("at most {} visible{}, the oldest message {} old at most{}", queue.backlog,
-                     queue.backlog == 0 ? std::string() : " (at " + at(queue.backlog_at) + ")",
-                     sim::format_duration(age),
-                     queue.oldest_age == sim::duration::zero() ? std::string() : " (at " + at(queue.oldest_age_at) + ")");
+  const std::string backlog_at = queue.backlog == 0 ? std::string() : " (at " + at(queue.backlog_at) + ")";
+  const std::string age_at = queue.oldest_age == sim::duration::zero() ? std::string() : " (at " + at(queue.oldest_age_at) + ")";
+  if (queue_is_topic)
+    return fmt::format("consumer lag at most {} record{} not yet fetched{}, the oldest uncommitted record {} old at most{}",
+                       queue.backlog, queue.backlog == 1 ? "" : "s", backlog_at, sim::format_duration(age), age_at);
+  return fmt::format("at most {} visible{}, the oldest message {} old at most{}", queue.backlog, backlog_at,
+                     sim::format_duration(age), age_at);
 }
 
 }  // namespace twice

@@ -75,7 +75,11 @@ struct run_summary {
   std::vector<tool_figures> tools;          // every tool that was called, in world::tool_stats() order
   std::vector<tenant_wait> tenants;         // each tenant's queue waits (none when no job names a tenant)
   queue_peaks queue;                        // the job queue's worst samples
-  // "at most 950 visible (at 12.000s), the oldest message 34s old (at 40.000s)"
+  sim::duration sample_interval;            // [trace] sample_interval: zero, never sampled
+  bool queue_is_topic = false;              // the samples are a Kafka group's lag (world/sampler.hpp)
+  // "at most 950 visible (at 12.000s), the oldest message 34s old (at 40.000s)";
+  // a topic: "consumer lag at most 4 records not yet fetched (at 0.000s), the
+  // oldest uncommitted record 9m6s old at most (at 546.000s)"
   std::string queue_line() const;
   std::uint64_t attempts_total = 0;       // every attempt that started
   std::vector<attempt_summary> attempts;  // the first of them, when an output lists them

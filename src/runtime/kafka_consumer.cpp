@@ -151,7 +151,7 @@ sim::task<std::vector<worker::kafka_fetched>> worker::kafka_poll() {
 
 // A new generation: every partition starts again from its committed offset.
 void worker::kafka_assigned() {
-  const consumer_group& group = *services_.group;
+  consumer_group& group = *services_.group;
   kafka_.generation = group.generation();
   kafka_.partitions = group.assignment(kafka_.member);
   kafka_.position.clear();
@@ -165,6 +165,7 @@ void worker::kafka_assigned() {
     kafka_.position[p] = start;
     kafka_.processed[p] = start;
     kafka_.committed[p] = committed.value_or(-1);
+    group.note_start(p, start);
   }
 }
 
@@ -184,6 +185,7 @@ std::vector<worker::kafka_fetched> worker::kafka_fetch() {
       emit(ev::fetched{rec.id, rec.body_name, p, position, rec.deliveries, kafka_.generation});
       batch.push_back({p, position++});
     }
+    services_.group->note_fetched(p, position);
   }
   if (n > 0) kafka_.next_partition = (kafka_.next_partition + 1) % n;
   return batch;

@@ -196,7 +196,6 @@ void check_kafka(const table_reader& root, const doc_node& queue, source_pos at,
   if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"kafka\" yet");
   if (w.dead_letter_redrive) refuse("a dead-letter redrive is not modelled for \"kafka\" yet");
   if (w.tenant_queues) refuse("per-tenant queues are not modelled for \"kafka\" (a topic per tenant) yet");
-  if (root.get("alarms") != nullptr) refuse("[alarms] watch an SQS queue; consumer lag is not sampled for \"kafka\" yet");
   if (root.get("queue_fault") != nullptr)
     refuse("[[queue_fault]] injects SQS's duplicate deliveries and lost deletes; a Kafka consumer's duplicates come "
            "from rebalances and crashes ([[crash]], [[deploy]], [[fault]])");

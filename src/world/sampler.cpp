@@ -3,24 +3,21 @@
 #include <algorithm>
 #include <deque>
 
+#include "broker/consumer_lag.hpp"
 #include "sim/sleep.hpp"
 
 namespace twice {
 
 namespace {
 std::int64_t count(std::size_t n) { return static_cast<std::int64_t>(n); }
+std::int64_t dead_letters_in(const queue* dead_letters) {
+  return dead_letters != nullptr ? count(dead_letters->size()) : 0;
+}
 }  // namespace
 
-sim::task<void> sample_queues(const sim::kernel& clock, event_log& events, std::vector<const queue*> jobs,
-                              const queue* dead_letters, sim::duration interval, sim::duration lag) {
-  TWICE_CHECK(interval > sim::duration::zero());
+sample_source queue_counts(std::vector<const queue*> jobs, const queue* dead_letters) {
   TWICE_CHECK(!jobs.empty());
-  struct taken {
-    sim::instant at;
-    ev::queue_sample counts;
-  };
-  std::deque<taken> recent;  // with a lag: the exact samples of the last `lag`, oldest first
-  while (true) {
+  return [jobs = std::move(jobs), dead_letters] {
     std::size_t visible = 0, delayed = 0, in_flight = 0;
     sim::duration oldest = sim::duration::zero();
     for (const queue* j : jobs) {
@@ -30,8 +27,29 @@ sim::task<void> sample_queues(const sim::kernel& clock, event_log& events, std::
       in_flight += q.in_flight;
       oldest = std::max(oldest, q.oldest_age);
     }
-    const std::size_t dlq = dead_letters != nullptr ? dead_letters->size() : 0;
-    const ev::queue_sample exact{count(visible), count(delayed), count(in_flight), count(dlq), oldest};
+    return ev::queue_sample{count(visible), count(delayed), count(in_flight), dead_letters_in(dead_letters), oldest};
+  };
+}
+
+sample_source consumer_lag_counts(const sim::kernel& clock, const kafka_topic& topic, const consumer_group& group,
+                                  const queue* dead_letters) {
+  return [&clock, &topic, &group, dead_letters] {
+    const consumer_lag lag = lag_of(topic, group, clock.now());
+    return ev::queue_sample{lag.unfetched, 0, lag.fetched_uncommitted, dead_letters_in(dead_letters),
+                            lag.oldest_uncommitted_age};
+  };
+}
+
+sim::task<void> sample_every(const sim::kernel& clock, event_log& events, sample_source counts, sim::duration interval,
+                             sim::duration lag) {
+  TWICE_CHECK(interval > sim::duration::zero());
+  struct taken {
+    sim::instant at;
+    ev::queue_sample counts;
+  };
+  std::deque<taken> recent;  // with a lag: the exact samples of the last `lag`, oldest first
+  while (true) {
+    const ev::queue_sample exact = counts();
     const sim::instant now = clock.now();
     if (lag == sim::duration::zero()) {
       events.emit(events.name("sampler"), exact);

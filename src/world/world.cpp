@@ -328,7 +328,7 @@ void world::for_each_held_message(const std::function<void(const held_message&)>
   if (topic_)
     for (std::uint32_t p = 0; p < topic_->partitions(); ++p)
       for (std::int64_t o = group_->committed(p).value_or(0); o < topic_->end_offset(p); ++o)
-        fn({topic_->record(p, o).body, false, std::nullopt});
+        fn({topic_->at(p, o).body, false, std::nullopt});
   for (const auto& [n, r] : resends_) fn({r.job, false, std::nullopt});
 }
 
@@ -384,11 +384,13 @@ world_result world::run() {
   std::vector<worker*> pods;
   for (auto& w : workers_) pods.push_back(w.get());
   for (const deploy_spec& d : config_.deploys) deploys_.push_back(kernel_.spawn(run_deploy(d, pods), "deploy/" + d.sha));
-  // A Kafka topic has no queue to sample (consumer lag is not sampled yet).
-  if (config_.sample_interval > sim::duration::zero() && !topic_)
-    sampler_ = kernel_.spawn(
-        sample_queues(kernel_, events_, job_queues(), dlq_.get(), config_.sample_interval, config_.counter_lag),
-        "sampler");
+  // A Kafka topic is sampled as its consumer group's lag.
+  if (config_.sample_interval > sim::duration::zero())
+    sampler_ = kernel_.spawn(sample_every(kernel_, events_,
+                                          topic_ ? consumer_lag_counts(kernel_, *topic_, *group_, dlq_.get())
+                                                 : queue_counts(job_queues(), dlq_.get()),
+                                          config_.sample_interval, config_.counter_lag),
+                             "sampler");
   if (open_jobs_ == 0) shut_down();  // an empty workload: nothing will ever be recorded
 
   const sim::run_limits limits{.until = sim::instant::epoch() + config_.time_limit, .max_events = config_.event_budget};
