@@ -372,6 +372,24 @@ TEST_CASE("invalid UTF-8 in a scenario is reported at the byte itself", "[cli]")
   CHECK(r.out.find(file.string() + ":2:1: invalid UTF-8: byte 0xFF cannot start a character") != std::string::npos);
 }
 
+TEST_CASE("text beyond ASCII prints as text, in results and in errors", "[cli]") {
+  const auto file = temp_dir() / "umlauts.toml";
+  std::ofstream(file, std::ios::binary) << "name = \"Best\xc3\xa4tigung\"\n[queue]\nflavour = \"sq\xc3\xa4\"\n"
+                                           "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n";
+  const run_result bad = run("run " + file.string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.find("found string \"sq\xc3\xa4\"") != std::string::npos);
+  CHECK(bad.out.find("\\x") == std::string::npos);
+  const run_result dur = run("explore --runs 1 --time-limit 10s\xc3\xa4 " + scenario("double_refund.toml"));
+  CHECK(dur.exit_code == 2);
+  CHECK(dur.out.find("unexpected character '\xc3\xa4' at position 3") != std::string::npos);
+  // A name that loads prints as written.
+  const auto good = temp_dir() / "umlaut-name.toml";
+  std::ofstream(good, std::ios::binary) << "name = \"Best\xc3\xa4tigung\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\n"
+                                           "amount_cents = 5\n";
+  CHECK(run("run --quiet " + good.string()).out.starts_with("== Best\xc3\xa4tigung ("));
+}
+
 namespace {
 // The benchmarks' steady traffic cut to 1,000 jobs: some 23,000 events, so
 // the world calls the progress hook several times.

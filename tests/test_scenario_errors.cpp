@@ -88,6 +88,20 @@ TEST_CASE("invalid UTF-8 is located at the bad byte's own line and column", "[sc
   CHECK(load_scenario_text(test::with_a_job("# \xe2\x82\xac \xf0\x9f\x98\x80\nseed = 1\n"), "t.toml").ok());
 }
 
+TEST_CASE("text beyond ASCII is quoted in messages as text, not as escaped bytes", "[scenario]") {
+  CHECK(error_of("[queue]\nflavour = \"sqs\xc3\xa4\"\n") ==
+        "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\", \"sidekiq\", \"celery_redis\", \"pubsub\" or "
+        "\"kafka\", found string \"sqs\xc3\xa4\"");
+  const std::string id = error_of("[[job]]\nid = \"j\xc3\xb6" "b_1\"\ninvoice = \"inv_a\"\namount_cents = 100\n");
+  CHECK_THAT(id, Catch::Contains("found \"j\xc3\xb6" "b_1\""));
+  // A long value is cut before a character that would not fit, never inside it.
+  const std::string long_value = std::string(39, 'a') + "\xc3\xa4";
+  CHECK_THAT(error_of("[queue]\nflavour = \"" + long_value + "\"\n"),
+             Catch::Contains("found string \"" + std::string(39, 'a') + "...\""));
+  // Controls still are escaped: they would act on the terminal.
+  CHECK_THAT(error_of("[queue]\nflavour = \"a\\u0007\"\n"), Catch::Contains("found string \"a\\x07\""));
+}
+
 TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenario]") {
   CHECK(error_of("nme = \"x\"\n") == "t.toml:1:1: nme: unknown key; did you mean `name`?");
   CHECK(error_of("[retyr]\n") == "t.toml:1:2: retyr: unknown key; did you mean `retry`?");
