@@ -825,10 +825,10 @@ TEST_CASE("an output path that cannot be written exits 2 and leaves nothing behi
     std::string reason;
   };
   const std::vector<bad_output> cases{
-      {"--trace", (not_a_dir / "trace.jsonl").string(), "Not a directory"},
-      {"--markdown", (not_a_dir / "report.md").string(), "Not a directory"},
-      {"--trace", a_dir.string(), "Is a directory"},
-      {"--markdown", a_dir.string(), "Is a directory"},
+      {"--trace", (not_a_dir / "trace.jsonl").string(), not_a_dir.string() + " is not a directory"},
+      {"--markdown", (not_a_dir / "report.md").string(), not_a_dir.string() + " is not a directory"},
+      {"--trace", a_dir.string(), "it is a directory; give a file name"},
+      {"--markdown", a_dir.string(), "it is a directory; give a file name"},
   };
   for (const bad_output& c : cases) {
     INFO(c.flag << " " << c.path);
@@ -838,7 +838,8 @@ TEST_CASE("an output path that cannot be written exits 2 and leaves nothing behi
     (c.flag == "--trace" ? options.trace_path : options.markdown_path) = c.path;
     const command_output r = run_captured(options);
     CHECK(r.exit_code == 2);
-    CHECK(r.err == "twice run: cannot write " + c.path + ": " + c.reason + "\n");
+    CHECK(r.err == "twice run: cannot write " + c.flag + " " + c.path + ": " + c.reason + "\n");
+    CHECK(r.out.empty());  // found before the run: not even the --json line
     // Nothing half-written: no temporary file beside the target, the
     // directory untouched, the plain file as it was.
     CHECK(names_in(dir) == std::vector<std::string>{"a_directory", "plain_file"});
