@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "sim/quoted_text.hpp"
+
 namespace twice::sim {
 
 namespace {
@@ -21,8 +23,8 @@ constexpr std::array<unit, 5> units{{
 
 result<std::uint64_t> parse_byte_size(std::string_view text) {
   auto fail = [&] {
-    return result<std::uint64_t>::failure("\"" + std::string(text) +
-                                          "\" is not a size: expected digits and a unit, B, KiB, MiB, GiB or TiB "
+    return result<std::uint64_t>::failure(quoted_text(text) +
+                                          " is not a size: expected digits and a unit, B, KiB, MiB, GiB or TiB "
                                           "(like \"512MiB\")");
   };
   std::size_t digits = 0;
@@ -30,7 +32,7 @@ result<std::uint64_t> parse_byte_size(std::string_view text) {
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
     if (__builtin_mul_overflow(n, 10, &n) ||
         __builtin_add_overflow(n, static_cast<std::uint64_t>(text[digits] - '0'), &n))
-      return result<std::uint64_t>::failure("\"" + std::string(text) + "\" is too large a size");
+      return result<std::uint64_t>::failure(quoted_text(text) + " is too large a size");
     ++digits;
   }
   if (digits == 0) return fail();
@@ -39,7 +41,7 @@ result<std::uint64_t> parse_byte_size(std::string_view text) {
     if (suffix == u.name) {
       std::uint64_t bytes = 0;
       if (__builtin_mul_overflow(n, u.bytes, &bytes))
-        return result<std::uint64_t>::failure("\"" + std::string(text) + "\" is too large a size");
+        return result<std::uint64_t>::failure(quoted_text(text) + " is too large a size");
       return result<std::uint64_t>::success(bytes);
     }
   return fail();

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "sim/quoted_text.hpp"
+
 namespace twice::sim {
 namespace {
 
@@ -32,42 +34,7 @@ constexpr bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' &&
 constexpr bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
-constexpr bool is_printable(char c) { return c >= 0x20 && c <= 0x7e; }
-
-void append_hex_escape(std::string& out, char c) {
-  constexpr std::string_view digits = "0123456789ABCDEF";
-  const auto byte = static_cast<unsigned char>(c);
-  out += "\\x";
-  out += digits[byte >> 4];
-  out += digits[byte & 0xF];
-}
-
-// The offending text goes into the message verbatim where that is readable;
-// control bytes and non-ASCII are escaped so an error never garbles a log.
-void append_escaped(std::string& out, char c, char quote) {
-  if (c == quote || c == '\\') {
-    out += '\\';
-    out += c;
-  } else if (is_printable(c)) {
-    out += c;
-  } else {
-    append_hex_escape(out, c);
-  }
-}
-
-std::string quoted(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) append_escaped(out, c, '"');
-  out += '"';
-  return out;
-}
-
-std::string quoted_char(char c) {
-  std::string out = "'";
-  append_escaped(out, c, '\'');
-  out += '\'';
-  return out;
-}
+std::string quoted(std::string_view text) { return quoted_text(text); }
 
 result<duration> fail(std::string_view text, std::string_view problem) {
   std::string message = quoted(text);
@@ -117,7 +84,7 @@ group_read problem_at(std::string_view text, std::size_t pos) {
   if (is_letter(text[pos])) {
     return {{}, "a unit needs a number before it (at position " + std::to_string(pos) + ")"};
   }
-  return {{}, "unexpected character " + quoted_char(text[pos]) + " at position " + std::to_string(pos)};
+  return {{}, "unexpected character " + quoted_char_at(text, pos) + " at position " + std::to_string(pos)};
 }
 
 group_read read_count(std::string_view text, std::size_t& pos) {
@@ -140,7 +107,7 @@ group_read read_unit(std::string_view text, std::size_t& pos, group_read in) {
   const std::string_view name = text.substr(start, pos - start);
   if (name.empty()) {
     if (pos == text.size()) in.problem = "missing unit";
-    else in.problem = "unexpected character " + quoted_char(text[pos]) + " at position " + std::to_string(pos);
+    else in.problem = "unexpected character " + quoted_char_at(text, pos) + " at position " + std::to_string(pos);
     return in;
   }
   for (std::size_t i = 0; i < k_units.size(); ++i) {

@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +15,8 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -213,6 +218,22 @@ TEST_CASE("a trace streamed as the run goes is the trace a kept run writes", "[c
   CHECK(r.out.find("cannot write") != std::string::npos);
 }
 
+TEST_CASE("counts and their nouns agree in what the command line prints", "[cli]") {
+  const run_result fixed = run("run --quiet " + scenario("double_refund_fixed.toml"));
+  CHECK(fixed.out.find("ledgers    ours 1 row, 1999 cents; the vendor's 1 refund, 1999 cents\n") != std::string::npos);
+  CHECK(fixed.out.find("refund 3 calls: 1 executed") != std::string::npos);
+  const run_result split = run("run --quiet " + scenario("slice_cannot_heartbeat_fixed.toml"));
+  CHECK(split.out.find(", 1 worker\n") != std::string::npos);
+  CHECK(split.out.find("(s)") == std::string::npos);
+  const auto one = temp_dir() / "one_warning.toml";
+  std::ofstream(one) << "[discipline]\nkey = \"none\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n";
+  const run_result lint = run("lint " + one.string());
+  CHECK(lint.exit_code == 1);
+  CHECK(lint.out.find(one.string() + ": 1 warning\n") != std::string::npos);
+  const run_result sweep = run("sweep " + scenario("double_refund.toml") + " --vary workers.count=1,2 --jobs 1");
+  CHECK(sweep.out.find("2 cells, 1 seed each (root seed 17), 2 runs on 1 thread in ") != std::string::npos);
+}
+
 TEST_CASE("twice lint exits 1 with warnings and 0 without", "[cli]") {
   const run_result broken = run("lint " + scenario("double_refund.toml"));
   CHECK(broken.exit_code == 1);
@@ -288,7 +309,7 @@ TEST_CASE("twice help prints the help, twice help COMMAND the command's", "[cli]
 }
 
 TEST_CASE("every command's --help gives its exit status", "[cli]") {
-  for (const char* command : {"run", "lint", "explore", "demo", "incident", "help"}) {
+  for (const char* command : {"run", "lint", "explore", "sweep", "demo", "incident", "help"}) {
     INFO(command);
     const run_result help = run(std::string(command) + " --help");
     CHECK(help.exit_code == 0);
@@ -347,7 +368,7 @@ TEST_CASE("- reads a scenario from standard input, once", "[cli]") {
   CHECK(from_stdin == from_file);
   const run_result lint = run("lint - < " + file);
   CHECK(lint.exit_code == 1);
-  CHECK(lint.out.find("<stdin>: 2 warning(s)") != std::string::npos);
+  CHECK(lint.out.find("<stdin>: 2 warnings") != std::string::npos);
   const auto bad = temp_dir() / "bad-stdin.toml";
   std::ofstream(bad) << "seed = 1\n[queue]\nvisiblity_timeout = \"10s\"\n";
   const run_result located = run("run - < " + bad.string());
@@ -357,11 +378,133 @@ TEST_CASE("- reads a scenario from standard input, once", "[cli]") {
   CHECK(twice_stdin.exit_code == 2);
   CHECK(twice_stdin.out.find("twice run: - (standard input) is given more than once") != std::string::npos);
   CHECK(run("lint - - < " + file).exit_code == 2);
-  // Unmet expectations name the way the scenario came in.
+}
+
+TEST_CASE("a run read from standard input prints a command that reproduces it", "[cli]") {
+  // Standard input is gone once read: "twice run - --seed 3" would wait for
+  // input that never comes. The line names a saved copy instead.
   const auto unmet = temp_dir() / "unmet-stdin.toml";
-  std::ofstream(unmet) << "seed = 3\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n"
-                          "[expect]\nvendor_refunds = 2\n";
-  CHECK(run("run --quiet - < " + unmet.string()).out.find("reproduce: twice run - --seed 3") != std::string::npos);
+  const std::string text = "seed = 3\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n"
+                           "[expect]\nvendor_refunds = 2\n";
+  std::ofstream(unmet) << text;
+  const run_result r = run("run --quiet - < " + unmet.string());
+  CHECK(r.exit_code == 1);
+  const std::string prefix = "reproduce: twice run ";
+  const std::size_t at = r.out.find(prefix);
+  REQUIRE(at != std::string::npos);
+  const std::string line = r.out.substr(at + prefix.size(), r.out.find('\n', at) - at - prefix.size());
+  INFO(line);
+  const std::string copy = line.substr(0, line.find(' '));
+  CHECK(copy != "-");
+  CHECK(line.find(" --seed 3") != std::string::npos);
+  std::ifstream in(copy, std::ios::binary);
+  CHECK(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) == text);
+  // Pasted, the command runs the same world to the same end.
+  const run_result again = run("run --quiet " + copy + " --seed 3");
+  CHECK(again.exit_code == 1);
+  const auto outcome = [](const std::string& out) { return out.substr(out.find("\noutcome"), 80); };
+  CHECK(outcome(again.out) == outcome(r.out));
+}
+
+TEST_CASE("a mistyped option is named with the option it most likely meant", "[cli]") {
+  const std::string file = scenario("double_refund.toml");
+  const run_result report = run("run " + file + " --reprot x.html");
+  CHECK(report.exit_code == 2);
+  CHECK(report.out.find("twice run: unknown option --reprot; did you mean --report?\n") != std::string::npos);
+  CHECK(report.out.find("== double_refund") == std::string::npos);
+  CHECK(run("sweep " + file + " --sedes 2").out.find("twice sweep: unknown option --sedes; did you mean --seeds?") !=
+        std::string::npos);
+  CHECK(run("run " + file + " --check_determinism").out.find("did you mean --check-determinism?") != std::string::npos);
+  CHECK(run("explore --rusn 2 " + file).out.find("twice explore: unknown option --rusn; did you mean --runs?") !=
+        std::string::npos);
+  // Nothing close: the command's options, and no guess from one letter.
+  const run_result far = run("sweep " + file + " --quiet");
+  CHECK(far.exit_code == 2);
+  CHECK(far.out.find("twice sweep: unknown option --quiet; the options are --help, --vary, --seeds,") != std::string::npos);
+  CHECK(run("run " + file + " -x").out.find("unknown option -x; the options are") != std::string::npos);
+  // Before the command word too.
+  CHECK(run("--reprot run " + file).out.find("unknown option --reprot; did you mean --report?") != std::string::npos);
+}
+
+TEST_CASE("usage mistakes are told in twice's words, with exit 2", "[cli]") {
+  const std::string file = scenario("double_refund.toml");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"run", "twice run: no FILE given: scenario files (TOML); - reads one from standard input\n"},
+      {"sweep", "twice sweep: no FILE given: scenario file (TOML); its [sweep] table is the default grid\n"},
+      {"explore --runs abc " + file, "twice explore: --runs: expected a whole number from 1 to 100000000, found \"abc\"\n"},
+      {"explore --runs 0 " + file, "twice explore: --runs: expected a whole number from 1 to 100000000, found \"0\"\n"},
+      {"sweep " + file + " --seeds 10001", "twice sweep: --seeds: expected a whole number from 1 to 10000, found \"10001\"\n"},
+      {"sweep " + file + " --jobs -1", "twice sweep: --jobs: expected a whole number from 1 to 1024, found \"-1\"\n"},
+      {"run " + file + " --seed", "twice run: --seed needs a value (SEED)\n"},
+      {"run --json=x " + file, "twice run: --json takes no value, found \"x\"\n"},
+      {"sweep " + file + " other.toml", "twice sweep: unexpected argument \"other.toml\": twice sweep takes one FILE and options\n"},
+      {"demo extra", "twice demo: unexpected argument \"extra\": twice demo takes options only\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const run_result r = run(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.starts_with(message));
+    CHECK(r.out.find("Run twice ") != std::string::npos);
+    // None of CLI11's own words.
+    for (const char* theirs : {"is required", "not in range", "Run with --help", "not expected", "Could not convert",
+                               "required SEED missing"})
+      CHECK(r.out.find(theirs) == std::string::npos);
+  }
+}
+
+TEST_CASE("output paths are checked before anything runs", "[cli]") {
+  const auto dir = temp_dir() / "outputs-checked";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "a_directory");
+  std::ofstream(dir / "plain_file") << "x";
+  const std::string file = scenario("double_refund.toml");
+  const std::string missing = (dir / "no-such-dir" / "r.html").string();
+  const std::string under_file = (dir / "plain_file" / "r.md").string();
+  const std::string a_directory = (dir / "a_directory").string();
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"run " + file + " --report " + missing,
+       "twice run: cannot write --report " + missing + ": no directory " + (dir / "no-such-dir").string() + "\n"},
+      {"run " + file + " --markdown " + under_file,
+       "twice run: cannot write --markdown " + under_file + ": " + (dir / "plain_file").string() + " is not a directory\n"},
+      {"run " + file + " --perfetto " + a_directory,
+       "twice run: cannot write --perfetto " + a_directory + ": it is a directory; give a file name\n"},
+      // A place no file can be made in, even by root.
+      {"run " + file + " --trace /proc/twice-cli-test.jsonl", "twice run: cannot write --trace /proc/twice-cli-test.jsonl: "},
+      {"sweep " + file + " --vary workers.count=1,2 --csv " + missing,
+       "twice sweep: cannot write --csv " + missing + ": no directory "},
+      {"sweep " + file + " --vary workers.count=1,2 --report " + a_directory,
+       "twice sweep: cannot write --report " + a_directory + ": it is a directory"},
+      {"sweep " + file + " --vary workers.count=1,2 --markdown " + file,
+       "twice sweep: --markdown " + file + " would overwrite the scenario itself\n"},
+      {"explore --runs 1 " + file + " --out " + (dir / "plain_file" / "repros").string(),
+       "twice explore: cannot write --out " + (dir / "plain_file" / "repros").string() + ": " +
+           (dir / "plain_file").string() + " is not a directory\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const run_result r = run(args);
+    CHECK(r.exit_code == 2);
+    // The message, and nothing else: no run started, nothing was printed or written.
+    CHECK(r.out.starts_with(message));
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  }
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"a_directory", "plain_file"});
+  CHECK(std::filesystem::is_empty(dir / "a_directory"));
+  if (geteuid() != 0) {  // root writes anywhere: the permission check is for everyone else
+    std::filesystem::create_directories(dir / "read_only");
+    std::filesystem::permissions(dir / "read_only", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    const run_result r = run("run " + file + " --report " + (dir / "read_only" / "r.html").string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.find(": Permission denied\n") != std::string::npos);
+    std::filesystem::permissions(dir / "read_only", std::filesystem::perms::owner_all);
+  }
+  // A device is written in place, never replaced by a renamed file.
+  CHECK(run("run --quiet " + file + " --trace /dev/null").exit_code == 0);
+  CHECK(std::filesystem::is_character_file("/dev/null"));
 }
 
 TEST_CASE("invalid UTF-8 in a scenario is reported at the byte itself", "[cli]") {
@@ -370,6 +513,24 @@ TEST_CASE("invalid UTF-8 in a scenario is reported at the byte itself", "[cli]")
   const run_result r = run("run " + file.string());
   CHECK(r.exit_code == 2);
   CHECK(r.out.find(file.string() + ":2:1: invalid UTF-8: byte 0xFF cannot start a character") != std::string::npos);
+}
+
+TEST_CASE("text beyond ASCII prints as text, in results and in errors", "[cli]") {
+  const auto file = temp_dir() / "umlauts.toml";
+  std::ofstream(file, std::ios::binary) << "name = \"Best\xc3\xa4tigung\"\n[queue]\nflavour = \"sq\xc3\xa4\"\n"
+                                           "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n";
+  const run_result bad = run("run " + file.string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.find("found string \"sq\xc3\xa4\"") != std::string::npos);
+  CHECK(bad.out.find("\\x") == std::string::npos);
+  const run_result dur = run("explore --runs 1 --time-limit 10s\xc3\xa4 " + scenario("double_refund.toml"));
+  CHECK(dur.exit_code == 2);
+  CHECK(dur.out.find("unexpected character '\xc3\xa4' at position 3") != std::string::npos);
+  // A name that loads prints as written.
+  const auto good = temp_dir() / "umlaut-name.toml";
+  std::ofstream(good, std::ios::binary) << "name = \"Best\xc3\xa4tigung\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\n"
+                                           "amount_cents = 5\n";
+  CHECK(run("run --quiet " + good.string()).out.starts_with("== Best\xc3\xa4tigung ("));
 }
 
 namespace {
@@ -425,4 +586,23 @@ TEST_CASE("twice run shows a progress line on a terminal, and only there", "[cli
   std::ifstream err_in(err);
   const std::string err_text((std::istreambuf_iterator<char>(err_in)), std::istreambuf_iterator<char>());
   CHECK(err_text.empty());
+}
+
+TEST_CASE("twice sweep shows its runs on a terminal, and only there", "[cli][sweep]") {
+  const std::string args = "sweep " + scenario("double_refund.toml") + " --vary workers.count=1,2 --seeds 2 --jobs 1";
+  const std::string erase = "\r\033[K";
+  const std::string shown = on_terminal(args);
+  INFO(shown.substr(0, 300));
+  // At least the first finished run is drawn, then erased before the table.
+  CHECK(shown.find(erase + "sweep double_refund: ") != std::string::npos);
+  CHECK(shown.find("/4 runs, ") != std::string::npos);
+  CHECK(shown.find(erase + "twice sweep ") != std::string::npos);
+  CHECK(on_terminal(args + " --json").find("/4 runs") == std::string::npos);
+  // Through a pipe: not a byte of it.
+  const auto err = temp_dir() / "sweep-progress-stderr.txt";
+  const run_result piped = run(args, err.string());
+  CHECK(piped.exit_code == 0);
+  CHECK(piped.out.find('\r') == std::string::npos);
+  std::ifstream err_in(err);
+  CHECK(std::string(std::istreambuf_iterator<char>(err_in), std::istreambuf_iterator<char>()).empty());
 }

@@ -110,6 +110,29 @@ TEST_CASE("twice sweep --report draws a line per value of one key against anothe
   CHECK(read_text(again) == html);
 }
 
+TEST_CASE("twice sweep --seeds N without --vary runs the file as written under N seeds", "[cli][sweep]") {
+  const std::string deploy = std::string(TWICE_SOURCE_DIR) + "/scenarios/deploy_rolling_kill.toml";
+  const auto r = run("sweep " + deploy + " --seeds 3 --jobs 2");
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("grid       the file as written: 1 cell, 3 seeds (root seed "));
+  CHECK_THAT(r.out, Catch::Contains(", 3 runs on 2 threads in "));
+  const auto json = run("sweep " + deploy + " --seeds 3 --jobs 2 --json");
+  REQUIRE(json.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  CHECK(j["axes"].empty());
+  CHECK(j["seeds"].size() == 3);
+  REQUIRE(j["cells"].size() == 1);
+  CHECK(j["cells"][0]["runs"] == 3);
+  CHECK(j["cells"][0]["values"].empty());
+  // Seed 0 is the file's own: its makespan is what twice run gives.
+  const auto one = run("sweep " + deploy + " --seeds 1 --json");
+  const auto single = run("run --json --quiet " + deploy);
+  REQUIRE(one.exit_code == 0);
+  CHECK(nlohmann::json::parse(one.out)["cells"][0]["makespan_s"]["p50"] ==
+        nlohmann::json::parse(single.out)["sim_time_us"].get<double>() / 1e6);
+}
+
 TEST_CASE("twice sweep: bad input exits 2 and says what is wrong", "[cli][sweep]") {
   auto r = run("sweep " + double_refund + " --vary retry.jitter");
   CHECK(r.exit_code == 2);
@@ -119,7 +142,7 @@ TEST_CASE("twice sweep: bad input exits 2 and says what is wrong", "[cli][sweep]
   CHECK_THAT(r.out, Catch::Contains("--vary workers.count: with workers.count = 0, the scenario does not load"));
   r = run("sweep " + double_refund);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.out, Catch::Contains("nothing to sweep"));
+  CHECK_THAT(r.out, Catch::Contains("nothing to sweep: give --vary KEY=V1,V2,..., --seeds N"));
   r = run("sweep " + double_refund + " --vary workers.count=1 --vary workers.count=2");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.out, Catch::Contains("the key is varied twice"));

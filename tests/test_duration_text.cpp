@@ -162,6 +162,9 @@ TEST_CASE("parse_duration rejects other characters and escapes them", "[duration
   const std::string e = parse_error(std::string_view("5s\x01\"", 4));
   REQUIRE_THAT(e, Contains("\"5s\\x01\\\"\""));
   REQUIRE_THAT(e, Contains("'\\x01'"));
+  // A character beyond ASCII is named as the character it is, not its bytes.
+  const std::string umlaut = parse_error("10s\xC3\xA4");
+  CHECK_THAT(umlaut, Contains("\"10s\xC3\xA4\": unexpected character '\xC3\xA4' at position 3"));
 }
 
 TEST_CASE("format_duration writes the canonical text", "[duration_text]") {

@@ -88,6 +88,41 @@ TEST_CASE("invalid UTF-8 is located at the bad byte's own line and column", "[sc
   CHECK(load_scenario_text(test::with_a_job("# \xe2\x82\xac \xf0\x9f\x98\x80\nseed = 1\n"), "t.toml").ok());
 }
 
+TEST_CASE("text beyond ASCII is quoted in messages as text, not as escaped bytes", "[scenario]") {
+  CHECK(error_of("[queue]\nflavour = \"sqs\xc3\xa4\"\n") ==
+        "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\", \"sidekiq\", \"celery_redis\", \"pubsub\" or "
+        "\"kafka\", found string \"sqs\xc3\xa4\"");
+  const std::string id = error_of("[[job]]\nid = \"j\xc3\xb6" "b_1\"\ninvoice = \"inv_a\"\namount_cents = 100\n");
+  CHECK_THAT(id, Catch::Contains("found \"j\xc3\xb6" "b_1\""));
+  // A long value is cut before a character that would not fit, never inside it.
+  const std::string long_value = std::string(39, 'a') + "\xc3\xa4";
+  CHECK_THAT(error_of("[queue]\nflavour = \"" + long_value + "\"\n"),
+             Catch::Contains("found string \"" + std::string(39, 'a') + "...\""));
+  // Controls still are escaped: they would act on the terminal.
+  CHECK_THAT(error_of("[queue]\nflavour = \"a\\u0007\"\n"), Catch::Contains("found string \"a\\x07\""));
+}
+
+TEST_CASE("an unknown tool names the tools there are, the file's own included, and how to define one", "[scenario]") {
+  CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"sms\" }]\n") ==
+        "t.toml:3:19: job[0].steps[0].tool: unknown tool \"sms\": define [tools.sms] or use read, model, refund, email");
+  CHECK(error_of("[tools.upload]\neffect = \"write\"\n[[job_type]]\nname = \"t\"\nsteps = [{ tool = \"sms\" }]\n"
+                 "[[job]]\nid = \"j\"\ntype = \"t\"\n") ==
+        "t.toml:5:19: job_type[0].steps[0].tool: unknown tool \"sms\": define [tools.sms] or use read, model, refund, "
+        "email, upload");
+  // The fault table's `tool` likewise.
+  CHECK(error_of("[tools.upload]\neffect = \"write\"\n[[fault]]\npoint = \"after_tool\"\ntool = \"sms\"\n") ==
+        "t.toml:5:8: fault[0].tool: unknown tool \"sms\": define [tools.sms] or use read, model, refund, email, upload");
+  // A name no table may have is not offered as one to define.
+  CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"a b\" }]\n") ==
+        "t.toml:3:19: job[0].steps[0].tool: unknown tool \"a b\": use read, model, refund, email");
+  CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = 3 }]\n") ==
+        "t.toml:3:19: job[0].steps[0].tool: expected a tool's name (read, model, refund, email), found integer 3");
+  // A step naming a tool whose own table is wrong: one error, at the table.
+  CHECK(error_of("[tools.sms]\nlatency = { fixed = \"1s\" }\n[[job]]\nid = \"j\"\nsteps = [{ tool = \"sms\" }]\n") ==
+        "t.toml:1:1: tools.sms.effect: required key is missing; expected effect = \"write\" (it changes something) or "
+        "\"read\"");
+}
+
 TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenario]") {
   CHECK(error_of("nme = \"x\"\n") == "t.toml:1:1: nme: unknown key; did you mean `name`?");
   CHECK(error_of("[retyr]\n") == "t.toml:1:2: retyr: unknown key; did you mean `retry`?");
@@ -143,8 +178,8 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "nothing (set keys = \"dedupe\" or \"stored_response\")");
   CHECK(error_of("[tools]\nupload = 3\n") == "t.toml:2:10: tools.upload: expected a table of the tool's settings, found integer 3");
   CHECK(error_of("[tools.upload]\neffect = \"write\"\n\n[[job]]\nid = \"j\"\nsteps = [{ tool = \"uplaod\" }]\n") ==
-        "t.toml:6:19: job[0].steps[0].tool: expected \"read\", \"model\", \"refund\", \"email\" or \"upload\", found string "
-        "\"uplaod\"; did you mean `upload`?");
+        "t.toml:6:19: job[0].steps[0].tool: unknown tool \"uplaod\": define [tools.uplaod] or use read, model, refund, "
+        "email, upload; did you mean `upload`?");
   CHECK(error_of("[tools.emial]\nlatency = { fixed = \"1s\" }\n") ==
         "t.toml:1:8: tools.emial: no tool is called \"emial\"; did you mean `email`? (a tool of your own needs effect = "
         "\"write\" or \"read\")");
@@ -576,8 +611,8 @@ TEST_CASE("shapes and rules that could never take effect are errors", "[scenario
         "t.toml:4:11: discipline.work_id: a consumer keyed on the message is modelled on SQS queues (\"sqs\", "
         "\"sqs_fifo\") only yet");
   CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"refnd\" }]\n") ==
-        "t.toml:3:19: job[0].steps[0].tool: expected \"read\", \"model\", \"refund\" or \"email\", found string "
-        "\"refnd\"; did you mean `refund`?");
+        "t.toml:3:19: job[0].steps[0].tool: unknown tool \"refnd\": define [tools.refnd] or use read, model, refund, "
+        "email; did you mean `refund`?");
   CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"read\" }]\ninvoice = \"i\"\n") ==
         "t.toml:4:11: job[0].invoice: not used when `steps` is given; put it in the steps instead");
   CHECK(error_of("[workload]\ncount = 3\nrate = 2\ninterval = \"1s\"\namount_cents = 1\n") ==
@@ -790,10 +825,10 @@ TEST_CASE("an output path that cannot be written exits 2 and leaves nothing behi
     std::string reason;
   };
   const std::vector<bad_output> cases{
-      {"--trace", (not_a_dir / "trace.jsonl").string(), "Not a directory"},
-      {"--markdown", (not_a_dir / "report.md").string(), "Not a directory"},
-      {"--trace", a_dir.string(), "Is a directory"},
-      {"--markdown", a_dir.string(), "Is a directory"},
+      {"--trace", (not_a_dir / "trace.jsonl").string(), not_a_dir.string() + " is not a directory"},
+      {"--markdown", (not_a_dir / "report.md").string(), not_a_dir.string() + " is not a directory"},
+      {"--trace", a_dir.string(), "it is a directory; give a file name"},
+      {"--markdown", a_dir.string(), "it is a directory; give a file name"},
   };
   for (const bad_output& c : cases) {
     INFO(c.flag << " " << c.path);
@@ -803,7 +838,8 @@ TEST_CASE("an output path that cannot be written exits 2 and leaves nothing behi
     (c.flag == "--trace" ? options.trace_path : options.markdown_path) = c.path;
     const command_output r = run_captured(options);
     CHECK(r.exit_code == 2);
-    CHECK(r.err == "twice run: cannot write " + c.path + ": " + c.reason + "\n");
+    CHECK(r.err == "twice run: cannot write " + c.flag + " " + c.path + ": " + c.reason + "\n");
+    CHECK(r.out.empty());  // found before the run: not even the --json line
     // Nothing half-written: no temporary file beside the target, the
     // directory untouched, the plain file as it was.
     CHECK(names_in(dir) == std::vector<std::string>{"a_directory", "plain_file"});

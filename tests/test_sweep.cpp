@@ -114,7 +114,41 @@ TEST_CASE("a value the scenario cannot take is reported where it is written, wit
   CHECK_THAT(p.errors[0].message, Catch::Contains("with workers.count = 0, the scenario does not load"));
   p = prepare_sweep_text(text, "s.toml", {}, std::nullopt);
   REQUIRE(p.errors.size() == 1);
-  CHECK(p.errors[0].message == "nothing to sweep: give --vary KEY=V1,V2,... or a [sweep.vary] table in the file");
+  CHECK(p.errors[0].message ==
+        "nothing to sweep: give --vary KEY=V1,V2,..., --seeds N (the file as written under N seeds) or a [sweep] table "
+        "in the file");
+}
+
+TEST_CASE("a sweep with no key varied is one cell: the file as written under its seeds", "[sweep]") {
+  const std::string text = catalogue("deploy_rolling_kill.toml");
+  const sweep_input in = prepared_ok(text, {}, 3);
+  const sweep_result r = run_sweep(in, 2);
+  REQUIRE_FALSE(r.bad_cell);
+  CHECK(r.axes.empty());
+  REQUIRE(r.cells.size() == 1);
+  CHECK(r.cells[0].values.empty());
+  CHECK(r.cells[0].runs == 3);
+  CHECK(r.world_seeds.size() == 3);
+  // A [sweep] table with seeds and no vary says the same.
+  const sweep_prepared table = prepare_sweep_text(text + "[sweep]\nseeds = 4\n", "s.toml", {}, std::nullopt);
+  REQUIRE(table.errors.empty());
+  CHECK(run_sweep(*table.input, 2).cells.at(0).runs == 4);
+}
+
+TEST_CASE("a sweep's progress counts its runs and changes nothing", "[sweep]") {
+  const sweep_input in = prepared_ok(catalogue("double_refund.toml"), {axis("workers.count=1,2,3")}, 2);
+  std::vector<explore::sweep_progress> seen;
+  const sweep_result watched = run_sweep(in, 2, [&](const explore::sweep_progress& p) { seen.push_back(p); });
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen.back().done == 6);
+  CHECK(seen.back().total == 6);
+  for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].done >= seen[i - 1].done);
+  const sweep_result plain = run_sweep(in, 2);
+  REQUIRE(plain.cells.size() == watched.cells.size());
+  for (std::size_t c = 0; c < plain.cells.size(); ++c) {
+    CHECK(plain.cells[c].makespan_us.mean == watched.cells[c].makespan_us.mean);
+    CHECK(plain.cells[c].violated == watched.cells[c].violated);
+  }
 }
 
 TEST_CASE("a sweep runs every cell under the same seeds and counts what broke", "[sweep]") {

@@ -11,6 +11,7 @@
 #include "cli/incident_demo.hpp"
 #include "cli/kernel_demo.hpp"
 #include "cli/lint_command.hpp"
+#include "cli/usage_errors.hpp"
 #include "scenario/sweep_spec.hpp"
 #include "sim/byte_size_text.hpp"
 #include "world/world.hpp"
@@ -45,6 +46,9 @@ CLI::Validator memory_limit_check() {
       },
       "", "SIZE");
 }
+
+constexpr long long jobs_max = 1024;                // threads
+constexpr long long explore_runs_max = 100'000'000;
 
 constexpr const char* bad_usage_only = "Exit status: 0, or 2 for bad usage.";
 
@@ -90,12 +94,14 @@ void add_sweep(CLI::App& app, sweep_options& sweep) {
       ->type_name("FILE");
   cmd->add_option("--vary", sweep.vary, "A key and its values, like retry.jitter=none,full (repeatable; replaces [sweep])")
       ->type_name("KEY=V1,V2,...");
-  cmd->add_option("--seeds", sweep.seeds, "Runs per cell: the root seed, then seeds derived from it")
-      ->check(CLI::Range(1u, sweep_seeds_max))
+  cmd->add_option("--seeds", sweep.seeds,
+                  fmt::format("Runs per cell, 1 to {}: the root seed, then seeds derived from it", sweep_seeds_max))
+      ->check(whole_number_check(1, sweep_seeds_max))
       ->type_name("N");
   cmd->add_option("--seed", sweep.seed, "Root seed (default: the file's seed)")->check(seed_check())->type_name("SEED");
-  cmd->add_option("--jobs", sweep.jobs, "Threads running worlds (default: the core count)")
-      ->check(CLI::Range(1, 1024))
+  cmd->add_option("--jobs", sweep.jobs,
+                  fmt::format("Threads running worlds, 1 to {} (default: the core count)", jobs_max))
+      ->check(whole_number_check(1, jobs_max))
       ->type_name("N");
   cmd->add_flag("--json", sweep.json, "Print the cells as JSON instead of a table");
   cmd->add_option("--csv", sweep.csv_path, "Also write one CSV row per cell to FILE")->type_name("FILE");
@@ -103,7 +109,10 @@ void add_sweep(CLI::App& app, sweep_options& sweep) {
       ->type_name("FILE");
   cmd->add_option("--report", sweep.report_path, "Also write a self-contained HTML page of charts and the table to FILE")
       ->type_name("FILE.html");
-  cmd->footer("Exit status: 0 the sweep ran, 2 for bad input or usage. See docs/sweep.md.");
+  cmd->footer(
+      "Without --vary or a [sweep] table, --seeds N runs the file as written under N seeds (one cell).\n"
+      "On a terminal, the runs done so far are shown on stderr while the sweep runs; never in a pipe or with --json.\n"
+      "Exit status: 0 the sweep ran, 2 for bad input or usage. See docs/sweep.md.");
 }
 
 void add_explore(CLI::App& app, explore_options& explore) {
@@ -113,15 +122,16 @@ void add_explore(CLI::App& app, explore_options& explore) {
                   "Scenario file (TOML; - reads standard input); its [explore] table says what may vary")
       ->required()
       ->type_name("FILE");
-  cmd->add_option("--runs", explore.runs, "Runs")
+  cmd->add_option("--runs", explore.runs, fmt::format("Runs, 1 to {}", explore_runs_max))
       ->capture_default_str()
-      ->check(CLI::Range(1, 100'000'000))
+      ->check(whole_number_check(1, explore_runs_max))
       ->type_name("N");
   cmd->add_option("--seed", explore.seed, "Root seed of the runs' seeds (default: the file's seed)")
       ->check(seed_check())
       ->type_name("SEED");
-  cmd->add_option("--jobs", explore.jobs, "Threads running worlds (default: the core count)")
-      ->check(CLI::Range(1, 1024))
+  cmd->add_option("--jobs", explore.jobs,
+                  fmt::format("Threads running worlds, 1 to {} (default: the core count)", jobs_max))
+      ->check(whole_number_check(1, jobs_max))
       ->type_name("N");
   cmd->add_option("--time-limit", explore.time_limit, "Wall-clock budget, like \"10m\": no run starts after it")
       ->type_name("DURATION");
@@ -161,39 +171,6 @@ void add_help(CLI::App& app, command_values& v) {
 
 // ---- commands that are not there -------------------------------------------------
 
-// Optimal string alignment distance: a swap of two neighbours ("rnu") is one edit.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-// The command a mistyped word most likely meant: a prefix ("ex"), or one
-// edit away (two for the longer names).
-std::optional<std::string> closest_command(std::string_view word, const std::vector<const CLI::App*>& commands) {
-  std::optional<std::string> best;
-  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
-  for (const CLI::App* c : commands) {
-    const std::string& name = c->get_name();
-    const std::size_t allowed = name.size() <= 4 ? 1 : 2;
-    std::size_t distance = edit_distance(word, name);
-    if (word.size() >= 2 && name.starts_with(word)) distance = std::min<std::size_t>(distance, 1);
-    if (distance <= allowed && distance < best_distance) {
-      best = name;
-      best_distance = distance;
-    }
-  }
-  return best;
-}
-
 std::string command_list(const CLI::App& app) {
   std::string out = "commands:\n";
   for (const CLI::App* c : app.get_subcommands({}))
@@ -208,7 +185,9 @@ const CLI::App* find_command(const CLI::App& app, std::string_view name) {
 }
 
 int unknown_command(const CLI::App& app, std::string_view word) {
-  const std::optional<std::string> guess = closest_command(word, app.get_subcommands({}));
+  std::vector<std::string> names;
+  for (const CLI::App* c : app.get_subcommands({})) names.push_back(c->get_name());
+  const std::optional<std::string> guess = closest_word(word, names);
   fmt::print(stderr, "twice: unknown command \"{}\"{}\n{}Run twice --help for more information.\n", word,
              guess ? fmt::format("; did you mean \"{}\"?", *guess) : "", command_list(app));
   return to_int(exit_code::bad_input);
@@ -275,8 +254,17 @@ int main_command(int argc, const char* const* argv) {
   try {
     app->parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app->exit(e);
-    return code == 0 ? 0 : to_int(exit_code::bad_input);
+    if (e.get_exit_code() == 0) return app->exit(e);  // --help, --version
+    // In the words of the command the arguments chose (or of twice itself).
+    const CLI::App* command = app.get();
+    for (int i = 1; i < argc; ++i)
+      if (const CLI::App* c = find_command(*app, argv[i]); c != nullptr) {
+        command = c;
+        break;
+      }
+    const std::string name = command == app.get() ? "twice" : "twice " + command->get_name();
+    fmt::print(stderr, "{}: {}\nRun {} --help for its options.\n", name, usage_error_text(*command, e), name);
+    return to_int(exit_code::bad_input);
   }
   const auto chosen = [&](std::string_view name) { return bool(*app->get_subcommand(std::string(name))); };
   if (chosen("run")) return run_command(v.run);

@@ -13,6 +13,7 @@
 #include "cli/output_file.hpp"
 #include "cli/scenario_input.hpp"
 #include "explore/explore.hpp"
+#include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
 
 namespace twice::cli {
@@ -47,6 +48,11 @@ std::string repro_path(const std::string& dir, const std::string& name, const st
 }  // namespace
 
 int explore_command(const explore_options& options) {
+  // Repro files go to --out when a run breaks an invariant: found out now, not after the runs.
+  if (const std::string problem = output_dir_problem(options.out_dir); !problem.empty()) {
+    fmt::print(stderr, "twice explore: cannot write --out {}: {}\n", options.out_dir, problem);
+    return to_int(exit_code::bad_input);
+  }
   const explore::prepared prepared = prepare_explore_argument(options.file);
   for (const scenario_error& e : prepared.errors) fmt::print(stderr, "{}\n", e.to_string());
   if (!prepared.input) return to_int(exit_code::bad_input);
@@ -71,7 +77,8 @@ int explore_command(const explore_options& options) {
   if (terminal) {
     run.on_progress = [start](const explore::explore_progress& p) {
       const double elapsed = seconds_since(start);
-      fmt::print(stderr, "\r\033[Kexplore: {}/{} runs, {} runs/s, {} with violations, {:.1f}s", p.done, p.total,
+      fmt::print(stderr, "\r\033[Kexplore: {}/{} {}, {} runs/s, {} with violations, {:.1f}s", p.done, p.total,
+                 sim::noun_for(p.total, "run"),
                  rate(p.done, elapsed), p.violating_runs, elapsed);
       std::fflush(stderr);
     };
@@ -87,8 +94,9 @@ int explore_command(const explore_options& options) {
   }
 
   fmt::print("twice explore {}\n", input.path);
-  fmt::print("runs        {} of {} (root seed {}, {} threads) in {:.2f}s: {} runs/s{}\n", result.runs_done,
-             result.runs_asked, result.root_seed, run.jobs, run_seconds, rate(result.runs_done, run_seconds),
+  fmt::print("runs        {} of {} (root seed {}, {}) in {:.2f}s: {} runs/s{}\n", result.runs_done,
+             result.runs_asked, result.root_seed, sim::counted(run.jobs, "thread"), run_seconds,
+             rate(result.runs_done, run_seconds),
              result.deadline_hit ? "; --time-limit reached" : "");
   std::string kinds;
   for (const std::string& k : input.kinds) kinds += (kinds.empty() ? "" : ", ") + k;
@@ -100,8 +108,9 @@ int explore_command(const explore_options& options) {
     fmt::print("violations  none\n");
     return to_int(exit_code::ok);
   }
-  fmt::print("violations  in {} of {} runs\n", result.violating_runs, result.runs_done);
-  for (const auto& [invariant, count] : result.violations) fmt::print("  {:<30} {} runs\n", invariant, count);
+  fmt::print("violations  in {} of {}\n", result.violating_runs, sim::counted(result.runs_done, "run"));
+  for (const auto& [invariant, count] : result.violations)
+    fmt::print("  {:<30} {}\n", invariant, sim::counted(count, "run"));
 
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
@@ -121,10 +130,10 @@ int explore_command(const explore_options& options) {
       fmt::print(stderr, "twice explore: {}\n", error);
       return to_int(exit_code::bad_input);
     }
-    fmt::print("repro       {} ({} bytes)\n", path, f.repro_text.size());
-    fmt::print("            {}: run {} (world seed {}), {}; shrunk in {} {} ({} candidates) to {}\n", f.invariant,
-               f.run_index, f.world_seed, explore::describe(f.original_size), f.shrunk.steps.size(),
-               f.shrunk.steps.size() == 1 ? "step" : "steps", f.shrunk.runs, explore::describe(f.shrunk_size));
+    fmt::print("repro       {} ({})\n", path, sim::counted(f.repro_text.size(), "byte"));
+    fmt::print("            {}: run {} (world seed {}), {}; shrunk in {} ({}) to {}\n", f.invariant, f.run_index,
+               f.world_seed, explore::describe(f.original_size), sim::counted(f.shrunk.steps.size(), "step"),
+               sim::counted(f.shrunk.runs, "candidate"), explore::describe(f.shrunk_size));
     if (f.repro_checked) {
       fmt::print("            twice run {} exits 1 (trace digest {:016x})\n", path, f.repro_digest);
     } else {

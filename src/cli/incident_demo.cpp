@@ -6,6 +6,7 @@
 
 #include "cli/kernel_demo.hpp"
 #include "report/timeline.hpp"
+#include "sim/count_text.hpp"
 #include "world/incidents.hpp"
 
 namespace twice::cli {
@@ -35,7 +36,7 @@ int print_incident(bool fixed, std::optional<std::uint64_t> seed, bool quiet) {
   for (const ledger_row& l : w.db().ledger())
     fmt::print("  {} {} cents key={} ref={}\n", l.job_id, l.amount_cents, l.key.empty() ? "(none)" : l.key,
                l.vendor_ref);
-  fmt::print("\nstory ended at {}; {} events; trace digest {}\n", format_clock(r.story_end), r.events,
+  fmt::print("\nstory ended at {}; {}; trace digest {}\n", format_clock(r.story_end), sim::counted(r.events, "event"),
              sim::format_digest(r.trace_digest));
   return 0;
 }

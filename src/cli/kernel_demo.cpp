@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/channel.hpp"
+#include "sim/count_text.hpp"
 #include "sim/distributions.hpp"
 #include "sim/duration_text.hpp"
 #include "sim/kernel.hpp"
@@ -94,9 +95,9 @@ int print_kernel_demo(std::uint64_t seed, bool quiet) {
     for (const std::string& line : story.lines) fmt::print("{}\n", line);
     fmt::print("\n");
   }
-  fmt::print("stopped: {} after {} events at {}\n", sim::to_string(story.result.reason), story.result.events,
-             format_clock(story.result.now));
-  fmt::print("trace: {} records, digest {}\n", story.lines.size(), sim::format_digest(story.digest));
+  fmt::print("stopped: {} after {} at {}\n", sim::to_string(story.result.reason),
+             sim::counted(story.result.events, "event"), format_clock(story.result.now));
+  fmt::print("trace: {}, digest {}\n", sim::counted(story.lines.size(), "record"), sim::format_digest(story.digest));
   return 0;
 }
 

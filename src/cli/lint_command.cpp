@@ -8,6 +8,7 @@
 #include "cli/scenario_input.hpp"
 #include "lint/lint.hpp"
 #include "scenario/scenario.hpp"
+#include "sim/count_text.hpp"
 
 namespace twice::cli {
 
@@ -40,7 +41,7 @@ int lint_command(const std::vector<std::string>& files) {
       }
     }
     warnings += found.size();
-    fmt::print("{}: {}\n", loaded.value->path, found.empty() ? "no warnings" : fmt::format("{} warning(s)", found.size()));
+    fmt::print("{}: {}\n", loaded.value->path, found.empty() ? "no warnings" : sim::counted(found.size(), "warning"));
     for (const lint_warning& w : found) fmt::print("{}", format_warning(w));
     for (const auto& [w, a] : kept) fmt::print("allowed[{}] {}: {}\n", w.rule, w.setting, a->reason);
     for (const lint_allowance& a : allowed)

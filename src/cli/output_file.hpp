@@ -1,10 +1,17 @@
 #pragma once
 // Output files are written whole or not at all: to a temporary file beside
 // the target, then renamed over it. A reader never sees half a report.
+// A target that exists and is not a regular file (/dev/null, /dev/stdout, a
+// pipe) is written directly: renaming over it would replace the device.
+//
+// Every output path is checked before a run starts (output_path_problem),
+// so a typo in a directory costs nothing and leaves nothing behind.
 
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace twice::cli {
 
@@ -29,7 +36,7 @@ class streamed_file {
   void discard();
 
   std::string path_;
-  std::string temp_;
+  std::string temp_;  // empty when the target is written directly
   std::ofstream out_;
   std::string error_;
   bool done_ = false;
@@ -37,6 +44,26 @@ class streamed_file {
 
 // Empty on success, else a message naming the path and the reason.
 std::string write_file_atomically(const std::string& path, std::string_view contents);
+
+// Why `path` cannot take an output file, or "": its directory is missing or
+// is a file, the path is a directory, or a file cannot be created there
+// (tried, and removed again). "no directory out/reports"
+std::string output_path_problem(const std::string& path);
+// The same for a directory an output goes into, created when needed (the
+// nearest part of it that exists must be a directory a file can be made in).
+std::string output_dir_problem(const std::string& dir);
+
+// The first of some outputs (an option and its path; empty paths are not
+// given) that cannot be written: "cannot write --report out/r.html: no
+// directory out", or "".
+std::string outputs_problem(const std::vector<std::pair<std::string_view, const std::string*>>& outputs);
+
+// The first output that would overwrite the scenario `input` (unless it is
+// "" or standard input, "-") or another output: "--csv F would overwrite the
+// scenario itself", "--markdown F and --report G name the same file; give
+// each output its own", or "".
+std::string outputs_clash(const std::vector<std::pair<std::string_view, const std::string*>>& outputs,
+                          const std::string& input);
 
 // Whether two paths name one file, once "..", "." and symbolic links are
 // resolved (the file need not exist yet).

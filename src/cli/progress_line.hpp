@@ -1,7 +1,8 @@
 #pragma once
-// `twice run`'s progress line: on a terminal, while a scenario runs, one
-// line on stderr with the simulated time, the events and the jobs ended,
-// redrawn at most five times a second and erased before the results print.
+// The progress line of `twice run` and `twice sweep`: on a terminal, while a
+// scenario runs, one line on stderr (the simulated time, the events and the
+// jobs ended; a sweep's runs done), redrawn at most five times a second and
+// erased before the results print.
 // Never in a pipe, a file or with --json: scripts see exactly what they saw.
 //
 // The wall clock is read here, in the command line, only: the world calls
@@ -31,6 +32,9 @@ class progress_line {
 
   // The hook for one run of the scenario `name`; empty when not enabled.
   world_progress_hook hook(const std::string& name);
+  // Draws `line` (rate-limited as the hook is); nothing when not enabled.
+  void show(const std::string& line);
+  bool enabled() const { return enabled_; }
   // Erases the line, if one is drawn.
   void clear();
 
@@ -39,8 +43,6 @@ class progress_line {
 
  private:
   using wall_clock = std::chrono::steady_clock;
-  void draw(const std::string& name, const world_progress& p);
-
   bool enabled_;
   bool drawn_ = false;
   wall_clock::time_point last_draw_{};

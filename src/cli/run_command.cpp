@@ -22,6 +22,7 @@
 #include "report/trace_jsonl.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/byte_size_text.hpp"
+#include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
 
 namespace twice::cli {
@@ -97,8 +98,8 @@ void print_settings(const scenario& s) {
              d.hold_transaction_across_model ? ", HOLDS a transaction across the model call" : "",
              claims_text(d));
   if (!d.split_tool.empty())
-    fmt::print("split      {} steps as jobs of their own on {}, visibility timeout {}, {} worker(s)\n", d.split_tool,
-               c.split.queue.name, text(c.split.queue.visibility_timeout), c.split.workers);
+    fmt::print("split      {} steps as jobs of their own on {}, visibility timeout {}, {}\n", d.split_tool,
+               c.split.queue.name, text(c.split.queue.visibility_timeout), sim::counted(c.split.workers, "worker"));
   fmt::print("vendor     latency {}, client timeout {}, key retention {}\n", c.payments.latency.describe(),
              text(c.payments.client_timeout), text(c.payments.key_retention));
   for (const service_tool_config& t : c.tools) {
@@ -121,8 +122,9 @@ void print_verdicts(const run_summary& s) {
   }
 }
 
+// `stdin_text`: what standard input held when the scenario came from there.
 void print_text(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& timeline, bool quiet,
-                std::optional<std::uint64_t> memory_limit, bool kept_events) {
+                std::optional<std::uint64_t> memory_limit, bool kept_events, const std::string& stdin_text) {
   fmt::print("== {} ({})\n", sc.name, sc.path);
   if (!sc.story.empty()) fmt::print("{}\n", sc.story);
   print_settings(sc);
@@ -130,8 +132,8 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
     fmt::print("\ntimeline\n");
     for (const timeline_line& line : timeline) fmt::print("{}\n", format_timeline_line(line));
   }
-  fmt::print("\noutcome    {} at {}, {} events, trace digest {:016x}\n", describe_end(s.result),
-             clock(s.result.story_end), s.result.events, s.result.trace_digest);
+  fmt::print("\noutcome    {} at {}, {}, trace digest {:016x}\n", describe_end(s.result),
+             clock(s.result.story_end), sim::counted(s.result.events, "event"), s.result.trace_digest);
   if (const std::string settling = describe_settling(s.result); !settling.empty())
     fmt::print("           {}\n", settling);
   if (s.result.reason == sim::stop_reason::memory_budget) {
@@ -144,8 +146,9 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
                  "--quiet without output files keeps none)\n");
   }
   fmt::print("jobs       {}\n", s.jobs_line());
-  fmt::print("ledgers    ours {} rows, {} cents; the vendor's {} refunds, {} cents\n", s.ledger_rows,
-             s.ledger_total_cents, s.vendor_refunds, s.vendor_total_cents);
+  fmt::print("ledgers    ours {}, {}; the vendor's {}, {}\n", sim::counted(s.ledger_rows, "row"),
+             sim::counted(s.ledger_total_cents, "cent"), sim::counted(s.vendor_refunds, "refund"),
+             sim::counted(s.vendor_total_cents, "cent"));
   fmt::print("queue      {}\n", s.queue_line());
   // Every tool called, the payment vendor's ("refund") first.
   for (std::size_t i = 0; i < s.tenants.size(); ++i)
@@ -154,16 +157,27 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   for (std::size_t i = 0; i < s.tools.size(); ++i)
     fmt::print("{:<11}{} {}\n", i == 0 ? "tools" : "", s.tools[i].name, s.tools[i].describe());
   if (s.determinism)
-    fmt::print("determinism: {} runs, {} records, digest {:016x}, identical\n", s.determinism->runs,
-               s.determinism->records, s.determinism->digest);
+    fmt::print("determinism: {}, {}, digest {:016x}, identical\n", sim::counted(s.determinism->runs, "run"),
+               sim::counted(s.determinism->records, "record"), s.determinism->digest);
   print_verdicts(s);
   fmt::print("\nexpectations {}\n", s.expectations.met ? "met" : "NOT met");
   for (const std::string& f : s.expectations.failures) fmt::print("  - {}\n", f);
   for (const ignored_verdict& i : s.expectations.ignored) fmt::print("  - {}\n", describe(i));
-  // A scenario read from standard input is given again the same way.
-  if (!s.expectations.met)
-    fmt::print("reproduce: twice run {} --seed {}{}\n", sc.path == scenario_stdin_name ? "-" : sc.path, s.seed,
-               memory_limit ? " --memory-limit " + sim::format_byte_size(*memory_limit) : "");
+  if (s.expectations.met) return;
+  const std::string options = fmt::format("--seed {}{}", s.seed,
+                                          memory_limit ? " --memory-limit " + sim::format_byte_size(*memory_limit) : "");
+  if (sc.path != scenario_stdin_name) {
+    fmt::print("reproduce: twice run {} {}\n", sc.path, options);
+    return;
+  }
+  // Standard input is gone once read: the command names a saved copy of it.
+  std::string problem;
+  const std::string copy = save_stdin_copy(stdin_text, problem);
+  if (!copy.empty())
+    fmt::print("reproduce: twice run {} {}   (standard input, saved there)\n", copy, options);
+  else
+    fmt::print("reproduce: save standard input as FILE, then twice run FILE {}   (it could not be saved: {})\n",
+               options, problem);
 }
 struct divergence {
   std::size_t index = 0;
@@ -216,11 +230,21 @@ int run_command(const run_options& options) {
     fmt::print(stderr, "twice run: {}\n", problem);
     return to_int(exit_code::bad_input);
   }
+  // Every output can be written, or nothing runs.
+  if (const std::string problem = outputs_problem({{"--trace", &options.trace_path},
+                                                   {"--markdown", &options.markdown_path},
+                                                   {"--perfetto", &options.perfetto_path},
+                                                   {"--report", &options.report_path}});
+      !problem.empty()) {
+    fmt::print(stderr, "twice run: {}\n", problem);
+    return to_int(exit_code::bad_input);
+  }
   // Load everything first: a bad file means nothing runs and nothing is written.
   std::vector<scenario> scenarios;
+  std::string stdin_text;  // for the repro line of a scenario read from there
   bool bad = false;
   for (const std::string& path : options.files) {
-    load_result loaded = load_scenario_argument(path);
+    load_result loaded = load_scenario_argument(path, &stdin_text);
     for (const scenario_error& e : loaded.errors) fmt::print(stderr, "{}\n", e.to_string());
     if (!loaded.errors.empty() || !loaded.value) {
       bad = true;
@@ -272,7 +296,7 @@ int run_command(const run_options& options) {
     if (options.json) {
       fmt::print("{}\n", to_json_line(out.summary));
     } else {
-      print_text(sc, out.summary, out.timeline, options.quiet, options.memory_limit, keeps.records);
+      print_text(sc, out.summary, out.timeline, options.quiet, options.memory_limit, keeps.records, stdin_text);
       if (&sc != &scenarios.back()) fmt::print("\n");
     }
     std::string error;

@@ -15,21 +15,10 @@ std::string run_usage_problem(const run_options& options) {
                                                                              {"--markdown", &options.markdown_path},
                                                                              {"--perfetto", &options.perfetto_path},
                                                                              {"--report", &options.report_path}};
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const auto& [flag, path] = outputs[i];
-    if (path->empty()) continue;
-    if (options.files.size() != 1) return std::string(flag) + " writes one file; give exactly one scenario";
-    const std::string& scenario = options.files.front();
-    if (scenario != stdin_argument && same_path(*path, scenario))
-      return std::string(flag) + " " + *path + " would overwrite the scenario itself";
-    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
-      const auto& [other_flag, other_path] = outputs[j];
-      if (!other_path->empty() && same_path(*path, *other_path))
-        return std::string(flag) + " " + *path + " and " + std::string(other_flag) + " " + *other_path +
-               " name the same file; give each output its own";
-    }
-  }
-  return {};
+  for (const auto& [flag, path] : outputs)
+    if (!path->empty() && options.files.size() != 1)
+      return std::string(flag) + " writes one file; give exactly one scenario";
+  return outputs_clash(outputs, options.files.empty() ? std::string() : options.files.front());
 }
 
 }  // namespace twice::cli

@@ -4,7 +4,13 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <system_error>
+
+#include <fmt/core.h>
+
+#include "cli/output_file.hpp"
+#include "sim/fnv1a.hpp"
 
 namespace twice::cli {
 namespace {
@@ -35,10 +41,11 @@ load_result failed(std::string message) {
 
 }  // namespace
 
-load_result load_scenario_argument(const std::string& argument) {
+load_result load_scenario_argument(const std::string& argument, std::string* text_read) {
   if (argument != stdin_argument) return load_scenario_file(argument);
   const stdin_text in = read_stdin();
   if (!in.problem.empty()) return failed(in.problem);
+  if (text_read != nullptr) *text_read = in.text;
   return load_scenario_text(in.text, std::string(scenario_stdin_name));
 }
 
@@ -47,6 +54,18 @@ explore::prepared prepare_explore_argument(const std::string& argument) {
   const stdin_text in = read_stdin();
   if (!in.problem.empty()) return {std::nullopt, failed(in.problem).errors};
   return explore::prepare_text(in.text, std::string(scenario_stdin_name));
+}
+
+std::string save_stdin_copy(std::string_view text, std::string& problem) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) {
+    problem = "no temporary directory: " + ec.message();
+    return {};
+  }
+  const std::string path = (dir / fmt::format("twice-stdin-{:016x}.toml", sim::fnv1a64(text))).string();
+  problem = write_file_atomically(path, text);
+  return problem.empty() ? path : std::string();
 }
 
 std::string stdin_usage_problem(const std::vector<std::string>& arguments) {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <utility>
 #include <nlohmann/json.hpp>
@@ -10,8 +11,10 @@
 
 #include "cli/exit_codes.hpp"
 #include "cli/output_file.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/sweep_page.hpp"
 #include "explore/sweep.hpp"
+#include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
 
 namespace twice::cli {
@@ -103,8 +106,11 @@ std::string json_text(const explore::sweep_result& r, const std::string& path) {
 std::string markdown_text(const explore::sweep_result& r, const std::string& path, const std::string& name) {
   std::string keys;
   for (const sweep_axis& a : r.axes) keys += (keys.empty() ? "" : ", ") + ("`" + a.path + "`");
-  std::string out = fmt::format("# Sweep: {}\n\n`twice sweep {}`: {} cells ({}), {} seed{} each (root seed {}).\n\n",
-                                name, path, r.cells.size(), keys, r.seeds, r.seeds == 1 ? "" : "s", r.root_seed);
+  const std::string grid = r.axes.empty() ? "the file as written, " + sim::counted(r.seeds, "seed")
+                                          : fmt::format("{} ({}), {} each", sim::counted(r.cells.size(), "cell"), keys,
+                                                        sim::counted(r.seeds, "seed"));
+  std::string out =
+      fmt::format("# Sweep: {}\n\n`twice sweep {}`: {} (root seed {}).\n\n", name, path, grid, r.root_seed);
   out += "Per cell: the makespan (mean over the seeds, ±95% interval), each job's time from its send to its end, "
          "tool calls per job (amplification), retries and dead letters per run, and the seeds that broke each "
          "invariant.\n\n|";
@@ -127,8 +133,11 @@ void print_table(const explore::sweep_result& r, const std::string& path, unsign
   std::string keys;
   for (const sweep_axis& a : r.axes) keys += (keys.empty() ? "" : " x ") + a.path;
   fmt::print("twice sweep {}\n", path);
-  fmt::print("grid       {}: {} cells, {} seeds each (root seed {}), {} runs on {} threads in {:.2f}s\n", keys,
-             r.cells.size(), r.seeds, r.root_seed, r.cells.size() * r.seeds, threads,
+  const std::string grid = r.axes.empty() ? "the file as written: 1 cell, " + sim::counted(r.seeds, "seed")
+                                          : fmt::format("{}: {}, {} each", keys, sim::counted(r.cells.size(), "cell"),
+                                                        sim::counted(r.seeds, "seed"));
+  fmt::print("grid       {} (root seed {}), {} on {} in {:.2f}s\n", grid, r.root_seed,
+             sim::counted(r.cells.size() * r.seeds, "run"), sim::counted(threads, "thread"),
              std::chrono::duration<double>(r.wall).count());
   std::vector<std::size_t> width;
   for (const sweep_axis& a : r.axes) {
@@ -148,8 +157,9 @@ void print_table(const explore::sweep_result& r, const std::string& path, unsign
                seconds(c.job_time_us.p50), seconds(c.job_time_us.p99),
                fmt::format("{:.2f} ±{:.2f}", c.calls_per_job_milli.mean / 1e3, c.calls_per_job_milli.ci95 / 1e3),
                c.retries, c.dead_letters, violations_text(c),
-               c.runs_all_ended < c.runs ? fmt::format("; {} runs ended at a budget", c.runs - c.runs_all_ended)
-                                         : std::string());
+               c.runs_all_ended < c.runs
+                   ? fmt::format("; {} ended at a budget", sim::counted(c.runs - c.runs_all_ended, "run"))
+                   : std::string());
   }
 }
 
@@ -170,12 +180,32 @@ int sweep_command(const sweep_options& options) {
     }
     axes.push_back(std::move(*axis));
   }
+  // Every output can be written, and none overwrites the scenario or another, or nothing runs.
+  const std::vector<std::pair<std::string_view, const std::string*>> output_options{
+      {"--csv", &options.csv_path}, {"--markdown", &options.markdown_path}, {"--report", &options.report_path}};
+  std::string problem = outputs_clash(output_options, options.file);
+  if (problem.empty()) problem = outputs_problem(output_options);
+  if (!problem.empty()) {
+    fmt::print(stderr, "twice sweep: {}\n", problem);
+    return to_int(exit_code::bad_input);
+  }
   const explore::sweep_prepared prepared =
       explore::prepare_sweep_file(options.file, std::move(axes), options.seeds, options.seed);
   for (const scenario_error& e : prepared.errors) fmt::print(stderr, "{}\n", e.to_string());
   if (!prepared.input) return to_int(exit_code::bad_input);
   const unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const explore::sweep_result result = explore::run_sweep(*prepared.input, jobs);
+  // On a terminal, the runs done so far; a pipe or --json gets nothing.
+  progress_line progress(progress_line::wanted(options.json));
+  const auto started = std::chrono::steady_clock::now();
+  std::function<void(const explore::sweep_progress&)> on_progress;
+  if (progress.enabled())
+    on_progress = [&](const explore::sweep_progress& p) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      progress.show(fmt::format("sweep {}: {}/{} {}, {:.1f}s", prepared.input->name, p.done, p.total,
+                                sim::noun_for(p.total, "run"), seconds));
+    };
+  const explore::sweep_result result = explore::run_sweep(*prepared.input, jobs, on_progress);
+  progress.clear();
   if (result.bad_cell) {
     std::string values;
     for (std::size_t a = 0; a < result.axes.size(); ++a) {

@@ -3,7 +3,8 @@
 // [--report F.html]`:
 // the scenario run for every combination of the varied keys' values, each
 // under the same N seeds, compared cell by cell. Without --vary, the file's
-// [sweep] table is the grid. See docs/sweep.md.
+// [sweep] table is the grid; with neither, --seeds N runs the file as written
+// (one cell). See docs/sweep.md.
 
 #include <cstdint>
 #include <optional>

@@ -10,6 +10,7 @@
 
 #include "report/html_format.hpp"
 #include "report/line_chart.hpp"
+#include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
 
 namespace twice::cli {
@@ -203,8 +204,11 @@ std::string sweep_page_html(const sweep_result& r, const std::string& path, cons
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>twice sweep: " +
                     esc(name) + "</title>\n<style>" + std::string(style) + "</style>\n</head>\n<body>\n";
   out += "<h1>Sweep: " + esc(name) + "</h1>\n";
-  out += fmt::format("<p class=\"meta\">twice sweep {}: {} cells ({}), {} seed{} each (root seed {}).</p>\n",
-                     esc(path), r.cells.size(), esc(keys), r.seeds, r.seeds == 1 ? "" : "s", r.root_seed);
+  const std::string grid =
+      r.axes.empty() ? "the file as written, " + sim::counted(r.seeds, "seed")
+                     : fmt::format("{} ({}), {} each", sim::counted(r.cells.size(), "cell"), esc(keys),
+                                   sim::counted(r.seeds, "seed"));
+  out += fmt::format("<p class=\"meta\">twice sweep {}: {} (root seed {}).</p>\n", esc(path), grid, r.root_seed);
   if (!r.axes.empty() && !r.cells.empty()) {
     const layout l = layout_of(r);
     const std::vector<metric> metrics = metrics_of(r);

@@ -1,6 +1,7 @@
 #include "explore/probe.hpp"
 
 #include "checks/checked_run.hpp"
+#include "sim/count_text.hpp"
 
 namespace twice::explore {
 
@@ -23,10 +24,7 @@ scenario_size size_of(const world_config& c) {
 }
 
 std::string describe(const scenario_size& s) {
-  auto count = [](std::size_t n, std::string_view one) {
-    return std::to_string(n) + " " + std::string(one) + (n == 1 ? "" : "s");
-  };
-  return count(s.jobs, "job") + ", " + count(s.workers, "worker") + ", " + count(s.faults, "fault");
+  return sim::counted(s.jobs, "job") + ", " + sim::counted(s.workers, "worker") + ", " + sim::counted(s.faults, "fault");
 }
 
 bool probe_result::violates(std::string_view invariant) const {

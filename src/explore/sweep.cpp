@@ -4,7 +4,9 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -307,9 +309,13 @@ sweep_prepared prepare_sweep_text(std::string_view text, const std::string& path
   in.base = parse_document(text, path).root;
   scenario_detail::remove_node(in.base, key_path{{{"sweep", std::nullopt}}});
   scenario_detail::remove_node(in.base, key_path{{{"explore", std::nullopt}}});
-  if (in.grid.vary.empty())
+  // No key varied is one cell, the file as written: under --seeds N (or the
+  // [sweep] table's seeds) a look at the spread of seeds alone. With neither,
+  // nothing says what to sweep.
+  if (in.grid.vary.empty() && !seeds && !loaded.value->sweep.present)
     out.errors.push_back({path, 0, 0, {},
-                          "nothing to sweep: give --vary KEY=V1,V2,... or a [sweep.vary] table in the file"});
+                          "nothing to sweep: give --vary KEY=V1,V2,..., --seeds N (the file as written under N seeds) "
+                          "or a [sweep] table in the file"});
   else if (cell_count(in.grid.vary) * in.grid.seeds > 1'000'000)
     out.errors.push_back({path, 0, 0, {},
                           fmt::format("{} cells of {} seeds is more than a million runs; sweep fewer values",
@@ -330,7 +336,8 @@ sweep_prepared prepare_sweep_file(const std::string& path, std::vector<sweep_axi
   return prepare_sweep_text(text.str(), path, std::move(axes), seeds, root_seed);
 }
 
-sweep_result run_sweep(const sweep_input& in, unsigned jobs) {
+sweep_result run_sweep(const sweep_input& in, unsigned jobs,
+                       const std::function<void(const sweep_progress&)>& on_progress) {
   const auto start = std::chrono::steady_clock::now();
   sweep_result out;
   out.axes = in.grid.vary;
@@ -343,6 +350,7 @@ sweep_result run_sweep(const sweep_input& in, unsigned jobs) {
   // one thread that ran it.
   std::vector<run_figures> runs(total);
   std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
   std::atomic<bool> stop{false};
   auto work = [&] {
     while (!stop.load()) {
@@ -350,12 +358,37 @@ sweep_result run_sweep(const sweep_input& in, unsigned jobs) {
       if (i >= total) break;
       runs[i] = run_cell(in, i / out.seeds, out.world_seeds[i % out.seeds]);
       if (!runs[i].loaded) stop = true;
+      ++done;
     }
   };
   const unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(jobs, 1, total));
+  // As run_explore does: a thread wakes the caller only when it ends, and the
+  // caller polls for progress (a wake per run would cost a context switch each).
+  std::mutex m;
+  std::condition_variable finished;
+  std::atomic<unsigned> running{threads};
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      work();
+      --running;
+      const std::lock_guard<std::mutex> lock(m);
+      finished.notify_one();
+    });
+  }
+  {
+    std::unique_lock<std::mutex> lock(m);
+    while (running.load() > 0) {
+      finished.wait_for(lock, std::chrono::milliseconds(100));
+      if (on_progress) {
+        lock.unlock();
+        on_progress({done.load(), total});
+        lock.lock();
+      }
+    }
+  }
   for (std::thread& t : pool) t.join();
+  if (on_progress) on_progress({done.load(), total});
   for (std::size_t i = 0; i < total; ++i) {
     if (runs[i].loaded) continue;
     if (runs[i].errors.empty()) continue;  // not run: a bad cell stopped the sweep

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,6 +95,14 @@ std::size_t cell_count(const std::vector<sweep_axis>& axes);
 // A value as the scenario file writes it, without quotes: "full", "10", "0.25", "true".
 std::string value_text(const scenario_detail::doc_node& v);
 
-sweep_result run_sweep(const sweep_input& in, unsigned jobs);
+struct sweep_progress {
+  std::size_t done = 0;   // runs finished
+  std::size_t total = 0;  // cells times seeds
+};
+
+// `on_progress`, when set, is called on the calling thread about ten times a
+// second while runs go on, and once when they have ended; it sees no result.
+sweep_result run_sweep(const sweep_input& in, unsigned jobs,
+                       const std::function<void(const sweep_progress&)>& on_progress = {});
 
 }  // namespace twice::explore

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "sim/checked.hpp"
+#include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
 
 namespace twice {
@@ -60,12 +61,14 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
 }
 
 std::string tool_figures::describe() const {
-  std::string out = fmt::format("{} call{}: {} executed", calls, calls == 1 ? "" : "s", executions);
+  std::string out = sim::counted(calls, "call") + fmt::format(": {} executed", executions);
   if (client_timeouts > 0) out += fmt::format(", {} timed out", client_timeouts);
   for (const auto& [status, n] : rejected) out += fmt::format(", {} answered {}", n, status);
   out += fmt::format("; at most {} in one 100 ms", peak_per_100ms);
   if (refused_by_breaker > 0) out += fmt::format("; {} more failed fast by the circuit breaker", refused_by_breaker);
-  if (ledger) out += fmt::format("; its ledger {} rows, {} cents", ledger->rows, ledger->total_cents);
+  if (ledger)
+    out += fmt::format("; its ledger {}, {}", sim::counted(ledger->rows, "row"),
+                       sim::counted(ledger->total_cents, "cent"));
   return out;
 }
 

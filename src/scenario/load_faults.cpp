@@ -53,9 +53,9 @@ void load_point_fault(load_state& s, const table_reader::item& item) {
     ok = i.has_value() && ok;
   }
   if (const doc_node* n = r.get("tool")) {
-    const auto i = read_choice_index(s.d, *n, r.path_of("tool"), s.tool_names);
-    if (i) f.tool = s.tool_names[*i];
-    ok = i.has_value() && ok;
+    const std::optional<std::string_view> name = read_tool_name(s, *n, r.path_of("tool"));
+    if (name) f.tool = *name;
+    ok = name.has_value() && ok;
   }
   if (r.get("step") != nullptr) ok = r.integer("step", f.step, {1, 1000, " (steps are numbered from 1)"}) && ok;
   // Only the tool points carry a tool and a step: elsewhere the rule could never match.

@@ -46,9 +46,9 @@ std::optional<step_template> load_step(const load_state& s, const doc_node& n, c
   step_template step;
   bool ok = true;
   if (const doc_node* tool = r.get("tool")) {
-    const auto i = read_choice_index(s.d, *tool, r.path_of("tool"), s.tool_names);
-    if (i) step.tool = std::string(s.tool_names[*i]);
-    ok = i.has_value();
+    const std::optional<std::string_view> name = read_tool_name(s, *tool, r.path_of("tool"));
+    if (name) step.tool = std::string(*name);
+    ok = name.has_value();
   } else {
     r.missing("tool", quoted_choices(s.tool_names));
     ok = false;

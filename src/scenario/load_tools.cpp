@@ -324,12 +324,32 @@ void load_service_tools(const table_reader& root, load_state& s) {
   if (t != nullptr) load_listed_tools(s, *t, root.get("vendor") != nullptr);
   s.tool_names = {"read", "model", "refund", "email"};
   for (const service_tool_config& c : s.world.tools) s.tool_names.push_back(c.name);
+  if (t != nullptr)
+    for (const doc_entry& e : t->entries) s.tool_tables.push_back(e.key);
 }
 
 #undef TWICE_TOOL_KEYS
 #undef TWICE_FAR_SIDE_KEYS
 
 }  // namespace
+
+std::optional<std::string_view> read_tool_name(const load_state& s, const doc_node& n, const std::string& path) {
+  if (n.type != doc_node::kind::string) {
+    s.d.error(n.pos, path, "expected a tool's name (" + join(s.tool_names) + "), found " + describe_found(n));
+    return std::nullopt;
+  }
+  for (const std::string_view name : s.tool_names)
+    if (name == n.text) return name;
+  // Its own table had an error, reported there.
+  if (std::find(s.tool_tables.begin(), s.tool_tables.end(), n.text) != s.tool_tables.end()) return std::nullopt;
+  // Only a name a table may have is worth defining.
+  const bool definable = !n.text.empty() && std::all_of(n.text.begin(), n.text.end(), is_name_char) &&
+                         n.text.find('.') == std::string::npos;
+  s.d.error(n.pos, path,
+            "unknown tool " + quote(n.text) + ": " + (definable ? "define [tools." + n.text + "] or use " : "use ") +
+                join(s.tool_names) + did_you_mean(n.text, s.tool_names));
+  return std::nullopt;
+}
 
 window_read load_window(const table_reader& r) {
   window_read out;

@@ -68,7 +68,7 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
                            "runtime", "retry", "discipline", "split", "store", "vendor", "tools", "job_type", "job",
                            "workload", "fault", "crash", "deploy", "queue_fault", "expect", "explore", "sweep", "lint", "sidekiq", "celery",
                            "pubsub", "kafka"});
-  load_state state{d, out.world, out.expect, {}, {}, {}, true, {}, {}, {}};
+  load_state state{d, out.world, out.expect, {}, {}, {}, true, {}, {}, {}, {}};
   load_name(root, out);
   // In dependency order: faults refer to workers and jobs.
   load_settings(root, state);

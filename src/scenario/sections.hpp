@@ -34,6 +34,9 @@ struct load_state {
   // The tools a step or a fault may name: the built-ins, then the
   // scenario's own (views of world.tools' names), set by load_tools.
   std::vector<std::string_view> tool_names;
+  // Every table under [tools], loaded or not: a step naming one whose table
+  // had an error is not a second error.
+  std::vector<std::string> tool_tables;
 };
 
 void load_settings(const table_reader& root, load_state& s);  // seed, name aside: [budget] .. [store]
@@ -61,6 +64,10 @@ struct window_read {
   time_window window;
 };
 window_read load_window(const table_reader& r);
+
+// Reads a step's or a fault's `tool`: one of tool_names. An unknown name is
+// an error that lists the tools and says how to define one of your own.
+std::optional<std::string_view> read_tool_name(const load_state& s, const doc_node& n, const std::string& path);
 
 bool check_worker_ref(const load_state& s, const doc_node& n, const std::string& path, std::uint32_t index);
 bool check_job_ref(const load_state& s, const doc_node& n, const std::string& path, const std::string& id);

@@ -8,25 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "sim/quoted_text.hpp"
+
 namespace twice::scenario_detail {
 namespace {
 
 constexpr std::size_t quoted_length_max = 40;
-
-void append_escaped(std::string& out, char c) {
-  if (c == '"' || c == '\\') {
-    out += '\\';
-    out += c;
-  } else if (c >= 0x20 && c <= 0x7e) {
-    out += c;
-  } else {
-    constexpr std::string_view digits = "0123456789ABCDEF";
-    const auto byte = static_cast<unsigned char>(c);
-    out += "\\x";
-    out += digits[byte >> 4];
-    out += digits[byte & 0xF];
-  }
-}
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -108,12 +95,7 @@ bool is_name_char(char c) {
 }
 
 std::string quote(std::string_view text) {
-  std::string out = "\"";
-  const bool cut = text.size() > quoted_length_max;
-  for (const char c : text.substr(0, quoted_length_max)) append_escaped(out, c);
-  if (cut) out += "...";
-  out += '"';
-  return out;
+  return sim::quoted_text(text, '"', quoted_length_max);
 }
 
 std::string describe_found(const doc_node& node) {

@@ -16,7 +16,7 @@ for section in NAME SYNOPSIS DESCRIPTION OPTIONS COMMANDS "EXIT STATUS"; do
   grep -q "^$section\$" <<< "$text" || { echo "FAIL: no $section section"; exit 1; }
 done
 # Every command and every option of every command's --help is in the page.
-for command in run lint explore demo incident help; do
+for command in run lint explore sweep demo incident help; do
   grep -q "twice $command \[OPTIONS\]" <<< "$text" || { echo "FAIL: no synopsis of $command"; exit 1; }
   for option in $("$twice" "$command" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
     grep -q -- "$option" <<< "$text" || { echo "FAIL: $command's $option is not in the page"; exit 1; }
