@@ -524,6 +524,8 @@ void world::shut_down() {
   if (relay_) relay_->stop();  // a deploy still under way stops with the story
   if (rescue_) rescue_->stop();
   for (auto& w : workers_) w->stop(ev::stop_reason::shutdown);
+  // Every pod stopped at once: the group neither expires their sessions nor rebalances after.
+  if (group_) group_->stop();
 }
 
 world::refusals world::refused() const {
