@@ -535,6 +535,11 @@ TEST_CASE("reports: Sidekiq's retry set is scheduled, never in flight, and its r
   CHECK(count(html, "<title>scheduled (retries), at most 1</title>") == 1);
   CHECK(count(html, "<title>busy, at most 1</title>") == 1);
   CHECK(count(html, ">in flight (peak") == 0);
+  // The backoff chart: no cap, as the header and the backoff lines say.
+  CHECK(count(html, "data-capped=\"false\"") == 1);
+  CHECK(count(html, "; Sidekiq's schedule has no cap: its last retry waits at most 92h14m</text>") == 1);
+  CHECK(count(html, "class=\"cap\"") == 0);
+  CHECK(count(html, "the cap 92h14m") == 0);
 }
 
 TEST_CASE("timeline: Celery's sweep and countdowns, Pub/Sub's ack deadline, in their own words", "[report][words]") {

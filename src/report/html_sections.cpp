@@ -352,11 +352,14 @@ void write_backoff(html_lines& html, const run_spans& spans) {
     return;
   }
   const std::int64_t cap = points.front().cap_us;
+  // Sidekiq's schedule without a retry.maximum_interval has no cap: its
+  // bound is its last retry's longest wait, drawn as no cap line.
+  const bool bound_only = points.front().schedule_bound;
   const bool capped = cap < uncapped_ceiling.us();
   std::int64_t biggest = 1;
   for (const backoff_point& b : points) biggest = std::max({biggest, b.delay_us, b.envelope_us});
   // The cap is the top of the chart unless it dwarfs every delay.
-  const bool cap_on_chart = capped && cap <= biggest * 10;
+  const bool cap_on_chart = capped && !bound_only && cap <= biggest * 10;
   const std::int64_t top = cap_on_chart ? std::max(cap, biggest) : biggest;
   const std::int64_t width = 12000, height = 2600, chart_top = 300, chart_height = 1800;
   const std::int64_t left = plot_left, right = plot_right;
@@ -365,7 +368,7 @@ void write_backoff(html_lines& html, const run_spans& spans) {
   const axis value{chart_top + chart_height, -chart_height, top};
   html.line(fmt::format("<svg id=\"backoff\" role=\"img\" aria-label=\"backoff delays against the cap\" width=\"{}\" "
                         "height=\"{}\" viewBox=\"0 0 {} {}\" data-cap-us=\"{}\" data-capped=\"{}\">",
-                        px(width), px(height), px(width), px(height), cap, capped ? "true" : "false"));
+                        px(width), px(height), px(width), px(height), cap, capped && !bound_only ? "true" : "false"));
   html.line(fmt::format(
       "<text x=\"{}\" y=\"{}\">{}{}</text>", px(left), px(120),
       n > backoff_points_max
@@ -374,6 +377,8 @@ void write_backoff(html_lines& html, const run_spans& spans) {
                         n)
           : std::string("each backoff in the order drawn: the delay (dot) under its envelope (ring)"),
       !capped        ? ", and NO cap: the envelope grows without bound"
+      : bound_only   ? fmt::format("; Sidekiq's schedule has no cap: its last retry waits at most {}",
+                                   esc(sim::format_duration(sim::duration::from_us(cap))))
       : cap_on_chart ? fmt::format(", and the cap {} (dashed)", esc(sim::format_duration(sim::duration::from_us(cap))))
                      : fmt::format("; the cap {} is far above the chart",
                                    esc(sim::format_duration(sim::duration::from_us(cap))))));
@@ -400,10 +405,13 @@ void write_backoff(html_lines& html, const run_spans& spans) {
     const backoff_point& b = points[static_cast<std::size_t>(i)];
     const std::int64_t x = left + i * slot + slot / 2;
     const std::string title = fmt::format(
-        "<title>{} {} after attempt {} of {} ({}): delay {}, envelope {}, cap {}{}</title>", secs(b.at), esc(b.worker),
+        "<title>{} {} after attempt {} of {} ({}): delay {}, envelope {}, {}{}</title>", secs(b.at), esc(b.worker),
         b.attempt, esc(b.job), esc(b.mode), esc(sim::format_duration(sim::duration::from_us(b.delay_us))),
         esc(sim::format_duration(sim::duration::from_us(b.envelope_us))),
-        b.cap_us < uncapped_ceiling.us() ? esc(sim::format_duration(sim::duration::from_us(b.cap_us))) : "none",
+        b.schedule_bound ? "no cap (Sidekiq's schedule), at most " +
+                               esc(sim::format_duration(sim::duration::from_us(b.cap_us)))
+        : b.cap_us < uncapped_ceiling.us() ? "cap " + esc(sim::format_duration(sim::duration::from_us(b.cap_us)))
+                                           : std::string("cap none"),
         b.retry_after_us > 0 ? ", Retry-After " + esc(sim::format_duration(sim::duration::from_us(b.retry_after_us)))
                              : "");
     html.line(fmt::format("<circle class=\"backoff-envelope\" data-job=\"{}\" cx=\"{}\" cy=\"{}\" r=\"5\">{}</circle>",
