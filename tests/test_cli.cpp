@@ -220,7 +220,8 @@ TEST_CASE("a trace streamed as the run goes is the trace a kept run writes", "[c
 
 TEST_CASE("counts and their nouns agree in what the command line prints", "[cli]") {
   const run_result fixed = run("run --quiet " + scenario("double_refund_fixed.toml"));
-  CHECK(fixed.out.find("ledgers    ours 1 row, 1999 cents; the vendor's 1 refund, 1999 cents\n") != std::string::npos);
+  CHECK(fixed.out.find("ledgers    ours 1 row, 1999 cents\n           the payment vendor's 1 refund, 1999 cents\n") !=
+        std::string::npos);
   CHECK(fixed.out.find("refund 3 calls: 1 executed") != std::string::npos);
   const run_result split = run("run --quiet " + scenario("slice_cannot_heartbeat_fixed.toml"));
   CHECK(split.out.find(", 1 worker\n") != std::string::npos);

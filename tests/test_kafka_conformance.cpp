@@ -274,6 +274,28 @@ TEST_CASE("K10 a drain: the batch finishes, close() commits and leaves, and the 
   CHECK(run.result.all_jobs_ended);
 }
 
+TEST_CASE("the story's end stops every pod and the group: nothing rebalances after, and no pod that stopped cleanly "
+          "failed to rejoin",
+          "[kafka]") {
+  // kafka_max_poll_interval with a fifth job: the story ends while a
+  // rebalance waits for worker/1 (busy with its batch), whose pod the end
+  // then stops, with every other.
+  test::scenario_run run(catalogue("kafka_max_poll_interval.toml") +
+                         "\n[[job]]\nid = \"job_5\"\ninvoice = \"inv_5\"\namount_cents = 1999\n");
+  REQUIRE(run.result.all_jobs_ended);
+  bool ended = false, rebalancing = false;
+  for (const sim::trace_record& r : run.w->events().records()) {
+    if (r.kind == "all_jobs_ended") ended = true;
+    if (r.kind == "rebalance_start") rebalancing = true;
+    if (r.kind == "partitions_assigned") rebalancing = false;
+    INFO(r.time.us() << " " << r.actor << " " << r.kind);
+    if (ended) CHECK_FALSE(r.actor.starts_with("group/"));
+    const std::string reason(r.get_string("reason").value_or(""));
+    CHECK(reason.find("did not rejoin") == std::string::npos);
+  }
+  CHECK(rebalancing);  // the story did end mid-rebalance
+}
+
 TEST_CASE("K11 auto.offset.reset: latest (the default) skips what was sent before the group's first assignment",
           "[kafka]") {
   kafka_run latest(quick_jobs(2, "[workers]\ncount = 1\n[budget]\ntime_limit = \"2m\"\n"), "");

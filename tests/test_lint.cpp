@@ -6,10 +6,17 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "lint/lint.hpp"
+#include "scenario/document.hpp"
+#include "scenario/key_path.hpp"
+#include "scenario/scenario.hpp"
 #include "runtime/job.hpp"
 #include "runtime/job_type.hpp"
 #include "test_worlds.hpp"
@@ -543,7 +550,8 @@ TEST_CASE("retries_without_budget: a few servers serving stale work, and retries
   const lint_warning vendor = only_warning(c);
   CHECK(vendor.rule == "retries_without_budget");
   CHECK_THAT(vendor.why, Contains("calls the refund tool, which has 2 servers"));
-  CHECK_THAT(vendor.fix, Contains("tools.refund.queue_timeout"));
+  // Its far side is [vendor] (or [tools.refund]), as vendor.client_timeout is.
+  CHECK_THAT(vendor.fix, Contains("vendor.queue_timeout"));
 }
 
 TEST_CASE("retries_without_budget: quiet with a budget, a far side that sheds, or no retries", "[lint]") {
@@ -1174,4 +1182,197 @@ TEST_CASE("work_id_by_message: a consumer keyed on the messageId where a job can
   CHECK_THAT(per_send.why, Contains("runs the job twice, each write under a key of its own"));
   c.runtime.rules.work_id = work_id_mode::job;
   CHECK_THAT(only_warning(c).why, Contains("A consumer that checks the job's row acks the second message"));
+}
+
+// ---- advice the loader takes, in each broker's words -----------------------------
+
+namespace {
+
+struct lint_fixture {
+  std::string name;
+  std::string text;
+};
+
+std::string agent_jobs(int n) {
+  std::string out;
+  for (int i = 1; i <= n; ++i)
+    out += "[[job]]\nid = \"job_" + std::to_string(i) + "\"\ninvoice = \"inv_" + std::to_string(i) +
+           "\"\namount_cents = 500\n";
+  return out;
+}
+
+std::string tenant_jobs() {
+  return "[[job_type]]\nname = \"a\"\ntenant = \"acme\"\nsteps = [{ tool = \"read\", target = \"doc_{job}\" }]\n"
+         "[[job_type]]\nname = \"b\"\ntenant = \"bolt\"\nsteps = [{ tool = \"read\", target = \"doc_{job}\" }]\n"
+         "[[job]]\nid = \"job_1\"\ntype = \"a\"\n[[job]]\nid = \"job_2\"\ntype = \"a\"\n"
+         "[[job]]\nid = \"job_3\"\ntype = \"b\"\n";
+}
+
+const std::string rolling_kill = "[[deploy]]\nat = \"5s\"\nsha = \"v2\"\nstrategy = \"rolling_kill\"\n";
+
+// Scenario files that draw the rules the catalogue does not, or draw them on
+// another broker: each flavour's words and limits.
+std::vector<lint_fixture> lint_fixtures() {
+  const std::string sqs = "[queue]\nflavour = \"sqs\"\n";
+  const std::string fifo = "[queue]\nflavour = \"sqs_fifo\"\n";
+  const std::string sidekiq = "[queue]\nflavour = \"sidekiq\"\n";
+  const std::string celery = "[queue]\nflavour = \"celery_redis\"\n";
+  const std::string pubsub = "[queue]\nflavour = \"pubsub\"\n";
+  const std::string kafka = "[queue]\nflavour = \"kafka\"\n";
+  std::vector<lint_fixture> out = {
+      {"heartbeat_slow", "[runtime]\nheartbeat_interval = \"20s\"\n" + agent_jobs(1)},
+      {"lease_zero_heartbeat", "[queue]\nvisibility_timeout = \"0s\"\n[runtime]\nheartbeat_interval = \"1s\"\n" + agent_jobs(1)},
+      {"lease_zero", "[queue]\nvisibility_timeout = \"0s\"\n" + agent_jobs(1)},
+      {"lease_below_13h_call", "[tools.model]\nlatency = { fixed = \"13h\" }\nclient_timeout = \"14h\"\n" + agent_jobs(1)},
+      {"client_timeout", "[tools.model]\nclient_timeout = \"1s\"\n" + agent_jobs(1)},
+      {"refund_as_tools_refund", "[tools.refund]\nservers = 2\n[discipline]\nkey = \"none\"\n" + agent_jobs(2)},
+      {"orphan_rescue_early", "[runtime.orphan_rescue]\nrescue_after = \"5s\"\n" + agent_jobs(1)},
+      {"work_id_message", "[discipline]\nwork_id = \"message\"\n" + agent_jobs(1)},
+      {"drain_short_grace",
+       "[[deploy]]\nat = \"5s\"\nsha = \"v2\"\nstrategy = \"drain\"\ngrace_period = \"5s\"\n" + agent_jobs(1)},
+      {"email_rolling_kill",
+       "[[job_type]]\nname = \"welcome\"\nsteps = [{ tool = \"email\", target = \"user_{job}\" }]\n"
+       "[[job]]\nid = \"job_1\"\ntype = \"welcome\"\n" + rolling_kill},
+      {"sqs_tenants", sqs + tenant_jobs()},
+      {"fifo_tenants", fifo + tenant_jobs()},
+      {"sidekiq_tenants", sidekiq + tenant_jobs()},
+      {"celery_tenants", celery + tenant_jobs()},
+      {"pubsub_tenants", pubsub + tenant_jobs()},
+      {"kafka_tenants", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n" + tenant_jobs()},
+      {"sqs_unbounded", sqs + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
+      {"pubsub_unbounded", pubsub + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
+      {"pubsub_no_cap", pubsub + "[retry]\nmaximum_interval = \"none\"\n" + agent_jobs(1)},
+      {"pubsub_short_lease", pubsub + "[pubsub]\nmax_lease_duration = \"5s\"\n" + agent_jobs(1)},
+      {"pubsub_slow_heartbeat", pubsub + "[runtime]\nheartbeat_interval = \"8s\"\n" + agent_jobs(1)},
+      {"sidekiq_unbounded", sidekiq + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
+      {"sidekiq_reset", sidekiq + "[discipline]\nreset_attempts_on_reenqueue = true\n" + agent_jobs(1)},
+      {"sidekiq_no_cap", sidekiq + "[retry]\njitter = \"full\"\n" + agent_jobs(1)},
+      {"sidekiq_rolling_kill", sidekiq + agent_jobs(1) + rolling_kill},
+      {"celery_unbounded", celery + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
+      {"celery_long_countdown",
+       celery + "[retry]\ninitial_interval = \"400h\"\nmaximum_interval = \"400h\"\n" + agent_jobs(1)},
+      {"celery_rolling_kill", celery + "[celery]\nacks_late = true\n" + agent_jobs(1) + rolling_kill},
+      {"kafka_unbounded", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n[retry]\nmaximum_attempts = 0\n" +
+                              agent_jobs(1)},
+      {"kafka_reset", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n[discipline]\nreset_attempts_on_reenqueue = "
+                              "true\n" + agent_jobs(1)},
+      {"kafka_latest", kafka + agent_jobs(1)},
+      {"kafka_rolling_kill", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n" + agent_jobs(1) + rolling_kill},
+  };
+  const std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios";
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".toml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const std::filesystem::path& f : files) {
+    std::ifstream in(f);
+    std::stringstream text;
+    text << in.rdbuf();
+    out.push_back({f.filename().string(), text.str()});
+  }
+  return out;
+}
+
+using namespace twice::scenario_detail;
+
+// The scenario `text` with one advice's values set in it, loaded.
+load_result load_advised(const std::string& text, const lint_advice& advice) {
+  parsed_document doc = parse_document(text, "advised.toml");
+  REQUIRE(doc.ok);
+  for (const advised_value& v : advice.values) {
+    // The refund tool's far side is [vendor] or, by its newer name, [tools.refund].
+    std::string setting = v.setting;
+    const doc_node* tools = doc.root.find("tools");
+    if (setting.starts_with("vendor.") && tools != nullptr && tools->find("refund") != nullptr)
+      setting = "tools.refund." + setting.substr(7);
+    if (setting.starts_with("tools.refund.") && doc.root.find("vendor") != nullptr) setting = "vendor." + setting.substr(13);
+    const std::optional<key_path> path = parse_key_path(setting);
+    INFO(setting);
+    REQUIRE(path.has_value());
+    parsed_document value = parse_document("v = " + v.value, "value.toml");
+    INFO(v.value);
+    REQUIRE(value.ok);
+    REQUIRE(set_node(doc.root, *path, *value.root.find("v")));
+  }
+  return load_scenario_document(doc.root, "advised.toml");
+}
+
+}  // namespace
+
+TEST_CASE("lint: every advised value loads, set in the scenario that drew the warning, and the fix names it",
+          "[lint]") {
+  std::set<std::string, std::less<>> fired;
+  for (const lint_fixture& f : lint_fixtures()) {
+    const load_result loaded = load_scenario_text(f.text, f.name);
+    INFO(f.name << (loaded.errors.empty() ? std::string() : ": " + loaded.errors[0].to_string()));
+    REQUIRE(loaded.ok());
+    for (const lint_warning& w : lint(loaded.value->world)) {
+      fired.insert(w.rule);
+      INFO(format_warning(w));
+      for (const lint_advice& a : w.advice) {
+        REQUIRE_FALSE(a.values.empty());
+        for (const advised_value& v : a.values) {
+          // The fix says what the advice sets: the key, and the value.
+          CHECK_THAT(w.fix, Contains(v.setting.substr(v.setting.rfind('.') + 1)));
+          std::string shown = v.value;
+          if (shown.size() >= 2 && shown.front() == '"') shown = shown.substr(1, shown.size() - 2);
+          if (shown != "{}") CHECK_THAT(w.fix, Contains(shown));
+        }
+        const load_result advised = load_advised(f.text, a);
+        INFO((advised.errors.empty() ? std::string() : advised.errors[0].to_string()));
+        CHECK(advised.ok());
+      }
+    }
+  }
+  // Every rule drew a warning somewhere above, so every rule's advice was loaded.
+  for (const std::string_view rule : lint_rules) {
+    INFO(rule);
+    CHECK(fired.contains(rule));
+  }
+}
+
+TEST_CASE("lint: a heartbeat is never advised below what the loader takes", "[lint]") {
+  for (const char* text : {"[queue]\nvisibility_timeout = \"0s\"\n[runtime]\nheartbeat_interval = \"1s\"\n",
+                           "[queue]\nvisibility_timeout = \"0s\"\n"}) {
+    const load_result loaded = load_scenario_text(std::string(text) + agent_jobs(1), "t.toml");
+    REQUIRE(loaded.ok());
+    const std::vector<lint_warning> ws = lint(loaded.value->world);
+    REQUIRE_FALSE(ws.empty());
+    for (const lint_warning& w : ws) {
+      INFO(format_warning(w));
+      CHECK_THAT(w.fix, !Contains("(e.g. 0s)") && !Contains("= \"0s\""));
+    }
+  }
+}
+
+TEST_CASE("lint: each broker's warnings in its own words", "[lint]") {
+  auto warnings_of = [](const std::string& text) {
+    const load_result loaded = load_scenario_text(text, "t.toml");
+    INFO((loaded.errors.empty() ? std::string() : loaded.errors[0].to_string()));
+    REQUIRE(loaded.ok());
+    std::string all;
+    for (const lint_warning& w : lint(loaded.value->world)) all += format_warning(w);
+    return all;
+  };
+  for (const lint_fixture& f : lint_fixtures()) {
+    const std::string text = warnings_of(f.text);
+    INFO(f.name << "\n" << text);
+    const bool kafka = f.text.find("flavour = \"kafka\"") != std::string::npos;
+    const bool sidekiq = f.text.find("flavour = \"sidekiq\"") != std::string::npos;
+    // Kafka has sessions, polls and rebalances; Sidekiq a fetch with no lease.
+    if (kafka || sidekiq) CHECK_THAT(text, !Contains("visibility timeout") && !Contains("lease"));
+    if (kafka || sidekiq) CHECK_THAT(text, !Contains("max_receive_count"));
+  }
+  // A kill mid-step is after the step's own effect: an email is sent, not refunded.
+  const std::string email = warnings_of(
+      "[[job_type]]\nname = \"welcome\"\nsteps = [{ tool = \"email\", target = \"user_{job}\" }]\n"
+      "[[job]]\nid = \"job_1\"\ntype = \"welcome\"\n" + rolling_kill);
+  CHECK_THAT(email, Contains("die mid-step (after the email's send, before the ack)") && !Contains("refund"));
+  // Kafka: what a kill costs is a session timeout and a rebalance.
+  const std::string kafka =
+      warnings_of("[queue]\nflavour = \"kafka\"\n[kafka]\nauto_offset_reset = \"earliest\"\n" + agent_jobs(1) + rolling_kill);
+  CHECK_THAT(kafka, Contains("the record is read again after the group's session timeout (45s) and a rebalance"));
+  // Sidekiq's BasicFetch loses a killed job.
+  const std::string sidekiq = warnings_of("[queue]\nflavour = \"sidekiq\"\n" + agent_jobs(1) + rolling_kill);
+  CHECK_THAT(sidekiq, Contains("the job is lost with the process (Sidekiq's BasicFetch): its work is never done"));
 }

@@ -19,6 +19,7 @@
 
 #include "cli/run_command.hpp"
 #include "report/html_report.hpp"
+#include "report/markdown_report.hpp"
 #include "report/perfetto_trace.hpp"
 #include "report/spans.hpp"
 #include "report/timeline.hpp"
@@ -429,6 +430,139 @@ TEST_CASE("html report: above 40 jobs, a lane per job a violation names and a sm
   CHECK(html.size() < 1'000'000);
 }
 
+// ---- the tools the world has ------------------------------------------------------
+
+namespace {
+
+scenario from_text(const std::string& text) {
+  load_result r = load_scenario_text(text, "words.toml");
+  for (const scenario_error& e : r.errors) INFO(e.to_string());
+  REQUIRE(r.errors.empty());
+  return std::move(*r.value);
+}
+
+// The HTML report's outcome list in the summary at the top (the story
+// above it is the scenario's own words).
+std::string html_summary(const std::string& html) {
+  const std::size_t from = html.find("<ul class=\"outcome\">");
+  return html.substr(from, html.find("</ul>", from) - from);
+}
+
+}  // namespace
+
+TEST_CASE("reports: a world without refunds lists no vendor, no refunds and no ledgers", "[report][words]") {
+  const scenario sc = from_text(
+      "name = \"welcome_emails\"\nseed = 3\n[[job_type]]\nname = \"welcome\"\n"
+      "steps = [{ tool = \"read\", target = \"user_{job}\" }, { tool = \"email\", target = \"user_{job}\" }]\n"
+      "[[job]]\nid = \"job_1\"\ntype = \"welcome\"\n");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  CHECK(out.summary.money.empty());
+  CHECK_FALSE(out.summary.keeps_ledgers());
+  const std::string md = markdown_report(sc, out.summary, out.timeline);
+  const std::string outcome = md.substr(md.find("## Outcome"), md.find("## Invariants") - md.find("## Outcome"));
+  CHECK_THAT(outcome, !Catch::Contains("vendor") && !Catch::Contains("refund") && !Catch::Contains("ledger"));
+  CHECK_THAT(outcome, Catch::Contains("- tool `email`: 1 call: 1 executed"));
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
+  CHECK(unbalanced_tag(html) == "");
+  CHECK_THAT(html_summary(html), !Catch::Contains("vendor") && !Catch::Contains("refund") && !Catch::Contains("ledger"));
+  CHECK(count(html, "<li class=\"tool-figures\" data-tool=\"email\">") == 1);
+  CHECK(count(html, "id=\"ledgers\"") == 0);
+  CHECK(count(html, "data-lane=\"vendor/payments\"") == 0);
+}
+
+TEST_CASE("reports: a money tool of the scenario's own has its ledger line and table, named for it",
+          "[report][words]") {
+  const scenario sc = catalogue_scenario("billing_retry_double_charge");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  REQUIRE(out.summary.money.size() == 1);
+  CHECK(out.summary.money[0].tool == "charge");
+  const std::string md = markdown_report(sc, out.summary, out.timeline);
+  const std::string outcome = md.substr(md.find("## Outcome"), md.find("## Invariants") - md.find("## Outcome"));
+  CHECK_THAT(outcome, Catch::Contains("- our ledger: 300 rows, 360000 cents\n"
+                                      "- the charge tool's ledger: 332 rows, 398400 cents\n"));
+  CHECK_THAT(outcome, !Catch::Contains("vendor") && !Catch::Contains("refund"));
+  CHECK_THAT(outcome, Catch::Contains("- tool `charge`: 332 calls: 332 executed, 32 timed out; at most 4 in one 100 ms\n"));
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
+  CHECK(unbalanced_tag(html) == "");
+  const std::string summary = html_summary(html);
+  CHECK_THAT(summary, !Catch::Contains("vendor") && !Catch::Contains("refund"));
+  CHECK_THAT(summary, Catch::Contains("<li class=\"money-ledger\" data-tool=\"charge\">the charge tool&#39;s ledger: 332 "
+                                      "rows, 398400 cents</li>"));
+  CHECK(count(html, "<h2>Our ledger beside the charge tool&#39;s</h2>") == 1);
+  CHECK(count(html, "<table id=\"ledger-charge\" data-tool=\"charge\">") == 1);
+  CHECK(count(html, "id=\"ledger-vendor\"") == 0);
+  CHECK(count(html, "<tr class=\"total\"><td>332 rows</td>") == 1);
+}
+
+TEST_CASE("reports: the refund tool's ledger is the payment vendor's, on a line of its own", "[report][words]") {
+  const scenario sc = catalogue_scenario("double_refund");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  const std::string md = markdown_report(sc, out.summary, out.timeline);
+  CHECK_THAT(md, Catch::Contains("- our ledger: 1 row, 1999 cents\n- the payment vendor's ledger: 2 refunds, 3998 "
+                                 "cents\n"));
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
+  CHECK(count(html, "<li class=\"money-ledger\" data-tool=\"refund\">the payment vendor&#39;s ledger: 2 refunds, 3998 "
+                    "cents</li>") == 1);
+  CHECK(count(html, "<table id=\"ledger-vendor\" data-tool=\"refund\">") == 1);
+  CHECK(count(html, "<tr class=\"total\"><td>2 refunds</td>") == 1);
+}
+
+TEST_CASE("reports: Sidekiq's retry set is scheduled, never in flight, and its retries leave it", "[report][words][sidekiq]") {
+  const scenario sc = from_text(
+      "name = \"sidekiq_retry\"\nseed = 3\n[queue]\nflavour = \"sidekiq\"\n[workers]\ncount = 1\n"
+      "[vendor]\nlatency = { fixed = \"400ms\" }\n"
+      "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n"
+      "[[fault]]\npoint = \"after_tool\"\nstep = 3\nmax_times = 2\naction = \"error\"\n");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  std::string text;
+  for (const timeline_line& l : out.timeline) text += format_timeline_line(l) + "\n";
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("20.572920s  queue/jobs       job_1 leaves the retry set for the back of the queue: "
+                                   "the 19.000000s backoff after attempt 0 ended (worker/0 scheduled the retry of "
+                                   "delivery 1)\n"));
+  CHECK_THAT(text, !Catch::Contains("visible again") && !Catch::Contains("lease") && !Catch::Contains("(nack;"));
+  // The samples while the retry waits: one scheduled, none busy.
+  bool waited = false;
+  for (const queue_sample& q : out.spans.samples) {
+    if (q.at.us() <= 2'000'000 || q.at.us() >= 20'000'000) continue;
+    waited = true;
+    CHECK(q.in_flight == 0);
+    CHECK(q.delayed == 1);
+  }
+  CHECK(waited);
+  // The depth chart in Sidekiq's words.
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
+  CHECK(count(html, "<title>scheduled (retries), at most 1</title>") == 1);
+  CHECK(count(html, "<title>busy, at most 1</title>") == 1);
+  CHECK(count(html, ">in flight (peak") == 0);
+  // The backoff chart: no cap, as the header and the backoff lines say.
+  CHECK(count(html, "data-capped=\"false\"") == 1);
+  CHECK(count(html, "; Sidekiq's schedule has no cap: its last retry waits at most 92h14m</text>") == 1);
+  CHECK(count(html, "class=\"cap\"") == 0);
+  CHECK(count(html, "the cap 92h14m") == 0);
+}
+
+TEST_CASE("timeline: Celery's sweep and countdowns, Pub/Sub's ack deadline, in their own words", "[report][words]") {
+  auto text_of = [](std::string_view name) {
+    std::string text;
+    for (const timeline_line& l : cli::run_one(catalogue_scenario(name), true).timeline)
+      text += format_timeline_line(l) + "\n";
+    return text;
+  };
+  const std::string celery = text_of("celery_eta_beyond_visibility");
+  INFO(celery);
+  CHECK_THAT(celery, Catch::Contains("backoff 7200.000000s after attempt 0 of job_1 (Task.retry: published again with a "
+                                     "countdown; cap 7200.000000s): 503 unavailable\n"));
+  CHECK_THAT(celery, Catch::Contains("3700.000000s  queue/jobs       job_1 restored by the unacked sweep: delivery 1 "
+                                     "outlived the visibility timeout unacked\n"));
+  CHECK_THAT(celery, !Catch::Contains("(nack;") && !Catch::Contains("visible again"));
+  const std::string pubsub = text_of("pubsub_no_lease_management");
+  INFO(pubsub);
+  CHECK_THAT(pubsub, Catch::Contains("10.000000s  queue/jobs       job_1 available again: the ack deadline of delivery 1 "
+                                     "ran out\n"));
+  CHECK_THAT(pubsub, !Catch::Contains("visible again") && !Catch::Contains("the lease of"));
+}
+
 TEST_CASE("timeline: a backoff that ended is told from a lease that ran out", "[report][timeline]") {
   // double_refund_fixed nacks with a 0.3 s backoff on a 30 s lease: the
   // message comes back because the worker asked, not because a lease ran out.
@@ -529,7 +663,7 @@ TEST_CASE("every catalogue scenario: the four outputs, valid", "[report][catalog
     for (const verdict& v : out.summary.verdicts)
       CHECK(count(html, "data-invariant=\"" + v.name + "\" data-held=\"" + (v.held ? "true" : "false") + "\"") == 1);
     // Every vendor refund is on the timeline (with its lane: up to 40 jobs).
-    if (out.summary.jobs_total <= 40) CHECK(count(html, "data-amount-cents=") == out.ledgers.vendor.size());
+    if (out.summary.jobs_total <= 40) CHECK(count(html, "data-amount-cents=") == out.ledgers.their_rows());
     CHECK(!trace_to_jsonl(out.records).empty());
   }
 }

@@ -76,9 +76,13 @@ TEST_CASE("K4 job_retry.rb + scheduled.rb: a retry waits in the retry set, then 
   w.q.send("job_1");
   const received_message first = w.receive_now().at(0);
   w.q.send("job_2");
+  CHECK(w.q.stats().in_flight == 1);  // busy: with its process
   // 25th retry's delay: longer than any SQS lease may be.
   CHECK(w.q.change_visibility(first.handle, days(4)) == queue_status::ok);
   CHECK(w.q.drop_held(first.handle) == queue_status::invalid_handle);  // waits in Redis, not with the process
+  // In the retry set: scheduled, not in flight.
+  CHECK(w.q.stats().in_flight == 0);
+  CHECK(w.q.stats().delayed == 1);
   w.run_until(at(days(4)));
   w.q.send("job_3");
   const auto got = w.receive_now(at_most(3));
@@ -87,6 +91,10 @@ TEST_CASE("K4 job_retry.rb + scheduled.rb: a retry waits in the retry set, then 
   CHECK(got[0].body == "job_2");
   CHECK(got[1].body == "job_1");
   CHECK(got[2].body == "job_3");
+  // Its coming due is traced as a retry leaving the retry set, not a lease.
+  const auto due = w.records("lease_expired");
+  REQUIRE(due.size() == 1);
+  CHECK(due[0]->get_string("lease") == "retry_set");
 }
 
 TEST_CASE("K10 super_fetch: a dead process's job is recovered at a later start, after 60 s and an hour's wait",

@@ -162,7 +162,10 @@ consumer_group::member_map::iterator consumer_group::by_serial(std::uint32_t ser
   return std::find_if(members_.begin(), members_.end(), [&](const auto& m) { return m.second.serial == serial; });
 }
 
+void consumer_group::stop() { stopped_ = true; }
+
 void consumer_group::timer_fired(timer_kind kind, std::uint32_t serial, std::uint32_t version) {
+  if (stopped_) return;
   switch (kind) {
     case session_timer: {
       const auto it = by_serial(serial);

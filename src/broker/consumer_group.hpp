@@ -104,6 +104,10 @@ class consumer_group {
   void leave(std::string_view member);
   // The member's process died: its heartbeats stop, and its session expires.
   void heartbeats_stopped(std::string_view member);
+  // The story's end stops every pod at once, and the group with them: no
+  // session, poll or rebalance timer acts after it, so nothing rebalances,
+  // and no member that stopped cleanly is removed for not rejoining.
+  void stop();
   // Notified when a rebalance begins or ends (and, as the topic's watcher,
   // on every record appended): what a consumer in poll waits on.
   sim::condition& changed() { return changed_; }
@@ -146,6 +150,7 @@ class consumer_group {
   std::uint32_t next_serial_ = 1;
   std::int64_t generation_ = 0;
   bool rebalancing_ = false;
+  bool stopped_ = false;  // stop(): every timer does nothing
   std::uint32_t round_ = 0;    // rebalances begun; a deadline timer of an earlier one does nothing
   // An empty group's delayed join: under way, whether a member joined since
   // the delay began, the delay running and what is left of the rebalance timeout.

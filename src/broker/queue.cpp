@@ -431,7 +431,11 @@ void queue::visibility_timer_fired(message_id id, std::uint64_t version_bits) {
   if (was_delayed) {
     events_.emit(actor_name_, ev::delay_ended{m.id, m.body_name});
   } else {
-    events_.emit(actor_name_, ev::lease_expired{m.id, m.latest_handle, m.body_name, m.receive_count});
+    const ev::lease_kind lease = config_.hold_until_ack        ? ev::lease_kind::retry_set
+                                 : config_.pubsub              ? ev::lease_kind::ack_deadline
+                                 : config_.redis_ack_emulation ? ev::lease_kind::redis_visibility
+                                                               : ev::lease_kind::visibility_timeout;
+    events_.emit(actor_name_, ev::lease_expired{m.id, m.latest_handle, m.body_name, m.receive_count, lease});
   }
   // A held message's timer is its retry coming due: back of the queue.
   make_visible(m, !was_delayed && config_.hold_until_ack);
@@ -619,7 +623,9 @@ queue_stats queue::stats() const {
     switch (m.state) {
       case message_state::visible: ++s.visible; break;
       case message_state::delayed: ++s.delayed; break;
-      case message_state::in_flight: ++s.in_flight; break;
+      // Held until the ack, a message that is not with a process waits out
+      // a retry in Sidekiq's retry set: scheduled, not in flight.
+      case message_state::in_flight: ++(config_.hold_until_ack && !m.held ? s.delayed : s.in_flight); break;
     }
     if (m.entered_at < oldest) oldest = m.entered_at;
   }

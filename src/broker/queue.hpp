@@ -310,8 +310,10 @@ class queue_faults {
 
 struct queue_stats {
   std::size_t visible = 0;    // receivable now
-  std::size_t delayed = 0;    // sent with a delay not yet passed
-  std::size_t in_flight = 0;  // leased, lease not yet expired
+  // Sent with a delay not yet passed; held until the ack (Sidekiq), also a
+  // retry waiting in the retry set (scheduled: with no process).
+  std::size_t delayed = 0;
+  std::size_t in_flight = 0;  // leased, lease not yet expired; held until the ack: with the process that took it
   // Of the oldest message still in the queue (any state), counted from when
   // it entered THIS queue: for a DLQ that is the redrive, as CloudWatch's
   // ApproximateAgeOfOldestMessage counts it. Exact, not approximate; zero

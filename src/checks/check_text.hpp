@@ -9,6 +9,7 @@
 
 #include <fmt/core.h>
 
+#include "sim/count_text.hpp"
 #include "sim/time.hpp"
 
 namespace twice::check_text {
@@ -18,7 +19,7 @@ inline std::string clock(sim::instant t) { return fmt::format("{}.{:06}s", t.us(
 
 // "1 job", "3 jobs".
 inline std::string count_of(std::uint64_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
+  return sim::counted(n, one, many);
 }
 
 // A verdict's detail names the first thing found wrong; this says how many

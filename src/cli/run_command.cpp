@@ -82,17 +82,22 @@ void print_settings(const scenario& s) {
                c.queue.max_receive_count == 0 ? std::string("none") : std::to_string(c.queue.max_receive_count),
                c.dead_letter_queue ? "on" : "off");
   }
-  fmt::print("workers    {} on {}, heartbeat {}, long poll {}, restart after {}\n", c.workers, c.sha,
-             rt.heartbeat_interval ? "every " + text(*rt.heartbeat_interval) : std::string("none"), text(rt.long_poll),
-             text(rt.restart_delay));
-  fmt::print("retry      initial {}, coefficient {}.{:03}, cap {}, max attempts {}, jitter {}\n",
-             text(rp.initial_interval), rp.coefficient_milli / 1000, rp.coefficient_milli % 1000,
-             rp.maximum_interval ? text(*rp.maximum_interval) : std::string("NONE"),
-             rp.maximum_attempts == 0 ? std::string("unlimited") : std::to_string(rp.maximum_attempts),
-             to_string(rp.jitter));
+  // A lease's heartbeat and the receive's long poll where the broker has
+  // them: a Kafka consumer's group heartbeats and polls and Pub/Sub's lease
+  // management are on the broker line, and Sidekiq's and Celery's fetches
+  // hold no lease to extend.
+  std::string waits;
+  if (!rt.kafka) {
+    if (!c.queue.hold_until_ack && !rt.celery && !c.queue.pubsub)
+      waits += ", heartbeat " + (rt.heartbeat_interval ? "every " + text(*rt.heartbeat_interval) : std::string("none"));
+    waits += (c.queue.hold_until_ack ? ", BRPOP timeout " : ", long poll ") + text(rt.long_poll);
+  }
+  fmt::print("workers    {} on {}{}, restart after {}\n", c.workers, c.sha, waits, text(rt.restart_delay));
+  fmt::print("retry      {}, max attempts {}\n", describe_schedule(rp),
+             rp.maximum_attempts == 0 ? std::string("unlimited") : std::to_string(rp.maximum_attempts));
   fmt::print("discipline key {}{}{}, ledger guard {}, checkpoint {}, retry by {}{}{}{}{}\n", to_string(d.key),
              d.work_id == work_id_mode::message ? " by MESSAGE id" : "",
-             d.pass_key_to_vendor ? "" : " (not sent to the vendor)", d.ledger_guard ? "on" : "off",
+             d.pass_key_to_vendor ? "" : " (not sent to the far side)", d.ledger_guard ? "on" : "off",
              to_string(d.checkpoint), to_string(d.retry), d.retry_non_retryable ? ", RETRIES 4xx" : "",
              d.reset_attempts_on_reenqueue ? ", RESETS attempts on every delivery" : "",
              d.hold_transaction_across_model ? ", HOLDS a transaction across the model call" : "",
@@ -100,15 +105,19 @@ void print_settings(const scenario& s) {
   if (!d.split_tool.empty())
     fmt::print("split      {} steps as jobs of their own on {}, visibility timeout {}, {}\n", d.split_tool,
                c.split.queue.name, text(c.split.queue.visibility_timeout), sim::counted(c.split.workers, "worker"));
-  fmt::print("vendor     latency {}, client timeout {}, key retention {}\n", c.payments.latency.describe(),
-             text(c.payments.client_timeout), text(c.payments.key_retention));
-  for (const service_tool_config& t : c.tools) {
-    const std::string keys = t.keys == key_handling::ignored
+  // The payment vendor ("refund") only in a world whose steps refund, then
+  // the scenario's own tools.
+  std::vector<std::pair<std::string_view, const service_tool_config*>> tools;
+  if (story_calls(c, "refund")) tools.emplace_back("refund", &c.payments);
+  for (const service_tool_config& t : c.tools) tools.emplace_back(t.name, &t);
+  for (const auto& [name, t] : tools) {
+    const std::string keys = t->keys == key_handling::ignored
                                  ? std::string("keys ignored")
-                                 : fmt::format("keys {} for {}", to_string(t.keys), text(t.key_retention));
-    fmt::print("tool       {}: {}, {}, latency {}, client timeout {}\n", t.name, to_string(t.effect),
-               t.effect == tool_effect::write ? keys : std::string("no effect"), t.latency.describe(),
-               text(t.client_timeout));
+                                 : fmt::format("keys {} for {}", to_string(t->keys), text(t->key_retention));
+    fmt::print("tool       {}: {}{}, {}, latency {}, client timeout {}\n", name, to_string(t->effect),
+               t == &c.payments ? " (the payment vendor)" : "",
+               t->effect == tool_effect::write ? keys : std::string("no effect"), t->latency.describe(),
+               text(t->client_timeout));
   }
   fmt::print("jobs       {}, faults {}, crashes {}, deploys {}, broker faults {}\n", job_count(c),
              c.point_faults.size(), c.crashes.size(), c.deploys.size(), c.queue_faults.size());
@@ -146,13 +155,13 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
                  "--quiet without output files keeps none)\n");
   }
   fmt::print("jobs       {}\n", s.jobs_line());
-  fmt::print("ledgers    ours {}, {}; the vendor's {}, {}\n", sim::counted(s.ledger_rows, "row"),
-             sim::counted(s.ledger_total_cents, "cent"), sim::counted(s.vendor_refunds, "refund"),
-             sim::counted(s.vendor_total_cents, "cent"));
+  // Only the ledgers the world keeps: ours, then each money tool's far side.
+  if (s.keeps_ledgers()) fmt::print("ledgers    ours {}\n", s.our_ledger());
+  for (const money_ledger& m : s.money) fmt::print("           {} {}\n", m.whose(), m.describe());
   fmt::print("queue      {}\n", s.queue_line());
-  // Every tool called, the payment vendor's ("refund") first.
   for (std::size_t i = 0; i < s.tenants.size(); ++i)
     fmt::print("{:<11}{} {}\n", i == 0 ? "tenants" : "", s.tenants[i].tenant, s.tenants[i].describe());
+  // Every tool called, the payment vendor's ("refund") first.
   if (s.tools.empty()) fmt::print("tools      none called\n");
   for (std::size_t i = 0; i < s.tools.size(); ++i)
     fmt::print("{:<11}{} {}\n", i == 0 ? "tools" : "", s.tools[i].name, s.tools[i].describe());
@@ -217,10 +226,7 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
     out.timeline = build_timeline(w.events().records());
     if (keeps.spans) out.spans = collect_spans(w.events().events(), w.events().names());
     out.records = w.events().take_records();
-    out.ledgers.ours.assign(w.db().ledger().begin(), w.db().ledger().end());
-    // Every far side's money: the refund tool's rows, then each money tool of the scenario's own.
-    for (const world::money_tool& m : w.money_tools())
-      out.ledgers.vendor.insert(out.ledgers.vendor.end(), m.tool->ledger().begin(), m.tool->ledger().end());
+    out.ledgers = collect_ledgers(w, out.summary);
   }
   return out;
 }

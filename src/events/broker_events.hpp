@@ -101,19 +101,37 @@ struct delay_ended {
   }
 };
 
+// What held a message back, in its broker's words: SQS's visibility
+// timeout; Pub/Sub's ack deadline; the visibility timeout of Celery's Redis
+// transport, which the unacked sweep restores; Sidekiq's retry set (a
+// fetch there has no lease: only a retry waits, and comes due).
+enum class lease_kind : std::uint8_t { visibility_timeout, ack_deadline, redis_visibility, retry_set };
+constexpr std::string_view to_string(lease_kind k) {
+  switch (k) {
+    case lease_kind::visibility_timeout: return "visibility_timeout";
+    case lease_kind::ack_deadline: return "ack_deadline";
+    case lease_kind::redis_visibility: return "redis_visibility";
+    case lease_kind::retry_set: return "retry_set";
+  }
+  return "?";
+}
+
 // The message is visible again: its lease ran out, or the delay a nack set.
+// `lease` is traced only when it is not SQS's visibility timeout.
 struct lease_expired {
   static constexpr std::string_view kind = "lease_expired";
   std::uint64_t id = 0;
   std::uint64_t handle = 0;
   name_id body = 0;
   std::int64_t receive_count = 0;
+  lease_kind lease = lease_kind::visibility_timeout;
   template <class V>
   void fields(V& v) const {
     v.integer("id", static_cast<std::int64_t>(id));
     v.integer("handle", static_cast<std::int64_t>(handle));
     v.name("body", body);
     v.integer("receive_count", receive_count);
+    if (lease != lease_kind::visibility_timeout) v.word("lease", raw(lease), to_string(lease));
   }
 };
 

@@ -295,6 +295,16 @@ struct nack {
 };
 
 // The delay chosen before the next attempt, with what bounded it.
+enum class retry_route : std::uint8_t { visibility, retry_set, republish };
+constexpr std::string_view to_string(retry_route r) {
+  switch (r) {
+    case retry_route::visibility: return "visibility";
+    case retry_route::retry_set: return "retry_set";
+    case retry_route::republish: return "republish";
+  }
+  return "?";
+}
+
 struct backoff {
   static constexpr std::string_view kind = "backoff";
   name_id job = 0;
@@ -305,6 +315,13 @@ struct backoff {
   sim::duration cap;
   sim::duration retry_after;
   retry_mode mode = retry_mode::nack;
+  // Where a nack sends the job, in its broker's words, traced only when it
+  // is not back to its queue after a visibility delay: Sidekiq's retry set,
+  // or Celery's Task.retry, which publishes it again with a countdown.
+  retry_route route = retry_route::visibility;
+  // Traced only when true: `cap` is no cap but the bound Sidekiq's schedule
+  // sets by its last retry (no retry.maximum_interval).
+  bool schedule_bound = false;
   template <class V>
   void fields(V& v) const {
     v.name("job", job);
@@ -315,6 +332,8 @@ struct backoff {
     v.integer("cap_us", cap.us());
     v.integer("retry_after_us", retry_after.us());
     v.word("mode", raw(mode), to_string(mode));
+    if (route != retry_route::visibility) v.word("route", raw(route), to_string(route));
+    if (schedule_bound) v.boolean("schedule_bound", true);
   }
 };
 

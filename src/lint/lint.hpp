@@ -25,11 +25,29 @@
 
 namespace twice {
 
+// A value a warning's fix advises, as a scenario file writes it: the key
+// path and the value in TOML ("\"10s\"", "true", "5").
+struct advised_value {
+  std::string setting;  // "runtime.heartbeat_interval", "deploy[0].strategy"
+  std::string value;    // "\"10s\""
+};
+
+// One way to fix a warning: the values it sets, together. The loader
+// accepts the scenario it was advised for with them set (tests/test_lint.cpp
+// sets each advice's values in turn and loads the result).
+struct lint_advice {
+  std::vector<advised_value> values;
+};
+
 struct lint_warning {
   std::string rule;     // stable snake_case id, one of lint_rules
   std::string setting;  // scenario key path: "retry.maximum_interval", "deploy[0].strategy"
   std::string why;      // why it bites in production, with the numbers
   std::string fix;      // what to change
+  // The ways to fix it `fix` names with values a scenario can take as they
+  // are, each one on its own (none where the fix is a change of code or of
+  // a job's steps).
+  std::vector<lint_advice> advice = {};
 };
 
 // Every rule id, in the order warnings are reported.

@@ -13,16 +13,23 @@ namespace {
 
 // A queue the jobs' messages are delivered from.
 struct consumed_queue {
-  std::string_view redrive_setting;  // "queue.max_receive_count", "split.max_receive_count"
+  // "queue.max_receive_count", "split.max_receive_count", Pub/Sub's
+  // "pubsub.max_delivery_attempts"; empty where the broker has no redrive
+  // by receive count (Sidekiq, Celery, Kafka).
+  std::string_view redrive_setting;
   sim::duration lease;
-  sim::duration retention;
+  std::optional<sim::duration> retention;  // none: kept until read (a Redis list, a Kafka topic here)
   bool redriven = false;
 };
 
 // The jobs' queue, and the split queue when some job calls the split tool.
 std::vector<consumed_queue> consumed_queues(const world_config& config) {
+  const broker_kind broker = broker_of(config);
+  const bool retains = broker != broker_kind::sidekiq && broker != broker_kind::celery && broker != broker_kind::kafka;
+  const sim::duration lease = broker == broker_kind::kafka ? config.runtime.kafka->group.session_timeout : visibility(config);
   std::vector<consumed_queue> queues{
-      {key::max_receive_count, visibility(config), config.queue.retention, redrive_active(config)}};
+      {redrive_setting(config), lease, retains ? std::optional(config.queue.retention) : std::nullopt,
+       redrive_active(config)}};
   const std::string_view split_tool = config.runtime.rules.split_tool;
   if (!split_tool.empty() && find_use(config, {split_tool})) {
     const queue_config& split = config.split.queue;
@@ -41,7 +48,10 @@ struct redelivery_paths {
 };
 
 redelivery_paths unbounded_paths(const world_config& config, const std::vector<consumed_queue>& queues) {
-  const bool crashes_bounded = crash_loops_counted(config);
+  // A slice that dies with its message loses it on some brokers (Sidekiq's
+  // BasicFetch, Celery without acks_late): no crash loop; and super_fetch
+  // sends a job recovered a fourth time in 72 h to the dead set.
+  const bool crashes_bounded = crash_loops_counted(config) || !death_redelivers(config) || config.queue.super_fetch;
   const bool failures_bounded = failures_counted(config);
   const bool in_slice = config.runtime.rules.retry == retry_mode::in_slice;
   redelivery_paths paths;
@@ -55,23 +65,29 @@ redelivery_paths unbounded_paths(const world_config& config, const std::vector<c
   return paths;
 }
 
-std::string capitalized(std::string s) {
-  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
-  return s;
-}
-
 // The warning names the bound a scenario is missing: retry.maximum_attempts
 // when attempts are unlimited, else (the counter is reset in every nack) the
 // redrive that is not there.
 std::string_view missing_bound_setting(const world_config& config, const redelivery_paths& paths) {
   if (config.runtime.retry.maximum_attempts == 0) return key::maximum_attempts;
-  if (!config.dead_letter_queue) return key::dead_letter_enabled;
-  return paths.unredriven.front()->redrive_setting;
+  const std::string_view redrive = paths.unredriven.front()->redrive_setting;
+  // Without a redrive by receive count, the attempts are the only bound.
+  if (redrive.empty()) return config.runtime.rules.reset_attempts_on_reenqueue ? key::reset_attempts : key::maximum_attempts;
+  // Pub/Sub's max_delivery_attempts names the dead-letter topic too.
+  if (!config.dead_letter_queue && !config.queue.pubsub) return key::dead_letter_enabled;
+  return redrive;
 }
 
-// "queue.max_receive_count is not set", "the dead-letter queue is disabled".
+// "queue.max_receive_count is not set", "the dead-letter queue is disabled",
+// "Kafka has no redrive by delivery count".
 std::string no_redrive_text(const world_config& config, const redelivery_paths& paths) {
-  if (!config.dead_letter_queue) return "the dead-letter queue is disabled";
+  switch (broker_of(config)) {
+    case broker_kind::sidekiq: return "Sidekiq has none by delivery count: its dead set takes a job out of retries";
+    case broker_kind::celery: return "Celery has none: a task out of retries fails";
+    case broker_kind::kafka: return "Kafka has none by delivery count: the recoverer takes a record out of retries";
+    default: break;
+  }
+  if (!config.dead_letter_queue && !config.queue.pubsub) return "the dead-letter queue is disabled";
   std::vector<std::string_view> settings;
   for (const consumed_queue* q : paths.unredriven) settings.push_back(q->redrive_setting);
   if (settings.size() == 1) return fmt::format("{} is not set", settings[0]);
@@ -108,60 +124,98 @@ std::string dead_letter_why(const world_config& config, const redelivery_paths& 
   }
   if (paths.crash_loop) {
     const consumed_queue& q = *paths.unredriven.front();
-    effects.push_back(fmt::format("a poison message that crashes its worker or outlives its lease on every delivery "
-                                  "comes back every {} forever, taking a worker each time",
-                                  text(q.lease)));
+    effects.push_back(
+        config.runtime.kafka
+            ? fmt::format("a poison record that crashes its consumer on every poll is read again after every session "
+                          "timeout ({}) and rebalance, forever, taking a consumer each time",
+                          text(q.lease))
+            : fmt::format("a poison message that crashes its worker or outlives its {} on every delivery comes back "
+                          "every {} forever, taking a worker each time",
+                          config.queue.pubsub ? "ack deadline" : "lease", text(q.lease)));
   }
   std::string why = fmt::format("{}: {}", fmt::join(causes, ", and "), fmt::join(effects, ", and "));
-  if (!paths.unredriven.empty() && (paths.crash_loop || !in_slice)) {
-    why += fmt::format(" (until the queue's retention, {}, drops it)", text(paths.unredriven.front()->retention));
+  if (!paths.unredriven.empty() && (paths.crash_loop || !in_slice) && paths.unredriven.front()->retention) {
+    why += fmt::format(" (until the queue's retention, {}, drops it)", text(*paths.unredriven.front()->retention));
   }
   why += effects.size() > 1 ? "; neither is ever dead-lettered, and nobody is told."
                              : "; it is never dead-lettered, and nobody is told.";
   if (!paths.crash_loop) {
     // Say which path is still bounded, so the warning does not read as if
     // every poison message cycled forever.
-    if (crash_loops_counted(config)) {
-      why += fmt::format(" (A slice that crashes or loses its lease on every delivery is still dead-lettered after "
-                         "{} attempts: each delivery's attempt is counted on the job row.)",
-                         attempts);
+    if (!death_redelivers(config)) {
+      why += config.queue.hold_until_ack ? " (A job whose process dies is lost with it, not run again: BasicFetch.)"
+                                         : " (A task whose process dies is lost with it, not run again: it was acked "
+                                           "when received.)";
+    } else if (config.queue.super_fetch && !crash_loops_counted(config)) {
+      why += " (A job whose process dies on every run goes to the dead set at its fourth recovery in 72 h: super_fetch.)";
+    } else if (crash_loops_counted(config)) {
+      why += fmt::format(" (A slice that crashes{} on every delivery is still dead-lettered after {} attempts: each "
+                         "delivery's attempt is counted on the job row.)",
+                         config.runtime.kafka ? "" : " or loses its lease", attempts);
     } else {
       why += fmt::format(" (A slice that crashes or loses its lease on every delivery is still redriven after "
-                         "queue.max_receive_count = {} deliveries.)",
-                         config.queue.max_receive_count);
+                         "{} = {} deliveries.)",
+                         redrive_setting(config), config.queue.max_receive_count);
     }
   }
   return why;
 }
 
-std::string dead_letter_fix(const world_config& config, const redelivery_paths& paths) {
+struct dead_letter_fix_text {
+  std::string fix;
+  std::vector<lint_advice> advice;
+};
+
+dead_letter_fix_text dead_letter_fix(const world_config& config, const redelivery_paths& paths) {
   const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
   const discipline& rules = config.runtime.rules;
   // Counting attempts bounds every path once the counter only goes up.
   std::vector<std::string> counting;
-  if (attempts == 0) counting.emplace_back("set retry.maximum_attempts (e.g. 5)");
-  if (rules.reset_attempts_on_reenqueue) counting.emplace_back("set discipline.reset_attempts_on_reenqueue = false");
-  if (config.runtime.count_attempts == attempt_counting::at_failure)
+  std::vector<advised_value> counted;
+  if (attempts == 0) {
+    counting.emplace_back("set retry.maximum_attempts (e.g. 5)");
+    counted.push_back({std::string(key::maximum_attempts), toml_int(5)});
+  }
+  if (rules.reset_attempts_on_reenqueue) {
+    counting.emplace_back("set discipline.reset_attempts_on_reenqueue = false");
+    counted.push_back({std::string(key::reset_attempts), toml_bool(false)});
+  }
+  if (config.runtime.count_attempts == attempt_counting::at_failure) {
     counting.emplace_back("set runtime.count_attempts = \"at_start\"");
+    counted.push_back({"runtime.count_attempts", toml_word("at_start")});
+  }
   const std::string by_attempts =
       fmt::format("{}: the runtime counts an attempt on the job row when a slice starts, before the handler runs, "
                   "and dead-letters the job once they are used up, whether its slices fail or crash.",
                   fmt::join(counting, " and "));
+  lint_advice attempts_advice = advise(std::move(counted));
   // A redrive bounds every path that redelivers the message; retries inside
-  // a slice are not redeliveries.
-  const bool redrive_suffices =
-      !paths.unredriven.empty() && !(rules.retry == retry_mode::in_slice && paths.failing_job);
-  if (!redrive_suffices) return capitalized(by_attempts);
+  // a slice are not redeliveries. Only SQS and Pub/Sub redrive by count.
+  const bool redrive_suffices = !paths.unredriven.empty() && !paths.unredriven.front()->redrive_setting.empty() &&
+                                !(rules.retry == retry_mode::in_slice && paths.failing_job);
+  if (!redrive_suffices) return {capitalized(by_attempts), {std::move(attempts_advice)}};
+  // Pub/Sub takes 5 to 100 delivery attempts.
+  const std::uint32_t deliveries =
+      config.queue.pubsub ? std::clamp<std::uint32_t>(attempts == 0 ? 5 : attempts, 5, 100) : (attempts == 0 ? 5 : attempts);
   std::vector<std::string_view> settings;
-  for (const consumed_queue* q : paths.unredriven) settings.push_back(q->redrive_setting);
+  std::vector<advised_value> redriven;
+  const bool enable = !config.dead_letter_queue && !config.queue.pubsub;
+  if (enable) redriven.push_back({std::string(key::dead_letter_enabled), toml_bool(true)});
+  for (const consumed_queue* q : paths.unredriven) {
+    settings.push_back(q->redrive_setting);
+    redriven.push_back({std::string(q->redrive_setting), toml_int(deliveries)});
+  }
   const std::string by_redrive = fmt::format(
-      "{} {} ({}): the broker moves a message received that often to the dead-letter queue, where someone sees it.",
-      config.dead_letter_queue ? "set" : "enable the dead-letter queue (dead_letter_queue.enabled = true) and set",
+      "{} {} ({}): the broker moves a message received that often to the dead-letter {}, where someone sees it.",
+      enable ? "enable the dead-letter queue (dead_letter_queue.enabled = true) and set" : "set",
       fmt::join(settings, " and "),
-      attempts == 0 ? std::string("e.g. 5") : fmt::format("{}, the retry policy's attempts", attempts));
+      attempts == 0 || deliveries != attempts ? fmt::format("e.g. {}", deliveries)
+                                              : fmt::format("{}, the retry policy's attempts", attempts),
+      config.queue.pubsub ? "topic" : "queue");
   // Lead with the fix for the setting the warning names.
-  if (attempts == 0) return capitalized(by_attempts) + " Or " + by_redrive;
-  return capitalized(by_redrive) + " Or " + by_attempts;
+  if (attempts == 0)
+    return {capitalized(by_attempts) + " Or " + by_redrive, {std::move(attempts_advice), advise(std::move(redriven))}};
+  return {capitalized(by_redrive) + " Or " + by_attempts, {advise(std::move(redriven)), std::move(attempts_advice)}};
 }
 
 }  // namespace
@@ -170,8 +224,9 @@ void dead_letter_threshold(const world_config& config, std::vector<lint_warning>
   const std::vector<consumed_queue> queues = consumed_queues(config);
   const redelivery_paths paths = unbounded_paths(config, queues);
   if (!paths.crash_loop && !paths.failing_job) return;
+  dead_letter_fix_text fix = dead_letter_fix(config, paths);
   out.push_back({"dead_letter_threshold", std::string(missing_bound_setting(config, paths)),
-                 dead_letter_why(config, paths), dead_letter_fix(config, paths)});
+                 dead_letter_why(config, paths), std::move(fix.fix), std::move(fix.advice)});
 }
 
 // Nothing reads the dead-letter queue and it keeps messages no longer than
@@ -199,7 +254,8 @@ void dead_letters_unread(const world_config& config, std::vector<lint_warning>& 
                              "first enqueue time){}, and nothing ever says that its work was never done.",
                              kept, inside_run ? ", inside this run" : ""),
                  "Alarm on the dead-letter queue and redrive it (dead_letter_queue.redrive_after), and keep dead "
-                 "letters longer than the source queue does: dead_letter_queue.retention = \"336h\" (SQS's most)."});
+                 "letters longer than the source queue does: dead_letter_queue.retention = \"336h\" (SQS's most).",
+                 {advise("dead_letter_queue.retention", toml_duration(sim::duration::from_s(336 * 3600)))}});
 }
 
 // Jobs of two or more tenants share the queue and nothing keeps one from
@@ -221,6 +277,33 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
   // A limit per tenant below the workers leaves workers a burst cannot take.
   const std::optional<tenant_limit_config>& limit = config.runtime.tenant_limit;
   if (limit && limit->concurrency < config.workers) return;
+  // The ways out this broker takes: a limit per tenant below the workers,
+  // a queue per tenant fetched by weight, SQS's fair queues.
+  const broker_kind broker = broker_of(config);
+  std::vector<std::string> ways;
+  std::vector<lint_advice> advice;
+  if (broker == broker_kind::sqs && config.message_group == message_group_source::none) {
+    ways.emplace_back("set queue.message_group_id = \"tenant\" (SQS fair queues: a standard queue that sees message "
+                      "group ids serves quiet tenants first while one is noisy)");
+    advice.push_back(advise("queue.message_group_id", toml_word("tenant")));
+  }
+  if (broker != broker_kind::celery && config.workers > 1) {
+    ways.emplace_back(fmt::format("limit each tenant to fewer slices than there are workers ([tenants] "
+                                  "concurrency_limit, e.g. {})",
+                                  config.workers - 1));
+    advice.push_back(advise("tenants.concurrency_limit", toml_int(config.workers - 1)));
+  }
+  if (broker != broker_kind::celery && broker != broker_kind::kafka) {
+    ways.emplace_back("give each tenant a queue of its own, fetched by weight ([tenants] queues = \"one_per_tenant\", "
+                      "Sidekiq's weighted queues)");
+    advice.push_back(advise("tenants.queues", toml_word("one_per_tenant")));
+  }
+  if (ways.empty())
+    ways.emplace_back(broker == broker_kind::kafka ? "give each tenant a topic of its own (not modelled here yet)"
+                                                   : "route each tenant to a queue of its own (not modelled here yet)");
+  std::string fix = capitalized(ways[0]);
+  for (std::size_t i = 1; i < ways.size(); ++i) fix += (i + 1 == ways.size() ? ", or " : ", ") + ways[i];
+  fix += ".";
   if (config.queue.fifo) {
     // A group per tenant: each tenant's messages go one group at a time
     // (fifo_group_held_by_retry says what that costs).
@@ -230,19 +313,17 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
                                "job: it serves groups in the order they were sent, so a burst from one tenant is a "
                                "backlog every other tenant waits behind (FIFO queues have no fair delivery).",
                                tenants[0], tenants[1]),
-                   "Limit each tenant to fewer slices than there are workers ([tenants] concurrency_limit), or give "
-                   "each tenant a queue of its own ([tenants] queues = \"one_per_tenant\")."});
+                   std::move(fix), std::move(advice)});
     return;
   }
   if (config.message_group == message_group_source::none) {
-    out.push_back({"tenants_share_queue_unfairly", "queue.message_group_id",
-                   fmt::format("Jobs of two or more tenants ({}, {}) share one queue that serves the oldest message "
-                               "first: a burst from one tenant is a backlog every other tenant waits behind.",
-                               tenants[0], tenants[1]),
-                   "Set queue.message_group_id = \"tenant\" (SQS fair queues: a standard queue that sees message "
-                   "group ids serves quiet tenants first while one is noisy), or limit each tenant to fewer slices "
-                   "than there are workers ([tenants] concurrency_limit), or give each tenant a queue of its own, "
-                   "fetched by weight ([tenants] queues = \"one_per_tenant\", Sidekiq's weighted queues)."});
+    out.push_back({"tenants_share_queue_unfairly",
+                   broker == broker_kind::sqs ? "queue.message_group_id" : "tenants.concurrency_limit",
+                   fmt::format("Jobs of two or more tenants ({}, {}) share one {} that serves the oldest {} first: a "
+                               "burst from one tenant is a backlog every other tenant waits behind.",
+                               tenants[0], tenants[1], broker == broker_kind::kafka ? "topic" : "queue",
+                               broker == broker_kind::kafka ? "record" : "message"),
+                   std::move(fix), std::move(advice)});
     return;
   }
   if (config.workers > 30) return;
@@ -251,8 +332,9 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
                              "messages in flight, and SQS treats a tenant as a noisy neighbour only with at least 30 "
                              "of its own in flight: fair delivery never starts.",
                              config.workers, config.workers),
-                 "Run more than 30 consumers at once (workers, or messages per worker), or split the noisy tenant "
-                 "into a queue of its own."});
+                 "Run more than 30 consumers at once (workers.count = 31 or more, or messages per worker), or split "
+                 "the noisy tenant into a queue of its own.",
+                 {advise("workers.count", toml_int(31))}});
 }
 
 // FIFO: a producer's re-send is recognised only by the id of the first send.
@@ -271,7 +353,8 @@ void fifo_deduplication_per_send(const world_config& config, std::vector<lint_wa
                  "accepted it, the producer's retry becomes a second message, since FIFO's 5-minute deduplication "
                  "only drops a send whose id it has seen. The job is enqueued twice. " + consumer,
                  "Set queue.deduplication = \"job_id\" (an id that names the job, the same on every retry) or "
-                 "\"content\" (ContentBasedDeduplication: the SHA-256 of the body, which names the job)."});
+                 "\"content\" (ContentBasedDeduplication: the SHA-256 of the body, which names the job).",
+                 {advise("queue.deduplication", toml_word("job_id")), advise("queue.deduplication", toml_word("content"))}});
 }
 
 // A consumer keyed on the messageId: every second message of a job is new
@@ -299,7 +382,8 @@ void work_id_by_message(const world_config& config, std::vector<lint_warning>& o
   out.push_back({"work_id_by_message", "discipline.work_id", why,
                  "Key the work on the job (discipline.work_id = \"job\": keys like job_17:step_3:refund, and the "
                  "job row's end, which a second message of the job finds), or send to a FIFO queue whose "
-                 "deduplication id names the job, and retry a timed-out send within 5 minutes."});
+                 "deduplication id names the job, and retry a timed-out send within 5 minutes.",
+                 {advise("discipline.work_id", toml_word("job"))}});
 }
 
 // FIFO: a job being retried keeps its message in flight, and with it the
@@ -324,7 +408,8 @@ void fifo_group_held_by_retry(const world_config& config, std::vector<lint_warni
                              retry.maximum_attempts == 0 ? std::string("never: retry.maximum_attempts = 0")
                                                          : fmt::format("after {} attempts", retry.maximum_attempts)),
                  "Group by what must stay in order (queue.message_group_id = \"job\", or one entity's id), not by "
-                 "tenant; a job that has to wait for an earlier one of its tenant says so itself."});
+                 "tenant; a job that has to wait for an earlier one of its tenant says so itself.",
+                 {advise("queue.message_group_id", toml_word("job"))}});
 }
 
 }  // namespace twice::lint_rules_detail

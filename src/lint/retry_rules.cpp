@@ -39,16 +39,26 @@ void no_backoff_cap(const world_config& config, std::vector<lint_warning>& out) 
   std::string why = fmt::format(
       "no cap on the backoff: the delay grows {}x per retry from {} without bound (retry #10 waits {})",
       ratio_text(policy.coefficient_milli), text(policy.initial_interval), text(backoff_envelope(policy, 9)));
-  // Celery's retries wait as ETAs in the workers, not in the broker.
-  if (const std::optional<std::uint32_t> n = first_retry_above(policy, max_visibility_timeout); n && !config.runtime.celery) {
+  // The longest a retry can wait in the broker: an SQS message's
+  // visibility (12h), a Pub/Sub message's ack deadline (600s). Celery's
+  // retries wait as ETAs in the workers, Sidekiq's in its retry set (no
+  // limit), and a retry in place sleeps in the slice.
+  const broker_kind broker = broker_of(config);
+  const bool held_by_broker = config.runtime.rules.retry == retry_mode::nack &&
+                              (broker == broker_kind::sqs || broker == broker_kind::sqs_fifo ||
+                               broker == broker_kind::pubsub);
+  const sim::duration limit = broker == broker_kind::pubsub ? max_ack_deadline : max_visibility_timeout;
+  if (const std::optional<std::uint32_t> n = first_retry_above(policy, limit); n && held_by_broker) {
     why += fmt::format(" and retry #{} passes {}, the longest the broker can hold a message back", *n + 1,
-                       text(max_visibility_timeout));
+                       text(limit));
   }
   why += "; a job that failed through an outage then waits hours after the dependency recovered.";
+  const sim::duration cap = std::min(policy.initial_interval * 100, uncapped_ceiling);
   out.push_back({"no_backoff_cap", std::string(key::maximum_interval), std::move(why),
                  fmt::format("Set retry.maximum_interval to a duration (Temporal's default is 100 x the initial "
                              "interval: {}).",
-                             text(policy.initial_interval * 100))});
+                             text(cap)),
+                 {advise(std::string(key::maximum_interval), toml_duration(cap))}});
 }
 
 void no_jitter(const world_config& config, std::vector<lint_warning>& out) {
@@ -67,10 +77,16 @@ void no_jitter(const world_config& config, std::vector<lint_warning>& out) {
                              config.workers, delays),
                  effective_cap(policy) == sim::duration::zero()
                      ? "Give the retries a backoff to spread (retry.initial_interval and retry.maximum_interval above "
-                       "0s: these retry at once, as Spring Kafka's DefaultErrorHandler does by default) and set "
-                       "retry.jitter = \"full\": each worker draws its delays from its own stream."
+                       "0s, e.g. \"1s\" and \"30s\": these retry at once, as Spring Kafka's DefaultErrorHandler does "
+                       "by default) and set retry.jitter = \"full\": each worker draws its delays from its own stream."
                      : "Set retry.jitter = \"full\" (or \"equal\", \"decorrelated\"): each worker draws its delays "
-                       "from its own stream and the retries spread out."});
+                       "from its own stream and the retries spread out.",
+                 effective_cap(policy) == sim::duration::zero()
+                     ? std::vector<lint_advice>{advise({{"retry.initial_interval", toml_duration(sim::duration::from_s(1))},
+                                                        {std::string(key::maximum_interval),
+                                                         toml_duration(sim::duration::from_s(30))},
+                                                        {std::string(key::jitter), toml_word("full")}})}
+                     : std::vector<lint_advice>{advise(std::string(key::jitter), toml_word("full"))}});
 }
 
 void retries_non_retryable(const world_config& config, std::vector<lint_warning>& out) {
@@ -86,7 +102,8 @@ void retries_non_retryable(const world_config& config, std::vector<lint_warning>
                  fmt::format("non-retryable errors (400: invoice_not_found, idempotency_error) are retried like "
                              "503s: they fail the same way every time, so each such job {}.",
                              cost),
-                 "Set discipline.retry_non_retryable = false: a 400 fails the job at once."});
+                 "Set discipline.retry_non_retryable = false: a 400 fails the job at once.",
+                 {advise(std::string(key::retry_non_retryable), toml_bool(false))}});
 }
 
 void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_warning>& out) {
@@ -94,9 +111,10 @@ void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_wa
   const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
   std::string why;
   if (attempts == 0) {
-    why = "the attempt counter on the job row goes back to 0 on every delivery (a nack, a crash, a lease that ran "
-          "out): attempt numbers repeat, so nothing can tell how often a job ran, and a retry.maximum_attempts set "
-          "later never takes effect.";
+    why = fmt::format("the attempt counter on the job row goes back to 0 on every delivery ({}): attempt numbers "
+                      "repeat, so nothing can tell how often a job ran, and a retry.maximum_attempts set later never "
+                      "takes effect.",
+                      redeliveries(config));
   } else {
     const std::string bound =
         redrive_active(config)
@@ -104,17 +122,21 @@ void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_wa
                           config.queue.max_receive_count)
             : std::string("forever, and nothing else stops it");
     // What the count still bounds: failures retried inside one delivery.
-    const std::string_view who = failures_counted(config)
-                                     ? "a message whose slice crashes or outlives its lease on every delivery"
-                                     : "a job that always fails, or whose slice crashes on every delivery,";
-    why = fmt::format("the attempt counter on the job row goes back to 0 on every delivery (a nack, a crash, a lease "
-                      "that ran out), so retry.maximum_attempts = {} is never reached across deliveries: {} comes "
-                      "back {}.",
-                      attempts, who, bound);
+    const std::string lease = lease_word(config).empty() ? std::string()
+                              : config.queue.pubsub       ? std::string(" or outlives its ack deadline")
+                                                          : std::string(" or outlives its lease");
+    const std::string who = failures_counted(config)
+                                ? fmt::format("a {} whose slice crashes{} on every delivery",
+                                              config.runtime.kafka ? "record" : "message", lease)
+                                : std::string("a job that always fails, or whose slice crashes on every delivery,");
+    why = fmt::format("the attempt counter on the job row goes back to 0 on every delivery ({}), so "
+                      "retry.maximum_attempts = {} is never reached across deliveries: {} comes back {}.",
+                      redeliveries(config), attempts, who, bound);
   }
   out.push_back({"attempts_reset_on_reenqueue", std::string(key::reset_attempts), std::move(why),
                  "Set discipline.reset_attempts_on_reenqueue = false: the counter lives on the job row and only "
-                 "goes up."});
+                 "goes up.",
+                 {advise(std::string(key::reset_attempts), toml_bool(false))}});
 }
 
 // An orphan rescue that grants a job out of attempts one more on every
@@ -133,7 +155,8 @@ void orphan_rescue_revives_exhausted(const world_config& config, std::vector<lin
                              "and retry.maximum_attempts bounds nothing.",
                              attempts, attempts == 1 ? "" : "s", text(rescue->rescue_after)),
                  "Set runtime.orphan_rescue.exhausted = \"discard\" (Oban's Lifeline does by default): a rescued job "
-                 "out of attempts is dead-lettered for a person to look at."});
+                 "out of attempts is dead-lettered for a person to look at.",
+                 {advise("runtime.orphan_rescue.exhausted", toml_word("discard"))}});
 }
 
 // A 503 or 429 that gives its attempt back (runtime.uncount_unavailable):
@@ -155,7 +178,8 @@ void attempts_given_back(const world_config& config, std::vector<lint_warning>& 
                                      "attempt numbers repeat, and while a dependency stays down the job retries "
                                      "forever without reaching retry.maximum_attempts."),
                  "Set runtime.uncount_unavailable = \"never\": every attempt counts, and a job whose dependency "
-                 "stays down is dead-lettered for a person to redrive once it is back."});
+                 "stays down is dead-lettered for a person to redrive once it is back.",
+                 {advise("runtime.uncount_unavailable", toml_word("never"))}});
 }
 
 // Retries with no budget against a far side with a fixed number of servers
@@ -170,6 +194,8 @@ void retries_without_budget(const world_config& config, std::vector<lint_warning
     if (pool.servers == 0 || pool.queue_timeout || pool.order == queue_order::lifo) continue;
     const std::optional<tool_use> use = find_use(config, {name});
     if (!use) continue;
+    // The refund tool's far side is [vendor] (or [tools.refund]).
+    const std::string far_side = name == tool_name::refund ? std::string("vendor.") : "tools." + std::string(name) + ".";
     out.push_back(
         {"retries_without_budget", "retry.budget",
          fmt::format("{} calls the {} tool, which has {} servers and serves its queue oldest first, including the "
@@ -179,8 +205,11 @@ void retries_without_budget(const world_config& config, std::vector<lint_warning
                      where(*use), name, pool.servers, text(tool->client_timeout)),
          "Add [retry.budget] (the AWS SDKs' retry quota: retries stop when most calls fail) or "
          "[retry.circuit_breaker] (calls fail fast while most fail), or have the far side "
-         "shed stale work: tools." + std::string(name) + ".queue_timeout at the callers' timeout and queue_order = "
-         "\"lifo\"."});
+         "shed stale work: " + far_side + "queue_timeout at the callers' timeout (" + text(tool->client_timeout) +
+             ") and queue_order = \"lifo\".",
+         {advise("retry.budget", "{}"), advise("retry.circuit_breaker", "{}"),
+          advise({{far_side + "queue_timeout", toml_duration(tool->client_timeout)},
+                  {far_side + "queue_order", toml_word("lifo")}})}});
     return;  // one warning names the first such tool
   }
 }

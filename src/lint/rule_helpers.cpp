@@ -17,6 +17,134 @@ std::string ratio_text(std::uint32_t milli) {
 // someone can type).
 sim::duration third_of(sim::duration d) { return sim::duration::from_ms(d.us() / 3 / 1000); }
 
+std::string capitalized(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
+std::string toml_duration(sim::duration d) { return "\"" + text(d) + "\""; }
+std::string toml_word(std::string_view w) { return "\"" + std::string(w) + "\""; }
+std::string toml_bool(bool b) { return b ? "true" : "false"; }
+std::string toml_int(std::uint64_t n) { return std::to_string(n); }
+
+broker_kind broker_of(const world_config& config) {
+  if (config.queue.hold_until_ack) return broker_kind::sidekiq;
+  if (config.runtime.celery) return broker_kind::celery;
+  if (config.queue.pubsub) return broker_kind::pubsub;
+  if (config.runtime.kafka) return broker_kind::kafka;
+  return config.queue.fifo ? broker_kind::sqs_fifo : broker_kind::sqs;
+}
+
+std::string_view lease_word(const world_config& config) {
+  switch (broker_of(config)) {
+    case broker_kind::sidekiq:
+    case broker_kind::kafka: return "";
+    case broker_kind::pubsub: return "ack deadline";
+    case broker_kind::celery: return "Redis visibility timeout";
+    case broker_kind::sqs:
+    case broker_kind::sqs_fifo: return "visibility timeout";
+  }
+  return "visibility timeout";
+}
+
+bool death_redelivers(const world_config& config) {
+  switch (broker_of(config)) {
+    case broker_kind::sidekiq: return config.queue.super_fetch;
+    case broker_kind::celery: return config.runtime.celery->acks_late;
+    default: return true;
+  }
+}
+
+std::string after_death(const world_config& config) {
+  switch (broker_of(config)) {
+    case broker_kind::sidekiq:
+      return config.queue.super_fetch
+                 ? "the job is recovered only at a later process start, once the dead process's heartbeat has "
+                   "expired (super_fetch)"
+                 : "the job is lost with the process (Sidekiq's BasicFetch)";
+    case broker_kind::celery:
+      return config.runtime.celery->acks_late
+                 ? fmt::format("the task comes back after the Redis visibility timeout ({}), at the next restore sweep",
+                               text(config.queue.visibility_timeout))
+                 : std::string("the task is lost: it was acked when received (acks_late off)");
+    case broker_kind::kafka:
+      return fmt::format("the record is read again after the group's session timeout ({}) and a rebalance, from the "
+                         "last committed offset",
+                         text(config.runtime.kafka->group.session_timeout));
+    case broker_kind::pubsub:
+      return fmt::format("the message comes back after the ack deadline ({})", text(visibility(config)));
+    case broker_kind::sqs:
+    case broker_kind::sqs_fifo: break;
+  }
+  return fmt::format("the message comes back after the visibility timeout ({})", text(visibility(config)));
+}
+
+std::string step_repeats_after(const world_config& config) {
+  switch (broker_of(config)) {
+    case broker_kind::sidekiq:
+      return config.queue.super_fetch
+                 ? "a retry after a timeout or an error, a crash (super_fetch recovers the job), or a shutdown that "
+                   "pushes the job back (Sidekiq's TERM timeout)"
+                 : "a retry after a timeout or an error, or a shutdown that pushes the job back (Sidekiq's TERM "
+                   "timeout)";
+    case broker_kind::celery:
+      if (!config.runtime.celery->acks_late) return "a retry after a timeout or an error (Task.retry)";
+      break;
+    case broker_kind::kafka:
+      return "a crash before the offset commit (the record is read again after a rebalance) or a retry in place "
+             "after a timeout";
+    default: break;
+  }
+  return "a crash before the ack (" + after_death(config) + ") or a retry after a timeout";
+}
+
+std::string_view interruptions(const world_config& config) {
+  switch (broker_of(config)) {
+    case broker_kind::sidekiq:
+      return config.queue.super_fetch ? "a crash, a shutdown that pushes the job back" : "a shutdown that pushes the job back";
+    case broker_kind::celery:
+      return config.runtime.celery->acks_late ? "a crash, a visibility timeout that ran out" : "an error";
+    case broker_kind::kafka: return "a crash, a rebalance";
+    case broker_kind::pubsub: return "a crash, an ack deadline that ran out";
+    case broker_kind::sqs:
+    case broker_kind::sqs_fifo: break;
+  }
+  return "a crash, an expired lease";
+}
+
+std::string_view redeliveries(const world_config& config) {
+  switch (broker_of(config)) {
+    case broker_kind::sidekiq: return "a retry, a job pushed back at a shutdown";
+    case broker_kind::celery: return "a retry, a task restored after the visibility timeout";
+    case broker_kind::kafka: return "a record read again after a rebalance";
+    case broker_kind::pubsub: return "a nack, a crash, an ack deadline that ran out";
+    case broker_kind::sqs:
+    case broker_kind::sqs_fifo: break;
+  }
+  return "a nack, a crash, a lease that ran out";
+}
+
+std::string_view redrive_setting(const world_config& config) {
+  switch (broker_of(config)) {
+    case broker_kind::sqs:
+    case broker_kind::sqs_fifo: return key::max_receive_count;
+    case broker_kind::pubsub: return "pubsub.max_delivery_attempts";
+    default: return "";
+  }
+}
+
+std::string first_effect(const world_config& config) {
+  std::vector<std::string_view> writes{tool_name::refund, tool_name::email};
+  for (const service_tool_config& t : config.tools)
+    if (t.effect == tool_effect::write) writes.push_back(t.name);
+  const std::optional<tool_use> use = find_use(config, writes);
+  if (!use) return "";
+  if (use->spec.tool == tool_name::refund) return "the vendor's refund";
+  if (moves_money(config, use->spec.tool)) return fmt::format("the {0} through the {0} tool", use->spec.tool);
+  if (use->spec.tool == tool_name::email) return "the email's send";
+  return fmt::format("the {} tool's effect", use->spec.tool);
+}
+
 std::optional<tool_use> find_use(const world_config& config, std::initializer_list<std::string_view> tools) {
   return find_use(config, std::vector<std::string_view>(tools));
 }

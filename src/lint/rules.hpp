@@ -57,6 +57,58 @@ inline constexpr std::string_view read = "read";
 std::string text(sim::duration d);
 std::string ratio_text(std::uint32_t milli);
 sim::duration third_of(sim::duration d);
+// "Raise ..." from "raise ...".
+std::string capitalized(std::string s);
+
+// ---- advice ---------------------------------------------------------------------
+// Values as a scenario file writes them (lint_advice::value).
+std::string toml_duration(sim::duration d);  // "\"10s\""
+std::string toml_word(std::string_view w);    // "\"stable\""
+std::string toml_bool(bool b);                // "true"
+std::string toml_int(std::uint64_t n);        // "5"
+// One way to fix a warning: a value, or values set together.
+inline lint_advice advise(std::string setting, std::string value) {
+  return lint_advice{{advised_value{std::move(setting), std::move(value)}}};
+}
+inline lint_advice advise(std::vector<advised_value> values) { return lint_advice{std::move(values)}; }
+
+// ---- the broker's own words -----------------------------------------------------
+// Which broker the scenario runs (queue.flavour), as the rules tell them apart.
+enum class broker_kind : std::uint8_t { sqs, sqs_fifo, sidekiq, celery, pubsub, kafka };
+broker_kind broker_of(const world_config& config);
+// What a delivery's lease is called: "visibility timeout", "ack deadline";
+// empty where there is none (Sidekiq, Kafka).
+std::string_view lease_word(const world_config& config);
+// How a message whose slice died mid-step (a crash, a kill) comes back, or
+// that it does not: "the message comes back after the visibility timeout
+// (30s)", "the record is read again after the group's session timeout
+// (45s) and a rebalance", "the job is lost with the process (BasicFetch)".
+std::string after_death(const world_config& config);
+// Whether a slice that dies with its message brings it back at all (not on
+// Sidekiq's BasicFetch, nor on Celery without acks_late: the message went
+// with the process or was acked when received).
+bool death_redelivers(const world_config& config);
+// What runs a step again after it acted, on this broker: "a crash before
+// the ack (the message comes back after the visibility timeout, 30s) or a
+// retry after a timeout"; on Sidekiq's BasicFetch no crash (it loses the
+// job), but a retry or a job pushed back at a shutdown.
+std::string step_repeats_after(const world_config& config);
+// What else interrupts a job's run and runs it again, on this broker: "a
+// crash, an expired lease", "a crash, a rebalance", "a shutdown that pushes
+// the job back".
+std::string_view interruptions(const world_config& config);
+// The ways a job is delivered again on this broker: "a nack, a crash, a
+// lease that ran out", "a record read again after a rebalance".
+std::string_view redeliveries(const world_config& config);
+// The setting that redrives a message after so many receives, and what it
+// takes ("queue.max_receive_count"; Pub/Sub's "pubsub.max_delivery_attempts",
+// 5 to 100); empty where the broker has none (Sidekiq, Celery, Kafka).
+std::string_view redrive_setting(const world_config& config);
+// The first step (in job order) that writes, and its effect in words: "the
+// vendor's refund", "the charge through the charge tool" (money of the
+// scenario's own), "the email's send", "the sms tool's effect".
+// Empty when no step writes.
+std::string first_effect(const world_config& config);
 
 // The first step (in job order, then step order) that calls one of `tools`,
 // and how many jobs call one at all.

@@ -4,6 +4,13 @@
 
 namespace twice::lint_rules_detail {
 
+namespace {
+// The longest the loader takes for a deploy's grace period, a runtime's
+// shutdown timeout, an orphan rescue's rescue_after and a Pub/Sub client's
+// max_lease_duration (src/scenario/load_*.cpp).
+constexpr sim::duration day = sim::duration::from_s(24 * 3600);
+}  // namespace
+
 void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.heartbeat_interval) return;
   if (config.queue.hold_until_ack) return;  // Sidekiq: no lease to run out
@@ -41,32 +48,61 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
   const bool read_only = !worst->writes;
   const sim::duration lease = lease_of(worst->step_name);
   const std::string_view setting = split ? std::string_view("split.visibility_timeout") : visibility_setting(config);
+  // A raise the broker allows (SQS: 12h, Celery's Redis transport: the
+  // loader's 30 days, Pub/Sub: 600s), if any fits the call.
+  const sim::duration most = config.runtime.celery ? max_redis_visibility_timeout
+                             : config.queue.pubsub ? max_ack_deadline
+                                                   : max_visibility_timeout;
+  const sim::duration raised = std::min(worst_hold * 2, most);
+  const bool can_raise = worst_hold < raised;
+  const sim::duration beat = third_of(lease);
+  std::vector<lint_advice> advice;
+  std::string fix;
+  if (config.queue.pubsub) {
+    fix = fmt::format("Read with the client library's streaming pull, whose lease management extends every message it "
+                      "holds (pubsub.lease_management = true, the default), or send a modifyAckDeadline through the "
+                      "call yourself; {} stops at 600s.",
+                      setting);
+    advice.push_back(advise("pubsub.lease_management", toml_bool(true)));
+  } else if (split || config.runtime.celery) {
+    fix = can_raise ? fmt::format("Raise {} well above {} (e.g. {}): {}", setting, text(worst_hold), text(raised),
+                                  split ? "the split queue exists to give this call a lease that fits it."
+                                        : "Celery's Redis transport cannot extend it while a task runs.")
+                    : fmt::format("The call can outlast the longest {} allows ({}): {}", setting, text(most),
+                                  split ? "shorten the call (its client timeout) so it fits the split queue's lease."
+                                        : "Celery's Redis transport cannot extend it while a task runs; shorten the "
+                                          "call (its client timeout).");
+    if (can_raise) advice.push_back(advise(std::string(setting), toml_duration(raised)));
+  } else {
+    // A heartbeat a third of the lease; a lease under 3 ms has none to offer.
+    std::vector<std::string> ways;
+    if (beat > sim::duration::zero()) {
+      ways.push_back(fmt::format("set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker "
+                                 "extends its lease while the call runs",
+                                 text(beat)));
+      advice.push_back(advise(std::string(key::heartbeat), toml_duration(beat)));
+    }
+    if (can_raise) {
+      ways.push_back(fmt::format("raise {} well above {} (e.g. {})", setting, text(worst_hold), text(raised)));
+      advice.push_back(advise(std::string(setting), toml_duration(raised)));
+    }
+    fix = ways.empty() ? std::string("Shorten the call (its client timeout) below the lease")
+                       : capitalized(ways[0]) + (ways.size() > 1 ? ", or " + ways[1] : std::string());
+    if (read_only && config.queue.fifo == false) {
+      fix += fmt::format("; if the worker cannot heartbeat through the call, make the step a job of its own ([split] "
+                         "tool = \"{}\", with a visibility timeout that fits it)",
+                         worst->step_name);
+      advice.push_back(advise("split.tool", toml_word(worst->step_name)));
+    }
+    fix += ".";
+  }
   out.push_back(
       {"visibility_below_tool_p99", std::string(setting),
-       fmt::format("visibility timeout {} is below the {} tool's {}, which {} waits on, and no heartbeat extends it: "
+       fmt::format("{} {} is below the {} tool's {}, which {} waits on, and no heartbeat extends it: "
                    "a second worker receives the message while the first still runs, and both run the slice.",
-                   text(lease), worst->step_name, latency, where(*worst_use)),
-       split ? fmt::format("Raise {} well above {} (e.g. {}): the split queue exists to give this call a lease "
-                           "that fits it.",
-                           setting, text(worst_hold), text(worst_hold * 2))
-      : config.runtime.celery
-          ? fmt::format("Raise {} well above the longest task (e.g. {}): Celery's Redis transport cannot extend it "
-                        "while a task runs.",
-                        setting, text(worst_hold * 2))
-      : config.queue.pubsub
-          ? fmt::format("Read with the client library's streaming pull, whose lease management extends every "
-                        "message it holds (pubsub.lease_management = true, the default), or send a "
-                        "modifyAckDeadline through the call yourself; {} stops at 600s.",
-                        setting)
-             : fmt::format("Set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker "
-                           "extends its lease while the call runs, or raise {} well above {} (e.g. {}){}.",
-                           text(third_of(lease)), setting, text(worst_hold), text(worst_hold * 2),
-                           read_only
-                               ? fmt::format("; if the worker cannot heartbeat through the call, make the step a job "
-                                             "of its own ([split] tool = \"{}\", with a visibility timeout that "
-                                             "fits it)",
-                                             worst->step_name)
-                               : std::string())});
+                   lease_word(config), text(lease), worst->step_name, latency,
+                   where(*worst_use)),
+       std::move(fix), std::move(advice)});
 }
 
 void heartbeat_too_slow(const world_config& config, std::vector<lint_warning>& out) {
@@ -76,19 +112,31 @@ void heartbeat_too_slow(const world_config& config, std::vector<lint_warning>& o
   if (!(beat * 2 > lease)) return;
   std::string why;
   if (beat >= lease) {
-    why = fmt::format("heartbeat every {} against a visibility timeout of {}: the lease expires before the first "
-                      "heartbeat, so a second worker receives the message while the first still runs.",
-                      text(beat), text(lease));
+    why = fmt::format("heartbeat every {} against {} {} of {}: the lease expires before the first heartbeat, so "
+                      "a second worker receives the message while the first still runs.",
+                      text(beat), config.queue.pubsub ? "an" : "a", lease_word(config), text(lease));
   } else {
-    why = fmt::format("heartbeat every {} against a visibility timeout of {}: one lost or late heartbeat loses the "
-                      "lease (the next one comes {} after the last extension), and a second worker receives the "
-                      "message while the first still runs.",
-                      text(beat), text(lease), text(beat * 2));
+    why = fmt::format("heartbeat every {} against {} {} of {}: one lost or late heartbeat loses the lease (the "
+                      "next one comes {} after the last extension), and a second worker receives the message while "
+                      "the first still runs.",
+                      text(beat), config.queue.pubsub ? "an" : "a", lease_word(config), text(lease), text(beat * 2));
   }
-  out.push_back({"heartbeat_too_slow", std::string(key::heartbeat), std::move(why),
-                 fmt::format("Set runtime.heartbeat_interval to at most a third of the visibility timeout (e.g. {}), "
-                             "so a heartbeat can be lost and the next still lands before the lease expires.",
-                             text(third_of(lease)))});
+  // A third of a lease under 3 ms is no heartbeat at all: raise the lease.
+  const sim::duration third = third_of(lease);
+  if (third > sim::duration::zero()) {
+    out.push_back({"heartbeat_too_slow", std::string(key::heartbeat), std::move(why),
+                   fmt::format("Set runtime.heartbeat_interval to at most a third of the {} (e.g. {}), so a "
+                               "heartbeat can be lost and the next still lands before the lease expires.",
+                               lease_word(config), text(third)),
+                   {advise(std::string(key::heartbeat), toml_duration(third))}});
+    return;
+  }
+  const sim::duration raised = std::min(beat * 3, max_visibility_timeout);
+  out.push_back({"heartbeat_too_slow", std::string(visibility_setting(config)), std::move(why),
+                 fmt::format("Raise {} to at least three heartbeats (e.g. {}), so a heartbeat can be lost and the "
+                             "next still lands before the lease expires.",
+                             visibility_setting(config), text(raised)),
+                 {advise(std::string(visibility_setting(config)), toml_duration(raised))}});
 }
 
 void transaction_across_model(const world_config& config, std::vector<lint_warning>& out) {
@@ -105,22 +153,29 @@ void transaction_across_model(const world_config& config, std::vector<lint_warni
   why += ".";
   out.push_back({"transaction_across_model", std::string(key::hold_transaction), std::move(why),
                  "Set discipline.hold_transaction_across_model = false: commit before the model call and open a new "
-                 "transaction for its result."});
+                 "transaction for its result.",
+                 {advise(std::string(key::hold_transaction), toml_bool(false))}});
 }
 
 void rolling_kill_without_drain(const world_config& config, std::vector<lint_warning>& out) {
   for (std::size_t i = 0; i < config.deploys.size(); ++i) {
     const deploy_spec& d = config.deploys[i];
     if (d.strategy != deploy_strategy::rolling_kill) continue;
+    // What a kill interrupts: the story's first write, in its own words.
+    const std::string effect = first_effect(config);
+    const std::string mid_step = effect.empty() ? std::string("mid-step, before the ack")
+                                                : "mid-step (after " + effect + ", before the ack)";
     out.push_back({"rolling_kill_without_drain", key::deploy_strategy(i),
                    fmt::format("the deploy to {} at {} kills {} {} every {} without draining: in-flight slices "
-                               "die mid-step (after a vendor's refund, before the ack), their messages come back only "
-                               "after the visibility timeout {}, and the retries arrive together.",
+                               "die {}, and {}{}.",
                                d.sha, text(d.at - sim::instant::epoch()), d.batch_size,
-                               d.batch_size == 1 ? "pod" : "pods", text(d.batch_interval), text(visibility(config))),
-                   fmt::format("Set deploy[{}].strategy = \"drain\": stop leasing on the old version, let in-flight "
+                               d.batch_size == 1 ? "pod" : "pods", text(d.batch_interval), mid_step,
+                               after_death(config),
+                               death_redelivers(config) ? "; the retries arrive together" : ": its work is never done"),
+                   fmt::format("Set deploy[{}].strategy = \"drain\": stop {} on the old version, let in-flight "
                                "slices finish within the grace period ({}), then terminate.",
-                               i, text(d.grace_period))});
+                               i, config.runtime.kafka ? "polling" : "fetching", text(d.grace_period)),
+                   {advise(key::deploy_strategy(i), toml_word("drain"))}});
   }
 }
 
@@ -178,8 +233,15 @@ void drain_grace_below_work(const world_config& config, std::vector<lint_warning
                                  text(*own), longest_job, text(longest), d.sha),
                      fmt::format("Set runtime.shutdown_timeout above the longest slice ({}), and deploy[{}].grace_period "
                                  "(Kubernetes' terminationGracePeriodSeconds) a few seconds above that, as Sidekiq's "
-                                 "wiki advises; or split the long step into a job of its own.",
-                                 text(longest), i)});
+                                 "wiki advises (e.g. {} and {}); or split the long step into a job of its own.",
+                                 text(longest), i, text(std::min(longest * 2, day - sim::duration::from_s(5))),
+                                 text(std::min(longest * 2 + sim::duration::from_s(5), day))),
+                     longest * 2 + sim::duration::from_s(5) <= day
+                         ? std::vector<lint_advice>{advise(
+                               {{"runtime.shutdown_timeout", toml_duration(longest * 2)},
+                                {fmt::format("deploy[{}].grace_period", i),
+                                 toml_duration(longest * 2 + sim::duration::from_s(5))}})}
+                         : std::vector<lint_advice>{}});
       return;
     }
     if (!(d.grace_period < longest)) continue;
@@ -188,9 +250,12 @@ void drain_grace_below_work(const world_config& config, std::vector<lint_warning
                                "(its calls' p99 latencies, each bounded by its client timeout): a drain that starts "
                                "early in such a slice kills it when the grace period ends, mid-step.",
                                d.sha, text(d.grace_period), longest_job, text(longest)),
-                   fmt::format("Set deploy[{}].grace_period above the longest slice ({}), as Kubernetes' "
+                   fmt::format("Set deploy[{}].grace_period above the longest slice ({}, e.g. {}), as Kubernetes' "
                                "terminationGracePeriodSeconds must be; or split the long step into a job of its own.",
-                               i, text(longest))});
+                               i, text(longest), text(std::min(longest * 2, day))),
+                   longest < day ? std::vector<lint_advice>{advise(fmt::format("deploy[{}].grace_period", i),
+                                                                   toml_duration(std::min(longest * 2, day)))}
+                                 : std::vector<lint_advice>{}});
     return;  // one warning, for the first such deploy
   }
 }
@@ -212,8 +277,10 @@ void client_timeout_below_p99(const world_config& config, std::vector<lint_warni
                                "than one call in a hundred is abandoned while the far side goes on, does the work and "
                                "may commit it, and the retry asks for it again.",
                                where(*use), t.step_name, text(t.client_timeout), text(p99), t.latency->describe()),
-                   "Wait at least the p99 (a timeout is for a far side that is down, not one that is slow), and give "
-                   "the write a key so an abandoned call's retry is a replay."});
+                   fmt::format("Wait at least the p99 ({} = \"{}\": a timeout is for a far side that is down, not one "
+                               "that is slow), and give the write a key so an abandoned call's retry is a replay.",
+                               setting, text(p99)),
+                   p99 <= day ? std::vector<lint_advice>{advise(setting, toml_duration(p99))} : std::vector<lint_advice>{}});
     return;  // one warning, for the first such tool
   }
 }
@@ -236,10 +303,13 @@ void orphan_rescue_before_work_ends(const world_config& config, std::vector<lint
                              "takes the slow slice for an orphan, sends its job again, and a second worker runs it "
                              "while the first still does.",
                              text(after), job, text(longest)),
-                 fmt::format("Set runtime.orphan_rescue.rescue_after well above the longest slice ({}), as Oban advises "
-                             "above the longest job's timeout; and give every write a key, so the job a rescue runs "
-                             "twice replays instead of acting twice.",
-                             text(longest))});
+                 fmt::format("Set runtime.orphan_rescue.rescue_after well above the longest slice ({}{}), as Oban "
+                             "advises above the longest job's timeout; and give every write a key, so the job a rescue "
+                             "runs twice replays instead of acting twice.",
+                             text(longest), longest * 2 <= day ? ", e.g. " + text(longest * 2) : std::string()),
+                 longest * 2 <= day
+                     ? std::vector<lint_advice>{advise("runtime.orphan_rescue.rescue_after", toml_duration(longest * 2))}
+                     : std::vector<lint_advice>{}});
 }
 
 // A job table on Postgres (store.dead_row_cost: its MVCC modelled) with no
@@ -257,7 +327,8 @@ void job_table_without_transaction_timeout(const world_config& config, std::vect
                              text(*config.store.dead_row_cost),
                              text(sim::duration::from_us(config.store.dead_row_cost->us() * 250 * 3600))),
                  "Set store.transaction_timeout (Postgres 17's transaction_timeout; idle_in_transaction_session_timeout "
-                 "before it) to a minute or so on the queue's database, and run long reports on a replica."});
+                 "before it) to a minute or so on the queue's database (e.g. 1m), and run long reports on a replica.",
+                 {advise("store.transaction_timeout", toml_duration(sim::duration::from_s(60)))}});
 }
 
 // A runtime that stops extending a lease after a while (a Pub/Sub client's
@@ -274,10 +345,15 @@ void max_lease_below_work(const world_config& config, std::vector<lint_warning>&
                              "timeout): past it the client drops the message from lease management, the deadline "
                              "runs out and Pub/Sub redelivers it to a second worker while the first still runs.",
                              text(limit), job, text(longest)),
-                 fmt::format("Raise pubsub.max_lease_duration above the longest slice (e.g. {}), or split the slow "
-                             "step into a job of its own; and give every write a key, so a redelivery replays "
-                             "instead of acting twice.",
-                             text(longest * 2))});
+                 fmt::format("{}split the slow step into a job of its own; and give every write a key, so a "
+                             "redelivery replays instead of acting twice.",
+                             longest * 2 <= day ? "Raise pubsub.max_lease_duration above the longest slice (e.g. " +
+                                                      text(longest * 2) + "), or "
+                                                : std::string("The slice outlasts the longest max_lease_duration the "
+                                                              "client takes (24h): ")),
+                 longest * 2 <= day
+                     ? std::vector<lint_advice>{advise("pubsub.max_lease_duration", toml_duration(longest * 2))}
+                     : std::vector<lint_advice>{}});
 }
 
 // Kafka: one poll's batch can take longer than max.poll.interval.ms. The
@@ -308,7 +384,8 @@ void kafka_batch_beyond_poll_interval(const world_config& config, std::vector<li
        fmt::format("Lower kafka.max_poll_records so a batch fits well inside kafka.max_poll_interval (e.g. {}), or "
                    "raise kafka.max_poll_interval above the batch, as Kafka's documentation advises; and give every "
                    "write a key, so a record read again replays instead of acting twice.",
-                   fits)});
+                   fits),
+       {advise("kafka.max_poll_records", toml_int(static_cast<std::uint64_t>(fits)))}});
 }
 
 // Kafka with auto.offset.reset = latest (its default): a partition the
@@ -341,7 +418,8 @@ void kafka_offset_reset_latest(const world_config& config, std::vector<lint_warn
                    "skipped and its job never runs.",
                    job, text(*first - sim::instant::epoch()), text(assigned - sim::instant::epoch())),
        "Set kafka.auto_offset_reset = \"earliest\" for a group that must read what was sent before it first "
-       "started (a job queue always must); \"latest\" suits a group that only cares about what comes next."});
+       "started (a job queue always must); \"latest\" suits a group that only cares about what comes next.",
+       {advise("kafka.auto_offset_reset", toml_word("earliest"))}});
 }
 
 // Celery on Redis: a retry's countdown (or any ETA) longer than the
@@ -360,6 +438,19 @@ void celery_eta_beyond_visibility(const world_config& config, std::vector<lint_w
                                     : backoff_envelope(retry, retry.maximum_attempts - 2);
   const sim::duration lease = config.queue.visibility_timeout;
   if (longest < lease) return;
+  // Twice the countdown, within the loader's 30 days; or the countdowns
+  // bounded below the timeout (a cap a little under it).
+  const sim::duration raised = std::min(longest * 2, max_redis_visibility_timeout);
+  std::vector<lint_advice> advice;
+  if (longest < raised) advice.push_back(advise(std::string(key::queue_visibility), toml_duration(raised)));
+  // A cap under the timeout; with the base above it, the base too (the
+  // loader takes no cap below the base).
+  const sim::duration cap = std::max(lease - sim::duration::from_s(1), sim::duration::zero());
+  if (lease > sim::duration::from_s(1)) {
+    std::vector<advised_value> bounded{{std::string(key::maximum_interval), toml_duration(cap)}};
+    if (cap < retry.initial_interval) bounded.push_back({"retry.initial_interval", toml_duration(cap)});
+    advice.push_back(advise(std::move(bounded)));
+  }
   out.push_back(
       {"celery_eta_beyond_visibility", std::string(key::queue_visibility),
        fmt::format("A retry's countdown reaches {}, and the Redis transport's visibility timeout is {}: the worker "
@@ -367,10 +458,15 @@ void celery_eta_beyond_visibility(const world_config& config, std::vector<lint_w
                    "another worker takes it and holds it for the same ETA. At the ETA both run the task, and one "
                    "more worker for each further {} the ETA lies ahead.",
                    text(longest), text(lease), text(lease)),
-       fmt::format("Raise queue.visibility_timeout above the longest ETA or countdown the tasks use (e.g. {}), as "
-                   "Celery's docs ask, or keep countdowns below {}; and give every write a key, so a second run "
-                   "replays instead of paying again.",
-                   text(longest * 2), text(lease))});
+       fmt::format("{}keep countdowns below {} (retry.maximum_interval, e.g. {}{}); and give every write a key, so "
+                   "a second run replays instead of paying again.",
+                   longest < max_redis_visibility_timeout
+                       ? "Raise queue.visibility_timeout above the longest ETA or countdown the tasks use (e.g. " +
+                             text(raised) + "), as Celery's docs ask, or "
+                       : std::string("No visibility timeout the loader takes (30 days at most) outlasts the longest "
+                                     "countdown: "),
+                   text(lease), text(cap), cap < retry.initial_interval ? ", with retry.initial_interval as low" : ""),
+       advice});
 }
 
 }  // namespace twice::lint_rules_detail

@@ -15,16 +15,19 @@ void own_write_without_key(const world_config& config, std::vector<lint_warning>
   if (!use) return;
   const bool none = rules.key == key_mode::none;
   const bool money = moves_money(config, use->spec.tool);
+  std::vector<advised_value> keyed;
+  if (none) keyed.push_back({std::string(key::discipline_key), toml_word("stable")});
+  if (!rules.pass_key_to_vendor) keyed.push_back({std::string(key::pass_key_to_vendor), toml_bool(true)});
   out.push_back({"write_without_key", std::string(none ? key::discipline_key : key::pass_key_to_vendor),
-                 fmt::format("{} calls the {} tool, a write whose far side honours idempotency keys, {}: a crash "
-                             "after its effect and before the ack (or a timeout after the far side acted) brings the "
-                             "message back, and the retry acts again ({}).",
+                 fmt::format("{} calls the {} tool, a write whose far side honours idempotency keys, {}: the step "
+                             "runs again after {}, and the far side acts again ({}).",
                              where(*use), use->spec.tool,
-                             none ? "with no key at all" : "but the key is never sent to it",
+                             none ? "with no key at all" : "but the key is never sent to it", step_repeats_after(config),
                              money ? "no_double_payment, ledgers_agree" : "one_effect_per_step"),
                  fmt::format("Set discipline.key = \"stable\" and discipline.pass_key_to_vendor = true: the far side "
                              "then recognises \"{}\" on a retry and does not act twice.",
-                             stable_key(*use))});
+                             stable_key(*use)),
+                 {advise(std::move(keyed))}});
 }
 
 void write_without_key(const world_config& config, std::vector<lint_warning>& out) {
@@ -32,26 +35,30 @@ void write_without_key(const world_config& config, std::vector<lint_warning>& ou
   if (!use) return own_write_without_key(config, out);
   const discipline& rules = config.runtime.rules;
   if (rules.key == key_mode::none) {
+    std::vector<advised_value> keyed{{std::string(key::discipline_key), toml_word("stable")}};
+    if (!rules.pass_key_to_vendor) keyed.push_back({std::string(key::pass_key_to_vendor), toml_bool(true)});
     out.push_back({"write_without_key", std::string(key::discipline_key),
-                   fmt::format("{} refunds {} cents through the payment vendor with no idempotency key: if the worker "
-                               "crashes after the vendor's refund and before the ack, the message reappears and the "
-                               "retry refunds again (two rows in the vendor's ledger: the double refund).",
-                               where(*use), use->spec.amount_cents),
-                   fmt::format("Set discipline.key = \"stable\" (job:step:tool, e.g. \"{}\") and keep "
+                   fmt::format("{} refunds {} cents through the payment vendor with no idempotency key: the step "
+                               "runs again after {}, and refunds again (two rows in the vendor's ledger: the double "
+                               "refund).",
+                               where(*use), use->spec.amount_cents, step_repeats_after(config)),
+                   fmt::format("Set discipline.key = \"stable\" (job:step:tool, e.g. \"{}\") and {} "
                                "discipline.pass_key_to_vendor = true: the vendor then replays its first answer for a "
                                "key it has seen instead of refunding again.",
-                               stable_key(*use))});
+                               stable_key(*use), rules.pass_key_to_vendor ? "keep" : "set"),
+                   {advise(std::move(keyed))}});
     return;
   }
   if (!rules.pass_key_to_vendor) {
     out.push_back({"write_without_key", std::string(key::pass_key_to_vendor),
-                   fmt::format("{} refunds {} cents through the payment vendor, but the key is never sent to it: a "
-                               "crash after the vendor's refund and before the local write leaves no local row to "
-                               "catch the retry, so the retry refunds again and the two ledgers disagree.",
-                               where(*use), use->spec.amount_cents),
+                   fmt::format("{} refunds {} cents through the payment vendor, but the key is never sent to it: "
+                               "when the step runs again after {}, before its local row was written, the vendor "
+                               "refunds again and the two ledgers disagree.",
+                               where(*use), use->spec.amount_cents, step_repeats_after(config)),
                    fmt::format("Set discipline.pass_key_to_vendor = true: the vendor is the tie-break, it replays "
                                "its stored answer for \"{}\" instead of refunding again.",
-                               stable_key(*use))});
+                               stable_key(*use)),
+                   {advise(std::string(key::pass_key_to_vendor), toml_bool(true))}});
   }
 }
 
@@ -72,7 +79,9 @@ void checkpoint_before_effect(const world_config& config, std::vector<lint_warni
                              "happens while the job reports success.",
                              use->spec.tool, where(*use), effect),
                  "Set discipline.checkpoint = \"after_success\" (record the step, with its ledger row, after the "
-                 "tool succeeded) or \"outbox\" (write the intent with the slice start; a relay sends it)."});
+                 "tool succeeded) or \"outbox\" (write the intent with the slice start; a relay sends it).",
+                 {advise(std::string(key::checkpoint), toml_word("after_success")),
+                  advise(std::string(key::checkpoint), toml_word("outbox"))}});
 }
 
 void key_per_attempt(const world_config& config, std::vector<lint_warning>& out) {
@@ -92,7 +101,8 @@ void key_per_attempt(const world_config& config, std::vector<lint_warning>& out)
                              refund ? "commit" : "act on", refund ? "refunds" : "acts"),
                  fmt::format("Set discipline.key = \"stable\": the same key on every attempt (\"{}\"), chosen from "
                              "the job, the step and the tool.",
-                             stable)});
+                             stable),
+                 {advise(std::string(key::discipline_key), toml_word("stable"))}});
 }
 
 // A write whose far side takes no key (an email provider, an SMS gateway,
@@ -118,7 +128,8 @@ void write_without_claim(const world_config& config, std::vector<lint_warning>& 
                              "committed transaction before the call, and a step already claimed is skipped. That "
                              "makes each {} at most once; an outbox alone does not help, since its relay may send "
                              "twice.",
-                             use->spec.tool, email ? "email" : use->spec.tool + " call")});
+                             use->spec.tool, email ? "email" : use->spec.tool + " call"),
+                 {advise("tools." + use->spec.tool + ".claim", toml_bool(true))}});
 }
 
 // A write whose step is not recorded when it succeeds (inside a batch
@@ -148,9 +159,9 @@ void batch_without_item_progress(const world_config& config, std::vector<lint_wa
   out.push_back({"batch_without_item_progress", setting,
                  fmt::format("{} calls {} with no key and no local record, and the step is not recorded when it "
                              "succeeds (a batch recorded only at its end, or progress = \"none\"): a retry after any "
-                             "later failure in the job (a 503 from the next item, a crash, an expired lease) calls it "
-                             "again, so every item done before the failure is done twice.",
-                             where(*use), use->spec.tool),
+                             "later failure in the job (a 503 from the next item, {}) calls it again, so every item "
+                             "done before the failure is done twice.",
+                             where(*use), use->spec.tool, interruptions(config)),
                  "Record each item as it succeeds: progress = \"per_item\" (a checkpoint per item), or make each "
                  "write safe to repeat (a key the far side honours, or [tools.NAME] claim = true for a far side "
                  "that takes none)."});

@@ -131,6 +131,22 @@ document.addEventListener('mouseover', function (e) {
 
 }  // namespace
 
+std::size_t final_ledgers::their_rows() const {
+  std::size_t n = 0;
+  for (const far_side& f : theirs) n += f.rows.size();
+  return n;
+}
+
+final_ledgers collect_ledgers(const world& w, const run_summary& s) {
+  final_ledgers out;
+  out.ours.assign(w.db().ledger().begin(), w.db().ledger().end());
+  for (const world::money_tool& m : w.money_tools()) {
+    const bool kept = std::any_of(s.money.begin(), s.money.end(), [&](const money_ledger& l) { return l.tool == m.name; });
+    if (kept) out.theirs.push_back({std::string(m.name), {m.tool->ledger().begin(), m.tool->ledger().end()}});
+  }
+  return out;
+}
+
 std::string html_report(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& story,
                         const run_spans& spans, const final_ledgers& ledgers) {
   // The run from start to end across the plot: the timeline's axis, and the
@@ -151,10 +167,10 @@ std::string html_report(const scenario& sc, const run_summary& s, const std::vec
   write_summary(html, sc, s);
   write_timeline(html, sc, s, spans, time);
   write_requests(html, sc, spans, time);
-  write_queue_depth(html, spans, time);
+  write_queue_depth(html, sc, spans, time);
   write_attempts(html, s);
   write_backoff(html, spans);
-  write_ledgers(html, ledgers);
+  write_ledgers(html, s, ledgers);
   write_invariants(html, s);
   write_story(html, story);
   html.line("<script>" + std::string(script) + "</script>");

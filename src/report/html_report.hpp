@@ -19,8 +19,11 @@
 //   #queue-depth   the broker's sampled counters over time;
 //   #attempts      the histogram of attempts per job, and the attempt table;
 //   #backoff       every backoff delay against its envelope and the cap;
-//   #ledgers       our ledger beside the vendor's (tr.unmatched: a vendor
-//                  refund no local row accounts for);
+//   #ledgers       our ledger beside each money tool's far side
+//                  (#ledger-vendor: the payment vendor's; #ledger-NAME: a
+//                  tool of the scenario's own; tr.unmatched: a row the
+//                  other side has no counterpart for); absent in a world
+//                  where nothing moves money;
 //   #invariants    tr[data-invariant][data-held] with the evidence lines;
 //   #story         the timeline as text.
 //
@@ -39,11 +42,21 @@ namespace twice {
 
 struct scenario;
 
-// The two ledgers as the run left them.
+// The ledgers as the run left them: ours, and the far side's of each money
+// tool the world has (run_summary::money, in its order).
 struct final_ledgers {
+  struct far_side {
+    std::string tool;  // as steps call it: "refund" (the payment vendor), "charge"
+    std::vector<vendor_refund> rows;
+  };
   std::vector<ledger_row> ours;
-  std::vector<vendor_refund> vendor;  // every money tool's: the refund tool's, then the scenario's own
+  std::vector<far_side> theirs;
+  // Rows in every far side's ledger.
+  std::size_t their_rows() const;
 };
+
+// Copies the ledgers out of the world after its run, for the tools `s.money` lists.
+final_ledgers collect_ledgers(const world& w, const run_summary& s);
 
 // `story`: the run's timeline lines (report/timeline.hpp); `spans`: its
 // events as intervals (report/spans.hpp).

@@ -63,13 +63,18 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
   if (const std::string settling = describe_settling(s.result); !settling.empty())
     html.line("<li>" + esc(settling) + "</li>");
   html.line("<li>jobs: " + esc(s.jobs_line()) + "</li>");
-  html.line(fmt::format("<li>our ledger: {} rows, {} &middot; the vendor's ledger: {} refunds, {}</li>", s.ledger_rows,
-                        cents(s.ledger_total_cents), s.vendor_refunds, cents(s.vendor_total_cents)));
-  html.line(fmt::format("<li>vendor: {} calls, {} answered 503, at most {} in one 100 ms</li>", s.vendor_calls,
-                        s.vendor_rejected_503, s.vendor_peak_per_100ms));
+  // Only the ledgers and tools the world has: ours and each money tool's
+  // far side, then every tool that was called.
+  if (s.keeps_ledgers()) html.line("<li>our ledger: " + esc(s.our_ledger()) + "</li>");
+  for (const money_ledger& m : s.money)
+    html.line(fmt::format("<li class=\"money-ledger\" data-tool=\"{}\">{} ledger: {}</li>", esc(m.tool), esc(m.whose()),
+                          esc(m.describe())));
   html.line("<li>job queue: " + esc(s.queue_line()) + "</li>");
   for (const tenant_wait& t : s.tenants)
     html.line("<li>tenant " + esc(t.tenant) + ": " + esc(t.describe()) + "</li>");
+  for (const tool_figures& t : s.tools)
+    html.line(fmt::format("<li class=\"tool-figures\" data-tool=\"{}\">tool {}: {}</li>", esc(t.name), esc(t.name),
+                          esc(t.describe())));
   for (const std::string& f : s.expectations.failures)
     html.line("<li class=\"expectation-failure\">" + esc(f) + "</li>");
   for (const ignored_verdict& i : s.expectations.ignored)
@@ -79,7 +84,7 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
 }
 
 // ---- queue depth --------------------------------------------------------------
-void write_queue_depth(html_lines& html, const run_spans& spans, const axis& time) {
+void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& spans, const axis& time) {
   html.line("<section id=\"queue-depth-section\">");
   html.line("<h2>Queue depth</h2>");
   if (spans.samples.empty()) {
@@ -111,10 +116,13 @@ void write_queue_depth(html_lines& html, const run_spans& spans, const axis& tim
     std::string_view name, label;
     std::int64_t queue_sample::*field;
   };
-  const series all[] = {{"visible", "visible", &queue_sample::visible},
-                        {"in_flight", "in flight", &queue_sample::in_flight},
-                        {"delayed", "delayed", &queue_sample::delayed},
-                        {"dead_letters", "dead letters", &queue_sample::dead_letters}};
+  // In Sidekiq's own words (its Web UI's): a job held by a process is busy,
+  // and a retry waits in the retry set, scheduled, not in flight.
+  const bool sidekiq = sc.world.queue.hold_until_ack;
+  const series all[] = {{"visible", sidekiq ? "enqueued" : "visible", &queue_sample::visible},
+                        {"in_flight", sidekiq ? "busy" : "in flight", &queue_sample::in_flight},
+                        {"delayed", sidekiq ? "scheduled (retries)" : "delayed", &queue_sample::delayed},
+                        {"dead_letters", sidekiq ? "dead set" : "dead letters", &queue_sample::dead_letters}};
   std::int64_t legend_x = plot_left;
   for (const series& sr : all) {
     std::string points;
@@ -352,11 +360,14 @@ void write_backoff(html_lines& html, const run_spans& spans) {
     return;
   }
   const std::int64_t cap = points.front().cap_us;
+  // Sidekiq's schedule without a retry.maximum_interval has no cap: its
+  // bound is its last retry's longest wait, drawn as no cap line.
+  const bool bound_only = points.front().schedule_bound;
   const bool capped = cap < uncapped_ceiling.us();
   std::int64_t biggest = 1;
   for (const backoff_point& b : points) biggest = std::max({biggest, b.delay_us, b.envelope_us});
   // The cap is the top of the chart unless it dwarfs every delay.
-  const bool cap_on_chart = capped && cap <= biggest * 10;
+  const bool cap_on_chart = capped && !bound_only && cap <= biggest * 10;
   const std::int64_t top = cap_on_chart ? std::max(cap, biggest) : biggest;
   const std::int64_t width = 12000, height = 2600, chart_top = 300, chart_height = 1800;
   const std::int64_t left = plot_left, right = plot_right;
@@ -365,7 +376,7 @@ void write_backoff(html_lines& html, const run_spans& spans) {
   const axis value{chart_top + chart_height, -chart_height, top};
   html.line(fmt::format("<svg id=\"backoff\" role=\"img\" aria-label=\"backoff delays against the cap\" width=\"{}\" "
                         "height=\"{}\" viewBox=\"0 0 {} {}\" data-cap-us=\"{}\" data-capped=\"{}\">",
-                        px(width), px(height), px(width), px(height), cap, capped ? "true" : "false"));
+                        px(width), px(height), px(width), px(height), cap, capped && !bound_only ? "true" : "false"));
   html.line(fmt::format(
       "<text x=\"{}\" y=\"{}\">{}{}</text>", px(left), px(120),
       n > backoff_points_max
@@ -374,6 +385,8 @@ void write_backoff(html_lines& html, const run_spans& spans) {
                         n)
           : std::string("each backoff in the order drawn: the delay (dot) under its envelope (ring)"),
       !capped        ? ", and NO cap: the envelope grows without bound"
+      : bound_only   ? fmt::format("; Sidekiq's schedule has no cap: its last retry waits at most {}",
+                                   esc(sim::format_duration(sim::duration::from_us(cap))))
       : cap_on_chart ? fmt::format(", and the cap {} (dashed)", esc(sim::format_duration(sim::duration::from_us(cap))))
                      : fmt::format("; the cap {} is far above the chart",
                                    esc(sim::format_duration(sim::duration::from_us(cap))))));
@@ -400,10 +413,13 @@ void write_backoff(html_lines& html, const run_spans& spans) {
     const backoff_point& b = points[static_cast<std::size_t>(i)];
     const std::int64_t x = left + i * slot + slot / 2;
     const std::string title = fmt::format(
-        "<title>{} {} after attempt {} of {} ({}): delay {}, envelope {}, cap {}{}</title>", secs(b.at), esc(b.worker),
+        "<title>{} {} after attempt {} of {} ({}): delay {}, envelope {}, {}{}</title>", secs(b.at), esc(b.worker),
         b.attempt, esc(b.job), esc(b.mode), esc(sim::format_duration(sim::duration::from_us(b.delay_us))),
         esc(sim::format_duration(sim::duration::from_us(b.envelope_us))),
-        b.cap_us < uncapped_ceiling.us() ? esc(sim::format_duration(sim::duration::from_us(b.cap_us))) : "none",
+        b.schedule_bound ? "no cap (Sidekiq's schedule), at most " +
+                               esc(sim::format_duration(sim::duration::from_us(b.cap_us)))
+        : b.cap_us < uncapped_ceiling.us() ? "cap " + esc(sim::format_duration(sim::duration::from_us(b.cap_us)))
+                                           : std::string("cap none"),
         b.retry_after_us > 0 ? ", Retry-After " + esc(sim::format_duration(sim::duration::from_us(b.retry_after_us)))
                              : "");
     html.line(fmt::format("<circle class=\"backoff-envelope\" data-job=\"{}\" cx=\"{}\" cy=\"{}\" r=\"5\">{}</circle>",
@@ -425,21 +441,68 @@ constexpr std::size_t ledger_rows_shown = 200;
 constexpr std::size_t story_lines_shown = 2000;
 }  // namespace
 
-void write_ledgers(html_lines& html, const final_ledgers& ledgers) {
-  html.line("<section id=\"ledgers\">");
-  html.line("<h2>Our ledger beside the vendor's</h2>");
-  html.line("<div class=\"ledgers\">");
-  std::set<std::string, std::less<>> ours_refs, vendor_refs;
-  for (const ledger_row& r : ledgers.ours) ours_refs.insert(r.vendor_ref);
-  for (const vendor_refund& r : ledgers.vendor) vendor_refs.insert(r.id);
+namespace {
 
+// One far side's ledger as a table; `ours_refs`: the refs our ledger holds.
+void far_side_table(html_lines& html, const final_ledgers::far_side& f,
+                    const std::set<std::string, std::less<>>& ours_refs) {
+  const money_ledger whose{f.tool, f.rows.size(), 0};
+  const bool refunds = f.tool == "refund";
+  // The payment vendor's rows are refunds of invoices; a tool of the
+  // scenario's own names its rows and their targets itself.
+  const std::string row_name = refunds ? "refund" : f.tool;
+  std::string title = whose.whose();
+  title[0] = static_cast<char>(title[0] - 'a' + 'A');  // "The payment vendor's"
+  html.line(fmt::format("<div><h3>{}</h3><table id=\"{}\" data-tool=\"{}\">", esc(title),
+                        refunds ? std::string("ledger-vendor") : "ledger-" + slug(f.tool), esc(f.tool)));
+  html.line(fmt::format("<thead><tr><th>{}</th><th>{}</th><th>key</th><th class=\"num\">amount</th><th>at</th></tr>"
+                        "</thead><tbody>",
+                        esc(row_name), refunds ? "invoice" : "target"));
+  std::int64_t total = 0;
+  std::size_t shown = 0;
+  for (const vendor_refund& r : f.rows) {
+    total = sim::checked_add(total, r.amount_cents, "a far side's ledger total overflows int64 cents");
+    const bool matched = ours_refs.contains(r.id);
+    if (matched && shown >= ledger_rows_shown) continue;
+    ++shown;
+    html.line(
+        fmt::format("<tr class=\"{}\" data-ref=\"{}\" data-invoice=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code>"
+                    "</td><td class=\"num\">{}</td><td>{}</td></tr>",
+                    matched ? "matched" : "unmatched", esc(r.id), esc(r.invoice), esc(r.id), esc(r.invoice),
+                    esc(key_text(r.idempotency_key.value_or(""))), cents(r.amount_cents), secs(r.committed_at)));
+  }
+  if (shown < f.rows.size())
+    html.line(fmt::format("<tr class=\"more\"><td colspan=\"5\">and {} more matched rows</td></tr>",
+                          f.rows.size() - shown));
+  html.line(fmt::format("<tr class=\"total\"><td>{}</td><td></td><td></td><td class=\"num\">{}</td><td></td></tr>",
+                        esc(whose.row_count()), cents(total)));
+  html.line("</tbody></table></div>");
+}
+
+}  // namespace
+
+void write_ledgers(html_lines& html, const run_summary& s, const final_ledgers& ledgers) {
+  if (!s.keeps_ledgers()) return;
+  html.line("<section id=\"ledgers\">");
+  const std::string theirs = ledgers.theirs.size() == 1 ? money_ledger{ledgers.theirs[0].tool, 0, 0}.whose()
+                                                        : std::string("each money tool's far side");
+  html.line("<h2>Our ledger beside " + esc(theirs) + "</h2>");
+  html.line("<div class=\"ledgers\">");
+  std::set<std::string, std::less<>> ours_refs, their_refs;
+  for (const ledger_row& r : ledgers.ours) ours_refs.insert(r.vendor_ref);
+  for (const final_ledgers::far_side& f : ledgers.theirs)
+    for (const vendor_refund& r : f.rows) their_refs.insert(r.id);
+
+  // The payment vendor's refund ids, or whichever far side's row ids.
+  const bool refunds_only = ledgers.theirs.size() == 1 && ledgers.theirs[0].tool == "refund";
   html.line("<div><h3>Ours</h3><table id=\"ledger-ours\">");
-  html.line("<thead><tr><th>job</th><th>key</th><th class=\"num\">amount</th><th>vendor ref</th></tr></thead><tbody>");
+  html.line(fmt::format("<thead><tr><th>job</th><th>key</th><th class=\"num\">amount</th><th>{}</th></tr></thead><tbody>",
+                        refunds_only ? "vendor ref" : "their ref"));
   std::int64_t ours_total = 0;
   std::size_t ours_shown = 0;
   for (const ledger_row& r : ledgers.ours) {
     ours_total = sim::checked_add(ours_total, r.amount_cents, "our ledger's total overflows int64 cents");
-    const bool matched = vendor_refs.contains(r.vendor_ref);
+    const bool matched = their_refs.contains(r.vendor_ref);
     // Every row without a counterpart; the others while they fit.
     if (matched && ours_shown >= ledger_rows_shown) continue;
     ++ours_shown;
@@ -456,33 +519,11 @@ void write_ledgers(html_lines& html, const final_ledgers& ledgers) {
                         ledgers.ours.size(), ledgers.ours.size() == 1 ? "" : "s", cents(ours_total)));
   html.line("</tbody></table></div>");
 
-  html.line("<div><h3>The vendor's</h3><table id=\"ledger-vendor\">");
-  html.line(
-      "<thead><tr><th>refund</th><th>invoice</th><th>key</th><th class=\"num\">amount</th><th>at</th></tr></thead>"
-      "<tbody>");
-  std::int64_t vendor_total = 0;
-  std::size_t vendor_shown = 0;
-  for (const vendor_refund& r : ledgers.vendor) {
-    vendor_total = sim::checked_add(vendor_total, r.amount_cents, "the vendor ledger's total overflows int64 cents");
-    const bool matched = ours_refs.contains(r.id);
-    if (matched && vendor_shown >= ledger_rows_shown) continue;
-    ++vendor_shown;
-    html.line(
-        fmt::format("<tr class=\"{}\" data-ref=\"{}\" data-invoice=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code>"
-                    "</td><td class=\"num\">{}</td><td>{}</td></tr>",
-                    matched ? "matched" : "unmatched", esc(r.id), esc(r.invoice), esc(r.id), esc(r.invoice),
-                    esc(key_text(r.idempotency_key.value_or(""))), cents(r.amount_cents), secs(r.committed_at)));
-  }
-  if (vendor_shown < ledgers.vendor.size())
-    html.line(fmt::format("<tr class=\"more\"><td colspan=\"5\">and {} more matched refunds</td></tr>",
-                          ledgers.vendor.size() - vendor_shown));
-  html.line(
-      fmt::format("<tr class=\"total\"><td>{} refund{}</td><td></td><td></td><td class=\"num\">{}</td><td></td></tr>",
-                  ledgers.vendor.size(), ledgers.vendor.size() == 1 ? "" : "s", cents(vendor_total)));
-  html.line("</tbody></table></div>");
+  for (const final_ledgers::far_side& f : ledgers.theirs) far_side_table(html, f, ours_refs);
   html.line("</div>");
-  html.line("<p class=\"meta\">Rows are matched by the vendor's refund id; a highlighted row has no counterpart on the "
-            "other side.</p>");
+  html.line(fmt::format("<p class=\"meta\">Rows are matched by {}; a highlighted row has no counterpart on the other "
+                        "side.</p>",
+                        refunds_only ? "the vendor's refund id" : "the id the far side gave the row"));
   html.line("</section>");
 }
 

@@ -27,13 +27,15 @@ const service_tool_config* tool_config_of(const scenario& sc, std::string_view a
 // <header id="summary">: the scenario, its verdicts and the run's outcome.
 void write_summary(html_lines& html, const scenario& sc, const run_summary& s);
 // `time` is the timeline's axis, so the two line up.
-void write_queue_depth(html_lines& html, const run_spans& spans, const axis& time);
+// Sidekiq's series in its own words (enqueued, busy, scheduled, dead set).
+void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& spans, const axis& time);
 // Requests per 100 ms at each tool, every request counted, with the tool's
 // outages and spikes, and its servers' rate where the latency is fixed.
 void write_requests(html_lines& html, const scenario& sc, const run_spans& spans, const axis& time);
 void write_attempts(html_lines& html, const run_summary& s);
 void write_backoff(html_lines& html, const run_spans& spans);
-void write_ledgers(html_lines& html, const final_ledgers& ledgers);
+// Nothing in a world where nothing moves money (run_summary::keeps_ledgers).
+void write_ledgers(html_lines& html, const run_summary& s, const final_ledgers& ledgers);
 void write_invariants(html_lines& html, const run_summary& s);
 void write_story(html_lines& html, const std::vector<timeline_line>& lines);
 

@@ -45,11 +45,9 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
                    secs(s.result.story_end), s.result.events, s.result.trace_digest));
   if (const std::string settling = describe_settling(s.result); !settling.empty()) line("- " + settling);
   line("- jobs: " + s.jobs_line());
-  line(fmt::format("- our ledger: {} rows, {} cents", s.ledger_rows, s.ledger_total_cents));
-  line(fmt::format("- the vendor's ledger: {} refunds, {} cents, from {} calls ({} answered 503; at most {} in one "
-                   "100 ms)",
-                   s.vendor_refunds, s.vendor_total_cents, s.vendor_calls, s.vendor_rejected_503,
-                   s.vendor_peak_per_100ms));
+  // Only the ledgers the world keeps: ours, then each money tool's far side.
+  if (s.keeps_ledgers()) line("- our ledger: " + s.our_ledger());
+  for (const money_ledger& m : s.money) line(fmt::format("- {} ledger: {}", m.whose(), m.describe()));
   line("- job queue: " + s.queue_line());
   for (const tenant_wait& t : s.tenants) line(fmt::format("- tenant `{}`: {}", t.tenant, t.describe()));
   for (const tool_figures& t : s.tools) line(fmt::format("- tool `{}`: {}", t.name, t.describe()));

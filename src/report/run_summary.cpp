@@ -46,7 +46,13 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
                                    t.stats->requests_per_100ms.peak(), failed_fast, std::nullopt});
   }
   for (const world::money_tool& m : w.money_tools()) {
-    if (m.tool == &w.payments()) continue;
+    const bool payments = m.tool == &w.payments();
+    // The payment vendor is always there; a world has it when a step calls
+    // it (or something did: a handler of a test's own).
+    if (payments && !story_calls(w.config(), m.name) && m.tool->stats().calls == 0 && m.tool->ledger().size() == 0)
+      continue;
+    s.money.push_back(money_ledger{std::string(m.name), m.tool->ledger().size(), m.tool->stats().moved_cents});
+    if (payments) continue;
     for (tool_figures& t : s.tools)
       if (t.name == m.name) t.ledger = tool_figures::ledger_figures{m.tool->ledger().size(), m.tool->stats().moved_cents};
   }
@@ -66,10 +72,21 @@ std::string tool_figures::describe() const {
   for (const auto& [status, n] : rejected) out += fmt::format(", {} answered {}", n, status);
   out += fmt::format("; at most {} in one 100 ms", peak_per_100ms);
   if (refused_by_breaker > 0) out += fmt::format("; {} more failed fast by the circuit breaker", refused_by_breaker);
-  if (ledger)
-    out += fmt::format("; its ledger {}, {}", sim::counted(ledger->rows, "row"),
-                       sim::counted(ledger->total_cents, "cent"));
   return out;
+}
+
+std::string money_ledger::whose() const {
+  return tool == "refund" ? std::string("the payment vendor's") : fmt::format("the {} tool's", tool);
+}
+
+std::string money_ledger::row_count() const {
+  return tool == "refund" ? sim::counted(rows, "refund") : sim::counted(rows, "row");
+}
+
+std::string money_ledger::describe() const { return fmt::format("{}, {} cents", row_count(), total_cents); }
+
+std::string run_summary::our_ledger() const {
+  return fmt::format("{}, {} cents", sim::counted(ledger_rows, "row"), ledger_total_cents);
 }
 
 std::string run_summary::jobs_line() const {

@@ -47,8 +47,9 @@ struct tool_figures {
   std::map<int, std::uint64_t> rejected;  // fresh non-2xx answers by status
   std::uint64_t peak_per_100ms = 0;
   std::uint64_t refused_by_breaker = 0;  // calls the callers' circuit breakers failed fast (not in `calls`)
-  // A money tool of the scenario's own: its far side's ledger (the refund
-  // tool's is the summary's vendor figures).
+  // A money tool of the scenario's own: its far side's ledger, for the JSON
+  // output (the refund tool's is the summary's vendor figures; the text
+  // outputs give each a line of its own, money_ledger).
   struct ledger_figures {
     std::uint64_t rows = 0;
     std::int64_t total_cents = 0;
@@ -56,6 +57,21 @@ struct tool_figures {
   std::optional<ledger_figures> ledger;
 
   // "33 calls: 30 executed, 3 answered 503; at most 1 in one 100 ms"
+  std::string describe() const;
+};
+
+// The ledger a money tool's far side keeps: the payment vendor's refunds
+// (steps call it "refund") or a money tool of the scenario's own
+// ([tools.NAME] with moves_money).
+struct money_ledger {
+  std::string tool;  // as steps call it: "refund", "charge"
+  std::uint64_t rows = 0;
+  std::int64_t total_cents = 0;
+  // "the payment vendor's", "the charge tool's"
+  std::string whose() const;
+  // "2 refunds", "1 row"
+  std::string row_count() const;
+  // "2 refunds, 3998 cents", "1 row, 2500 cents"
   std::string describe() const;
 };
 
@@ -73,6 +89,15 @@ struct run_summary {
   std::uint64_t vendor_peak_per_100ms = 0;  // the tallest 100 ms bucket of requests: a stampede shows here
   std::uint64_t vendor_rejected_503 = 0;    // outages, shedding above capacity, random 503s
   std::vector<tool_figures> tools;          // every tool that was called, in world::tool_stats() order
+  // The far sides' ledgers of the money tools the world has (the refund
+  // tool when a step calls it or something did, then the scenario's own in
+  // its order); empty in a world where nothing moves money.
+  std::vector<money_ledger> money;
+  // Whether the outputs show the ledgers (ours, then each of `money`): not
+  // in a world where nothing moves money and our ledger is empty.
+  bool keeps_ledgers() const { return !money.empty() || ledger_rows > 0; }
+  // Our ledger: "1 row, 1999 cents".
+  std::string our_ledger() const;
   std::vector<tenant_wait> tenants;         // each tenant's queue waits (none when no job names a tenant)
   queue_peaks queue;                        // the job queue's worst samples
   sim::duration sample_interval;            // [trace] sample_interval: zero, never sampled

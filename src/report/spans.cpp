@@ -368,7 +368,7 @@ class span_builder {
     } else if (const auto* b = std::get_if<ev::backoff>(&body)) {
       out_.backoffs.push_back(backoff_point{e.at, actor, text(b->job), b->attempt, b->delay.us(), b->envelope.us(),
                                             b->cap.us(), b->retry_after.us(), std::string(to_string(b->mode)),
-                                            text(b->error)});
+                                            text(b->error), b->schedule_bound});
     }
     std::visit(
         [&](const auto& p) {

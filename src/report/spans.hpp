@@ -113,6 +113,9 @@ struct backoff_point {
   std::int64_t delay_us = 0, envelope_us = 0, cap_us = 0, retry_after_us = 0;
   std::string mode;  // in_slice or nack
   std::string error;
+  // cap_us is no cap but the bound Sidekiq's schedule sets by its last
+  // retry (no retry.maximum_interval).
+  bool schedule_bound = false;
 };
 
 // A pod starting (on the version it names).

@@ -62,8 +62,17 @@ const std::map<std::string_view, formatter>& formatters() {
        }},
       {"backoff",
        [](const sim::trace_record& r) {
-         return fmt::format("backoff {} after attempt {} of {} ({}; cap {}): {}", secs(num(r, "delay_us")),
-                            num(r, "attempt"), str(r, "job"), str(r, "mode"), secs(num(r, "cap_us")), str(r, "error"));
+         // The broker's words: Sidekiq's retry set, Celery's Task.retry, and
+         // Sidekiq's schedule bounded by its last retry where others have a cap.
+         const std::string route = str(r, "route");
+         const std::string where = route == "retry_set"   ? "to the retry set"
+                                   : route == "republish" ? "Task.retry: published again with a countdown"
+                                                          : str(r, "mode");
+         const std::string cap = r.get_bool("schedule_bound") == true
+                                     ? "Sidekiq's schedule, no cap: its last retry waits at most " + secs(num(r, "cap_us"))
+                                     : "cap " + secs(num(r, "cap_us"));
+         return fmt::format("backoff {} after attempt {} of {} ({}; {}): {}", secs(num(r, "delay_us")), num(r, "attempt"),
+                            str(r, "job"), where, cap, str(r, "error"));
        }},
       {"checkpoint",
        [](const sim::trace_record& r) { return fmt::format("checkpoint {} step {}", str(r, "job"), num(r, "step")); }},
@@ -296,12 +305,36 @@ std::optional<redelivery_causes::backoff_ended> redelivery_causes::backoff_for(c
 
 std::optional<timeline_line> timeline_entry(const sim::trace_record& r,
                                             const std::optional<redelivery_causes::backoff_ended>& backoff) {
-  if (r.kind == "lease_expired") {
+  const std::string lease = str(r, "lease");
+  if (r.kind == "lease_expired" && lease == "retry_set") {
+    // Sidekiq: no lease runs out; a retry comes due in the retry set, and
+    // the scheduled poller pushes it to the back of the queue.
     const std::string text =
-        backoff ? fmt::format("{} visible again: the {} backoff after attempt {} ended ({} nacked delivery {})",
+        backoff ? fmt::format("{} leaves the retry set for the back of the queue: the {} backoff after attempt {} "
+                              "ended ({} scheduled the retry of delivery {})",
                               str(r, "body"), secs(backoff->delay_us), backoff->attempt, backoff->worker,
                               num(r, "receive_count"))
-                : fmt::format("{} visible again: the lease of delivery {} ran out", str(r, "body"),
+                : fmt::format("{} leaves the retry set for the back of the queue: its retry of delivery {} is due",
+                              str(r, "body"), num(r, "receive_count"));
+    return timeline_line{r.time, r.actor, text};
+  }
+  if (r.kind == "lease_expired" && lease == "redis_visibility") {
+    // Celery's Redis transport: the unacked sweep restores a message taken
+    // longer ago than the visibility timeout, whoever still holds it.
+    return timeline_line{r.time, r.actor,
+                         fmt::format("{} restored by the unacked sweep: delivery {} outlived the visibility timeout "
+                                     "unacked",
+                                     str(r, "body"), num(r, "receive_count"))};
+  }
+  if (r.kind == "lease_expired") {
+    // SQS's visibility timeout, Pub/Sub's ack deadline.
+    const bool pubsub = lease == "ack_deadline";
+    const std::string text =
+        backoff ? fmt::format("{} {} again: the {} backoff after attempt {} ended ({} nacked delivery {})",
+                              str(r, "body"), pubsub ? "available" : "visible", secs(backoff->delay_us),
+                              backoff->attempt, backoff->worker, num(r, "receive_count"))
+                : fmt::format("{} {} again: the {} of delivery {} ran out", str(r, "body"),
+                              pubsub ? "available" : "visible", pubsub ? "ack deadline" : "lease",
                               num(r, "receive_count"));
     return timeline_line{r.time, r.actor, text};
   }

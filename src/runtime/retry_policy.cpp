@@ -1,9 +1,12 @@
 #include "runtime/retry_policy.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sim/check.hpp"
 #include "sim/distributions.hpp"
+#include "sim/duration_text.hpp"
 
 namespace twice {
 
@@ -50,6 +53,19 @@ sim::duration effective_cap(const retry_policy& policy) {
   return uncapped_ceiling;
 }
 
+std::string describe_schedule(const retry_policy& policy) {
+  if (policy.jitter == jitter_kind::sidekiq) {
+    const std::string schedule = "Sidekiq's schedule (retry n waits n^4 + 15 s + rand(10(n+1)) s)";
+    if (policy.maximum_interval) return schedule + ", cap " + sim::format_duration(effective_cap(policy));
+    if (effective_cap(policy) < uncapped_ceiling)
+      return schedule + ", no cap: its last retry waits at most " + sim::format_duration(effective_cap(policy));
+    return schedule + ", no cap and no last retry (retry.maximum_attempts unlimited)";
+  }
+  return fmt::format("initial {}, coefficient {}.{:03}, cap {}, jitter {}", sim::format_duration(policy.initial_interval),
+                     policy.coefficient_milli / 1000, policy.coefficient_milli % 1000,
+                     policy.maximum_interval ? sim::format_duration(effective_cap(policy)) : std::string("NONE"),
+                     to_string(policy.jitter));
+}
 
 sim::duration backoff_envelope(const retry_policy& policy, std::uint32_t retry) {
   if (policy.jitter == jitter_kind::sidekiq)

@@ -50,6 +50,13 @@ inline constexpr sim::duration uncapped_ceiling = sim::duration::from_s(365LL * 
 // The cap actually in force (the ceiling when the policy has none).
 sim::duration effective_cap(const retry_policy& policy);
 
+// The schedule in the words the run's header and the backoff lines share:
+// "initial 1s, coefficient 2.000, cap 30s, jitter full" ("cap NONE" without
+// one); Sidekiq's own, whose initial interval and coefficient are not used:
+// "Sidekiq's schedule (...), no cap: its last retry waits at most 3d20h14m"
+// (or "cap 30s" when retry.maximum_interval sets one).
+std::string describe_schedule(const retry_policy& policy);
+
 // expo(n): the envelope before jitter for the n-th retry (n = 0 for the
 // first retry). Non-decreasing in n and never above effective_cap.
 sim::duration backoff_envelope(const retry_policy& policy, std::uint32_t retry);

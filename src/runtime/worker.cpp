@@ -378,8 +378,16 @@ sim::task<void> worker::record_failure(slice& s, std::string_view error) {
 
 void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode) {
   const retry_policy& policy = services_.config.retry;
+  // A nack on Sidekiq is the retry set, on Celery a republish with a
+  // countdown; Sidekiq's schedule's only bound is its last retry.
+  const ev::retry_route route = mode != retry_mode::nack                                     ? ev::retry_route::visibility
+                                : services_.config.celery                                    ? ev::retry_route::republish
+                                : s.source_ != nullptr && s.source_->config().hold_until_ack ? ev::retry_route::retry_set
+                                                                                             : ev::retry_route::visibility;
+  const bool schedule_bound = policy.jitter == jitter_kind::sidekiq && !policy.maximum_interval &&
+                              effective_cap(policy) < uncapped_ceiling;
   emit(ev::backoff{s.job_name_, s.attempt_, name_of(outcome.error), delay, backoff_envelope(policy, s.attempt_),
-                   effective_cap(policy), outcome.retry_after, mode});
+                   effective_cap(policy), outcome.retry_after, mode, route, schedule_bound});
 }
 
 sim::task<void> worker::finish(slice& s, job_status status, std::string_view error) {

@@ -35,6 +35,28 @@ std::vector<std::string> story_tenants(const world_config& c) {
   return {tenants.begin(), tenants.end()};
 }
 
+bool story_calls(const world_config& c, std::string_view tool) {
+  const auto calls = [tool](const std::vector<step_spec>& steps) {
+    return std::any_of(steps.begin(), steps.end(), [tool](const step_spec& s) { return s.tool == tool; });
+  };
+  for (const job_spec& job : c.jobs)
+    if (calls(job.steps)) return true;
+  if (!c.workload || c.workload->count == 0) return false;
+  const workload_spec& w = *c.workload;
+  for (std::size_t i = 0; i < std::max<std::size_t>(w.types.size(), 1); ++i) {
+    if (!is_agent(w, static_cast<std::uint16_t>(i))) {
+      const job_type& t = *w.types[i].type;
+      if (std::any_of(t.steps.begin(), t.steps.end(), [tool](const step_template& s) { return s.tool == tool; }))
+        return true;
+      continue;
+    }
+    // The agent job (runtime/job.hpp): read, model, refund, and its email.
+    const job_spec agent = agent_job("", "", 0, w.email_ppm > 0);
+    if (calls(agent.steps)) return true;
+  }
+  return false;
+}
+
 void for_each_job(const world_config& c, const std::function<void(const job_spec&)>& fn) {
   for (const job_spec& spec : c.jobs) fn(spec);
   if (!c.workload) return;
@@ -551,6 +573,8 @@ void world::shut_down() {
   if (relay_) relay_->stop();  // a deploy still under way stops with the story
   if (rescue_) rescue_->stop();
   for (auto& w : workers_) w->stop(ev::stop_reason::shutdown);
+  // Every pod stopped at once: the group neither expires their sessions nor rebalances after.
+  if (group_) group_->stop();
 }
 
 world::refusals world::refused() const {

@@ -151,6 +151,12 @@ std::vector<service_tool_config*> service_tools(world_config& c);
 // job types), sorted.
 std::vector<std::string> story_tenants(const world_config& c);
 
+// Whether a step of the story calls the tool steps name `tool` ("refund",
+// "email", a [tools.NAME]): a loaded job's, a workload type's, or the agent
+// job's (read, model, refund, and email when the workload may email). The
+// generated jobs are not walked: their types say what they call.
+bool story_calls(const world_config& c, std::string_view tool);
+
 // How many jobs the story has, loaded and generated.
 std::size_t job_count(const world_config& c);
 // Each of the story's jobs in job order (loaded, then generated); a
