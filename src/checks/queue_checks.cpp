@@ -91,6 +91,22 @@ void invariant_checker::note_release(ev::name_id job, const ev::event& e) {
   last.push_back(e);
 }
 
+namespace {
+// Where a lost job's message was, when no event released it: on Kafka, its
+// record below the group's committed offset (skipped by auto.offset.reset,
+// or committed past without being processed).
+std::string record_passed(const world& w, std::string_view job) {
+  const kafka_topic* topic = w.topic();
+  if (topic != nullptr)
+    for (std::uint32_t p = 0; p < topic->partitions(); ++p)
+      for (std::int64_t o = 0; o < topic->end_offset(p); ++o)
+        if (topic->at(p, o).body == job)
+          return fmt::format("its record at partition {} offset {} lies below the group's committed offset {}", p, o,
+                             w.group()->committed(p).value_or(0));
+  return "sent, never processed";
+}
+}  // namespace
+
 // Losses by the broker's own semantics (a job fetched by a Sidekiq process
 // that died with it, a Celery task acked before it ran on a pod that was
 // killed, a Kafka offset committed past a record whose job never ran, a
@@ -128,7 +144,7 @@ std::optional<std::string> invariant_checker::lost_messages(const world& w, cons
     const std::string why =
         fmt::format("{} never ended, and no queue, retry set, topic or producer holds a message of it any more", job);
     if (released == releases_.end()) {
-      keep(log, at, fmt::format("{} {}: sent, never processed  <- {}", clock(at), job, why));
+      keep(log, at, fmt::format("{} {}: {}  <- {}", clock(at), job, record_passed(w, job), why));
       continue;
     }
     const std::vector<ev::event>& events = released->second;
