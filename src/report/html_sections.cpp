@@ -10,8 +10,10 @@
 
 #include "report/expectations.hpp"
 #include "report/html_report.hpp"
+#include "report/label_rows.hpp"
 #include "report/run_summary.hpp"
 #include "report/spans.hpp"
+#include "report/text_width.hpp"
 #include "report/timeline.hpp"
 #include "runtime/retry_policy.hpp"
 #include "scenario/scenario.hpp"
@@ -27,6 +29,38 @@ const service_tool_config* tool_config_of(const scenario& sc, std::string_view a
   for (const service_tool_config& c : w.tools)
     if (actor == "vendor/" + c.name) return &c;
   return nullptr;
+}
+
+// ---- the time axis --------------------------------------------------------------
+void write_time_ticks(html_lines& html, const time_axis& time, std::int64_t y0, std::int64_t y1,
+                      std::int64_t label_y) {
+  for (const time_tick& t : time.ticks(12)) {
+    if (y1 > y0)
+      html.line(fmt::format("<line class=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+                            t.end ? "grid axis-end-line" : "grid", px(t.x), px(y0), px(t.x), px(y1)));
+    html.line(fmt::format("<text{} data-us=\"{}\" x=\"{}\" y=\"{}\" text-anchor=\"{}\">{}</text>",
+                          t.end ? " class=\"axis-end\"" : "", t.us, px(t.x), px(label_y), t.end ? "end" : "middle",
+                          esc(t.label)));
+  }
+}
+
+void write_time_breaks(html_lines& html, const time_axis& time, std::int64_t y0, std::int64_t y1) {
+  for (const time_break& b : time.breaks()) {
+    html.line(fmt::format("<g class=\"time-break\" data-from-us=\"{}\" data-to-us=\"{}\"><title>{} to {}: nothing "
+                          "drawn happens for {} (no call, no execution, no event), so it is drawn {} px wide, not to "
+                          "scale</title>",
+                          b.from_us, b.to_us, secs(b.from_us), secs(b.to_us),
+                          esc(sim::format_clock(sim::duration::from_us(b.to_us - b.from_us))), px(b.x1 - b.x0)));
+    html.line(fmt::format("<rect class=\"time-break-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
+                          px(b.x0), px(y0), px(b.x1 - b.x0), px(y1 - y0)));
+    // A zigzag down each edge: the axis is cut here.
+    for (const std::int64_t x : {b.x0, b.x1}) {
+      std::string d = fmt::format("M{},{}", px(x), px(y0));
+      for (std::int64_t y = y0 + 60, i = 1; y <= y1; y += 60, ++i) d += fmt::format(" L{},{}", px(x + (i % 2) * 30 - 15), px(y));
+      html.line(fmt::format("<path class=\"time-break-edge\" d=\"{}\"/>", d));
+    }
+    html.line("</g>");
+  }
 }
 
 // ---- header -------------------------------------------------------------------
@@ -71,7 +105,7 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
 }
 
 // ---- queue depth --------------------------------------------------------------
-void write_queue_depth(html_lines& html, const run_spans& spans, const axis& time) {
+void write_queue_depth(html_lines& html, const run_spans& spans, const time_axis& time) {
   html.line("<section id=\"queue-depth-section\">");
   html.line("<h2>Queue depth</h2>");
   if (spans.samples.empty()) {
@@ -87,6 +121,7 @@ void write_queue_depth(html_lines& html, const run_spans& spans, const axis& tim
   html.line(fmt::format("<svg id=\"queue-depth\" role=\"img\" aria-label=\"queue depth over time\" width=\"{}\" "
                         "height=\"{}\" viewBox=\"0 0 {} {}\" data-max=\"{}\">",
                         px(page_width), px(height), px(page_width), px(height), top));
+  write_time_breaks(html, time, chart_top, chart_top + chart_height);
   html.line("<g class=\"axis\">");
   for (std::int64_t v : {std::int64_t{0}, top}) {
     html.line(fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", px(plot_left),
@@ -94,10 +129,7 @@ void write_queue_depth(html_lines& html, const run_spans& spans, const axis& tim
     html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(plot_left - 60),
                           px(value.at(v) + 40), v));
   }
-  const std::int64_t step = nice_step(time.span, 12);
-  for (std::int64_t t = 0; t <= time.span; t += step)
-    html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(time.at(t)),
-                          px(chart_top + chart_height + 180), short_secs(t)));
+  write_time_ticks(html, time, 0, 0, chart_top + chart_height + 180);
   html.line("</g>");
   struct series {
     std::string_view name, label;
@@ -121,7 +153,7 @@ void write_queue_depth(html_lines& html, const run_spans& spans, const axis& tim
       points += fmt::format("{},{} ", px(x), px(value.at(v)));
       last = v;
     }
-    if (last) points += fmt::format("{},{}", px(time.at(time.span)), px(value.at(*last)));
+    if (last) points += fmt::format("{},{}", px(time.at(time.end_us())), px(value.at(*last)));
     html.line(
         fmt::format("<polyline class=\"series series-{}\" data-series=\"{}\" data-peak=\"{}\" points=\"{}\"><title>{}, "
                     "at most {}</title></polyline>",
@@ -137,7 +169,7 @@ void write_queue_depth(html_lines& html, const run_spans& spans, const axis& tim
 }
 
 // ---- requests per 100 ms ---------------------------------------------------------
-void write_requests(html_lines& html, const scenario& sc, const run_spans& spans, const axis& time) {
+void write_requests(html_lines& html, const scenario& sc, const run_spans& spans, const time_axis& time) {
   if (spans.requests.empty()) return;
   html.line("<section id=\"requests-section\">");
   html.line("<h2>Requests per 100 ms, per tool</h2>");
@@ -168,6 +200,7 @@ void write_requests(html_lines& html, const scenario& sc, const run_spans& spans
                           esc(actor), peak, total, esc(actor), px(page_width), px(height), px(page_width), px(height)));
     html.line(fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\">{}: {} requests, at most {} in 100 ms</text>",
                           px(plot_left), px(180), esc(actor), total, peak));
+    write_time_breaks(html, time, chart_top, chart_top + chart_height);
     if (c != nullptr) {
       for (const time_window& w : c->outages)
         html.line(fmt::format("<rect class=\"outage-window\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>outage "
@@ -247,7 +280,12 @@ void write_attempts(html_lines& html, const run_summary& s) {
   for (const auto& [job, n] : per_job) ++histogram[n];
   const std::int64_t without = static_cast<std::int64_t>(s.jobs_total) - static_cast<std::int64_t>(per_job.size());
   if (without > 0) histogram[0] += without;
-  const std::int64_t width = 5600, height = 2400, chart_top = 200, chart_height = 1700;
+  // The caption (and its note) above the counts' row above the tallest bar.
+  const std::int64_t width = 5600, height = 2400, chart_top = 520, chart_height = 1580;
+  const std::int64_t chart_bottom = chart_top + chart_height;
+  // A bar of a few jobs beside one of thousands would be a hairline: it is
+  // drawn this tall (4 px), and its count says how many.
+  constexpr std::int64_t min_bar = 40;
   std::int64_t most = 1, max_attempts = 1;
   for (const auto& [n, jobs] : histogram) {
     most = std::max(most, jobs);
@@ -257,32 +295,64 @@ void write_attempts(html_lines& html, const run_summary& s) {
   const std::int64_t buckets = max_attempts - first + 1;
   const std::int64_t left = 700, right = width - 200;
   const std::int64_t slot = (right - left) / buckets;
-  const axis value{chart_top + chart_height, -chart_height, most};
+  const axis value{chart_bottom, -chart_height, most};
+  bool raised = false;
+  for (const auto& [n, jobs] : histogram) raised = raised || (jobs > 0 && chart_bottom - value.at(jobs) < min_bar);
   html.line(fmt::format("<svg id=\"attempts\" role=\"img\" aria-label=\"histogram of attempts per job\" width=\"{}\" "
-                        "height=\"{}\" viewBox=\"0 0 {} {}\">",
-                        px(width), px(height), px(width), px(height)));
-  html.line(fmt::format("<text x=\"{}\" y=\"{}\">jobs by number of attempts</text>", px(left), px(120)));
+                        "height=\"{}\" viewBox=\"0 0 {} {}\" data-min-bar=\"{}\">",
+                        px(width), px(height), px(width), px(height), px(min_bar)));
+  html.line(fmt::format("<text class=\"chart-caption\" x=\"{}\" y=\"{}\">jobs by number of attempts</text>", px(left),
+                        px(140)));
+  if (raised)
+    html.line(fmt::format("<text class=\"chart-note\" x=\"{}\" y=\"{}\">a bar of a few jobs is drawn {} px tall; its "
+                          "count is exact</text>",
+                          px(left), px(290), px(min_bar)));
   html.line(fmt::format("<g class=\"axis\"><line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", px(left),
-                        px(chart_top + chart_height), px(right)));
+                        px(chart_bottom), px(right)));
   html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text></g>", px(left - 60),
                         px(value.at(most) + 40), most));
+  // Every bar, then the labels that fit: the attempts under the axis (the
+  // first and the last kept), the counts over the bars.
+  std::vector<label_extent> x_labels, counts;
+  std::vector<std::string> x_texts, count_texts;
+  std::vector<std::int64_t> count_ys;
   for (std::int64_t n = first; n <= max_attempts; ++n) {
     const auto it = histogram.find(n);
     const std::int64_t jobs = it == histogram.end() ? 0 : it->second;
     const std::int64_t x = left + (n - first) * slot;
-    const std::int64_t y = value.at(jobs);
-    html.line(fmt::format("<rect class=\"bar\" data-attempts=\"{}\" data-jobs=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" "
-                          "height=\"{}\"><title>{} job{} with {} attempt{}</title></rect>",
-                          n, jobs, px(x + slot / 8), px(y), px(slot * 3 / 4), px(chart_top + chart_height - y), jobs,
-                          jobs == 1 ? "" : "s", n, n == 1 ? "" : "s"));
-    if (buckets <= 30) {
-      html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(x + slot / 2),
-                            px(chart_top + chart_height + 180), n));
-      if (jobs > 0)
-        html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(x + slot / 2), px(y - 40),
-                              jobs));
+    const std::int64_t to_scale = chart_bottom - value.at(jobs);
+    const bool lifted = jobs > 0 && to_scale < min_bar;
+    const std::int64_t y = lifted ? chart_bottom - min_bar : value.at(jobs);
+    html.line(fmt::format(
+        "<rect class=\"bar{}\" data-attempts=\"{}\" data-jobs=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\">"
+        "<title>{} job{} with {} attempt{}{}</title></rect>",
+        lifted ? " raised" : "", n, jobs, px(x + slot / 8), px(y), px(slot * 3 / 4), px(chart_bottom - y), jobs,
+        jobs == 1 ? "" : "s", n, n == 1 ? "" : "s",
+        lifted ? fmt::format(" (drawn {} px tall; to scale {} px)", px(min_bar), px(to_scale)) : ""));
+    x_texts.push_back(std::to_string(n));
+    x_labels.push_back(extent_at(x + slot / 2, text_width(x_texts.back(), 12), "middle"));
+    if (jobs > 0) {
+      count_texts.push_back(std::to_string(jobs));
+      counts.push_back(extent_at(x + slot / 2, text_width(count_texts.back(), 12), "middle"));
+      count_ys.push_back(y - 40);
     }
   }
+  // The last attempt count's label right after the first's.
+  std::vector<label_extent> x_order = x_labels;
+  std::vector<std::size_t> x_index(x_labels.size());
+  for (std::size_t i = 0; i < x_index.size(); ++i) x_index[i] = i;
+  if (x_index.size() > 2) std::rotate(x_index.begin() + 1, x_index.end() - 1, x_index.end());
+  for (std::size_t i = 0; i < x_index.size(); ++i) x_order[i] = x_labels[x_index[i]];
+  const auto x_rows = stack_labels(x_order, 1, 60);
+  for (std::size_t i = 0; i < x_index.size(); ++i)
+    if (x_rows[i])
+      html.line(fmt::format("<text class=\"bar-attempts\" x=\"{}\" y=\"{}\">{}</text>", px(x_order[i].left),
+                            px(chart_bottom + 180), x_texts[x_index[i]]));
+  const auto count_rows = stack_labels(counts, 1, 60);
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (count_rows[i])
+      html.line(fmt::format("<text class=\"bar-count\" x=\"{}\" y=\"{}\">{}</text>", px(counts[i].left),
+                            px(count_ys[i]), count_texts[i]));
   html.line("</svg>");
   attempt_table(html, s);
   html.line("</div>");
@@ -417,7 +487,8 @@ constexpr std::size_t ledger_rows_shown = 200;
 constexpr std::size_t story_lines_shown = 2000;
 }  // namespace
 
-void write_ledgers(html_lines& html, const final_ledgers& ledgers) {
+void write_ledgers(html_lines& html, const final_ledgers& ledgers,
+                   const std::set<std::string, std::less<>>& overpaying) {
   html.line("<section id=\"ledgers\">");
   html.line("<h2>Our ledger beside the vendor's</h2>");
   html.line("<div class=\"ledgers\">");
@@ -432,13 +503,15 @@ void write_ledgers(html_lines& html, const final_ledgers& ledgers) {
   for (const ledger_row& r : ledgers.ours) {
     ours_total = sim::checked_add(ours_total, r.amount_cents, "our ledger's total overflows int64 cents");
     const bool matched = vendor_refs.contains(r.vendor_ref);
-    // Every row without a counterpart; the others while they fit.
-    if (matched && ours_shown >= ledger_rows_shown) continue;
+    const bool red = overpaying.contains(r.vendor_ref);
+    // Every row without a counterpart and every red one; the others while they fit.
+    if (matched && !red && ours_shown >= ledger_rows_shown) continue;
     ++ours_shown;
     html.line(
-        fmt::format("<tr class=\"{}\" data-job=\"{}\" data-ref=\"{}\"><td>{}</td><td><code>{}</code></td>"
+        fmt::format("<tr class=\"{}{}\" data-job=\"{}\" data-ref=\"{}\"><td>{}</td><td><code>{}</code></td>"
                     "<td class=\"num\">{}</td><td>{}</td></tr>",
-                    matched ? "matched" : "unmatched", esc(r.job_id), esc(r.vendor_ref), esc(r.job_id),
+                    matched ? "matched" : "unmatched", red ? " overpaid" : "", esc(r.job_id), esc(r.vendor_ref),
+                    esc(r.job_id),
                     esc(key_text(r.key)), cents(r.amount_cents), esc(r.vendor_ref.empty() ? "(none)" : r.vendor_ref)));
   }
   if (ours_shown < ledgers.ours.size())
@@ -457,12 +530,14 @@ void write_ledgers(html_lines& html, const final_ledgers& ledgers) {
   for (const vendor_refund& r : ledgers.vendor) {
     vendor_total = sim::checked_add(vendor_total, r.amount_cents, "the vendor ledger's total overflows int64 cents");
     const bool matched = ours_refs.contains(r.id);
-    if (matched && vendor_shown >= ledger_rows_shown) continue;
+    const bool red = overpaying.contains(r.id);
+    if (matched && !red && vendor_shown >= ledger_rows_shown) continue;
     ++vendor_shown;
     html.line(
-        fmt::format("<tr class=\"{}\" data-ref=\"{}\" data-invoice=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code>"
+        fmt::format("<tr class=\"{}{}\" data-ref=\"{}\" data-invoice=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code>"
                     "</td><td class=\"num\">{}</td><td>{}</td></tr>",
-                    matched ? "matched" : "unmatched", esc(r.id), esc(r.invoice), esc(r.id), esc(r.invoice),
+                    matched ? "matched" : "unmatched", red ? " overpaid" : "", esc(r.id), esc(r.invoice), esc(r.id),
+                    esc(r.invoice),
                     esc(key_text(r.idempotency_key.value_or(""))), cents(r.amount_cents), secs(r.committed_at)));
   }
   if (vendor_shown < ledgers.vendor.size())
@@ -473,8 +548,8 @@ void write_ledgers(html_lines& html, const final_ledgers& ledgers) {
                   ledgers.vendor.size(), ledgers.vendor.size() == 1 ? "" : "s", cents(vendor_total)));
   html.line("</tbody></table></div>");
   html.line("</div>");
-  html.line("<p class=\"meta\">Rows are matched by the vendor's refund id; a highlighted row has no counterpart on the "
-            "other side.</p>");
+  html.line("<p class=\"meta\">Rows are matched by the vendor's refund id. An amber row has no counterpart on the other "
+            "side; a red row is a refund of an invoice already paid in full, the refund the timeline marks red.</p>");
   html.line("</section>");
 }
 
