@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Every benchmark, one command: builds the Release bench tree (build-bench/)
-# and prints the kernel, world, scaling, whole-process and exploration figures, each with
-# its target. Never part of the test run. Numbers mean something only on an
+# and prints the kernel, world, scaling, whole-process, exploration and report
+# rendering figures, each with its target. Never part of the test run. Numbers mean something only on an
 # otherwise idle machine; the million-job scaling run needs about 2 GiB.
 #
 #   bash scripts/bench.sh                # everything (about a minute)
-#   SIZES=1000,10000 CLI_SIZES=10000 bash scripts/bench.sh   # quicker tables
+#   SIZES=1000,10000 CLI_SIZES=10000 REPORT_SIZES=10000 bash scripts/bench.sh   # quicker tables
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -51,3 +51,9 @@ awk -v r1="$rate1" -v r2="$rate2" -v runs="$runs" -v f="$scenario" 'BEGIN {
   printf "  %-44s %10d runs/s\n", "--jobs 2", r2
   printf "  %-44s %10.2fx     target >= 1.8x: %s\n", "speed-up", ratio, (ratio >= 1.8 ? "MET" : "MISSED")
 }'
+
+echo
+echo "== 6. the HTML report at scale, rendered in headless Chromium"
+report_sizes=${REPORT_SIZES:-10000,100000}
+# shellcheck disable=SC2086  # a list of job counts, one argument each
+bash bench/report_render.sh build-bench/twice ${report_sizes//,/ }

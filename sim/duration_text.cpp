@@ -181,4 +181,25 @@ std::string format_duration(duration d) {
   return out;
 }
 
+std::string format_clock(duration d, int digits, bool trim) {
+  digits = digits < 0 ? 0 : digits > 6 ? 6 : digits;
+  const std::int64_t us = d.us();
+  // Magnitude in unsigned arithmetic, as format_duration.
+  const std::uint64_t m = us < 0 ? 0 - static_cast<std::uint64_t>(us) : static_cast<std::uint64_t>(us);
+  const auto hour = static_cast<std::uint64_t>(k_units[0].us), minute = static_cast<std::uint64_t>(k_units[1].us),
+             second = static_cast<std::uint64_t>(k_units[2].us);
+  std::string fraction = std::to_string(m % second + second).substr(1, static_cast<std::size_t>(digits));
+  if (trim)
+    while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  std::string out = us < 0 ? "-" : "";
+  if (m >= hour) {
+    out += std::to_string(m / hour) + "h " + std::to_string(m % hour / minute) + "m " +
+           std::to_string(m % minute / second);
+  } else {
+    out += std::to_string(m / second);
+  }
+  if (!fraction.empty()) out += "." + fraction;
+  return out + "s";
+}
+
 }  // namespace twice::sim

@@ -24,4 +24,12 @@ result<duration> parse_duration(std::string_view text);
 // parse_duration(format_duration(d)).value() == d.
 std::string format_duration(duration d);
 
+// A moment of a run (time since its start), or a span of one, as reports
+// print it: seconds below an hour ("22.927747s"), and from an hour on hours,
+// minutes and seconds ("2h 0m 22.927747s"), since 7222.927747s does not read
+// as two hours. `digits` fractional digits of the second (0 to 6, cut, not
+// rounded); `trim` drops trailing zeros and a bare point ("2.5s", "1h 0m 5s").
+// Negative values get a leading '-', INT64_MIN included.
+std::string format_clock(duration d, int digits = 6, bool trim = false);
+
 }  // namespace twice::sim

@@ -200,3 +200,22 @@ TEST_CASE("format_duration and parse_duration round trip at the boundaries", "[d
   }
   CHECK(format_duration(duration::max()) == "2562047788h54s775ms807us");
 }
+
+TEST_CASE("format_clock: seconds below an hour, hours, minutes and seconds from an hour on", "[duration_text]") {
+  using twice::sim::format_clock;
+  CHECK(format_clock(duration::from_us(22'927'747)) == "22.927747s");
+  CHECK(format_clock(duration::zero()) == "0.000000s");
+  CHECK(format_clock(duration::from_us(k_h - 1)) == "3599.999999s");
+  CHECK(format_clock(duration::from_s(3'605)) == "1h 0m 5.000000s");
+  CHECK(format_clock(duration::from_us(2 * k_h + 22'927'747)) == "2h 0m 22.927747s");
+  // Fewer digits cut (a report's axis never rounds a moment up past it).
+  CHECK(format_clock(duration::from_us(546'644'999), 3) == "546.644s");
+  CHECK(format_clock(duration::from_us(1 * k_h + 30 * k_m + 500'000), 3, true) == "1h 30m 0.5s");
+  CHECK(format_clock(duration::from_s(3'605), 6, true) == "1h 0m 5s");
+  CHECK(format_clock(duration::from_us(2'500'000), 6, true) == "2.5s");
+  CHECK(format_clock(duration::from_us(999'999), 0) == "0s");
+  // The sign once, INT64_MIN included.
+  CHECK(format_clock(duration::from_us(-1)) == "-0.000001s");
+  CHECK(format_clock(duration::from_us(std::numeric_limits<std::int64_t>::min())) == "-2562047788h 0m 54.775808s");
+  CHECK(format_clock(duration::max()) == "2562047788h 0m 54.775807s");
+}

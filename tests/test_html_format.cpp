@@ -13,8 +13,11 @@ using namespace twice::html_detail;
 TEST_CASE("times, amounts and coordinates print their sign once, INT64_MIN included", "[report][html]") {
   constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
   constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
-  CHECK(secs(lowest) == "-9223372036854.775808s");
-  CHECK(secs(highest) == "9223372036854.775807s");
+  // From an hour on, hours and minutes too (sim::format_clock).
+  CHECK(secs(lowest) == "-2562047788h 0m 54.775808s");
+  CHECK(secs(highest) == "2562047788h 0m 54.775807s");
+  CHECK(secs(std::int64_t{3'605'000'000}) == "1h 0m 5.000000s");
+  CHECK(short_secs(std::int64_t{3'605'000'000}) == "1h 0m 5s");
   CHECK(secs(std::int64_t{-1}) == "-0.000001s");
   CHECK(cents(lowest) == "-9223372036854775808 cents");
   CHECK(cents(std::int64_t{-5}) == "-5 cents");

@@ -195,6 +195,42 @@ std::size_t count(const std::string& text, std::string_view what) {
 
 // Nothing the page could fetch: no URL scheme, no src, no style sheet link,
 // no @import, and url() only for the page's own #fragments.
+// The data-ref of every tag starting with `prefix` in [from, to) of the page.
+std::set<std::string> refs_of(const std::string& html, std::string_view prefix, std::size_t from,
+                              std::size_t to = std::string::npos) {
+  std::set<std::string> out;
+  for (std::size_t at = html.find(prefix, from); at != std::string::npos && at < to; at = html.find(prefix, at + 1)) {
+    const std::size_t ref = html.find(" data-ref=\"", at);
+    if (ref == std::string::npos || ref > html.find('>', at)) continue;
+    const std::size_t v = ref + 11;
+    out.insert(html.substr(v, html.find('"', v) - v));
+  }
+  return out;
+}
+
+// The refunds the far sides' ledger tables mark red are those the timeline
+// marks red: its flags with a lane per worker; with a lane per job (no
+// vendor lanes), every red call it draws is a red row.
+void same_refunds_red(const std::string& html) {
+  const std::size_t ledgers = html.find("<section id=\"ledgers\">");
+  if (ledgers == std::string::npos) {  // a world where nothing moves money: nothing to mark
+    CHECK(html.find("<g class=\"refund duplicate\"") == std::string::npos);
+    return;
+  }
+  // Every far side's table: the payment vendor's, and each money tool's of the scenario's own.
+  const std::size_t theirs = html.find("<table id=\"ledger-", html.find("<table id=\"ledger-ours\"", ledgers) + 1);
+  std::set<std::string> red_rows = refs_of(html, "<tr class=\"matched overpaid\"", theirs);
+  red_rows.merge(refs_of(html, "<tr class=\"unmatched overpaid\"", theirs));
+  if (html.find("<g class=\"lane job\"") == std::string::npos)
+    CHECK(refs_of(html, "<g class=\"refund duplicate\"", 0, ledgers) == red_rows);
+  for (std::size_t at = html.find("<rect class=\"tool "); at != std::string::npos && at < ledgers;
+       at = html.find("<rect class=\"tool ", at + 1)) {
+    const std::size_t end = html.find('>', at);
+    if (html.substr(at, end - at).find("duplicate-effect") == std::string::npos) continue;
+    for (const std::string& r : refs_of(html, "<rect class=\"tool ", at, at + 1)) CHECK(red_rows.contains(r));
+  }
+}
+
 void require_self_contained(const std::string& html) {
   CHECK(html.find("http:") == std::string::npos);
   CHECK(html.find("https:") == std::string::npos);
@@ -664,6 +700,8 @@ TEST_CASE("every catalogue scenario: the four outputs, valid", "[report][catalog
       CHECK(count(html, "data-invariant=\"" + v.name + "\" data-held=\"" + (v.held ? "true" : "false") + "\"") == 1);
     // Every vendor refund is on the timeline (with its lane: up to 40 jobs).
     if (out.summary.jobs_total <= 40) CHECK(count(html, "data-amount-cents=") == out.ledgers.their_rows());
+    // The ledger tables and the timeline mark the same refunds red.
+    same_refunds_red(html);
     CHECK(!trace_to_jsonl(out.records).empty());
   }
 }

@@ -166,6 +166,10 @@ std::string chart_of(const sweep_result& r, const layout& l, const metric& m, st
     ch.lines.push_back(std::move(line));
   }
   ch.log_y = chart::log_scale_helps(ys);
+  // Times, calls, dead letters and retries: none is ever below zero, so
+  // neither is an interval around them (a mean of few seeds can have a
+  // wide one).
+  ch.non_negative = true;
   ch.log_x = l.numeric_x && chart::log_scale_helps(l.x_values, 100);
   return chart::line_chart_svg(ch);
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "sim/duration_text.hpp"
+
 namespace twice::html_detail {
 
 // ---- text ---------------------------------------------------------------------
@@ -43,18 +45,10 @@ std::uint64_t magnitude(std::int64_t v) {
 }
 }  // namespace
 
-std::string secs(std::int64_t us) {
-  const std::uint64_t m = magnitude(us);
-  return fmt::format("{}{}.{:06}s", us < 0 ? "-" : "", m / 1'000'000, m % 1'000'000);
-}
+std::string secs(std::int64_t us) { return sim::format_clock(sim::duration::from_us(us)); }
 std::string secs(sim::instant t) { return secs(t.us()); }
 
-std::string short_secs(std::int64_t us) {
-  std::string s = fmt::format("{}.{:06}", us / 1'000'000, us % 1'000'000);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s + "s";
-}
+std::string short_secs(std::int64_t us) { return sim::format_clock(sim::duration::from_us(us), 6, true); }
 
 std::string cents(std::int64_t amount) { return fmt::format("{} cents", amount); }
 

@@ -19,10 +19,10 @@ namespace twice::html_detail {
 std::string esc(std::string_view text);
 // For class names and ids: [a-z0-9-] only.
 std::string slug(std::string_view text);
-// "-1.250000s"
+// "-1.250000s"; from an hour on "1h 0m 5.000000s" (sim::format_clock).
 std::string secs(std::int64_t us);
 std::string secs(sim::instant t);
-// An axis label: "0s", "2.5s", "0.005s".
+// An axis label: "0s", "2.5s", "0.005s", "1h 0m 5s".
 std::string short_secs(std::int64_t us);
 // "1999 cents", as the CLI prints amounts.
 std::string cents(std::int64_t amount);

@@ -8,7 +8,9 @@
 #include "report/html_format.hpp"
 #include "report/html_sections.hpp"
 #include "report/html_timeline.hpp"
+#include "report/overpaid_refunds.hpp"
 #include "report/spans.hpp"
+#include "report/time_axis.hpp"
 #include "scenario/scenario.hpp"
 
 namespace twice {
@@ -68,10 +70,10 @@ svg text { fill: #1d232b; }
 .execution.outcome-error { fill: #d9dde2; stroke: #5f6b78; }
 .refund line { stroke: #2e8b46; stroke-width: 2; }
 .refund path { fill: #2e8b46; }
-.refund text { fill: #1e6b2e; font-weight: 700; }
+.refund-label { fill: #1e6b2e; font-weight: 700; }
 .refund.duplicate line { stroke: #c0392b; stroke-width: 3; }
 .refund.duplicate path { fill: #c0392b; }
-.refund.duplicate text { fill: #c0392b; }
+.refund-label.duplicate { fill: #c0392b; }
 .vendor-mark { fill: #8895a5; }
 .vendor-mark.mark-reject { fill: #b86a10; }
 .vendor-mark.mark-replay { fill: #2e8b46; }
@@ -80,6 +82,15 @@ svg text { fill: #1d232b; }
 .axis line { stroke: #8895a5; }
 .axis text { fill: #5b6673; }
 .grid { stroke: #e3e7ec; }
+.axis .axis-end-line { stroke: #8895a5; }
+.axis text.axis-end { fill: #1d232b; font-weight: 600; }
+.time-break-band { fill: #e6eaef; }
+.time-break-edge { fill: none; stroke: #8895a5; stroke-width: 1.2; }
+svg text.time-break-label { fill: #5b6673; font-style: italic; }
+.labels-left-out { color: #5b6673; font-style: italic; }
+.refund-label, .paid-label, .deploy-label, .violation text, .time-break-label { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
+.chart-caption { font-weight: 600; }
+svg text.chart-note { fill: #5b6673; font-size: 11px; }
 .series { fill: none; stroke-width: 2; }
 .series-visible { stroke: #2f6fce; }
 .series-in_flight { stroke: #2e8b46; }
@@ -108,7 +119,8 @@ tr.held .verdict { color: #1e6b2e; }
 tr.unjudged .verdict { color: #8a5a00; font-weight: 700; }
 ul.evidence { margin: 4px 0 0; padding-left: 18px; font: 12px ui-monospace, monospace; color: #6b1d1d; }
 .ledgers { display: flex; flex-wrap: wrap; gap: 40px; }
-tr.unmatched td { background: #fdecea; color: #a4161a; font-weight: 600; }
+tr.unmatched td { background: #fff3d6; color: #7a4f00; font-weight: 600; }
+tr.overpaid td { background: #fdecea; color: #a4161a; font-weight: 600; }
 tr.total td { border-top: 2px solid #c8cfd7; font-weight: 600; }
 code { font: 12px ui-monospace, monospace; }
 .timeline-violations { color: #a4161a; font-weight: 600; margin: 0 0 4px; }
@@ -128,6 +140,34 @@ document.addEventListener('mouseover', function (e) {
   });
 });
 )js";
+
+// Everything the timeline draws, as spans of time: the calls and the
+// executions while under way, and every moment a mark stands for. Where
+// none is, nothing happens on the page, and a long stretch of it may be
+// drawn narrow (report/time_axis.hpp).
+std::vector<busy_span> drawn_activity(const scenario& sc, const run_spans& spans) {
+  std::vector<busy_span> out;
+  auto span = [&](sim::instant a, sim::instant b) { out.push_back({a.us(), std::max(a, b).us()}); };
+  auto point = [&](sim::instant t) { span(t, t); };
+  for (const lease_span& l : spans.leases) {
+    point(l.start);
+    point(l.end);
+    if (l.expired_at) point(*l.expired_at);
+  }
+  for (const tool_span& t : spans.tools) span(t.start, t.end);
+  for (const vendor_execution& e : spans.executions) span(e.start, e.end);
+  for (const worker_mark& m : spans.marks) point(m.at);
+  for (const refund_mark& r : spans.refunds) point(r.at);
+  for (const vendor_mark& m : spans.vendor_marks) point(m.at);
+  for (const redelivery& r : spans.redeliveries) point(r.at);
+  for (const pod_down& d : spans.pods_down) {
+    point(d.from);
+    point(d.to);
+  }
+  for (const pod_up& p : spans.pod_starts) point(p.at);
+  for (const deploy_spec& d : sc.world.deploys) point(d.at);
+  return out;
+}
 
 }  // namespace
 
@@ -149,9 +189,14 @@ final_ledgers collect_ledgers(const world& w, const run_summary& s) {
 
 std::string html_report(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& story,
                         const run_spans& spans, const final_ledgers& ledgers) {
-  // The run from start to end across the plot: the timeline's axis, and the
-  // queue-depth chart's under it.
-  const axis time{plot_left, plot_right - plot_left, std::max<std::int64_t>(spans.end.us(), 1)};
+  // The run from its start to where the story ended across the plot, long
+  // idle stretches drawn narrow: the timeline's axis, and the charts' under
+  // it. A refund the vendor committed after the story (a request nobody
+  // waited for any more) still gets its flag: the axis runs on to it.
+  std::int64_t end_us = s.result.story_end.us();
+  for (const refund_mark& r : spans.refunds) end_us = std::max(end_us, r.at.us());
+  const time_axis time = time_axis::compressing_idle(plot_left, plot_right, end_us, drawn_activity(sc, spans));
+  const std::set<std::string, std::less<>> overpaying = overpaying_refunds(s.verdicts, spans.refunds);
   std::string out;
   html_lines html(out);
   html.line("<!DOCTYPE html>");
@@ -165,12 +210,12 @@ std::string html_report(const scenario& sc, const run_summary& s, const std::vec
   html.line(fmt::format("<body data-scenario=\"{}\" data-seed=\"{}\" data-digest=\"{:016x}\">", esc(sc.name), s.seed,
                         s.result.trace_digest));
   write_summary(html, sc, s);
-  write_timeline(html, sc, s, spans, time);
+  write_timeline(html, sc, s, spans, time, overpaying);
   write_requests(html, sc, spans, time);
   write_queue_depth(html, sc, spans, time);
   write_attempts(html, s);
   write_backoff(html, spans);
-  write_ledgers(html, s, ledgers);
+  write_ledgers(html, s, ledgers, overpaying);
   write_invariants(html, s);
   write_story(html, story);
   html.line("<script>" + std::string(script) + "</script>");

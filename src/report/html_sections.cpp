@@ -10,8 +10,10 @@
 
 #include "report/expectations.hpp"
 #include "report/html_report.hpp"
+#include "report/label_rows.hpp"
 #include "report/run_summary.hpp"
 #include "report/spans.hpp"
+#include "report/text_width.hpp"
 #include "report/timeline.hpp"
 #include "runtime/retry_policy.hpp"
 #include "scenario/scenario.hpp"
@@ -27,6 +29,38 @@ const service_tool_config* tool_config_of(const scenario& sc, std::string_view a
   for (const service_tool_config& c : w.tools)
     if (actor == "vendor/" + c.name) return &c;
   return nullptr;
+}
+
+// ---- the time axis --------------------------------------------------------------
+void write_time_ticks(html_lines& html, const time_axis& time, std::int64_t y0, std::int64_t y1,
+                      std::int64_t label_y) {
+  for (const time_tick& t : time.ticks(12)) {
+    if (y1 > y0)
+      html.line(fmt::format("<line class=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+                            t.end ? "grid axis-end-line" : "grid", px(t.x), px(y0), px(t.x), px(y1)));
+    html.line(fmt::format("<text{} data-us=\"{}\" x=\"{}\" y=\"{}\" text-anchor=\"{}\">{}</text>",
+                          t.end ? " class=\"axis-end\"" : "", t.us, px(t.x), px(label_y), t.end ? "end" : "middle",
+                          esc(t.label)));
+  }
+}
+
+void write_time_breaks(html_lines& html, const time_axis& time, std::int64_t y0, std::int64_t y1) {
+  for (const time_break& b : time.breaks()) {
+    html.line(fmt::format("<g class=\"time-break\" data-from-us=\"{}\" data-to-us=\"{}\"><title>{} to {}: nothing "
+                          "drawn happens for {} (no call, no execution, no event), so it is drawn {} px wide, not to "
+                          "scale</title>",
+                          b.from_us, b.to_us, secs(b.from_us), secs(b.to_us),
+                          esc(sim::format_clock(sim::duration::from_us(b.to_us - b.from_us))), px(b.x1 - b.x0)));
+    html.line(fmt::format("<rect class=\"time-break-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
+                          px(b.x0), px(y0), px(b.x1 - b.x0), px(y1 - y0)));
+    // A zigzag down each edge: the axis is cut here.
+    for (const std::int64_t x : {b.x0, b.x1}) {
+      std::string d = fmt::format("M{},{}", px(x), px(y0));
+      for (std::int64_t y = y0 + 60, i = 1; y <= y1; y += 60, ++i) d += fmt::format(" L{},{}", px(x + (i % 2) * 30 - 15), px(y));
+      html.line(fmt::format("<path class=\"time-break-edge\" d=\"{}\"/>", d));
+    }
+    html.line("</g>");
+  }
 }
 
 // ---- header -------------------------------------------------------------------
@@ -84,9 +118,34 @@ void write_summary(html_lines& html, const scenario& sc, const run_summary& s) {
 }
 
 // ---- queue depth --------------------------------------------------------------
-void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& spans, const axis& time) {
+namespace {
+// The four counts of a sample, in each broker's own words: its console's or
+// its client's. An empty label is a count the broker never has (a topic
+// delays nothing), left undrawn.
+struct depth_words {
+  std::string_view heading, visible, in_flight, delayed, dead_letters;
+};
+depth_words depth_words_of(const world_config& c) {
+  // Kafka: consumer lag (log end offset minus committed offset) split at the
+  // group's fetch position (broker/consumer_lag.hpp).
+  if (c.runtime.kafka) return {"Consumer lag", "not yet fetched", "fetched, not committed", "", "dead-letter topic"};
+  // Sidekiq's Web UI: a job held by a process is busy, and a retry waits in
+  // the retry set, scheduled, not in flight.
+  if (c.queue.hold_until_ack) return {"Queue depth", "enqueued", "busy", "scheduled (retries)", "dead set"};
+  // Pub/Sub's metrics: num_undelivered_messages; a message leased to a
+  // subscriber is outstanding until its ack.
+  if (c.queue.pubsub) return {"Subscription backlog", "undelivered", "outstanding (leased)", "delayed", "dead-letter topic"};
+  // kombu's Redis transport: a delivered message sits in the `unacked` hash
+  // (reserved by a worker, or running) until its ack.
+  if (c.runtime.celery) return {"Queue depth", "in the list", "unacked (reserved or running)", "delayed", "dead letters"};
+  return {"Queue depth", "visible", "in flight", "delayed", "dead letters"};
+}
+}  // namespace
+
+void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& spans, const time_axis& time) {
+  const depth_words words = depth_words_of(sc.world);
   html.line("<section id=\"queue-depth-section\">");
-  html.line("<h2>Queue depth</h2>");
+  html.line(fmt::format("<h2>{}</h2>", words.heading));
   if (spans.samples.empty()) {
     html.line("<p id=\"queue-depth\" class=\"empty\">The broker was not sampled in this run.</p>");
     html.line("</section>");
@@ -100,6 +159,7 @@ void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& sp
   html.line(fmt::format("<svg id=\"queue-depth\" role=\"img\" aria-label=\"queue depth over time\" width=\"{}\" "
                         "height=\"{}\" viewBox=\"0 0 {} {}\" data-max=\"{}\">",
                         px(page_width), px(height), px(page_width), px(height), top));
+  write_time_breaks(html, time, chart_top, chart_top + chart_height);
   html.line("<g class=\"axis\">");
   for (std::int64_t v : {std::int64_t{0}, top}) {
     html.line(fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", px(plot_left),
@@ -107,24 +167,19 @@ void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& sp
     html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(plot_left - 60),
                           px(value.at(v) + 40), v));
   }
-  const std::int64_t step = nice_step(time.span, 12);
-  for (std::int64_t t = 0; t <= time.span; t += step)
-    html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(time.at(t)),
-                          px(chart_top + chart_height + 180), short_secs(t)));
+  write_time_ticks(html, time, 0, 0, chart_top + chart_height + 180);
   html.line("</g>");
   struct series {
     std::string_view name, label;
     std::int64_t queue_sample::*field;
   };
-  // In Sidekiq's own words (its Web UI's): a job held by a process is busy,
-  // and a retry waits in the retry set, scheduled, not in flight.
-  const bool sidekiq = sc.world.queue.hold_until_ack;
-  const series all[] = {{"visible", sidekiq ? "enqueued" : "visible", &queue_sample::visible},
-                        {"in_flight", sidekiq ? "busy" : "in flight", &queue_sample::in_flight},
-                        {"delayed", sidekiq ? "scheduled (retries)" : "delayed", &queue_sample::delayed},
-                        {"dead_letters", sidekiq ? "dead set" : "dead letters", &queue_sample::dead_letters}};
+  const series all[] = {{"visible", words.visible, &queue_sample::visible},
+                        {"in_flight", words.in_flight, &queue_sample::in_flight},
+                        {"delayed", words.delayed, &queue_sample::delayed},
+                        {"dead_letters", words.dead_letters, &queue_sample::dead_letters}};
   std::int64_t legend_x = plot_left;
   for (const series& sr : all) {
+    if (sr.label.empty()) continue;
     std::string points;
     std::optional<std::int64_t> last;
     std::int64_t peak = 0;
@@ -137,7 +192,7 @@ void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& sp
       points += fmt::format("{},{} ", px(x), px(value.at(v)));
       last = v;
     }
-    if (last) points += fmt::format("{},{}", px(time.at(time.span)), px(value.at(*last)));
+    if (last) points += fmt::format("{},{}", px(time.at(time.end_us())), px(value.at(*last)));
     html.line(
         fmt::format("<polyline class=\"series series-{}\" data-series=\"{}\" data-peak=\"{}\" points=\"{}\"><title>{}, "
                     "at most {}</title></polyline>",
@@ -153,7 +208,7 @@ void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& sp
 }
 
 // ---- requests per 100 ms ---------------------------------------------------------
-void write_requests(html_lines& html, const scenario& sc, const run_spans& spans, const axis& time) {
+void write_requests(html_lines& html, const scenario& sc, const run_spans& spans, const time_axis& time) {
   if (spans.requests.empty()) return;
   html.line("<section id=\"requests-section\">");
   html.line("<h2>Requests per 100 ms, per tool</h2>");
@@ -184,6 +239,7 @@ void write_requests(html_lines& html, const scenario& sc, const run_spans& spans
                           esc(actor), peak, total, esc(actor), px(page_width), px(height), px(page_width), px(height)));
     html.line(fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\">{}: {} requests, at most {} in 100 ms</text>",
                           px(plot_left), px(180), esc(actor), total, peak));
+    write_time_breaks(html, time, chart_top, chart_top + chart_height);
     if (c != nullptr) {
       for (const time_window& w : c->outages)
         html.line(fmt::format("<rect class=\"outage-window\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>outage "
@@ -263,7 +319,12 @@ void write_attempts(html_lines& html, const run_summary& s) {
   for (const auto& [job, n] : per_job) ++histogram[n];
   const std::int64_t without = static_cast<std::int64_t>(s.jobs_total) - static_cast<std::int64_t>(per_job.size());
   if (without > 0) histogram[0] += without;
-  const std::int64_t width = 5600, height = 2400, chart_top = 200, chart_height = 1700;
+  // The caption (and its note) above the counts' row above the tallest bar.
+  const std::int64_t width = 5600, height = 2400, chart_top = 520, chart_height = 1580;
+  const std::int64_t chart_bottom = chart_top + chart_height;
+  // A bar of a few jobs beside one of thousands would be a hairline: it is
+  // drawn this tall (4 px), and its count says how many.
+  constexpr std::int64_t min_bar = 40;
   std::int64_t most = 1, max_attempts = 1;
   for (const auto& [n, jobs] : histogram) {
     most = std::max(most, jobs);
@@ -273,32 +334,64 @@ void write_attempts(html_lines& html, const run_summary& s) {
   const std::int64_t buckets = max_attempts - first + 1;
   const std::int64_t left = 700, right = width - 200;
   const std::int64_t slot = (right - left) / buckets;
-  const axis value{chart_top + chart_height, -chart_height, most};
+  const axis value{chart_bottom, -chart_height, most};
+  bool raised = false;
+  for (const auto& [n, jobs] : histogram) raised = raised || (jobs > 0 && chart_bottom - value.at(jobs) < min_bar);
   html.line(fmt::format("<svg id=\"attempts\" role=\"img\" aria-label=\"histogram of attempts per job\" width=\"{}\" "
-                        "height=\"{}\" viewBox=\"0 0 {} {}\">",
-                        px(width), px(height), px(width), px(height)));
-  html.line(fmt::format("<text x=\"{}\" y=\"{}\">jobs by number of attempts</text>", px(left), px(120)));
+                        "height=\"{}\" viewBox=\"0 0 {} {}\" data-min-bar=\"{}\">",
+                        px(width), px(height), px(width), px(height), px(min_bar)));
+  html.line(fmt::format("<text class=\"chart-caption\" x=\"{}\" y=\"{}\">jobs by number of attempts</text>", px(left),
+                        px(140)));
+  if (raised)
+    html.line(fmt::format("<text class=\"chart-note\" x=\"{}\" y=\"{}\">a bar of a few jobs is drawn {} px tall; its "
+                          "count is exact</text>",
+                          px(left), px(290), px(min_bar)));
   html.line(fmt::format("<g class=\"axis\"><line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>", px(left),
-                        px(chart_top + chart_height), px(right)));
+                        px(chart_bottom), px(right)));
   html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text></g>", px(left - 60),
                         px(value.at(most) + 40), most));
+  // Every bar, then the labels that fit: the attempts under the axis (the
+  // first and the last kept), the counts over the bars.
+  std::vector<label_extent> x_labels, counts;
+  std::vector<std::string> x_texts, count_texts;
+  std::vector<std::int64_t> count_ys;
   for (std::int64_t n = first; n <= max_attempts; ++n) {
     const auto it = histogram.find(n);
     const std::int64_t jobs = it == histogram.end() ? 0 : it->second;
     const std::int64_t x = left + (n - first) * slot;
-    const std::int64_t y = value.at(jobs);
-    html.line(fmt::format("<rect class=\"bar\" data-attempts=\"{}\" data-jobs=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" "
-                          "height=\"{}\"><title>{} job{} with {} attempt{}</title></rect>",
-                          n, jobs, px(x + slot / 8), px(y), px(slot * 3 / 4), px(chart_top + chart_height - y), jobs,
-                          jobs == 1 ? "" : "s", n, n == 1 ? "" : "s"));
-    if (buckets <= 30) {
-      html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(x + slot / 2),
-                            px(chart_top + chart_height + 180), n));
-      if (jobs > 0)
-        html.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(x + slot / 2), px(y - 40),
-                              jobs));
+    const std::int64_t to_scale = chart_bottom - value.at(jobs);
+    const bool lifted = jobs > 0 && to_scale < min_bar;
+    const std::int64_t y = lifted ? chart_bottom - min_bar : value.at(jobs);
+    html.line(fmt::format(
+        "<rect class=\"bar{}\" data-attempts=\"{}\" data-jobs=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\">"
+        "<title>{} job{} with {} attempt{}{}</title></rect>",
+        lifted ? " raised" : "", n, jobs, px(x + slot / 8), px(y), px(slot * 3 / 4), px(chart_bottom - y), jobs,
+        jobs == 1 ? "" : "s", n, n == 1 ? "" : "s",
+        lifted ? fmt::format(" (drawn {} px tall; to scale {} px)", px(min_bar), px(to_scale)) : ""));
+    x_texts.push_back(std::to_string(n));
+    x_labels.push_back(extent_at(x + slot / 2, text_width(x_texts.back(), 12), "middle"));
+    if (jobs > 0) {
+      count_texts.push_back(std::to_string(jobs));
+      counts.push_back(extent_at(x + slot / 2, text_width(count_texts.back(), 12), "middle"));
+      count_ys.push_back(y - 40);
     }
   }
+  // The last attempt count's label right after the first's.
+  std::vector<label_extent> x_order = x_labels;
+  std::vector<std::size_t> x_index(x_labels.size());
+  for (std::size_t i = 0; i < x_index.size(); ++i) x_index[i] = i;
+  if (x_index.size() > 2) std::rotate(x_index.begin() + 1, x_index.end() - 1, x_index.end());
+  for (std::size_t i = 0; i < x_index.size(); ++i) x_order[i] = x_labels[x_index[i]];
+  const auto x_rows = stack_labels(x_order, 1, 60);
+  for (std::size_t i = 0; i < x_index.size(); ++i)
+    if (x_rows[i])
+      html.line(fmt::format("<text class=\"bar-attempts\" x=\"{}\" y=\"{}\">{}</text>", px(x_order[i].left),
+                            px(chart_bottom + 180), x_texts[x_index[i]]));
+  const auto count_rows = stack_labels(counts, 1, 60);
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (count_rows[i])
+      html.line(fmt::format("<text class=\"bar-count\" x=\"{}\" y=\"{}\">{}</text>", px(counts[i].left),
+                            px(count_ys[i]), count_texts[i]));
   html.line("</svg>");
   attempt_table(html, s);
   html.line("</div>");
@@ -445,7 +538,8 @@ namespace {
 
 // One far side's ledger as a table; `ours_refs`: the refs our ledger holds.
 void far_side_table(html_lines& html, const final_ledgers::far_side& f,
-                    const std::set<std::string, std::less<>>& ours_refs) {
+                    const std::set<std::string, std::less<>>& ours_refs,
+                    const std::set<std::string, std::less<>>& overpaying) {
   const money_ledger whose{f.tool, f.rows.size(), 0};
   const bool refunds = f.tool == "refund";
   // The payment vendor's rows are refunds of invoices; a tool of the
@@ -463,12 +557,13 @@ void far_side_table(html_lines& html, const final_ledgers::far_side& f,
   for (const vendor_refund& r : f.rows) {
     total = sim::checked_add(total, r.amount_cents, "a far side's ledger total overflows int64 cents");
     const bool matched = ours_refs.contains(r.id);
-    if (matched && shown >= ledger_rows_shown) continue;
+    const bool red = overpaying.contains(r.id);
+    if (matched && !red && shown >= ledger_rows_shown) continue;
     ++shown;
     html.line(
-        fmt::format("<tr class=\"{}\" data-ref=\"{}\" data-invoice=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code>"
+        fmt::format("<tr class=\"{}{}\" data-ref=\"{}\" data-invoice=\"{}\"><td>{}</td><td>{}</td><td><code>{}</code>"
                     "</td><td class=\"num\">{}</td><td>{}</td></tr>",
-                    matched ? "matched" : "unmatched", esc(r.id), esc(r.invoice), esc(r.id), esc(r.invoice),
+                    matched ? "matched" : "unmatched", red ? " overpaid" : "", esc(r.id), esc(r.invoice), esc(r.id), esc(r.invoice),
                     esc(key_text(r.idempotency_key.value_or(""))), cents(r.amount_cents), secs(r.committed_at)));
   }
   if (shown < f.rows.size())
@@ -481,7 +576,8 @@ void far_side_table(html_lines& html, const final_ledgers::far_side& f,
 
 }  // namespace
 
-void write_ledgers(html_lines& html, const run_summary& s, const final_ledgers& ledgers) {
+void write_ledgers(html_lines& html, const run_summary& s, const final_ledgers& ledgers,
+                   const std::set<std::string, std::less<>>& overpaying) {
   if (!s.keeps_ledgers()) return;
   html.line("<section id=\"ledgers\">");
   const std::string theirs = ledgers.theirs.size() == 1 ? money_ledger{ledgers.theirs[0].tool, 0, 0}.whose()
@@ -503,13 +599,15 @@ void write_ledgers(html_lines& html, const run_summary& s, const final_ledgers& 
   for (const ledger_row& r : ledgers.ours) {
     ours_total = sim::checked_add(ours_total, r.amount_cents, "our ledger's total overflows int64 cents");
     const bool matched = their_refs.contains(r.vendor_ref);
-    // Every row without a counterpart; the others while they fit.
-    if (matched && ours_shown >= ledger_rows_shown) continue;
+    const bool red = overpaying.contains(r.vendor_ref);
+    // Every row without a counterpart and every red one; the others while they fit.
+    if (matched && !red && ours_shown >= ledger_rows_shown) continue;
     ++ours_shown;
     html.line(
-        fmt::format("<tr class=\"{}\" data-job=\"{}\" data-ref=\"{}\"><td>{}</td><td><code>{}</code></td>"
+        fmt::format("<tr class=\"{}{}\" data-job=\"{}\" data-ref=\"{}\"><td>{}</td><td><code>{}</code></td>"
                     "<td class=\"num\">{}</td><td>{}</td></tr>",
-                    matched ? "matched" : "unmatched", esc(r.job_id), esc(r.vendor_ref), esc(r.job_id),
+                    matched ? "matched" : "unmatched", red ? " overpaid" : "", esc(r.job_id), esc(r.vendor_ref),
+                    esc(r.job_id),
                     esc(key_text(r.key)), cents(r.amount_cents), esc(r.vendor_ref.empty() ? "(none)" : r.vendor_ref)));
   }
   if (ours_shown < ledgers.ours.size())
@@ -519,10 +617,11 @@ void write_ledgers(html_lines& html, const run_summary& s, const final_ledgers& 
                         ledgers.ours.size(), ledgers.ours.size() == 1 ? "" : "s", cents(ours_total)));
   html.line("</tbody></table></div>");
 
-  for (const final_ledgers::far_side& f : ledgers.theirs) far_side_table(html, f, ours_refs);
+  for (const final_ledgers::far_side& f : ledgers.theirs) far_side_table(html, f, ours_refs, overpaying);
   html.line("</div>");
-  html.line(fmt::format("<p class=\"meta\">Rows are matched by {}; a highlighted row has no counterpart on the other "
-                        "side.</p>",
+  html.line(fmt::format("<p class=\"meta\">Rows are matched by {}. An amber row has no counterpart on the other "
+                        "side; a red row is a refund of an invoice already paid in full, the refund the timeline "
+                        "marks red.</p>",
                         refunds_only ? "the vendor's refund id" : "the id the far side gave the row"));
   html.line("</section>");
 }

@@ -4,15 +4,18 @@
 
 #include <algorithm>
 #include <map>
-#include <cctype>
 #include <string_view>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "report/html_sections.hpp"
+#include "report/label_rows.hpp"
+#include "report/overpaid_refunds.hpp"
 #include "report/run_summary.hpp"
 #include "report/spans.hpp"
+#include "report/text_width.hpp"
+#include "report/time_axis.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/duration_text.hpp"
 
@@ -22,28 +25,29 @@ namespace {
 
 // Tenths of a pixel, as every coordinate.
 constexpr std::int64_t worker_lane_height = 640;
-constexpr std::int64_t vendor_lane_height = 460;
-constexpr std::int64_t timeline_top = 640;
+constexpr std::int64_t vendor_lane_height = 460;  // with two rows of labels; 160 more a row
+constexpr std::size_t vendor_label_rows = 4;
+// The lanes start here when the deploys' labels take two rows or fewer.
+constexpr std::int64_t lanes_top_min = 640;
+constexpr std::int64_t label_row = 140;  // one row of 12 px labels
+constexpr std::int64_t label_font = 12;  // px, as the page's svg text
+constexpr std::int64_t label_gap = 100;  // between two labels on a row
+constexpr std::size_t deploy_label_rows = 4;
+
+// A label waiting for its row: its text, its box and what to write.
+struct pending_label {
+  label_extent at;
+  std::string cls;   // its class attribute
+  std::string attrs;  // more attributes (data-ref...)
+  std::string text;   // escaped
+};
 
 class timeline_drawing {
  public:
-  timeline_drawing(html_lines& html, const scenario& sc, const run_summary& s,
-                   const run_spans& spans, const axis& time)
-      : html_(html), sc_(sc), s_(s), spans_(spans), time_(time) {
+  timeline_drawing(html_lines& html, const scenario& sc, const run_summary& s, const run_spans& spans,
+                   const time_axis& time, const std::set<std::string, std::less<>>& overpaying)
+      : html_(html), sc_(sc), s_(s), spans_(spans), run_time_(time), duplicate_refs_(overpaying) {
     for (const refund_mark& r : spans_.refunds) refund_refs_.insert(r.ref);
-    // Red is for violations only: a second refund is red when its invoice
-    // is one no_double_payment found overpaid (two jobs may share an
-    // invoice and split its amount).
-    for (const verdict& v : s_.verdicts) {
-      if (v.held || v.name != "no_double_payment") continue;
-      for (const refund_mark& r : spans_.refunds)
-        if (r.nth_for_invoice > 1 && (names_token(v.detail, r.invoice) ||
-                                      std::any_of(v.evidence.begin(), v.evidence.end(),
-                                                  [&](const std::string& e) { return names_token(e, r.invoice); })))
-          duplicate_refs_.insert(r.ref);
-    }
-    for (const tool_span& t : spans_.tools)
-      if (t.new_write && refund_refs_.contains(t.ref)) ++paid_calls_;
     by_job_ = s_.jobs_total > lane_per_worker_jobs_max;
     if (by_job_) choose_jobs();
     else lanes_ = spans_.lanes;
@@ -51,16 +55,31 @@ class timeline_drawing {
 
   // ---- timeline -----------------------------------------------------------------
   void draw() {
-    const std::int64_t end_us = time_.span;
+    const std::int64_t end_us = run_time_.end_us();
     if (!by_job_) vendors_ = spans_.vendors;
     // The payment vendor (refunds) first: it is the lane people look for.
     std::stable_partition(vendors_.begin(), vendors_.end(), [&](const std::string& v) {
       return std::any_of(spans_.refunds.begin(), spans_.refunds.end(), [&](const refund_mark& r) { return r.vendor == v; });
     });
+    // The labels above and below the lanes first: the lanes start under
+    // the deploys' rows, and the picture ends under the violations'.
+    if (!by_job_) {
+      lay_out_deploy_labels();
+      lay_out_break_labels();
+      lay_out_violation_labels();
+    }
+    // A vendor's lane is as tall as the rows its flags' labels take.
+    for (const std::string& v : vendors_) {
+      std::size_t rows = 2;
+      for (const auto& row : stack_labels(extents_of(refund_labels(v)), vendor_label_rows, label_gap))
+        if (row) rows = std::max(rows, *row + 1);
+      vendor_heights_.push_back(vendor_lane_height + static_cast<std::int64_t>(rows - 2) * 160);
+    }
     const std::size_t lanes = lanes_.size() + vendors_.size();
     const std::int64_t workers_bottom = lane_y(lanes_.size()) - 120;
-    const std::int64_t bottom = lanes == 0 ? timeline_top : lane_y(lanes - 1) + vendor_lane_height;
-    const std::int64_t height = bottom + 500;
+    const std::int64_t bottom = lanes == 0 ? top_ : lane_y(lanes - 1) + lane_height(lanes - 1);
+    const std::int64_t label_rows = static_cast<std::int64_t>(break_rows_ + violation_rows_);
+    const std::int64_t height = bottom + std::max<std::int64_t>(500, 340 + label_rows * label_row + 60);
 
     html_.line("<section id=\"timeline-section\">");
     html_.line("<h2>Timeline</h2>");
@@ -70,6 +89,11 @@ class timeline_drawing {
         violated += fmt::format("{}<a class=\"violated-name\" href=\"#invariant-{}\">{}</a>", violated.empty() ? "" : ", ",
                                 slug(v.name), esc(v.name));
     if (!violated.empty()) html_.line("<p class=\"timeline-violations\">Violated: " + violated + "</p>");
+    if (spans_.end.us() > end_us)
+      html_.line(fmt::format("<p class=\"meta\" id=\"after-story\" data-end-us=\"{}\" data-last-event-us=\"{}\">The "
+                             "axis ends where the story ended, at {}; what the models did after it, until {} (work "
+                             "nobody waited for, a retention running out), is not drawn.</p>",
+                             end_us, spans_.end.us(), secs(end_us), secs(spans_.end)));
     if (by_job_)
       html_.line(fmt::format(
           "<p class=\"meta\" id=\"timeline-jobs\" data-shown=\"{}\" data-jobs=\"{}\">A lane per job, for {} of the "
@@ -95,20 +119,23 @@ class timeline_drawing {
                "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" stroke=\"#7d8b9b\" stroke-width=\"3\"/></pattern>");
     html_.line("</defs>");
 
-    if (!by_job_) time_axis(bottom);
+    if (!by_job_) draw_time_axis(bottom);
     // Lane backgrounds under the deploy windows, the windows under what happened.
     html_.line("<g id=\"lane-backgrounds\">");
     for (std::size_t i = 0; i < lanes; ++i)
       html_.line(fmt::format("<rect class=\"lane-bg{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
                              i < lanes_.size() ? "" : " vendor-bg", px(plot_left), px(lane_y(i)),
                              px(plot_right - plot_left),
-                             px((i < lanes_.size() ? worker_lane_height : vendor_lane_height) - 80)));
+                             px(lane_height(i) - 80)));
     html_.line("</g>");
+    // The idle stretches drawn narrow, under what crosses them.
+    if (!by_job_) write_time_breaks(html_, run_time_, top_ - 60, bottom + 40);
     if (!by_job_) deploy_windows(workers_bottom);
     for (std::size_t i = 0; i < lanes_.size(); ++i) worker_lane(i);
     for (std::size_t i = 0; i < vendors_.size(); ++i) vendor_lane(lanes_.size() + i, vendors_[i]);
     if (!by_job_) {
       redeliveries(nullptr);
+      break_labels(bottom);
       violation_lines(bottom);
     }
     html_.line("</svg>");
@@ -119,12 +146,97 @@ class timeline_drawing {
  private:
   std::int64_t lane_y(std::size_t lane) const {
     const std::size_t workers = lanes_.size();
-    if (lane < workers) return timeline_top + static_cast<std::int64_t>(lane) * worker_lane_height;
-    return timeline_top + static_cast<std::int64_t>(workers) * worker_lane_height +
-           static_cast<std::int64_t>(lane - workers) * vendor_lane_height + 120;
+    if (lane < workers) return top_ + static_cast<std::int64_t>(lane) * worker_lane_height;
+    std::int64_t y = top_ + static_cast<std::int64_t>(workers) * worker_lane_height + 120;
+    for (std::size_t v = workers; v < lane; ++v) y += lane_height(v);
+    return y;
   }
 
-  std::int64_t x_of(sim::instant t) const { return time_.at(t.us() - offset_us_); }
+  std::int64_t lane_height(std::size_t lane) const {
+    return lane < lanes_.size() ? worker_lane_height : vendor_heights_[lane - lanes_.size()];
+  }
+
+  static std::vector<label_extent> extents_of(const std::vector<pending_label>& labels) {
+    std::vector<label_extent> out;
+    for (const pending_label& l : labels) out.push_back(l.at);
+    return out;
+  }
+
+  // On the run's axis, or in a job's lane on the job's own clock.
+  std::int64_t x_of(sim::instant t) const {
+    return job_time_ ? job_time_->at(t.us() - offset_us_) : run_time_.at(t.us());
+  }
+
+  // Labels, most important first, onto `rows` rows; the ones placed written
+  // at `row_y(row)`, the others left out (their marks keep their tooltips).
+  template <class RowY>
+  void write_labels(const std::vector<pending_label>& labels, std::size_t rows, RowY row_y) {
+    const auto placed = stack_labels(extents_of(labels), rows, label_gap);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (!placed[i]) {
+        ++labels_left_out_;
+        continue;
+      }
+      html_.line(fmt::format("<text class=\"{}\"{} x=\"{}\" y=\"{}\">{}</text>", labels[i].cls, labels[i].attrs,
+                             px(labels[i].at.left), px(row_y(*placed[i])), labels[i].text));
+    }
+  }
+
+  // A label starting `offset` right of x, or ending `offset` left of it when
+  // it would leave the plot there, and within the plot either way.
+  static label_extent beside(std::int64_t x, std::int64_t width, std::int64_t offset, std::int64_t lo,
+                             std::int64_t hi) {
+    label_extent e = extent_at(x + offset, width, "start");
+    if (e.right > hi) e = extent_at(x - offset, width, "end");
+    return keep_within(e, lo, hi);
+  }
+
+  void lay_out_deploy_labels() {
+    std::vector<label_extent> extents;
+    for (const deploy_spec& d : sc_.world.deploys)
+      extents.push_back(beside(run_time_.at(d.at.us()), text_width(deploy_text(d), label_font, true), 40, plot_left,
+                               plot_right));
+    deploy_label_rows_ = stack_labels(extents, deploy_label_rows, label_gap);
+    std::size_t used = 0;
+    for (const auto& row : deploy_label_rows_)
+      if (row) used = std::max(used, *row + 1);
+    top_ = lanes_top_min + static_cast<std::int64_t>(used > 2 ? used - 2 : 0) * label_row;
+  }
+
+  static std::string deploy_text(const deploy_spec& d) {
+    return fmt::format("deploy {} ({})", d.sha, d.strategy == deploy_strategy::drain ? "drain" : "rolling kill");
+  }
+
+  // "17.584s idle", "59m 55s idle": to the millisecond below a minute.
+  static std::string idle_text(const time_break& b) {
+    const std::int64_t gap = b.to_us - b.from_us;
+    return sim::format_clock(sim::duration::from_us(gap), gap >= 60'000'000 ? 0 : 3, true) + " idle";
+  }
+
+  void lay_out_break_labels() {
+    std::vector<label_extent> extents;
+    for (const time_break& b : run_time_.breaks())
+      extents.push_back(keep_within(extent_at((b.x0 + b.x1) / 2, text_width(idle_text(b), label_font), "middle"), 0,
+                                    page_width));
+    break_label_rows_ = stack_labels(extents, 2, label_gap);
+    for (const auto& row : break_label_rows_)
+      if (row) break_rows_ = std::max(break_rows_, *row + 1);
+  }
+
+  std::string violation_text(const verdict& v) const { return v.name + " violated"; }
+
+  void lay_out_violation_labels() {
+    std::vector<label_extent> extents;
+    for (const verdict& v : s_.verdicts) {
+      if (v.held || !v.first_violation) continue;
+      extents.push_back(beside(x_of(*v.first_violation), text_width(violation_text(v), label_font, true), 40, 0,
+                               page_width));
+    }
+    // A row for each if need be: a violation's name is never left out.
+    violation_label_rows_ = stack_labels(extents, extents.size(), label_gap);
+    for (const auto& row : violation_label_rows_)
+      if (row) violation_rows_ = std::max(violation_rows_, *row + 1);
+  }
 
   std::optional<std::size_t> lane_of(const std::string& actor) const {
     for (std::size_t i = 0; i < lanes_.size(); ++i)
@@ -132,17 +244,31 @@ class timeline_drawing {
     return std::nullopt;
   }
 
-  void time_axis(std::int64_t bottom) {
-    const std::int64_t step = nice_step(time_.span, 12);
-    html_.line(fmt::format("<g class=\"axis\" id=\"time-axis\" data-step-us=\"{}\">", step));
-    for (std::int64_t t = 0; t <= time_.span; t += step) {
-      const std::int64_t x = time_.at(t);
-      html_.line(fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x),
-                             px(timeline_top - 60), px(bottom + 40)));
-      html_.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(x), px(bottom + 200),
-                             short_secs(t)));
-    }
+  void draw_time_axis(std::int64_t bottom) {
+    html_.line(fmt::format("<g class=\"axis\" id=\"time-axis\" data-end-us=\"{}\" data-breaks=\"{}\">",
+                           run_time_.end_us(), run_time_.breaks().size()));
+    write_time_ticks(html_, run_time_, top_ - 60, bottom + 40, bottom + 200);
     html_.line("</g>");
+  }
+
+  // Under the axis, how long each idle stretch drawn narrow is.
+  void break_labels(std::int64_t bottom) {
+    const auto& breaks = run_time_.breaks();
+    for (std::size_t i = 0; i < breaks.size(); ++i) {
+      if (!break_label_rows_[i]) {
+        ++labels_left_out_;
+        continue;
+      }
+      const time_break& b = breaks[i];
+      const std::string text = idle_text(b);
+      const label_extent e =
+          keep_within(extent_at((b.x0 + b.x1) / 2, text_width(text, label_font), "middle"), 0, page_width);
+      html_.line(fmt::format("<text class=\"time-break-label\" data-from-us=\"{}\" data-to-us=\"{}\" x=\"{}\" "
+                             "y=\"{}\">{}</text>",
+                             b.from_us, b.to_us, px(e.left),
+                             px(bottom + 340 + static_cast<std::int64_t>(*break_label_rows_[i]) * label_row),
+                             esc(text)));
+    }
   }
 
   void deploy_windows(std::int64_t workers_bottom) {
@@ -159,15 +285,19 @@ class timeline_drawing {
       const std::int64_t x0 = x_of(d.at);
       const std::int64_t x1 = std::max(x_of(done), x0 + 20);
       used_.insert("deploy");
-      const std::string what = fmt::format("deploy {} ({})", d.sha,
-                                           d.strategy == deploy_strategy::drain ? "drain" : "rolling kill");
+      const std::string what = deploy_text(d);
       html_.line(
           fmt::format("<g class=\"deploy\" data-sha=\"{}\"><rect class=\"deploy-window\" data-sha=\"{}\" x=\"{}\" "
                       "y=\"{}\" width=\"{}\" height=\"{}\"><title>{} from {} to {}</title></rect>",
-                      esc(d.sha), esc(d.sha), px(x0), px(timeline_top - 60), px(x1 - x0),
-                      px(workers_bottom - timeline_top + 60), esc(what), secs(d.at), secs(done)));
-      html_.line(fmt::format("<text class=\"deploy-label\" x=\"{}\" y=\"{}\">{}</text></g>", px(x0 + 40),
-                             px(timeline_top - 340 - static_cast<std::int64_t>(i % 2) * 140), esc(what)));
+                      esc(d.sha), esc(d.sha), px(x0), px(top_ - 60), px(x1 - x0), px(workers_bottom - top_ + 60),
+                      esc(what), secs(d.at), secs(done)));
+      if (const auto row = deploy_label_rows_[i])
+        html_.line(fmt::format("<text class=\"deploy-label\" x=\"{}\" y=\"{}\">{}</text>",
+                               px(beside(x0, text_width(what, label_font, true), 40, plot_left, plot_right).left),
+                               px(top_ - 340 - static_cast<std::int64_t>(*row) * label_row), esc(what)));
+      else
+        ++labels_left_out_;
+      html_.line("</g>");
     }
   }
 
@@ -177,10 +307,8 @@ class timeline_drawing {
     const std::int64_t h = worker_lane_height - 80;
     html_.line(fmt::format("<g class=\"lane {}\" data-lane=\"{}\" id=\"lane-{}\">", by_job_ ? "job" : "worker",
                            esc(name), slug(name)));
-    const axis run_time = time_;
     if (by_job_) zoom_to_job(name, y, h);
-    html_.line(fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-                           px(plot_left - 100), px(y + h / 2 + 40), esc(name)));
+    lane_label(name, y, h);
     for (const pod_down& d : spans_.pods_down) {
       if (by_job_ || d.worker != name) continue;
       used_.insert("pod-down");
@@ -193,8 +321,12 @@ class timeline_drawing {
     }
     for (const lease_span& l : spans_.leases)
       if ((by_job_ ? l.job : l.worker) == name) lease(l, y, h);
+    std::vector<pending_label> paid, paid_twice;
     for (const tool_span& t : spans_.tools)
-      if ((by_job_ ? t.job : t.actor) == name) tool(t, y, h);
+      if ((by_job_ ? t.job : t.actor) == name) tool(t, y, h, duplicate_refs_.contains(t.ref) ? paid_twice : paid);
+    // The red ones first: a label that does not fit is left out.
+    paid_twice.insert(paid_twice.end(), paid.begin(), paid.end());
+    write_labels(paid_twice, 1, [&](std::size_t) { return y - 30; });
     for (const worker_mark& m : spans_.marks)
       if ((by_job_ ? m.job : m.actor) == name) mark(m, y, h);
     for (const lease_span& l : spans_.leases)
@@ -202,7 +334,7 @@ class timeline_drawing {
     if (by_job_) {
       redeliveries(&name);
       lane_violations(y, h);
-      time_ = run_time;
+      job_time_.reset();
       offset_us_ = 0;
     }
     html_.line("</g>");
@@ -228,11 +360,17 @@ class timeline_drawing {
     const std::int64_t span = std::max<std::int64_t>((*to - *from).us(), 1'000);
     const std::int64_t t0 = std::max<std::int64_t>(from->us() - span / 20, 0);
     const std::int64_t t1 = to->us() + span / 20;
-    time_ = axis{plot_left, plot_right - plot_left, t1 - t0};
+    job_time_ = axis{plot_left, plot_right - plot_left, t1 - t0};
     offset_us_ = t0;
+    // One line when it fits the margin, else the start and the end on two.
+    const std::string one = millis(t0) + " to " + millis(t1);
+    const bool fits = text_width(one, 11) <= lane_label_room;
     html_.line(fmt::format("<text class=\"lane-time\" data-from-us=\"{}\" data-to-us=\"{}\" x=\"{}\" y=\"{}\" "
-                           "text-anchor=\"end\">{} to {}</text>",
-                           t0, t1, px(plot_left - 100), px(y + h / 2 + 200), millis(t0), millis(t1)));
+                           "text-anchor=\"end\">{}</text>",
+                           t0, t1, px(plot_left - 100), px(y + h / 2 + (fits ? 200 : 170)),
+                           fits ? one
+                                : fmt::format("{} to<tspan x=\"{}\" dy=\"13\">{}</tspan>", millis(t0),
+                                              px(plot_left - 100), millis(t1))));
     for (const deploy_spec& d : sc_.world.deploys) {
       if (d.at.us() > t1) continue;
       used_.insert("deploy");
@@ -244,15 +382,27 @@ class timeline_drawing {
     }
   }
 
-  // "233.407s": to the millisecond, short enough for the lane's margin.
-  static std::string millis(std::int64_t us) { return fmt::format("{}.{:03}s", us / 1'000'000, us % 1'000'000 / 1'000); }
+  // "233.407s", "1h 0m 5.123s": to the millisecond, for the lane's margin.
+  static std::string millis(std::int64_t us) { return sim::format_clock(sim::duration::from_us(us), 3); }
+
+  // The room left of the plot for a lane's name and times.
+  static constexpr std::int64_t lane_label_room = plot_left - 100 - 40;
+
+  // A lane's name, shortened in the middle when the margin is too narrow
+  // for it (the whole name in its tooltip).
+  void lane_label(const std::string& name, std::int64_t y, std::int64_t h) {
+    const std::string shown = shortened_to(name, lane_label_room, label_font, true);
+    html_.line(fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}{}</text>",
+                           px(plot_left - 100), px(y + h / 2 + 40), esc(shown),
+                           shown == name ? "" : "<title>" + esc(name) + "</title>"));
+  }
 
   // In a job's lane, the moments an invariant first broke within its span.
   void lane_violations(std::int64_t y, std::int64_t h) {
     for (const verdict& v : s_.verdicts) {
       if (v.held || !v.first_violation) continue;
       const std::int64_t at = v.first_violation->us() - offset_us_;
-      if (at < 0 || at > time_.span) continue;
+      if (at < 0 || at > job_time_->span) continue;
       used_.insert("violation");
       const std::int64_t x = x_of(*v.first_violation);
       html_.line(fmt::format("<g class=\"violation\" data-invariant=\"{}\" data-at-us=\"{}\"><title>{} {} violated: {}</title>"
@@ -280,7 +430,7 @@ class timeline_drawing {
                            slug(l.ended_by), px(x1 - 30), px(y + 60), px(h - 120)));
   }
 
-  void tool(const tool_span& t, std::int64_t y, std::int64_t h) {
+  void tool(const tool_span& t, std::int64_t y, std::int64_t h, std::vector<pending_label>& labels) {
     const std::int64_t x0 = x_of(t.start);
     const std::int64_t x1 = std::max(x_of(t.end), x0 + 20);
     const bool paid = t.new_write && refund_refs_.contains(t.ref);
@@ -309,15 +459,13 @@ class timeline_drawing {
         cls, esc(t.job), esc(t.tool), esc(t.key), t.attempt, t.step, esc(t.ref), px(x0), px(y + 120), px(x1 - x0),
         px(h - 240), esc(t.tool), esc(t.job), t.step, t.attempt, esc(key_text(t.key)), esc(t.sha), secs(t.start),
         esc(result), t.new_write ? " (new write)" : ""));
-    // Labels only while they fit: past a couple of dozen they pile up; a
-    // duplicate's always.
-    if (paid && (duplicate || paid_calls_ <= 24)) {
-      const std::int64_t mid = (x0 + x1) / 2;
-      const char* anchor = mid > plot_right - 600 ? "end" : mid < plot_left + 600 ? "start" : "middle";
-      html_.line(fmt::format("<text class=\"paid-label{}\" data-ref=\"{}\" x=\"{}\" y=\"{}\" text-anchor=\"{}\">{} "
-                             "{}</text>",
-                             duplicate ? " duplicate-effect" : "", esc(t.ref), px(mid), px(y - 30), anchor, esc(t.tool),
-                             esc(t.ref)));
+    // Its label above the lane, centred on it, where there is room.
+    if (paid) {
+      const std::string text = t.tool + " " + t.ref;
+      labels.push_back({keep_within(extent_at((x0 + x1) / 2, text_width(text, label_font, true), "middle"),
+                                    plot_left, plot_right),
+                        duplicate ? "paid-label duplicate-effect" : "paid-label",
+                        fmt::format(" data-ref=\"{}\"", esc(t.ref)), esc(text)});
     }
   }
 
@@ -366,12 +514,37 @@ class timeline_drawing {
                     secs(at), esc(l.job), l.receive_count));
   }
 
+  // The payment vendor's rows are refunds of invoices; a money tool of the
+  // scenario's own ("vendor/charge") says its own name.
+  static std::string refund_word(const refund_mark& r) {
+    return r.vendor == "vendor/payments" ? "refund" : r.vendor.substr(r.vendor.find('/') + 1);
+  }
+
+  // The labels of a vendor's flags, each right of its flag (left of it near
+  // the right edge), the red ones first: "re_2 inv_17 1999 cents — refund
+  // #2 of inv_17".
+  std::vector<pending_label> refund_labels(const std::string& vendor) const {
+    std::vector<pending_label> labels, red;
+    for (const refund_mark& r : spans_.refunds) {
+      if (r.vendor != vendor) continue;
+      std::string label = fmt::format("{} {} {}", r.ref, r.invoice, cents(r.amount_cents));
+      if (r.nth_for_invoice > 1)
+        label += fmt::format(" \xe2\x80\x94 {} #{} of {}", refund_word(r), r.nth_for_invoice, r.invoice);
+      const bool dup = duplicate_refs_.contains(r.ref);
+      (dup ? red : labels)
+          .push_back({beside(x_of(r.at), text_width(label, label_font, true), 100, plot_left, plot_right),
+                      dup ? "refund-label duplicate" : "refund-label", fmt::format(" data-ref=\"{}\"", esc(r.ref)),
+                      esc(label)});
+    }
+    red.insert(red.end(), labels.begin(), labels.end());
+    return red;
+  }
+
   void vendor_lane(std::size_t lane, const std::string& name) {
     const std::int64_t y = lane_y(lane);
-    const std::int64_t h = vendor_lane_height - 80;
+    const std::int64_t h = lane_height(lane) - 80;
     html_.line(fmt::format("<g class=\"lane vendor\" data-lane=\"{}\" id=\"lane-{}\">", esc(name), slug(name)));
-    html_.line(fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-                           px(plot_left - 100), px(y + h / 2 + 40), esc(name)));
+    lane_label(name, y, h);
     fault_windows(name, y, h);
     for (const vendor_execution& e : spans_.executions) {
       if (e.vendor != name) continue;
@@ -386,21 +559,13 @@ class timeline_drawing {
           slug(e.outcome), px(x0), px(y + h - 130), px(x1 - x0), px(90), e.req, secs(e.start), secs(e.end),
           esc(e.outcome), e.ref.empty() ? "" : " " + esc(e.ref)));
     }
-    const bool label_refunds = spans_.refunds.size() <= 24;
-    std::size_t nth_label = 0;
     for (const refund_mark& r : spans_.refunds) {
       if (r.vendor != name) continue;
-      const std::int64_t label_y = y + (nth_label++ % 2 == 0 ? 150 : 310);
       const std::int64_t x = x_of(r.at);
       const bool dup = duplicate_refs_.contains(r.ref);
       used_.insert(dup ? "refund-duplicate" : "refund");
-      // The payment vendor's rows are refunds of invoices; a money tool of the
-      // scenario's own ("vendor/charge") says its own name.
-      const bool refund = r.vendor == "vendor/payments";
-      const std::string what = refund ? "refund" : r.vendor.substr(r.vendor.find('/') + 1);
-      const std::string target = refund ? "invoice" : "target";
-      std::string label = fmt::format("{} {} {}", r.ref, r.invoice, cents(r.amount_cents));
-      if (r.nth_for_invoice > 1) label += fmt::format(" \xe2\x80\x94 {} #{} of {}", what, r.nth_for_invoice, r.invoice);
+      const std::string what = refund_word(r);
+      const std::string target = r.vendor == "vendor/payments" ? "invoice" : "target";
       html_.line(fmt::format(
           "<g class=\"refund{}\" data-ref=\"{}\" data-invoice=\"{}\" data-amount-cents=\"{}\" data-key=\"{}\" "
           "data-nth=\"{}\" data-at-us=\"{}\"><title>{} the vendor commits {} {}: {} {}, {}, key={}{}"
@@ -412,13 +577,10 @@ class timeline_drawing {
       html_.line(fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x), px(y - 40), px(y + h)));
       html_.line(fmt::format("<path d=\"M{},{} L{},{} L{},{} z\"/>", px(x - 70), px(y - 40), px(x + 70), px(y - 40),
                              px(x), px(y + 70)));
-      // Labels to the left of refunds near the right edge, so they stay on the page.
-      const bool left = x > plot_left + (plot_right - plot_left) * 3 / 4;
-      if (label_refunds)
-        html_.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\">{}</text>", px(left ? x - 100 : x + 100),
-                               px(label_y), left ? "end" : "start", esc(label)));
       html_.line("</g>");
     }
+    write_labels(refund_labels(name), vendor_label_rows,
+                 [&](std::size_t row) { return y + 150 + static_cast<std::int64_t>(row) * 160; });
     for (const vendor_mark& m : spans_.vendor_marks) {
       if (m.vendor != name) continue;
       used_.insert(m.kind == "reject" ? "reject" : m.kind == "replay" ? "replay" : "vendor-mark");
@@ -467,20 +629,22 @@ class timeline_drawing {
   }
 
   void violation_lines(std::int64_t bottom) {
-    std::int64_t n = 0;
+    std::size_t n = 0;
+    const std::int64_t first_row = bottom + 340 + static_cast<std::int64_t>(break_rows_) * label_row;
     for (const verdict& v : s_.verdicts) {
       if (v.held || !v.first_violation) continue;
       used_.insert("violation");
       const std::int64_t x = x_of(*v.first_violation);
-      const bool left = x > plot_left + (plot_right - plot_left) * 3 / 4;
+      const std::string text = violation_text(v);
       html_.line(fmt::format(
           "<g class=\"violation\" data-invariant=\"{}\" data-at-us=\"{}\"><title>{} {} violated: {}</title>",
           esc(v.name), v.first_violation->us(), secs(*v.first_violation), esc(v.name), esc(v.detail)));
-      html_.line(fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x), px(timeline_top - 60),
+      html_.line(fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x), px(top_ - 60),
                              px(bottom + 40)));
-      html_.line(fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\">{} violated</text>",
-                             px(left ? x - 40 : x + 40), px(bottom + 340 + n * 140), left ? "end" : "start",
-                             esc(v.name)));
+      html_.line(fmt::format("<text x=\"{}\" y=\"{}\">{}</text>",
+                             px(beside(x, text_width(text, label_font, true), 40, 0, page_width).left),
+                             px(first_row + static_cast<std::int64_t>(*violation_label_rows_[n]) * label_row),
+                             esc(text)));
       html_.line("</g>");
       ++n;
     }
@@ -503,8 +667,8 @@ class timeline_drawing {
       if (v.held) continue;
       for (const std::string& job : jobs) {
         if (lanes_.size() >= violating_lanes_max) break;
-        if (names_token(v.detail, job) ||
-            std::any_of(v.evidence.begin(), v.evidence.end(), [&](const std::string& e) { return names_token(e, job); }))
+        if (names_word(v.detail, job) ||
+            std::any_of(v.evidence.begin(), v.evidence.end(), [&](const std::string& e) { return names_word(e, job); }))
           add(job);
       }
     }
@@ -554,17 +718,6 @@ class timeline_drawing {
     if (ended_by == "nack" || ended_by == "expired") return "end-back";
     if (ended_by == "crash" || ended_by == "stop") return "end-killed";
     return "end-open";
-  }
-
-  // A word of `text` equal to `token` (job and invoice names are words).
-  static bool names_token(std::string_view text, std::string_view token) {
-    for (std::size_t at = text.find(token); at != std::string_view::npos; at = text.find(token, at + 1)) {
-      const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
-      const bool before = at == 0 || !word(text[at - 1]);
-      const bool after = at + token.size() == text.size() || !word(text[at + token.size()]);
-      if (before && after) return true;
-    }
-    return false;
   }
 
   // Every kind of mark the timeline drew, each drawn as it is on the lanes:
@@ -644,6 +797,11 @@ class timeline_drawing {
          "red: an invariant broke here, and nothing else is red"},
     };
     html_.line("<div class=\"legend\" id=\"timeline-legend\">");
+    if (labels_left_out_ > 0)
+      html_.line(fmt::format("<span class=\"labels-left-out\" data-labels-left-out=\"{}\">{} label{} left out where "
+                             "{} would overlap: hover a mark for its details</span>",
+                             labels_left_out_, labels_left_out_, labels_left_out_ == 1 ? "" : "s",
+                             labels_left_out_ == 1 ? "it" : "they"));
     for (const entry& e : entries) {
       if (!used_.contains(e.key)) continue;
       html_.line(fmt::format("<span data-key=\"{}\"><svg width=\"16\" height=\"12\" viewBox=\"0 0 16 12\">{}</svg>{}"
@@ -657,11 +815,16 @@ class timeline_drawing {
   const scenario& sc_;
   const run_summary& s_;
   const run_spans& spans_;
-  axis time_;                   // the run's; in a job's lane, the job's own span
-  std::int64_t offset_us_ = 0;  // the time at the axis's left end
+  const time_axis& run_time_;   // the run's, idle stretches compressed
+  std::optional<axis> job_time_;  // in a job's lane, the job's own span
+  std::int64_t offset_us_ = 0;  // the job's time at its axis's left end
   std::set<std::string, std::less<>> refund_refs_;
-  std::set<std::string, std::less<>> duplicate_refs_;  // refunds of an invoice found overpaid
-  std::size_t paid_calls_ = 0;
+  const std::set<std::string, std::less<>>& duplicate_refs_;  // refunds of an invoice found overpaid
+  std::int64_t top_ = lanes_top_min;  // the first lane's top
+  std::vector<std::optional<std::size_t>> deploy_label_rows_, break_label_rows_, violation_label_rows_;
+  std::size_t break_rows_ = 0, violation_rows_ = 0;
+  std::size_t labels_left_out_ = 0;  // for want of room
+  std::vector<std::int64_t> vendor_heights_;  // a lane's, by its labels' rows
   std::set<std::string, std::less<>> used_;  // the legend's keys of what was drawn
   // A lane per worker up to this many jobs; above, a lane per chosen job.
   static constexpr std::size_t lane_per_worker_jobs_max = 40;
@@ -676,8 +839,8 @@ class timeline_drawing {
 }  // namespace
 
 void write_timeline(html_lines& html, const scenario& sc, const run_summary& s, const run_spans& spans,
-                    const axis& time) {
-  timeline_drawing(html, sc, s, spans, time).draw();
+                    const time_axis& time, const std::set<std::string, std::less<>>& overpaying) {
+  timeline_drawing(html, sc, s, spans, time, overpaying).draw();
 }
 
 }  // namespace twice::html_detail

@@ -8,23 +8,30 @@
 #include <string_view>
 
 #include "report/html_format.hpp"
+#include "report/text_width.hpp"
 #include "sim/fp_math.hpp"
 
 namespace twice::chart {
 
 using html_detail::esc;
 using html_detail::px;
+using html_detail::text_width;
+using html_detail::wrapped_to;
 
 namespace {
 
-// The chart's frame, in tenths of a pixel.
+// The chart's frame, in tenths of a pixel: the plot's left edge, its top and
+// its bottom move with the titles' lines and the tick labels' width.
 constexpr std::int64_t width = 5800;
-constexpr std::int64_t left = 800;
+constexpr std::int64_t left_least = 800;
 constexpr std::int64_t right = 5600;
-constexpr std::int64_t top = 500;
-constexpr std::int64_t bottom = 2900;
-constexpr std::int64_t legend_top = 3650;
+constexpr std::int64_t plot_height = 2400;
 constexpr std::int64_t legend_row = 220;
+constexpr std::int64_t font = 12;           // px: svg.chart's text
+constexpr std::int64_t title_font = 13;     // px, bold: .chart-title
+constexpr std::int64_t title_line = 170;    // between two lines of the chart's title
+constexpr std::int64_t label_line = 150;    // between two lines of an axis title
+constexpr std::int64_t y_title_first = 160;  // the y title's first line (rotated: its glyphs reach 11 px left, 3 right)
 
 // Eight colours that are not red, then the same with dashes.
 constexpr std::string_view colours[] = {"#1f6fb4", "#e07b00", "#2a9d3a", "#7b4fb0",
@@ -77,12 +84,18 @@ struct y_axis {
   std::vector<double> ticks;
 };
 
+// An interval's lower end: not below zero for a quantity that cannot be.
+double low_of(const line_chart& c, const point& p) {
+  const double low = p.y - p.err;
+  return c.non_negative && low < 0 ? 0.0 : low;
+}
+
 y_axis make_y(const line_chart& c, std::int64_t from, std::int64_t to) {
   double lo = 0, hi = 0, lowest_positive = 0;
   bool any = false;
   for (const line& l : c.lines)
     for (const point& p : l.points) {
-      const double a = p.y - p.err, b = p.y + p.err;
+      const double a = low_of(c, p), b = p.y + p.err;
       lo = any ? std::min(lo, a) : a;
       hi = any ? std::max(hi, b) : b;
       for (const double v : {p.y, a})
@@ -138,7 +151,7 @@ struct x_axis {
   }
 };
 
-x_axis make_x(const line_chart& c) {
+x_axis make_x(const line_chart& c, std::int64_t left) {
   x_axis x;
   x.s.from = left + 200;
   x.s.to = right - 200;
@@ -164,8 +177,8 @@ std::string tick_text(const line_chart& c, const x_axis& x, double v) {
   return c.x_categories[static_cast<std::size_t>(v)];
 }
 
-// A legend item's width: a swatch and its text (about 7 px a character).
-std::int64_t item_width(std::string_view text) { return 400 + static_cast<std::int64_t>(text.size()) * 70; }
+// A legend item's width: a swatch, its text and a gap.
+std::int64_t item_width(std::string_view text) { return 400 + text_width(text, font); }
 
 }  // namespace
 
@@ -176,8 +189,22 @@ bool log_scale_helps(const std::vector<double>& values, double ratio) {
 }
 
 std::string line_chart_svg(const line_chart& c) {
-  const x_axis x = make_x(c);
+  // The y axis's ticks and title first: the left margin makes room for them.
+  const y_axis ticks_only = make_y(c, 0, 0);
+  std::int64_t widest_tick = 0;
+  for (const double t : ticks_only.ticks) widest_tick = std::max(widest_tick, text_width(number(t), font));
+  const std::vector<std::string> y_title =
+      wrapped_to(c.y_label + (ticks_only.s.log ? " (log scale)" : ""), plot_height, font);
+  const std::int64_t y_title_last = y_title_first + static_cast<std::int64_t>(y_title.size() - 1) * label_line;
+  const std::int64_t left = std::max(left_least, y_title_last + 30 + 60 + 60 + widest_tick);
+  const std::vector<std::string> title = wrapped_to(c.title, width - left - 100, title_font, true);
+  const std::int64_t top = 500 + static_cast<std::int64_t>(title.size() - 1) * title_line;
+  const std::int64_t bottom = top + plot_height;
+  const x_axis x = make_x(c, left);
   const y_axis y = make_y(c, bottom, top);
+  const std::vector<std::string> x_title =
+      wrapped_to(c.x_label + (x.s.log && !x.categorical ? " (log scale)" : ""), right - left, font);
+  const std::int64_t legend_top = bottom + 400 + static_cast<std::int64_t>(x_title.size() - 1) * label_line + 350;
   bool any_violation = false;
   for (const line& l : c.lines)
     for (const point& p : l.points) any_violation = any_violation || p.violated;
@@ -207,7 +234,9 @@ std::string line_chart_svg(const line_chart& c) {
       "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "role=\"img\" aria-label=\"{}\">\n",
       px(width), px(height), px(width), px(height), esc(c.title));
-  out += fmt::format("<text class=\"chart-title\" x=\"{}\" y=\"{}\">{}</text>\n", px(left), px(250), esc(c.title));
+  for (std::size_t i = 0; i < title.size(); ++i)
+    out += fmt::format("<text class=\"chart-title\" x=\"{}\" y=\"{}\">{}</text>\n", px(left),
+                       px(250 + static_cast<std::int64_t>(i) * title_line), esc(title[i]));
   // Grid and y ticks.
   for (const double t : y.ticks) {
     const std::int64_t ty = y.s.at(t);
@@ -224,7 +253,7 @@ std::string line_chart_svg(const line_chart& c) {
     out += fmt::format("<line class=\"chart-axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", px(tx), px(bottom),
                        px(tx), px(bottom + 60));
     const std::string label = tick_text(c, x, t);
-    const std::int64_t half = static_cast<std::int64_t>(label.size()) * 35;
+    const std::int64_t half = text_width(label, font) / 2;
     if (tx - half < labelled_up_to + 60) continue;
     labelled_up_to = tx + half;
     out += fmt::format("<text class=\"chart-tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", px(tx),
@@ -232,12 +261,16 @@ std::string line_chart_svg(const line_chart& c) {
   }
   out += fmt::format("<line class=\"chart-axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", px(left), px(bottom),
                      px(right), px(bottom));
-  out += fmt::format("<text class=\"chart-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n",
-                     px((left + right) / 2), px(bottom + 400), esc(c.x_label),
-                     x.s.log && !x.categorical ? " (log scale)" : "");
-  out += fmt::format(
-      "<text class=\"chart-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 {} {})\">{}{}</text>\n",
-      px(180), px((top + bottom) / 2), px(180), px((top + bottom) / 2), esc(c.y_label), y.s.log ? " (log scale)" : "");
+  for (std::size_t i = 0; i < x_title.size(); ++i)
+    out += fmt::format("<text class=\"chart-label x-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                       px((left + right) / 2), px(bottom + 400 + static_cast<std::int64_t>(i) * label_line),
+                       esc(x_title[i]));
+  for (std::size_t i = 0; i < y_title.size(); ++i) {
+    const std::int64_t tx = y_title_first + static_cast<std::int64_t>(i) * label_line, ty = (top + bottom) / 2;
+    out += fmt::format("<text class=\"chart-label y-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
+                       "transform=\"rotate(-90 {} {})\">{}</text>\n",
+                       px(tx), px(ty), px(tx), px(ty), esc(y_title[i]));
+  }
 
   // The lines, their intervals and points; then the violation rings on top.
   for (std::size_t i = 0; i < c.lines.size(); ++i) {
@@ -251,14 +284,18 @@ std::string line_chart_svg(const line_chart& c) {
                        dash.empty() ? std::string() : fmt::format(" stroke-dasharray=\"{}\"", dash));
     for (const point& p : l.points) {
       const std::int64_t px_ = x.at(p.x), py = y.s.at(p.y);
+      const double low = low_of(c, p), high = p.y + p.err;
       if (p.err > 0) {
-        const std::int64_t a = y.s.at(p.y - p.err), b = y.s.at(p.y + p.err);
-        out += fmt::format("<path class=\"chart-err\" d=\"M{} {}V{}M{} {}h8M{} {}h8\" stroke=\"{}\"/>", px(px_),
-                           px(a), px(b), px(px_ - 40), px(a), px(px_ - 40), px(b), colour);
+        const std::int64_t a = y.s.at(low), b = y.s.at(high);
+        out += fmt::format("<path class=\"chart-err\" data-low=\"{}\" data-high=\"{}\" d=\"M{} {}V{}M{} {}h8M{} "
+                           "{}h8\" stroke=\"{}\"/>",
+                           number(low), number(high), px(px_), px(a), px(b), px(px_ - 40), px(a), px(px_ - 40), px(b),
+                           colour);
       }
       out += fmt::format("<circle class=\"chart-point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{}: {}, {}{}</title></circle>",
                          px(px_), px(py), colour, esc(l.name), esc(tick_text(c, x, p.x)), number(p.y),
-                         p.err > 0 ? " ±" + number(p.err) : std::string());
+                         p.err > 0 ? fmt::format(" ±{} (from {} to {})", number(p.err), number(low), number(high))
+                                   : std::string());
     }
     out += "</g>\n";
   }

@@ -11,8 +11,13 @@
 // operations and sim::fp_math's log (no libm), so a chart's bytes are the
 // same on every machine.
 //
-// Classes a page may style: .chart, .chart-line, .chart-point, .chart-err,
-// .chart-violation, .chart-grid, .chart-axis, .chart-legend.
+// Titles and labels are laid out with report/text_width.hpp's estimate: the
+// axis titles wrap to their axis's length and the left margin grows to fit
+// the tick labels and the y title, so nothing is cut off.
+//
+// Classes a page may style: .chart, .chart-line, .chart-point, .chart-err
+// (with data-low and data-high, the interval's ends), .chart-violation,
+// .chart-grid, .chart-axis, .chart-legend.
 
 #include <string>
 #include <vector>
@@ -40,6 +45,9 @@ struct line_chart {
   std::vector<std::string> x_categories;
   bool log_x = false;
   bool log_y = false;
+  // The quantity is never below zero (a time, a count): an interval stops
+  // at zero, and so does the axis.
+  bool non_negative = false;
   std::vector<line> lines;
 };
 

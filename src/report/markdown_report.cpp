@@ -11,7 +11,8 @@
 namespace twice {
 
 namespace {
-std::string secs(sim::instant t) { return fmt::format("{}.{:06}s", t.us() / 1'000'000, t.us() % 1'000'000); }
+// "22.927747s"; from an hour on "2h 0m 22.927747s".
+std::string secs(sim::instant t) { return sim::format_clock(t - sim::instant::epoch()); }
 
 // Table cells may not hold a raw '|'.
 std::string cell(std::string text) {

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The double refund's HTML report as a person sees it: `twice run --report`
-# writes the page, headless Chromium renders it, and the checks read the
-# DOM Chromium built (--dump-dom), not the file. A screenshot is left as a
-# test artifact. Without Chromium this test FAILS: it never passes by
-# skipping.
+# writes the page, headless Chromium renders it with the layout probe
+# (layout_probe.js), and the checks read the DOM Chromium built
+# (--dump-dom), not the file: every lane and mark, labels that neither
+# overlap nor are cut off, the time axis ending where the story ended, and
+# the same refund red on the timeline and in the ledger tables. A
+# screenshot is left as a test artifact. Without Chromium this test FAILS:
+# it never passes by skipping.
 #
 #   tests/browser/check_report_in_chromium.sh SOURCE_DIR TWICE_BINARY OUT_DIR
 #
@@ -24,10 +27,11 @@ screenshot="$out_dir/double_refund.png"
 rm -f "$report" "$dom" "$screenshot"
 
 # The report; exit 0 because the scenario's expectations (two violations) are met.
-(cd "$source_dir" && "$twice" run scenarios/double_refund.toml --quiet --report "$report" >/dev/null)
+(cd "$source_dir" && "$twice" run scenarios/double_refund.toml --json --report "$report" >"$out_dir/double_refund.json")
 [ -s "$report" ] || { echo "FAIL: twice run did not write $report" >&2; exit 1; }
+story_end_us=$(grep -o '"sim_time_us":[0-9]*' "$out_dir/double_refund.json" | cut -d: -f2)
 
-render "$report" "$dom" "$screenshot" 1000
+render_probed "$report" "$dom" "$screenshot" 1000
 
 # Chromium rebuilt the page: its serialisation, not the file's text (the
 # parser drops the newline the file has between <html> and <head>).
@@ -49,6 +53,16 @@ expect "the evidence line" '2.419000s vendor refund re_1 inv_17 1999 cents key=(
 expect "the kill that caused it" 'class="kill"'
 expect "the redelivery arrow" 'class="redelivery"'
 expect "the deploy window" 'class="deploy-window"'
+expect_layout "no label overlaps another or is cut off, none sits on a bar"
+expect "the time axis ends where the story ended ($story_end_us us)" "data-axis-end-us=\"$story_end_us\""
+expect "at the lanes' right edge" 'data-axis-end-right="yes"'
+expect "the 18 s in which nothing happens drawn narrow and said" 'class="time-break-label"'
+# re_2 refunded inv_17 a second time: red on the timeline and in both
+# ledgers; re_1, which our ledger lacks, amber, not red.
+expect "re_2 red in our ledger" '<tr class="matched overpaid" data-job="job_17" data-ref="re_2">'
+expect "re_2 red in the vendor's" '<tr class="matched overpaid" data-ref="re_2" data-invoice="inv_17">'
+expect "re_1 without a row of ours, amber" '<tr class="unmatched" data-ref="re_1" data-invoice="inv_17">'
+expect_count "no other red row" 2 ' overpaid" data-'
 
 # The picture, for people (and the README).
 expect_png "$screenshot"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A sweep's page of charts as a person sees it: `twice sweep --report`
-# writes Brooker's jitter experiment (two seeds a cell, to be quick),
-# headless Chromium renders it, and the checks read the DOM Chromium built.
+# writes Brooker's jitter experiment (two seeds a cell, to be quick: their
+# 95% intervals are wide, and stop at zero), headless Chromium renders it
+# with the layout probe (layout_probe.js), and the checks read the DOM
+# Chromium built: no label overlaps another, no axis title is cut off.
 # Without Chromium this test FAILS: it never passes by skipping.
 #
 #   tests/browser/check_sweep_in_chromium.sh SOURCE_DIR TWICE_BINARY OUT_DIR
@@ -24,7 +26,7 @@ rm -f "$page" "$dom" "$screenshot"
 (cd "$source_dir" && "$twice" sweep scenarios/brooker_jitter.toml --seeds 2 --jobs 2 --report "$page" >/dev/null)
 [ -s "$page" ] || { echo "FAIL: twice sweep did not write $page" >&2; exit 1; }
 
-render "$page" "$dom" "$screenshot" 900
+render_probed "$page" "$dom" "$screenshot" 900
 
 expect "Chromium parsed the page" '<html lang="en"><head>'
 # Makespan, calls per job, job time p99 and retries: no dead letters.
@@ -40,6 +42,11 @@ expect_count "no violation mark" 0 'chart-violation'
 expect_count "no red but the stylesheet's for a violated cell" 1 '#c81e1e'
 expect_count "no violated cell" 0 'class="violated"'
 expect_count "a row per cell" 30 '<td class="none">none</td>'
+# Two seeds make wide intervals: the calls per job's would reach below zero.
+expect "intervals drawn" '<path class="chart-err" data-low="'
+expect_count "no interval below zero" 0 'data-low="-'
+expect_count "no tick below zero" 0 'text-anchor="end">-'
+expect_layout "no label overlaps another, no title or tick is cut off"
 expect_png "$screenshot"
 
 if [ "$failures" -ne 0 ]; then

@@ -39,7 +39,26 @@ render() {
   fi
 }
 
+# render_probed PAGE DOM SCREENSHOT HEIGHT: the same, with the layout probe
+# (layout_probe.js) run at the end of a copy of the page, so the DOM says
+# what Chromium drew: labels that overlap or are cut off, and more.
+probe_script="$(dirname "${BASH_SOURCE[0]}")/layout_probe.js"
+render_probed() {
+  local probed="${1%.html}.probed.html"
+  { sed 's#</body>##; s#</html>##' "$1"; echo "<script>"; cat "$probe_script"; echo "</script>"; echo "</body>"; echo "</html>"; } >"$probed"
+  render "$probed" "$2" "$3" "$4"
+}
+
 failures=0
+expect_layout() {  # expect_layout DESCRIPTION: the probe found nothing wrong in the rendered DOM ($dom)
+  if grep -qF '<pre id="layout-probe" hidden="" data-texts="' "$dom" && grep -qF 'data-problems="0"' "$dom"; then
+    echo "ok   $1 ($(grep -o 'data-texts="[0-9]*"' "$dom" | head -1 | tr -dc 0-9) labels measured)"
+  else
+    echo "FAIL $1: the layout probe found:" >&2
+    sed -n '/<pre id="layout-probe"/,/<\/pre>/p' "$dom" | sed 's/<[^>]*>//g' | head -40 >&2
+    failures=$((failures + 1))
+  fi
+}
 expect() {  # expect DESCRIPTION FIXED-STRING: the rendered DOM ($dom) must contain it
   if grep -qF -- "$2" "$dom"; then
     echo "ok   $1"
