@@ -6,25 +6,12 @@
 #include <charconv>
 #include <limits>
 
+#include "sim/edit_distance.hpp"
 #include "sim/quoted_text.hpp"
 
 namespace twice::cli {
 namespace {
 
-// Optimal string alignment distance: a swap of two neighbours ("rnu") is one edit.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
 
 // "FILE", "SEED": the value's name as --help shows it, without the validator's note.
 std::string value_name(const CLI::Option& o) {
@@ -107,7 +94,7 @@ std::optional<std::string> closest_word(std::string_view word, const std::vector
   for (const std::string& candidate : candidates) {
     const std::string_view name = std::string_view(candidate).substr(candidate.find_first_not_of('-'));
     const std::size_t allowed = name.size() <= 4 ? 1 : 2;
-    std::size_t distance = edit_distance(bare, name);
+    std::size_t distance = sim::edit_distance(bare, name);
     if (bare.size() >= 2 && name.starts_with(bare)) distance = std::min<std::size_t>(distance, 1);
     if (distance <= allowed && distance < best_distance) {
       best = candidate;

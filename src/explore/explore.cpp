@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <fstream>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
+#include "explore/worker_threads.hpp"
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
 #include "scenario/words.hpp"
@@ -65,9 +63,7 @@ run_brief do_run(const explore_input& in, std::uint64_t root_seed, std::size_t i
 }
 
 // Runs 0 .. runs-1 on `jobs` threads; slot i is written by the one thread
-// that ran i. Returns the results with unfinished runs left empty. A thread
-// wakes the waiting caller only when it ends (the caller polls for progress):
-// a wake per run would cost a context switch per run on a two-core machine.
+// that ran i. Returns the results with unfinished runs left empty.
 std::vector<std::optional<run_brief>> run_all(const explore_input& in, std::uint64_t root_seed,
                                               const explore_options& options) {
   std::vector<std::optional<run_brief>> results(options.runs);
@@ -75,8 +71,6 @@ std::vector<std::optional<run_brief>> run_all(const explore_input& in, std::uint
   std::atomic<std::size_t> done{0};
   std::atomic<std::size_t> violating{0};
   std::atomic<bool> stop{false};
-  std::mutex m;
-  std::condition_variable finished;
   auto work = [&] {
     while (!stop.load()) {
       if (options.deadline && clock::now() >= *options.deadline) {
@@ -94,30 +88,9 @@ std::vector<std::optional<run_brief>> run_all(const explore_input& in, std::uint
   };
   const unsigned threads = static_cast<unsigned>(
       std::max<std::size_t>(1, std::min<std::size_t>(options.jobs == 0 ? 1 : options.jobs, options.runs)));
-  std::vector<std::thread> pool;
-  pool.reserve(threads);
-  std::atomic<unsigned> running{threads};
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      work();
-      --running;
-      const std::lock_guard<std::mutex> lock(m);
-      finished.notify_one();
-    });
-  }
-  {
-    std::unique_lock<std::mutex> lock(m);
-    while (running.load() > 0) {
-      finished.wait_for(lock, std::chrono::milliseconds(100));
-      if (options.on_progress) {
-        lock.unlock();
-        options.on_progress({done.load(), options.runs, violating.load()});
-        lock.lock();
-      }
-    }
-  }
-  for (std::thread& t : pool) t.join();
-  if (options.on_progress) options.on_progress({done.load(), options.runs, violating.load()});
+  std::function<void()> poll;
+  if (options.on_progress) poll = [&] { options.on_progress({done.load(), options.runs, violating.load()}); };
+  run_on_threads(threads, work, poll);
   return results;
 }
 

@@ -4,16 +4,14 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "checks/checked_run.hpp"
 #include "explore/variation.hpp"
+#include "explore/worker_threads.hpp"
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
 #include "sim/footprint.hpp"
@@ -362,33 +360,9 @@ sweep_result run_sweep(const sweep_input& in, unsigned jobs,
     }
   };
   const unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(jobs, 1, total));
-  // As run_explore does: a thread wakes the caller only when it ends, and the
-  // caller polls for progress (a wake per run would cost a context switch each).
-  std::mutex m;
-  std::condition_variable finished;
-  std::atomic<unsigned> running{threads};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      work();
-      --running;
-      const std::lock_guard<std::mutex> lock(m);
-      finished.notify_one();
-    });
-  }
-  {
-    std::unique_lock<std::mutex> lock(m);
-    while (running.load() > 0) {
-      finished.wait_for(lock, std::chrono::milliseconds(100));
-      if (on_progress) {
-        lock.unlock();
-        on_progress({done.load(), total});
-        lock.lock();
-      }
-    }
-  }
-  for (std::thread& t : pool) t.join();
-  if (on_progress) on_progress({done.load(), total});
+  std::function<void()> poll;
+  if (on_progress) poll = [&] { on_progress({done.load(), total}); };
+  run_on_threads(threads, work, poll);
   for (std::size_t i = 0; i < total; ++i) {
     if (runs[i].loaded) continue;
     if (runs[i].errors.empty()) continue;  // not run: a bad cell stopped the sweep
