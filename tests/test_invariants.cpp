@@ -280,7 +280,7 @@ TEST_CASE("a charge tool of your own that moves money is held to the money invar
   CHECK(paid.detail == "acct_1 had 5000 cents from charge but asked 2500 cents");
   REQUIRE(paid.evidence.size() == 2);
   CHECK_THAT(paid.evidence[0], Catch::Matchers::Contains("vendor charge charge_1 acct_1 2500 cents key=(none)"));
-  CHECK(r.verdicts.at("ledgers_agree").detail == "job_1: our ledger 2500 cents, the vendor's 5000 cents");
+  CHECK(r.verdicts.at("ledgers_agree").detail == "job_1: our ledger 2500 cents, the charge tool's 5000 cents");
   // A money tool's effects are ledger rows: the refund's invariants, not the email's.
   CHECK(r.verdicts.at("one_effect_per_step").held);
   CHECK(r.verdicts.at("done_jobs_had_effects").held);

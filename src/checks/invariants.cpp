@@ -472,8 +472,18 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     if (repeated_count > 1) v.detail += and_more(repeated_count - 1, "repeated key", "repeated keys");
     out.push_back(std::move(v));
   }
+  // The money tools this world uses (a step calls it or it holds a row): the
+  // money verdicts speak of these, not of refunds in a world without any.
+  std::vector<const money_book*> used;
+  for (const money_book& b : books)
+    if (b.ledger->size() > 0 || !b.targets.asked.empty()) used.push_back(&b);
+  const bool only_refunds = used.size() == 1 && used[0]->step_name == "refund";
   {
-    verdict v{std::string(no_double_payment), true, "no invoice was refunded more than its jobs asked for", {}, {}};
+    verdict v{std::string(no_double_payment), true,
+              used.empty()   ? std::string("no tool moves money: nothing could be paid twice")
+              : only_refunds ? std::string("no invoice was refunded more than its jobs asked for")
+                             : "no target was paid more than its jobs asked for",
+              {}, {}};
     std::size_t overpaid_count = 0;
     bool only_invoices = true;  // the refund tool's targets are invoices; another's are its own
     for (const money_book& b : books) {
@@ -498,7 +508,15 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     out.push_back(std::move(v));
   }
   {
-    verdict v{std::string(ledgers_agree), true, "for every job, our ledger and the vendor's hold the same total", {}, {}};
+    // Whose ledger ours is held against: the payment vendor's, a money tool's
+    // of the scenario's own, or every far side's at once.
+    const std::string theirs_name = used.size() != 1 ? std::string("the far sides'")
+                                    : only_refunds   ? std::string("the vendor's")
+                                                     : "the " + std::string(used[0]->step_name) + " tool's";
+    verdict v{std::string(ledgers_agree), true,
+              used.empty() ? std::string("no tool moves money: there is no far side's ledger to hold ours against")
+                            : fmt::format("for every job, our ledger and {} hold the same total", theirs_name),
+              {}, {}};
     // Every job either ledger names, each once. A vendor refund of an invoice
     // no job names counts against a job of its own, "(unknown invoice inv_9)".
     text_ids jobs(names);
@@ -541,7 +559,7 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
     for (const std::uint32_t id : disagree) {
       const sv job = jobs.name(id);
       if (v.held)
-        v.detail = fmt::format("{}: our ledger {}, the vendor's {}", job, money(ours[id]), money(theirs[id])) +
+        v.detail = fmt::format("{}: our ledger {}, {} {}", job, money(ours[id]), theirs_name, money(theirs[id])) +
                    and_more(disagree.size() - 1, "job", "jobs");
       v.held = false;
       if (v.evidence.size() < options_.evidence_max)
@@ -609,7 +627,11 @@ std::vector<verdict> invariant_checker::finish(const world& w, const world_resul
   {
     // The other half of exactly once: a job reported done must have had its
     // effect. Catches the refund lost by checkpointing before the call.
-    verdict v{std::string(done_jobs_paid_in_full), true, "every job that ended done was refunded in full", {}, {}};
+    verdict v{std::string(done_jobs_paid_in_full), true,
+              used.empty()   ? std::string("no tool moves money: no job has a money step to pay")
+              : only_refunds ? std::string("every job that ended done was refunded in full")
+                             : "every job that ended done had each money step in full",
+              {}, {}};
     std::size_t unpaid_jobs = 0;
     for_each_job(w.config(), [&](const job_spec& job) {
       if (w.jobs().end_of(job.id) != job_end::done) return;

@@ -60,6 +60,11 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
   s.queue = w.queue_health();
   s.sample_interval = w.config().sample_interval;
   s.queue_is_topic = w.topic() != nullptr;
+  const world_config& c = w.config();
+  s.waiting_word = c.queue.hold_until_ack  ? "enqueued"
+                   : c.queue.pubsub        ? "undelivered"
+                   : c.runtime.celery      ? "waiting in the list"
+                                           : "visible";
   s.attempts_total = attempts.started();
   s.attempts = attempts.take_attempts();
   s.verdicts = std::move(verdicts);
@@ -108,7 +113,7 @@ std::string run_summary::queue_line() const {
   if (queue_is_topic)
     return fmt::format("consumer lag at most {} record{} not yet fetched{}, the oldest uncommitted record {} old at most{}",
                        queue.backlog, queue.backlog == 1 ? "" : "s", backlog_at, sim::format_duration(age), age_at);
-  return fmt::format("at most {} visible{}, the oldest message {} old at most{}", queue.backlog, backlog_at,
+  return fmt::format("at most {} {}{}, the oldest message {} old at most{}", queue.backlog, waiting_word, backlog_at,
                      sim::format_duration(age), age_at);
 }
 

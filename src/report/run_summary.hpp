@@ -102,6 +102,9 @@ struct run_summary {
   queue_peaks queue;                        // the job queue's worst samples
   sim::duration sample_interval;            // [trace] sample_interval: zero, never sampled
   bool queue_is_topic = false;              // the samples are a Kafka group's lag (world/sampler.hpp)
+  // What the broker calls a message waiting for a consumer: "visible" (SQS),
+  // "enqueued" (Sidekiq), "undelivered" (Pub/Sub), "waiting in the list" (Celery's Redis).
+  std::string_view waiting_word = "visible";
   // "at most 950 visible (at 12.000s), the oldest message 34s old (at 40.000s)";
   // a topic: "consumer lag at most 4 records not yet fetched (at 0.000s), the
   // oldest uncommitted record 9m6s old at most (at 546.000s)"
