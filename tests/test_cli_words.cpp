@@ -100,7 +100,7 @@ TEST_CASE("run: Sidekiq's header gives its own schedule, in the words its backof
                              "332040.000000s): injected error at after_tool"));
   CHECK_THAT(r.out, !Contains("(nack; cap") && !Contains("cap NONE") && !Contains("initial 1s"));
   // A fetch holds no lease: nothing to heartbeat.
-  CHECK(lines_starting(r.out, "workers") == "workers    1 on v1, BRPOP timeout 20s, restart after 10s\n");
+  CHECK(lines_starting(r.out, "workers") == "workers    1 on v1, BRPOP timeout 2s, restart after 10s\n");
 }
 
 TEST_CASE("run: a cap the file sets is the cap the header and the backoff lines give", "[cli][words]") {

@@ -772,6 +772,7 @@ TEST_CASE("queue.flavour = \"sidekiq\" takes Sidekiq's defaults, and [retry] and
   expected.runtime.retry.maximum_interval.reset();
   expected.runtime.retry.maximum_attempts = 26;
   expected.runtime.shutdown_timeout = duration::from_s(25);
+  expected.runtime.long_poll = duration::from_s(2);  // BasicFetch's BRPOP timeout
   check_same(plain.world, expected);
 
   const scenario tuned = load_ok("[queue]\nflavour = \"sidekiq\"\n[retry]\nmaximum_attempts = 4\n[runtime]\n"

@@ -23,6 +23,9 @@ void sidekiq_defaults(world_config& w) {
   retry.maximum_interval.reset();
   retry.maximum_attempts = 26;
   w.runtime.shutdown_timeout = duration::from_s(25);
+  // BasicFetch's BRPOP times out every 2 s "so the thread can check if the
+  // process is shutting down" (sidekiq/sidekiq lib/sidekiq/fetch.rb, TIMEOUT = 2).
+  w.runtime.long_poll = duration::from_s(2);
 }
 
 // Celery's worker over its Redis transport, with their defaults
