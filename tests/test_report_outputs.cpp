@@ -576,6 +576,13 @@ TEST_CASE("reports: Sidekiq's retry set is scheduled, never in flight, and its r
   CHECK(count(html, "; Sidekiq's schedule has no cap: its last retry waits at most 92h14m</text>") == 1);
   CHECK(count(html, "class=\"cap\"") == 0);
   CHECK(count(html, "the cap 92h14m") == 0);
+  // The legend and the tooltips: a job held by its process, no lease.
+  CHECK(count(html, "</svg>held: the process took the job off the queue (BRPOP) and holds it until it ends; no lease "
+                    "runs out</span>") == 1);
+  CHECK(count(html, "ended by a failure, scheduled in the retry set</title>") == 2);
+  CHECK(count(html, "</svg>failure: the job is scheduled in the retry set</span>") == 1);
+  CHECK(count(html, "</svg>lease") == 0);
+  CHECK(count(html, "</svg>nack") == 0);
 }
 
 TEST_CASE("timeline: Celery's sweep and countdowns, Pub/Sub's ack deadline, in their own words", "[report][words]") {
@@ -597,6 +604,14 @@ TEST_CASE("timeline: Celery's sweep and countdowns, Pub/Sub's ack deadline, in t
   CHECK_THAT(pubsub, Catch::Contains("10.000000s  queue/jobs       job_1 available again: the ack deadline of delivery 1 "
                                      "ran out\n"));
   CHECK_THAT(pubsub, !Catch::Contains("visible again") && !Catch::Contains("the lease of"));
+  // The report's marks say the same.
+  const scenario sc = catalogue_scenario("pubsub_no_lease_management");
+  const cli::run_outcome out = cli::run_one(sc, true);
+  const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
+  CHECK(count(html, "the ack deadline of job_1 (delivery 1) ran out: the message is available again</title>") == 1);
+  CHECK(count(html, "ended by the ack deadline running out</title>") == 2);
+  CHECK(count(html, "</svg>ack deadline ran out (&#x25c6;) and the redelivery it caused (dashed arrow)</span>") == 1);
+  CHECK(count(html, "the lease of") == 0);
 }
 
 TEST_CASE("timeline: a backoff that ended is told from a lease that ran out", "[report][timeline]") {

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "report/broker_words.hpp"
 #include "report/html_sections.hpp"
 #include "report/label_rows.hpp"
 #include "report/overpaid_refunds.hpp"
@@ -425,7 +426,8 @@ class timeline_drawing {
                     "ended by {}</title></rect>",
                     slug(l.ended_by), esc(l.job), l.receive_count, esc(l.ended_by), px(x0), px(y + 60), px(x1 - x0),
                     px(h - 120), esc(l.worker), esc(l.job), l.receive_count,
-                    attempts.empty() ? "" : ", attempts " + attempts, secs(l.start), secs(l.end), esc(l.ended_by)));
+                    attempts.empty() ? "" : ", attempts " + attempts, secs(l.start), secs(l.end),
+                    esc(words_.ended_by(l.ended_by))));
     html_.line(fmt::format("<rect class=\"lease-end end-{}\" x=\"{}\" y=\"{}\" width=\"3\" height=\"{}\"/>",
                            slug(l.ended_by), px(x1 - 30), px(y + 60), px(h - 120)));
   }
@@ -508,10 +510,10 @@ class timeline_drawing {
     const std::int64_t cy = y + h / 2;
     used_.insert("expiry");
     html_.line(
-        fmt::format("<path class=\"expiry\" data-job=\"{}\" d=\"M{},{} L{},{} L{},{} L{},{} z\"><title>{} the lease of "
-                    "{} (delivery {}) ran out: the message is visible again</title></path>",
+        fmt::format("<path class=\"expiry\" data-job=\"{}\" d=\"M{},{} L{},{} L{},{} L{},{} z\"><title>{} {} of "
+                    "{} (delivery {}) ran out: the message is {}</title></path>",
                     esc(l.job), px(x), px(cy - 80), px(x + 60), px(cy), px(x), px(cy + 80), px(x - 60), px(cy),
-                    secs(at), esc(l.job), l.receive_count));
+                    secs(at), words_.expired_what, esc(l.job), l.receive_count, words_.again));
   }
 
   // The payment vendor's rows are refunds of invoices; a money tool of the
@@ -728,17 +730,16 @@ class timeline_drawing {
       std::string_view mark;  // SVG inside a 16 x 12 box, with the timeline's classes
       std::string_view text;
     };
-    static constexpr entry entries[] = {
-        {"lease", "<rect class=\"lease\" x=\"1\" y=\"2\" width=\"14\" height=\"8\" rx=\"2\"/>",
-         "lease: a worker holds the message, from its receive to its end"},
+    const entry entries[] = {
+        {"lease", "<rect class=\"lease\" x=\"1\" y=\"2\" width=\"14\" height=\"8\" rx=\"2\"/>", words_.hold},
         {"end-done", "<rect class=\"lease-end end-ack\" x=\"6\" y=\"1\" width=\"3\" height=\"10\"/>",
-         "lease ended by an ack or a dead letter"},
+         words_.ended_done},
         {"end-back", "<rect class=\"lease-end end-nack\" x=\"6\" y=\"1\" width=\"3\" height=\"10\"/>",
-         "lease ended by a nack or ran out"},
+         words_.ended_back},
         {"end-killed", "<rect class=\"lease-end end-crash\" x=\"6\" y=\"1\" width=\"3\" height=\"10\"/>",
-         "lease ended by a crash or the pod's stop"},
+         words_.ended_killed},
         {"end-open", "<rect class=\"lease-end end-open\" x=\"6\" y=\"1\" width=\"3\" height=\"10\"/>",
-         "lease still open, or its slice returned without an ack"},
+         words_.still_open},
         {"tool-read", "<rect class=\"tool\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>", "read call"},
         {"tool-model", "<rect class=\"tool tool-model\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
          "model call"},
@@ -753,8 +754,8 @@ class timeline_drawing {
          "red outline: the call refunded an invoice a second time (a violation)"},
         {"interrupted", "<rect class=\"tool interrupted\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
          "dashed: no answer, the pod died first"},
-        {"ack", "<circle class=\"ack\" cx=\"8\" cy=\"6\" r=\"4.5\"/>", "ack"},
-        {"nack", "<circle class=\"nack\" cx=\"8\" cy=\"6\" r=\"4.5\"/>", "nack (retry after a backoff)"},
+        {"ack", "<circle class=\"ack\" cx=\"8\" cy=\"6\" r=\"4.5\"/>", words_.ack},
+        {"nack", "<circle class=\"nack\" cx=\"8\" cy=\"6\" r=\"4.5\"/>", words_.nack},
         {"dead-letter", "<rect class=\"dead-letter\" x=\"3.5\" y=\"1.5\" width=\"9\" height=\"9\"/>",
          "dead-lettered"},
         {"crash", "<g class=\"crash\"><path d=\"M3,1 L13,11 M3,11 L13,1\"/></g>",
@@ -763,11 +764,9 @@ class timeline_drawing {
          "pod start, stop or drain"},
         {"mark", "<circle class=\"mark\" cx=\"8\" cy=\"6\" r=\"3\"/>",
          "another event of the job (fenced, lease lost, already ended...): its tooltip says"},
-        {"expiry", "<path class=\"expiry\" d=\"M8,0 L14,6 L8,12 L2,6 z\"/>",
-         "lease ran out (&#x25c6;) and the redelivery it caused (dashed arrow)"},
+        {"expiry", "<path class=\"expiry\" d=\"M8,0 L14,6 L8,12 L2,6 z\"/>", words_.expiry},
         {"redelivery-after-backoff",
-         "<line class=\"redelivery-after-backoff\" x1=\"0\" y1=\"6\" x2=\"16\" y2=\"6\"/>",
-         "redelivery when a nack's backoff ended: nothing was lost"},
+         "<line class=\"redelivery-after-backoff\" x1=\"0\" y1=\"6\" x2=\"16\" y2=\"6\"/>", words_.redelivered},
         {"execution", "<rect class=\"execution\" x=\"1\" y=\"3\" width=\"14\" height=\"6\"/>",
          "the far side executing a request"},
         {"execution-committed",
@@ -813,6 +812,7 @@ class timeline_drawing {
 
   html_lines& html_;
   const scenario& sc_;
+  const broker_words words_ = words_of(sc_.world);
   const run_summary& s_;
   const run_spans& spans_;
   const time_axis& run_time_;   // the run's, idle stretches compressed

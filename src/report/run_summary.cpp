@@ -1,5 +1,7 @@
 #include "report/run_summary.hpp"
 
+#include "report/broker_words.hpp"
+
 #include <algorithm>
 
 #include <fmt/core.h>
@@ -60,11 +62,7 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
   s.queue = w.queue_health();
   s.sample_interval = w.config().sample_interval;
   s.queue_is_topic = w.topic() != nullptr;
-  const world_config& c = w.config();
-  s.waiting_word = c.queue.hold_until_ack  ? "enqueued"
-                   : c.queue.pubsub        ? "undelivered"
-                   : c.runtime.celery      ? "waiting in the list"
-                                           : "visible";
+  s.waiting_word = words_of(w.config()).waiting;
   s.attempts_total = attempts.started();
   s.attempts = attempts.take_attempts();
   s.verdicts = std::move(verdicts);
