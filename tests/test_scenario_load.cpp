@@ -58,6 +58,8 @@ void check_same(const queue_config& a, const queue_config& b) {
   CHECK(a.content_based_deduplication == b.content_based_deduplication);
   CHECK(a.fifo_scan_window == b.fifo_scan_window);
   CHECK(a.hold_until_ack == b.hold_until_ack);
+  CHECK(a.dead_set == b.dead_set);
+  CHECK(a.dead_max_jobs == b.dead_max_jobs);
   CHECK(a.redis_ack_emulation == b.redis_ack_emulation);
   CHECK(a.pubsub == b.pubsub);
   CHECK(a.super_fetch == b.super_fetch);
@@ -773,6 +775,9 @@ TEST_CASE("queue.flavour = \"sidekiq\" takes Sidekiq's defaults, and [retry] and
   expected.runtime.retry.maximum_attempts = 26;
   expected.runtime.shutdown_timeout = duration::from_s(25);
   expected.runtime.long_poll = duration::from_s(2);  // BasicFetch's BRPOP timeout
+  expected.runtime.count_attempts = attempt_counting::at_failure;  // the payload's retry_count
+  expected.dead_letter.dead_set = true;  // 180 days, trimmed at each death
+  expected.dead_letter.retention = duration::from_s(180LL * 24 * 3600);
   check_same(plain.world, expected);
 
   const scenario tuned = load_ok("[queue]\nflavour = \"sidekiq\"\n[retry]\nmaximum_attempts = 4\n[runtime]\n"

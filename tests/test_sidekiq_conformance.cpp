@@ -6,12 +6,17 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "broker/queue.hpp"
+#include "checks/checked_run.hpp"
+#include "scenario/scenario.hpp"
 #include "queue_world.hpp"
 #include "scenario_run.hpp"
 
@@ -161,4 +166,84 @@ TEST_CASE("K10 super_fetch in a world: a pod restarted within the minute leaves 
   CHECK(recovered[0]->time == sim::instant::epoch() + sim::duration::from_s(92 * 60));
   CHECK(late.records("attempt_start").size() == 2);
   CHECK(late.records("lost_with_process").empty());
+}
+
+TEST_CASE("K8 retry_test.rb: a job pushed back at shutdown has not used a retry, and runs again under its count",
+          "[sidekiq][world]") {
+  // One job of 40 s, one retry allowed at most (maximum_attempts = 1: no
+  // retry at all), a deploy whose TERM timeout (25 s) ends before the job.
+  // Sidekiq pushes the job back (Sidekiq::Shutdown is not a failure:
+  // "shuts down without retrying work-in-progress, which will resume"), and
+  // the new pod runs it again with the same retry_count, to its end.
+  const auto text = [](std::string_view counting) {
+    return fmt::format(
+        "[queue]\nflavour = \"sidekiq\"\n[workers]\ncount = 1\n[retry]\nmaximum_attempts = 1\n{}"
+        "[tools.model]\nlatency = {{ fixed = \"40s\" }}\nclient_timeout = \"2m\"\n[[deploy]]\nat = \"5s\"\ngrace_period = \"30s\"\n"
+        "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n",
+        counting);
+  };
+  const auto run = [](const std::string& scenario_text) {
+    load_result loaded = load_scenario_text(scenario_text, "k8.toml");
+    INFO((loaded.errors.empty() ? std::string() : loaded.errors[0].to_string()));
+    REQUIRE(loaded.ok());
+    twice::world w(loaded.value->world);
+    checked_result r = run_with_checkers(w);
+    std::map<std::string, bool> held;
+    for (const verdict& v : r.verdicts) held[v.name] = v.held;
+    std::vector<std::int64_t> attempts;
+    std::size_t pushed = 0;
+    for (const sim::trace_record& rec : w.events().records()) {
+      if (rec.kind == "attempt_start") attempts.push_back(rec.get_int("attempt").value_or(-1));
+      if (rec.kind == "pushed_back") ++pushed;
+    }
+    return std::tuple(w.db().find_job("job_1")->status, held, attempts, pushed);
+  };
+  // Sidekiq's own counting: the default.
+  const auto [status, held, attempts, pushed] = run(text(""));
+  CHECK(pushed == 1);
+  CHECK(status == job_status::done);
+  CHECK(attempts == std::vector<std::int64_t>{0, 0});
+  CHECK(held.at("attempts_monotonic"));
+  CHECK(held.at("attempts_within_limit"));
+  // Counting every start instead (a runtime of your own): the push-back spent
+  // the only attempt, and the job is dead without running again.
+  const auto [status_at_start, held_at_start, attempts_at_start, pushed_at_start] =
+      run(text("[runtime]\ncount_attempts = \"at_start\"\n"));
+  CHECK(pushed_at_start == 1);
+  CHECK(status_at_start == job_status::dead_lettered);
+  CHECK(attempts_at_start == std::vector<std::int64_t>{0});
+}
+
+TEST_CASE("K6 api.rb DeadSet#kill: the dead set keeps a job until a later death finds it 180 days old, and at most "
+          "dead_max_jobs",
+          "[sidekiq]") {
+  queue_config dead;
+  dead.name = "dead";
+  dead.dead_set = true;
+  dead.retention = days(180);
+  dead.dead_max_jobs = 3;
+  queue_testing::world w(dead);
+  w.q.send("job_1");
+  // No timer deletes it: a year on, with no other death, it is still there.
+  w.run_until(at(days(365)));
+  CHECK(w.q.stats().visible == 1);
+  CHECK(w.records("retention_expired").empty());
+  // The next death trims the deaths older than 180 days first.
+  w.q.send("job_2");
+  REQUIRE(w.records("retention_expired").size() == 1);
+  CHECK(w.q.stats().visible == 1);
+  // Then the cap: the fourth death within the window drops the oldest.
+  w.run_until(at(days(366)));
+  w.q.send("job_3");
+  w.q.send("job_4");
+  CHECK(w.q.stats().visible == 3);
+  w.q.send("job_5");
+  CHECK(w.q.stats().visible == 3);
+  REQUIRE(w.records("retention_expired").size() == 2);
+  std::vector<std::string> left;
+  receive_options all;
+  all.max_messages = 10;
+  for (const received_message& m : w.receive_now(all)) left.push_back(m.body);
+  std::sort(left.begin(), left.end());
+  CHECK(left == std::vector<std::string>{"job_3", "job_4", "job_5"});
 }

@@ -57,7 +57,9 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
   TWICE_CHECK(config_.visibility_timeout <=
               (config_.redis_ack_emulation ? max_redis_visibility_timeout : max_visibility_timeout));
   TWICE_CHECK(config_.retention >= retention_min);
-  TWICE_CHECK(config_.retention <= (config_.pubsub ? max_pubsub_retention : retention_max));
+  TWICE_CHECK(config_.retention <= (config_.pubsub     ? max_pubsub_retention
+                                    : config_.dead_set ? max_dead_set_retention
+                                                       : retention_max));
   TWICE_CHECK(!config_.pubsub || config_.visibility_timeout <= max_ack_deadline);
   TWICE_CHECK(config_.max_receive_count <= max_receive_count_max);
   TWICE_CHECK(config_.delay >= sim::duration::zero() && config_.delay <= max_delay);
@@ -176,6 +178,7 @@ message_id queue::store_sent(std::string body, sim::duration delay, std::string_
   ++sent_;
   events_.emit(actor_name_, ev::send{stored.id, stored.body_name, delay});
   arm_retention_timer(stored);
+  if (config_.dead_set) trim_dead_set(stored.id);
   if (delay == sim::duration::zero()) {
     make_visible(stored);
   } else {
@@ -593,9 +596,10 @@ void queue::accept_redriven(message m, const std::string& from) {
   // original enqueue timestamp. When a message is moved to a dead-letter
   // queue, the enqueue timestamp is unchanged." (Developer Guide, "Setting-up
   // dead-letter queue retention").
-  const sim::instant expires_at = m.sent_at + config_.retention;
+  // (The dead set scores a job by its death: the earliest a later death may trim it.)
+  const sim::instant expires_at = (config_.dead_set ? now : m.sent_at) + config_.retention;
   events_.emit(actor_name_, ev::redrive_in{m.id, m.body_name, m.receive_count, events_.name(from), expires_at});
-  if (expires_at <= now) {
+  if (!config_.dead_set && expires_at <= now) {
     record_expiry(m);  // its retention had already passed: gone at once
     return;
   }
@@ -609,6 +613,7 @@ void queue::accept_redriven(message m, const std::string& from) {
     fifo_->enter(it->second.group, it->second.id, it->second.place, true);
   }
   arm_retention_timer(it->second);
+  if (config_.dead_set) trim_dead_set(it->second.id);
   notify_visible();
 }
 
@@ -657,7 +662,7 @@ std::uint64_t queue::footprint() const {
   return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(gone_) + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
          sim::tree_footprint(visible_by_group_) + sim::tree_footprint(in_flight_by_group_) + sim::footprint_of(retention_) +
          sim::tree_footprint(receive_count_histogram_) + (fifo_ ? fifo_->footprint() : 0) + dedup_.footprint() +
-         sim::tree_footprint(eta_);
+         sim::tree_footprint(eta_) + sim::footprint_of(deaths_);
 }
 
 }  // namespace twice

@@ -182,6 +182,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -217,6 +218,12 @@ struct queue_config {
   bool super_fetch = false;     // with hold_until_ack: Sidekiq Pro's super_fetch (see above)
   bool redis_ack_emulation = false;  // Celery's Redis transport (see above)
   bool pubsub = false;               // a Pub/Sub subscription (see above)
+  // Sidekiq's dead set, a sorted set scored by the time of death: no timer
+  // deletes from it. Each death (DeadSet#kill, api.rb) first drops the jobs
+  // that died more than `retention` ago (dead_timeout_in_seconds, 180 days)
+  // and then the oldest beyond `dead_max_jobs` (10,000).
+  bool dead_set = false;
+  std::uint32_t dead_max_jobs = 10'000;
   // Redis ack emulation: how often unacked messages past their timeout are
   // restored (unacked_restore_interval 10 s x unacked_restore_throttle 10).
   sim::duration restore_sweep = sim::duration::from_s(100);
@@ -238,6 +245,8 @@ inline constexpr sim::duration super_fetch_recovery_window = sim::duration::from
 // subscription) may set, and the longest message_retention_duration.
 inline constexpr sim::duration max_ack_deadline = sim::duration::from_s(600);
 inline constexpr sim::duration max_pubsub_retention = sim::duration::from_s(31LL * 24 * 3600);
+// Sidekiq's dead set: dead_timeout_in_seconds may be anything; ours stops at 10 years.
+inline constexpr sim::duration max_dead_set_retention = sim::duration::from_s(3650LL * 24 * 3600);
 // hold_until_ack: the longest a retry may wait (a year: past any story).
 inline constexpr sim::duration uncapped_retry_wait = sim::duration::from_s(365LL * 24 * 3600);
 inline constexpr sim::duration max_long_poll = sim::duration::from_s(20);
@@ -499,7 +508,9 @@ class queue {
     return faults_ != nullptr && !fifo_ && !config_.hold_until_ack && !config_.redis_ack_emulation && !exactly_once;
   }
   // A Redis list (Sidekiq, Celery) keeps its entries: no retention.
-  bool keeps_forever() const { return config_.hold_until_ack || config_.redis_ack_emulation; }
+  bool keeps_forever() const { return config_.hold_until_ack || config_.redis_ack_emulation || config_.dead_set; }
+  // A death entering the dead set: trim it by age and size (see queue_config::dead_set).
+  void trim_dead_set(message_id arriving);
   // The longest a lease may last: a handle is remembered at least this long after its message left.
   sim::duration longest_lease() const {
     return config_.redis_ack_emulation ? config_.visibility_timeout + config_.restore_sweep : max_visibility_timeout;
@@ -559,6 +570,7 @@ class queue {
     bool scheduled;  // in the kernel's queue
   };
   std::vector<retention_entry> retention_;  // a min-heap
+  std::deque<std::pair<sim::instant, message_id>> deaths_;  // the dead set's entries, oldest death first
   std::optional<fifo_order> fifo_;  // FIFO queues only
   dedup_window dedup_;               // FIFO queues only
   std::map<message_id, sim::instant> eta_;  // Redis ack emulation: the messages sent with an ETA

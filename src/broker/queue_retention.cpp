@@ -82,6 +82,29 @@ void queue::expire(message_map::iterator it) {
   erase_message(it);
 }
 
+// DeadSet#kill (sidekiq/sidekiq lib/sidekiq/api.rb): ZADD the death, then
+// ZREMRANGEBYSCORE "-inf" .. now - dead_timeout_in_seconds, then
+// ZREMRANGEBYRANK 0 .. -dead_max_jobs: the deaths too old, then the oldest
+// beyond the cap, each a message the dead set deleted unprocessed. Deaths
+// arrive in time order, so the oldest is at the front of deaths_ (an entry
+// whose message has left, or left and come back since, is passed over).
+void queue::trim_dead_set(message_id arriving) {
+  const sim::instant now = kernel_.now();
+  deaths_.emplace_back(now, arriving);
+  while (!deaths_.empty()) {
+    const auto [entered, id] = deaths_.front();
+    const auto it = messages_.find(id);
+    if (it == messages_.end() || it->second.entered_at != entered) {
+      deaths_.pop_front();  // it left the dead set since (and may have died again later)
+      continue;
+    }
+    const bool too_old = entered + config_.retention <= now;
+    if (!too_old && messages_.size() <= config_.dead_max_jobs) break;
+    deaths_.pop_front();
+    expire(it);
+  }
+}
+
 void queue::record_expiry(const message& m) {
   const sim::instant now = kernel_.now();
   events_.emit(actor_name_, ev::retention_expired{m.id, m.body_name, now - m.sent_at, m.receive_count, m.state});

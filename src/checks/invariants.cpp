@@ -169,7 +169,10 @@ std::string describe(const sim::trace_record& r) {
 }
 
 invariant_checker::invariant_checker(check_options options, const world_config& config)
-    : options_(options), attempt_limit_(config.runtime.retry.maximum_attempts), alarms_(config.alarms) {
+    : options_(options),
+      attempt_limit_(config.runtime.retry.maximum_attempts),
+      counts_failures_(config.runtime.count_attempts == attempt_counting::at_failure),
+      alarms_(config.alarms) {
   for (std::string_view name : invariant_names()) logs_[std::string(name)];
 }
 
@@ -250,6 +253,14 @@ void invariant_checker::on_event(const ev::event& e, const name_table& names) {
     return;
   }
   if (const auto* lost = std::get_if<ev::lost_with_process>(&e.body)) return note_release(lost->body, e);
+  if (const auto* back = std::get_if<ev::pushed_back>(&e.body)) {
+    jobs_[job_id(back->body)].rerun_owed = true;
+    return;
+  }
+  if (const auto* rescued = std::get_if<ev::orphan_recovered>(&e.body)) {
+    jobs_[job_id(rescued->body)].rerun_owed = true;
+    return;
+  }
   if (const auto* crash = std::get_if<ev::crash>(&e.body)) {
     if (crash->in_flight) note_release(crash->job, e);
     return;

@@ -149,6 +149,8 @@ class invariant_checker final : public event_observer {
     bool ended = false;  // done or failed: its messages were processed
     bool sent = false;   // a message of it was sent (or a record produced)
     bool cut = false;    // a slice of it was running when the run's end stopped every pod
+    bool rerun_owed = false;        // the broker gave it back (pushed back, rescued) since its last start
+    std::uint64_t free_starts = 0;  // starts of such re-runs, counting failures: no attempt spent
     std::optional<sim::instant> done_at;  // when it first ended done
   };
   std::uint32_t job_id(ev::name_id job);  // the job's watch, made on its first event
@@ -172,6 +174,11 @@ class invariant_checker final : public event_observer {
   std::map<std::string, effects_seen, std::less<>> effects_;  // reference (job:step:tool) -> its effects at the far side
   std::map<std::string, sim::instant, std::less<>> timed_out_;  // reference -> its first call that timed out
   std::uint32_t attempt_limit_ = 0;  // 0: unlimited
+  // runtime.count_attempts = at_failure (Sidekiq's retry_count): a job the
+  // broker itself gives back, pushed back at a shutdown or rescued from a dead
+  // process, runs again under the same number and spends no attempt. (A crash
+  // loop that never records a failure still repeats its number: the bug.)
+  bool counts_failures_ = false;
   queue_alarms alarms_;
   std::map<std::uint32_t, std::uint32_t> redriven_;  // by job id: the jobs redriven from the dead-letter queue, how often
   std::map<std::uint32_t, std::vector<ev::event>> releases_;  // by job id, open jobs only: the last two releases

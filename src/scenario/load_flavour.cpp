@@ -23,6 +23,17 @@ void sidekiq_defaults(world_config& w) {
   retry.maximum_interval.reset();
   retry.maximum_attempts = 26;
   w.runtime.shutdown_timeout = duration::from_s(25);
+  // The retry count lives in the job's payload and goes up only when the job
+  // raises (job_retry.rb attempt_retry: msg["retry_count"] += 1); a job pushed
+  // back at shutdown has not used a retry ("Sidekiq::Shutdown ... will be
+  // pushed back onto queue during hard_shutdown", job_retry.rb; retry_test.rb
+  // "shuts down without retrying work-in-progress, which will resume").
+  w.runtime.count_attempts = attempt_counting::at_failure;
+  // The dead set keeps a job 180 days, and at most 10,000 jobs, trimmed when
+  // another job dies (config.rb: dead_timeout_in_seconds 180 * 24 * 60 * 60,
+  // dead_max_jobs 10_000; api.rb DeadSet#kill).
+  w.dead_letter.dead_set = true;
+  w.dead_letter.retention = duration::from_s(180LL * 24 * 3600);
   // BasicFetch's BRPOP times out every 2 s "so the thread can check if the
   // process is shutting down" (sidekiq/sidekiq lib/sidekiq/fetch.rb, TIMEOUT = 2).
   w.runtime.long_poll = duration::from_s(2);

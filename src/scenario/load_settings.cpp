@@ -183,10 +183,18 @@ void load_alarms(const table_reader& root, load_state& s) {
 void load_dead_letter_queue(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("dead_letter_queue");
   if (t != nullptr) {
-    const table_reader r(s.d, *t, "dead_letter_queue", {"enabled", "name", "retention", "redrive_after", "redrives"});
+    const table_reader r(s.d, *t, "dead_letter_queue",
+                         {"enabled", "name", "retention", "max_jobs", "redrive_after", "redrives"});
     r.boolean("enabled", s.world.dead_letter_queue);
     r.identifier("name", s.world.dead_letter.name);
-    r.duration("retention", s.world.dead_letter.retention, retention_limits);
+    // Sidekiq's dead set takes any dead_timeout_in_seconds; an SQS queue 60 s .. 14 days.
+    r.duration("retention", s.world.dead_letter.retention,
+               s.world.dead_letter.dead_set
+                   ? duration_limits{sim::duration::from_s(60), max_dead_set_retention, " (Sidekiq's dead set: 60 s to 10 years here)"}
+                   : retention_limits);
+    if (r.integer("max_jobs", s.world.dead_letter.dead_max_jobs, {1, 100'000'000}) && !s.world.dead_letter.dead_set)
+      r.diag().error(r.pos_of("max_jobs"), r.path_of("max_jobs"),
+                     "max_jobs is the size of Sidekiq's dead set (dead_max_jobs); an SQS queue has no cap: remove it");
     // The on-call's redrive: how long after the alarm, and how many times.
     std::optional<sim::duration> after;
     r.duration("redrive_after", after, {sim::duration::zero(), retention_limits.hi});
