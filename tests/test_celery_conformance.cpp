@@ -271,3 +271,38 @@ TEST_CASE("C14 warm shutdown: reserved messages go back when the running task en
   CHECK(killed.records("lease_expired").size() == 3);  // a, b and c wait for the 3600 s sweep
   CHECK(killed.result.story_end > sim::instant::epoch() + sim::duration::from_s(3600));
 }
+
+TEST_CASE("C16 QoS.restore_unacked RPUSHes in delivery order: the last reserved is read first, ahead of the list",
+          "[celery]") {
+  // kombu's restore_unacked walks _delivered (an OrderedDict, in delivery
+  // order) and RPUSHes each to the end BRPOP reads, so the last one pushed,
+  // the last reserved, comes out first; all of them before what waited.
+  queue_testing::world w(redis_list());
+  for (const char* job : {"job_1", "job_2", "job_3", "job_4"}) w.q.send(job);
+  const std::vector<received_message> reserved = w.receive_now(at_most(3));
+  REQUIRE(reserved.size() == 3);
+  w.run_until(at(sim::duration::from_s(5)));
+  for (const received_message& m : reserved) CHECK(w.q.requeue_held(m.handle) == queue_status::ok);
+  std::vector<std::string> read;
+  for (const received_message& m : w.receive_now(at_most(4))) read.push_back(m.body);
+  CHECK(read == std::vector<std::string>{"job_3", "job_2", "job_1", "job_4"});
+}
+
+TEST_CASE("C16 warm shutdown in a world: the next worker runs the last reserved task first", "[celery][world]") {
+  // One worker with acks_late runs a (20 s) with b, c and d reserved (prefetch
+  // 4, the running task's slot included); SIGTERM at 5 s restores b, c, d.
+  const std::string four_jobs =
+      "[workers]\ncount = 1\n[celery]\nacks_late = true\n[budget]\ntime_limit = \"3h\"\n"
+      "[tools.model]\nlatency = { fixed = \"20s\" }\n"
+      "[[job_type]]\nname = \"think\"\nsteps = [{ tool = \"model\", target = \"m_{job}\" }]\n"
+      "[[job]]\nid = \"a\"\ntype = \"think\"\n[[job]]\nid = \"b\"\ntype = \"think\"\n"
+      "[[job]]\nid = \"c\"\ntype = \"think\"\n[[job]]\nid = \"d\"\ntype = \"think\"\n"
+      "[[deploy]]\nat = \"5s\"\nsha = \"v2\"\ngrace_period = \"60s\"\nstartup = \"5s\"\nstrategy = \"drain\"\n";
+  const celery_run drained(four_jobs);
+  REQUIRE(drained.result.all_jobs_ended);
+  REQUIRE(drained.records("pushed_back").size() == 3);
+  std::vector<std::string> started;
+  for (const sim::trace_record* r : drained.records("attempt_start"))
+    started.emplace_back(r->get_string("job").value_or(""));
+  CHECK(started == std::vector<std::string>{"a", "d", "c", "b"});
+}

@@ -145,7 +145,10 @@
 //  * delete (the ack) removes the message only while it is unacked under
 //    that handle; after its restore the old handle's ack finds nothing and
 //    the restored copy stays (QoS.ack: zrem/hdel of that tag only).
-//  * requeue_held: restore_unacked at a warm shutdown (RPUSH, as a restore);
+//  * requeue_held: restore_unacked at a warm shutdown, RPUSHed to the end
+//    BRPOP reads: ahead of every message waiting, so of messages pushed back
+//    one after another the last is read first (the runtime pushes them in
+//    delivery order, as restore_unacked walks _delivered);
 //    reject_requeue: reject(requeue=True), LPUSHed to the back.
 //  * no retention, no delays, no redrive, and no injected duplicate
 //    deliveries or lost deletes.
@@ -435,7 +438,8 @@ class queue {
     sim::instant received_at;  // start of the current lease: the 12 h limit counts from it
     receipt_handle latest_handle = 0;     // 0: never received in this queue
     std::uint64_t version = 0;            // bumped on every visibility change
-    // Its place in the receive order: when it first became visible here.
+    // Its place in the receive order: when it first became visible here
+    // (a Celery push-back at a warm shutdown: just before the head).
     sim::instant queued_at;
     // Its handles in this queue are those of its rows in handle_rows_ from
     // handles_from on: a message redriven away and back starts a new list.
@@ -482,6 +486,9 @@ class queue {
   void arm_deadline(sim::instant at, message_id id);
   // `at_back`: a retry's re-enqueue takes a new place behind the backlog.
   void make_visible(message& m, bool at_back = false);
+  // Redis ack emulation's RPUSH at a warm shutdown: its place in the receive
+  // order becomes the first, ahead of every message waiting.
+  void place_at_head(message& m);
   // The message `handle` names when it is held under it (hold_until_ack,
   // redis_ack_emulation).
   message_map::iterator held(receipt_handle handle);

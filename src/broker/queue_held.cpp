@@ -3,6 +3,8 @@
 // with no lease to run out. What becomes of one when its process dies,
 // drains or rejects it. The rest of the queue is in queue.cpp.
 
+#include <algorithm>
+
 #include "broker/queue.hpp"
 #include "sim/check.hpp"
 
@@ -33,8 +35,22 @@ queue_status queue::requeue_held(receipt_handle handle) {
   if (it == messages_.end()) return queue_status::invalid_handle;
   message& m = it->second;
   events_.emit(actor_name_, ev::pushed_back{m.id, handle, m.body_name});
-  make_visible(m);  // keeps its place: before everything sent after it first did
+  // Celery's restore_unacked RPUSHes each message to the end BRPOP reads
+  // (kombu/transport/redis.py, celery/kombu@9ee8595b835c: QoS.restore_unacked
+  // -> restore_by_tag -> Channel._do_restore_message(leftmost=False) ->
+  // pipe.rpush), so the last pushed is read first, before everything waiting.
+  // Sidekiq's hard-shutdown push-back keeps its place.
+  if (config_.redis_ack_emulation) place_at_head(m);
+  make_visible(m);  // keeps its place (on Celery, the one just given)
   return queue_status::ok;
+}
+
+void queue::place_at_head(message& m) {
+  // One place before the head of the receive order (the place is a time in
+  // microseconds only as an order: it is never shown), or now if nothing waits.
+  const std::int64_t now = kernel_.now().us();
+  const std::int64_t head = visible_index_.empty() ? now : std::min(now, visible_index_.begin()->first - 1);
+  m.queued_at = sim::instant::from_us(head);
 }
 
 queue_status queue::orphan_held(receipt_handle handle) {

@@ -21,9 +21,10 @@
 //    task marked failed (Request.on_failure).
 //  * Warm shutdown (SIGTERM, a drain): consuming stops, the running task
 //    finishes, and then the channel's close restores every message still
-//    reserved or held for an ETA (QoS.restore_unacked_once, RPUSH: to the
-//    head). A pod killed first restores nothing: its messages wait out the
-//    visibility timeout.
+//    reserved or held for an ETA (QoS.restore_unacked_once, RPUSH in
+//    delivery order: to the head, the last reserved read first). A pod
+//    killed first restores nothing: its messages wait out the visibility
+//    timeout.
 
 #include <algorithm>
 
@@ -161,9 +162,10 @@ queue_status worker::republish(const std::string& job, receipt_handle handle, si
   return sent.status;
 }
 
-// QoS.restore_unacked: each delivered message RPUSHed, in delivery order,
-// back to the end the list is read from (each keeps its place, as a restore
-// does in broker/queue.hpp).
+// QoS.restore_unacked (kombu/transport/redis.py, celery/kombu@9ee8595b835c):
+// `for tag in self._delivered` (virtual/base.py's OrderedDict, in delivery
+// order) restore_by_tag RPUSHes each back to the end BRPOP reads, so the last
+// reserved is read first, ahead of what waited (queue::requeue_held).
 void worker::restore_reserved() {
   std::vector<received_message> held(std::make_move_iterator(reserved_.begin()), std::make_move_iterator(reserved_.end()));
   held.insert(held.end(), std::make_move_iterator(eta_held_.begin()), std::make_move_iterator(eta_held_.end()));

@@ -451,24 +451,55 @@ sim::task<void> worker::ack(slice& s) {
   co_await s.point("after_ack", 0, {});
 }
 
+// A job the runtime gives up on with no dead-letter queue to take it is in
+// none: it fails, in its broker's words (why in given_up_error). A Kafka
+// record's give-up without a dead-letter topic (the recoverer's "logged and
+// skipped") still counts as dead-lettered, as kafka_consumer.cpp's recoverer
+// does.
 sim::task<void> worker::dead_letter(slice& s, std::string_view reason, bool failed) {
+  const bool kept = services_.dead_letters != nullptr || services_.config.kafka.has_value();
+  const job_status end = kept ? job_status::dead_lettered : job_status::failed;
+  const std::string error = kept ? std::string(reason) : given_up_error(s, reason);
   transaction tx = co_await services_.db.begin(name_);
   job_update change;
-  change.status = job_status::dead_lettered;
-  change.last_error = std::string(reason);
+  change.status = end;
+  change.last_error = error;
   change.unless_ended = true;
   change.count_failure = failed && services_.config.count_attempts == attempt_counting::at_failure;
   change.lease_token = services_.next_lease_token++;  // as in finish()
-  if (s.spec_.then) co_await update_parent(tx, *s.spec_.then, job_status::dead_lettered, reason);
+  if (s.spec_.then) co_await update_parent(tx, *s.spec_.then, end, error);
   co_await note_message_ended(s, tx);
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
   const std::optional<job_row> row = services_.db.find_job(s.spec_.id);
   TWICE_CHECK(row.has_value());
-  if (services_.dead_letters != nullptr) services_.dead_letters->send(s.spec_.id);
-  emit(ev::dead_letter{s.job_name_, row->attempts, name_of(reason)});
-  if (s.spec_.then) after_parent_update(s, job_status::dead_lettered, "ended");
+  if (kept) {
+    if (services_.dead_letters != nullptr) services_.dead_letters->send(s.spec_.id);
+    emit(ev::dead_letter{s.job_name_, row->attempts, name_of(reason)});
+  } else if (row->status == job_status::failed && row->last_error == error) {
+    // Its last attempt's number, as a parent's failure gives it (after_parent_update).
+    emit(ev::job_failed{s.job_name_, std::int64_t{row->attempts} - 1, name_of(error)});
+  }
+  if (s.spec_.then) after_parent_update(s, end, "ended");
   co_await ack(s);
+}
+
+// Why a job out of attempts failed where no dead-letter queue takes it:
+//  * Celery: Task.retry past max_retries raises (the task's exception, or
+//    MaxRetriesExceededError) and the task ends in state FAILURE
+//    (celery/celery@5dc781f0bd5f celery/app/task.py, `if max_retries is not
+//    None and retries > max_retries`).
+//  * Sidekiq with no dead set (`dead: false`, or `retry: false`, which never
+//    retries): retries_exhausted discards the job (`msg["discarded_at"]`)
+//    instead of send_to_morgue; `retry: false` runs only the death handlers
+//    (sidekiq/sidekiq v8.1.7 lib/sidekiq/job_retry.rb, retries_exhausted and
+//    global).
+//  * any other runtime acks the message and drops it.
+std::string worker::given_up_error(const slice& s, std::string_view reason) const {
+  if (services_.config.celery) return fmt::format("max_retries exceeded, state FAILURE: {}", reason);
+  if (s.source_ != nullptr && s.source_->config().hold_until_ack)
+    return fmt::format("retries exhausted and DISCARDED (no dead set): {}", reason);
+  return fmt::format("out of attempts and DISCARDED (no dead-letter queue): {}", reason);
 }
 
 // The slow step leaves this slice: its own job goes to the split queue,

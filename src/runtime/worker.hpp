@@ -7,7 +7,8 @@
 //
 // A retryable failure gives the message back with a jittered, capped
 // backoff (or sleeps it inside the slice), until the policy's maximum
-// attempts, then the job is dead-lettered; a non-retryable failure fails the
+// attempts, then the job is dead-lettered (with no dead-letter queue it
+// fails: Celery's FAILURE, Sidekiq's discard); a non-retryable failure fails the
 // job at once. A crash kills every process of the pod at its suspension
 // point: only the lease's expiry brings the message back. Deploys stop the
 // pod by drain (stop leasing, let in-flight slices finish within a grace
@@ -171,7 +172,10 @@ class worker {
   sim::task<void> finish(slice& s, job_status status, std::string_view error);
   sim::task<void> retry_later(slice& s, const slice_outcome& outcome);
   // `failed`: the slice failed (its failure counts with count_attempts = at_failure).
+  // Out of attempts (or retries refused): to the dead-letter queue, or, with
+  // none, the job fails (Celery's FAILURE, Sidekiq's discard).
   sim::task<void> dead_letter(slice& s, std::string_view reason, bool failed = false);
+  std::string given_up_error(const slice& s, std::string_view reason) const;
   sim::task<void> record_failure(slice& s, std::string_view error);
   std::uint32_t attempts_taken_back(const slice_outcome& outcome) const;
   sim::task<void> hand_off(slice& s, std::size_t step);
