@@ -102,6 +102,31 @@ TEST_CASE("K4 job_retry.rb + scheduled.rb: a retry waits in the retry set, then 
   CHECK(due[0]->get_string("lease") == "retry_set");
 }
 
+TEST_CASE("K4 scheduled.rb: a due retry waits for the scheduled poller's next look, 2.5 to 7.5 s apart", "[sidekiq]") {
+  queue_config c = basic_fetch();
+  c.scheduled_poll_average = sim::duration::from_s(5);
+  queue_testing::world w(c);
+  w.q.set_scheduled_poller(sim::random_stream(7));
+  for (const char* job : {"job_1", "job_2", "job_3"}) w.q.send(job);
+  const auto got = w.receive_now(at_most(3));
+  REQUIRE(got.size() == 3);
+  // Two retries due 1 ms apart, one due a minute later.
+  CHECK(w.q.change_visibility(got[0].handle, sim::duration::from_s(19)) == queue_status::ok);
+  CHECK(w.q.change_visibility(got[1].handle, sim::duration::from_ms(19'001)) == queue_status::ok);
+  CHECK(w.q.change_visibility(got[2].handle, sim::duration::from_s(79)) == queue_status::ok);
+  w.run_until(at(sim::duration::from_s(120)));
+  const auto back = w.records("lease_expired");
+  REQUIRE(back.size() == 3);
+  // Each comes back at a look at or after it is due, within one wait of it.
+  CHECK(back[0]->time >= at(sim::duration::from_s(19)));
+  CHECK(back[0]->time < at(sim::duration::from_ms(26'500)));
+  CHECK(back[2]->time >= at(sim::duration::from_s(79)));
+  CHECK(back[2]->time < at(sim::duration::from_ms(86'500)));
+  // One look takes everything due by then: the two retries come back together.
+  CHECK(back[1]->time == back[0]->time);
+  CHECK(back[0]->time != at(sim::duration::from_s(19)));  // a look exactly when due would be a coincidence
+}
+
 TEST_CASE("K10 super_fetch: a dead process's job is recovered at a later start, after 60 s and an hour's wait",
           "[sidekiq]") {
   queue_config c = basic_fetch();

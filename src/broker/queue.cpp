@@ -1,5 +1,7 @@
 #include "broker/queue.hpp"
 
+#include "sim/distributions.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -378,10 +380,30 @@ queue_status queue::apply_visibility(message& m, sim::duration timeout) {
     return queue_status::ok;
   }
   ++m.version;
-  m.visible_at = now + timeout;
+  m.visible_at = config_.hold_until_ack ? scheduled_poll_at_or_after(now + timeout) : now + timeout;
   m.held = false;  // a retry waits in the broker, not with the process
   arm_visibility_timer(m);
   return queue_status::ok;
+}
+
+void queue::set_scheduled_poller(sim::random_stream waits) {
+  TWICE_CHECK(config_.hold_until_ack && config_.scheduled_poll_average > sim::duration::zero());
+  poller_waits_ = waits;
+}
+
+// The first look of the poller at or after `due`: scheduled.rb's loop
+// enqueues what is due, then sleeps random_poll_interval, "poll_interval_average
+// * rand + poll_interval_average / 2".
+sim::instant queue::scheduled_poll_at_or_after(sim::instant due) {
+  if (!poller_waits_) return due;
+  const sim::duration average = config_.scheduled_poll_average;
+  while (poller_drawn_until_ < due) {
+    poller_drawn_until_ = poller_drawn_until_ + sim::uniform_duration(*poller_waits_, average / 2, average * 3 / 2);
+    poller_looks_.push_back(poller_drawn_until_);
+  }
+  const sim::instant now = kernel_.now();
+  while (poller_looks_.size() > 1 && poller_looks_[1] <= now) poller_looks_.pop_front();
+  return *std::lower_bound(poller_looks_.begin(), poller_looks_.end(), due);
 }
 
 void queue::make_visible(message& m, bool at_back) {
@@ -662,7 +684,7 @@ std::uint64_t queue::footprint() const {
   return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(gone_) + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
          sim::tree_footprint(visible_by_group_) + sim::tree_footprint(in_flight_by_group_) + sim::footprint_of(retention_) +
          sim::tree_footprint(receive_count_histogram_) + (fifo_ ? fifo_->footprint() : 0) + dedup_.footprint() +
-         sim::tree_footprint(eta_) + sim::footprint_of(deaths_);
+         sim::tree_footprint(eta_) + sim::footprint_of(deaths_) + sim::footprint_of(poller_looks_);
 }
 
 }  // namespace twice

@@ -198,6 +198,7 @@
 #include "events/event_log.hpp"
 #include "sim/condition.hpp"
 #include "sim/kernel.hpp"
+#include "sim/random.hpp"
 #include "sim/task.hpp"
 #include "sim/time.hpp"
 #include "sim/trace.hpp"
@@ -227,6 +228,13 @@ struct queue_config {
   // and then the oldest beyond `dead_max_jobs` (10,000).
   bool dead_set = false;
   std::uint32_t dead_max_jobs = 10'000;
+  // With hold_until_ack: Sidekiq's scheduled poller. A retry due in the retry
+  // set re-enters the queue at the poller's next look, not the moment it is
+  // due; each wait between looks is drawn between half and one and a half
+  // times this average (scheduled.rb random_poll_interval; the fleet's
+  // processes, each polling process_count times less often, taken as one
+  // poller). Zero: a retry re-enters when due.
+  sim::duration scheduled_poll_average = sim::duration::zero();
   // Redis ack emulation: how often unacked messages past their timeout are
   // restored (unacked_restore_interval 10 s x unacked_restore_throttle 10).
   sim::duration restore_sweep = sim::duration::from_s(100);
@@ -348,6 +356,8 @@ class queue {
 
   const queue_config& config() const { return config_; }
   void set_dead_letter(queue* dlq);      // redrive target; needs max_receive_count > 0
+  // The random stream of the scheduled poller's waits; needs scheduled_poll_average > 0.
+  void set_scheduled_poller(sim::random_stream waits);
   void set_faults(queue_faults* faults);  // not owned; nullptr = none
   // A condition notified, besides this queue's own long pollers, whenever a
   // message becomes visible: a consumer of several queues waits on one
@@ -578,6 +588,12 @@ class queue {
   };
   std::vector<retention_entry> retention_;  // a min-heap
   std::deque<std::pair<sim::instant, message_id>> deaths_;  // the dead set's entries, oldest death first
+  // The scheduled poller's looks, drawn as far as a retry asked, from the
+  // last one before now (see queue_config::scheduled_poll_average).
+  std::optional<sim::random_stream> poller_waits_;
+  std::deque<sim::instant> poller_looks_;
+  sim::instant poller_drawn_until_;
+  sim::instant scheduled_poll_at_or_after(sim::instant due);
   std::optional<fifo_order> fifo_;  // FIFO queues only
   dedup_window dedup_;               // FIFO queues only
   std::map<message_id, sim::instant> eta_;  // Redis ack emulation: the messages sent with an ETA

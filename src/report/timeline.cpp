@@ -285,7 +285,11 @@ void redelivery_causes::observe(const sim::trace_record& r) {
   } else if (r.kind == "nack") {
     const auto b = last_backoff_.find(r.actor);
     // A nack the broker refused (a stale handle) gave nothing back.
-    if (b != last_backoff_.end() && r.get_string("status") == "ok") nacked_.insert_or_assign(str(r, "job"), b->second);
+    if (b != last_backoff_.end() && r.get_string("status") == "ok") {
+      backoff_ended nacked = b->second;
+      nacked.nacked_us = r.time.us();
+      nacked_.insert_or_assign(str(r, "job"), nacked);
+    }
     if (b != last_backoff_.end()) last_backoff_.erase(b);
   } else if (r.kind == "lease_expired") {
     if (const auto n = nacked_.find(str(r, "body")); n != nacked_.end()) {
@@ -309,10 +313,15 @@ std::optional<timeline_line> timeline_entry(const sim::trace_record& r,
   if (r.kind == "lease_expired" && lease == "retry_set") {
     // Sidekiq: no lease runs out; a retry comes due in the retry set, and
     // the scheduled poller pushes it to the back of the queue.
+    // (The poller looks every few seconds: what came due waits for its look.)
+    const std::int64_t due_us = backoff ? backoff->nacked_us + backoff->delay_us : r.time.us();
+    const std::string poller =
+        r.time.us() > due_us ? fmt::format(", and the scheduled poller's look came {} later", secs(r.time.us() - due_us))
+                             : std::string();
     const std::string text =
         backoff ? fmt::format("{} leaves the retry set for the back of the queue: the {} backoff after attempt {} "
-                              "ended ({} scheduled the retry of delivery {})",
-                              str(r, "body"), secs(backoff->delay_us), backoff->attempt, backoff->worker,
+                              "ended{} ({} scheduled the retry of delivery {})",
+                              str(r, "body"), secs(backoff->delay_us), backoff->attempt, poller, backoff->worker,
                               num(r, "receive_count"))
                 : fmt::format("{} leaves the retry set for the back of the queue: its retry of delivery {} is due",
                               str(r, "body"), num(r, "receive_count"));

@@ -30,6 +30,7 @@ class redelivery_causes {
     std::string worker;
     std::int64_t attempt = 0;
     std::int64_t delay_us = 0;
+    std::int64_t nacked_us = 0;  // when the broker took the retry (its delay counts from then)
   };
 
   // Call for every record, in order, before asking about it.

@@ -34,6 +34,9 @@ void sidekiq_defaults(world_config& w) {
   // dead_max_jobs 10_000; api.rb DeadSet#kill).
   w.dead_letter.dead_set = true;
   w.dead_letter.retention = duration::from_s(180LL * 24 * 3600);
+  // A due retry waits for the scheduled poller: every 5 s on average across
+  // the fleet (config.rb average_scheduled_poll_interval: 5; scheduled.rb).
+  w.queue.scheduled_poll_average = duration::from_s(5);
   // BasicFetch's BRPOP times out every 2 s "so the thread can check if the
   // process is shutting down" (sidekiq/sidekiq lib/sidekiq/fetch.rb, TIMEOUT = 2).
   w.runtime.long_poll = duration::from_s(2);
@@ -336,9 +339,12 @@ void load_sidekiq(const table_reader& root, load_state& s) {
     s.d.error(t->pos, "sidekiq", "[sidekiq] sets Sidekiq's fetch: needs queue.flavour = \"sidekiq\"");
     return;
   }
-  const table_reader r(s.d, *t, "sidekiq", {"fetch"});
+  const table_reader r(s.d, *t, "sidekiq", {"fetch", "scheduled_poll_average"});
   static const named<bool> fetches[] = {{"basic", false}, {"super", true}};
   r.choice("fetch", s.world.queue.super_fetch, fetches);
+  // average_scheduled_poll_interval; 0s: a retry re-enters the moment it is due.
+  r.duration("scheduled_poll_average", s.world.queue.scheduled_poll_average,
+             {sim::duration::zero(), sim::duration::from_s(3600)});
 }
 
 // [celery]: the worker's settings (celery_config), with the flavour only.

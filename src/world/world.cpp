@@ -111,6 +111,8 @@ world::world(world_config config, handler* custom_handler)
     config_.dead_letter.content_based_deduplication = config_.queue.content_based_deduplication;
   }
   queue_ = std::make_unique<queue>(kernel_, events_, ids_, config_.queue);
+  if (config_.queue.hold_until_ack && config_.queue.scheduled_poll_average > sim::duration::zero())
+    queue_->set_scheduled_poller(random_.stream("queue/scheduled_poller"));
   job_queue_actors_.push_back(events_.name(queue_->actor()));
   if (config_.dead_letter_queue) {
     dlq_ = std::make_unique<queue>(kernel_, events_, ids_, config_.dead_letter);
