@@ -164,6 +164,11 @@
 //  * retention (message_retention_duration) runs from 10 minutes to 31 days,
 //    7 days by default; the redrive (a dead-letter policy's
 //    max_delivery_attempts) takes 5..100 deliveries (checked by the loader).
+//  * a nack (a modifyAckDeadline of 0) redelivers the message at once,
+//    unless the subscription has a RetryPolicy: then it waits that
+//    policy's backoff for its delivery count (broker/pubsub_retry_policy.hpp).
+//    The policy's delay after an expired ack deadline is not modelled: the
+//    message is redelivered as the deadline passes.
 //  * semantics strict is exactly-once delivery: an ack or modack with an
 //    ack id that is not the latest fails, and no duplicate delivery or lost
 //    ack is injected ("not resent before the message's acknowledgment
@@ -190,6 +195,7 @@
 
 #include "broker/dedup_window.hpp"
 #include "broker/fifo_order.hpp"
+#include "broker/pubsub_retry_policy.hpp"
 #include "broker/queue_status.hpp"
 #include "events/event_log.hpp"
 #include "sim/condition.hpp"
@@ -217,6 +223,8 @@ struct queue_config {
   bool super_fetch = false;     // with hold_until_ack: Sidekiq Pro's super_fetch (see above)
   bool redis_ack_emulation = false;  // Celery's Redis transport (see above)
   bool pubsub = false;               // a Pub/Sub subscription (see above)
+  // pubsub: its RetryPolicy (broker/pubsub_retry_policy.hpp); none: a nack redelivers at once.
+  std::optional<pubsub_retry_policy> retry_policy{};
   // Redis ack emulation: how often unacked messages past their timeout are
   // restored (unacked_restore_interval 10 s x unacked_restore_throttle 10).
   sim::duration restore_sweep = sim::duration::from_s(100);
