@@ -364,7 +364,7 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   change.take_back = s.take_back_;
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
-  trace_backoff(s, outcome, delay, retry_mode::nack, nack.pubsub ? std::optional<sim::duration>(nack.cap) : std::nullopt);
+  trace_backoff(s, outcome, delay, retry_mode::nack, nack.pubsub ? &nack : nullptr);
   // The nack: the message becomes visible again once the backoff passed
   // (on Celery: a new message with that countdown).
   TWICE_CHECK(s.source_ != nullptr);  // a Kafka consumer retries in place (the loader refuses retry = "nack")
@@ -390,19 +390,22 @@ sim::task<void> worker::record_failure(slice& s, std::string_view error) {
 
 worker::pubsub_nack worker::pubsub_nack_of(const slice& s, const slice_outcome& outcome) const {
   pubsub_nack out;
-  if (s.source_ == nullptr || !s.source_->config().pubsub) return out;
+  // With discipline.retry = "in_slice" the application paces its own
+  // retries ([retry]), and the give-back after them (an attempt given back
+  // by runtime.uncount_unavailable) is a modack to its own backoff, as before.
+  if (s.source_ == nullptr || !s.source_->config().pubsub || services_.config.rules.retry != retry_mode::nack) return out;
   out.pubsub = true;
   const std::optional<pubsub_retry_policy>& policy = s.source_->config().retry_policy;
-  const sim::duration backoff =
-      policy ? pubsub_retry_delay(*policy, s.message_.receive_count) : sim::duration::zero();
+  out.backoff = policy ? pubsub_retry_delay(*policy, s.message_.receive_count) : sim::duration::zero();
   out.cap = policy ? policy->maximum_backoff : sim::duration::zero();
-  out.modack = outcome.retry_after > backoff ? std::min(outcome.retry_after, max_ack_deadline) : sim::duration::zero();
-  out.delay = std::max(backoff, out.modack);
+  out.modack =
+      outcome.retry_after > out.backoff ? std::min(outcome.retry_after, max_ack_deadline) : sim::duration::zero();
+  out.delay = std::max(out.backoff, out.modack);
   return out;
 }
 
 void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode,
-                           std::optional<sim::duration> subscription_cap) {
+                           const pubsub_nack* subscription) {
   const retry_policy& policy = services_.config.retry;
   // A nack on Sidekiq is the retry set, on Celery a republish with a
   // countdown; Sidekiq's schedule's only bound is its last retry.
@@ -414,8 +417,8 @@ void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::du
                               effective_cap(policy) < uncapped_ceiling;
   // A Pub/Sub nack's wait is the subscription's, with no jitter: its own envelope and cap.
   emit(ev::backoff{s.job_name_, s.attempt_, name_of(outcome.error), delay,
-                   subscription_cap ? delay : backoff_envelope(policy, s.attempt_),
-                   subscription_cap ? *subscription_cap : effective_cap(policy), outcome.retry_after, mode, route,
+                   subscription != nullptr ? subscription->backoff : backoff_envelope(policy, s.attempt_),
+                   subscription != nullptr ? subscription->cap : effective_cap(policy), outcome.retry_after, mode, route,
                    schedule_bound});
 }
 

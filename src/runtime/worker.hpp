@@ -180,17 +180,20 @@ class worker {
   // A split-out job's end, written to its parent in the same transaction.
   sim::task<void> update_parent(transaction& tx, const continuation& then, job_status status, std::string_view error);
   void after_parent_update(const slice& s, job_status status, std::string_view why);
-  // `subscription_cap`: a Pub/Sub nack, whose wait is the subscription's RetryPolicy's.
-  void trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode,
-                     std::optional<sim::duration> subscription_cap = std::nullopt);
-  // How a Pub/Sub client nacks a failed slice: the modack it sends (0, or a
-  // Retry-After), how long the message then waits, the policy's cap.
+  // How a Pub/Sub client nacks a failed slice (discipline.retry = "nack"):
+  // the modack it sends (0, or a Retry-After), the subscription's backoff
+  // (the envelope: no jitter), how long the message then waits (the backoff
+  // or a longer Retry-After), the policy's cap.
   struct pubsub_nack {
-    bool pubsub = false;  // false: not a Pub/Sub message, nothing else is set
+    bool pubsub = false;  // false: not a Pub/Sub nack, nothing else is set
     sim::duration modack;
+    sim::duration backoff;
     sim::duration delay;
     sim::duration cap;
   };
+  // `subscription`: a Pub/Sub nack, whose wait is the subscription's RetryPolicy's.
+  void trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode,
+                     const pubsub_nack* subscription = nullptr);
   pubsub_nack pubsub_nack_of(const slice& s, const slice_outcome& outcome) const;
   // Reports an event as this worker (actor worker/N).
   template <class Payload>
