@@ -207,13 +207,14 @@ TEST_CASE("the correct discipline keeps every invariant on Celery with acks_late
 }
 
 // The world on a Pub/Sub subscription read with lease management (the
-// correct world's heartbeat, a third of the ack deadline), at-least-once
-// (the broker faults apply) or exactly-once.
+// client's default 5 s heartbeat: it extends by its own deadline, 10 s or
+// more, whatever the subscription's), at-least-once (the broker faults
+// apply) or exactly-once.
 void make_pubsub(world_config& c) {
   c.queue.pubsub = true;
   c.queue.visibility_timeout = std::min(c.queue.visibility_timeout, max_ack_deadline);
   c.queue.visibility_timeout = std::max(c.queue.visibility_timeout, sim::duration::from_s(10));
-  c.runtime.heartbeat_interval = c.queue.visibility_timeout / 3;
+  c.runtime.heartbeat_interval = sim::duration::from_s(5);
   c.runtime.max_lease_duration = sim::duration::from_s(3600);
 }
 

@@ -274,6 +274,45 @@ TEST_CASE("K10 a drain: the batch finishes, close() commits and leaves, and the 
   CHECK(run.result.all_jobs_ended);
 }
 
+TEST_CASE("K15 close() during a rebalance still leaves the group: the group does not wait out the session",
+          "[kafka]") {
+  // Three consumers, two partitions, every job's record on partition 1:
+  // worker/0 owns partition 0 (nothing to read), worker/1 partition 1 (a
+  // batch of three 40 s jobs), worker/2 none. worker/2 crashes at 10 s
+  // for good; its session ends at 54 s and a rebalance begins, which waits
+  // for worker/1's batch. worker/0 rejoins at once and waits in poll. A
+  // drain reaches it at 60 s, mid-rebalance: the Java client's wakeup()
+  // breaks the poll and close() sends LeaveGroup.
+  std::string jobs;
+  int found = 0;
+  for (int i = 1; found < 3; ++i) {
+    const std::string id = fmt::format("job_{}", i);
+    if (kafka_partition_for(id, 2) != 1) continue;
+    ++found;
+    jobs += fmt::format("[[job]]\nid = \"{}\"\ninvoice = \"inv_{}\"\namount_cents = 1999\n", id, i);
+  }
+  kafka_run run("partitions = 2\n[workers]\ncount = 3\n[discipline]\nkey = \"none\"\n[vendor]\n"
+                "latency = { fixed = \"300ms\" }\n[tools.model]\nlatency = { fixed = \"40s\" }\nclient_timeout = \"2m\"\n"
+                "[[crash]]\nat = \"10s\"\nworker = 2\nrestart = false\n"
+                "[[deploy]]\nat = \"60s\"\nstrategy = \"drain\"\ngrace_period = \"10m\"\n" + jobs);
+  REQUIRE(run.result.all_jobs_ended);
+  const sim::trace_record* left = nullptr;
+  bool rebalancing = false, left_mid_rebalance = false;
+  for (const sim::trace_record& r : run.w->events().records()) {
+    if (r.kind == "rebalance_start") rebalancing = true;
+    if (r.kind == "partitions_assigned") rebalancing = false;
+    if (r.kind == "member_removed" && r.get_string("member") == "worker/0#1" && left == nullptr) {
+      left = &r;
+      left_mid_rebalance = rebalancing;
+    }
+  }
+  REQUIRE(left != nullptr);
+  CHECK(left->get_string("reason") == "left the group");
+  CHECK(left->time == at_s(60));  // at the drain, not a session (45 s) after the pod's end
+  CHECK(left_mid_rebalance);
+  CHECK(run.refunds() == 3);
+}
+
 TEST_CASE("the story's end stops every pod and the group: nothing rebalances after, and no pod that stopped cleanly "
           "failed to rejoin",
           "[kafka]") {

@@ -1241,7 +1241,8 @@ std::vector<lint_fixture> lint_fixtures() {
       {"kafka_tenants", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n" + tenant_jobs()},
       {"sqs_unbounded", sqs + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
       {"pubsub_unbounded", pubsub + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
-      {"pubsub_no_cap", pubsub + "[retry]\nmaximum_interval = \"none\"\n" + agent_jobs(1)},
+      {"pubsub_no_cap", pubsub + "[retry]\nmaximum_interval = \"none\"\n[discipline]\nretry = \"in_slice\"\n" +
+                            agent_jobs(1)},
       {"pubsub_short_lease", pubsub + "[pubsub]\nmax_lease_duration = \"5s\"\n" + agent_jobs(1)},
       {"pubsub_slow_heartbeat", pubsub + "[runtime]\nheartbeat_interval = \"8s\"\n" + agent_jobs(1)},
       {"sidekiq_unbounded", sidekiq + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},

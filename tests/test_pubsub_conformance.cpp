@@ -2,7 +2,8 @@
 // own documentation and source (google/pubsub/v1 as
 // googleapis/python-pubsub@63796ff3def3 documents it, and that client's
 // lease management): one test case per row of tests/pubsub_conformance.md.
-// P1..P6 test the broker (queue_config::pubsub) on its own; P7..P10 run
+// P1..P6 test the broker (queue_config::pubsub) on its own, as do the first
+// half of P10 and P11 (the client's deadline); the rest run
 // whole worlds from scenario text.
 
 #include <catch2/catch.hpp>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "broker/queue.hpp"
+#include "runtime/pubsub_ack_deadline.hpp"
 #include "queue_world.hpp"
 #include "scenario_run.hpp"
 
@@ -172,13 +174,106 @@ TEST_CASE("P9 without lease management a job longer than the deadline runs twice
   CHECK(run.refunds() == 2);
 }
 
-TEST_CASE("P10 a retry waits out a modifyAckDeadline between the RetryPolicy's bounds (10 s .. 600 s)",
-          "[pubsub][world]") {
-  const pubsub_run run(slow_refund("1s") + "[[vendor.outage]]\nstart = \"0s\"\nend = \"5s\"\n");
-  REQUIRE(run.result.all_jobs_ended);
-  const std::vector<const sim::trace_record*> backoffs = run.records("backoff");
+TEST_CASE("P10 a nack redelivers at once without a RetryPolicy, and after its exponential backoff with one",
+          "[pubsub]") {
+  // The broker: Message.nack() is a modifyAckDeadline of 0.
+  queue_config c = subscription();
+  c.retry_policy = pubsub_retry_policy{sim::duration::from_s(10), sim::duration::from_s(30)};
+  queue_testing::world w(c);
+  w.q.send("job_1");
+  sim::duration t = sim::duration::zero();
+  // After deliveries 1, 2, 3, 4: 10 s, 20 s, then capped at 30 s, 30 s.
+  for (const std::int64_t wait : {10, 20, 30, 30}) {
+    const received_message m = w.receive_now().at(0);
+    REQUIRE(w.q.change_visibility(m.handle, sim::duration::zero()) == queue_status::ok);
+    w.run_until(at(t + sim::duration::from_s(wait) - sim::duration::from_us(1)));
+    CHECK(w.receive_now().empty());
+    t += sim::duration::from_s(wait);
+    w.run_until(at(t));
+  }
+  CHECK(w.receive_now().at(0).receive_count == 5);
+  CHECK(pubsub_retry_delay({}, 1) == sim::duration::from_s(10));    // the defaults: 10 s ..
+  CHECK(pubsub_retry_delay({}, 7) == sim::duration::from_s(600));   // .. 640 s capped at 600 s
+  CHECK(pubsub_retry_delay({sim::duration::zero(), sim::duration::from_s(600)}, 9) == sim::duration::zero());
+
+  // A world: the vendor is down for the first 2 s.
+  const std::string outage = slow_refund("1s") + "[[vendor.outage]]\nstart = \"0s\"\nend = \"2s\"\n";
+  const pubsub_run none(outage);
+  REQUIRE(none.result.all_jobs_ended);
+  const std::vector<const sim::trace_record*> at_once = none.records("backoff");
+  const std::vector<const sim::trace_record*> nacks = none.records("nack");
+  const std::vector<const sim::trace_record*> receives = none.records("receive");
+  REQUIRE(!at_once.empty());
+  REQUIRE((nacks.size() == at_once.size() && receives.size() == nacks.size() + 1));
+  for (std::size_t i = 0; i < nacks.size(); ++i) {
+    CHECK(at_once[i]->get_int("delay_us") == 0);
+    CHECK(at_once[i]->get_int("cap_us") == 0);
+    CHECK(receives[i + 1]->time == nacks[i]->time);  // redelivered the moment it was nacked
+  }
+  // So the five attempts are spent inside the 2 s outage: no refund.
+  CHECK(nacks.size() == 4);
+  CHECK(none.refunds() == 0);
+
+  const pubsub_run policy(outage + "[pubsub]\nminimum_backoff = \"10s\"\nmaximum_backoff = \"10m\"\n");
+  REQUIRE(policy.result.all_jobs_ended);
+  const std::vector<const sim::trace_record*> backoffs = policy.records("backoff");
   REQUIRE(backoffs.size() == 1);
-  CHECK(backoffs[0]->get_int("delay_us") <= sim::duration::from_s(10).us());  // full jitter under the first step
+  CHECK(backoffs[0]->get_int("delay_us") == sim::duration::from_s(10).us());  // not below minimum_backoff
   CHECK(backoffs[0]->get_int("cap_us") == sim::duration::from_s(600).us());
+  const std::vector<const sim::trace_record*> waited = policy.records("receive");
+  REQUIRE(waited.size() == 2);
+  CHECK(waited[1]->time == policy.records("nack").at(0)->time + sim::duration::from_s(10));
+  CHECK(policy.refunds() == 1);
+}
+
+TEST_CASE("P11 the streaming client's own ack deadline: 10 s, then the p99 of its ack times; 60 s with exactly-once",
+          "[pubsub]") {
+  pubsub_ack_deadline d(false);
+  CHECK(d.current() == sim::duration::from_s(10));
+  CHECK(d.update() == sim::duration::from_s(10));  // no ack yet
+  d.record_ack(sim::duration::from_ms(24'200));      // math.ceil: 25 s
+  CHECK(d.current() == sim::duration::from_s(10));   // a receipt modack does not update it
+  CHECK(d.update() == sim::duration::from_s(25));    // the leaser's loop does
+  for (int i = 0; i < 100; ++i) d.record_ack(sim::duration::from_s(3));  // clamped up to 10 s
+  CHECK(d.update() == sim::duration::from_s(10));    // 101 acks: the p99 is no longer the slow one
+  d.record_ack(sim::duration::from_s(5000));         // clamped down to 600 s
+  d.record_ack(sim::duration::from_s(5000));
+  CHECK(d.update() == sim::duration::from_s(10));    // 103 acks: not past min(2 x 101, 101 + 100), kept
+  pubsub_ack_deadline exactly_once(true);
+  CHECK(exactly_once.current() == sim::duration::from_s(60));
+  exactly_once.record_ack(sim::duration::from_s(25));
+  CHECK(exactly_once.update() == sim::duration::from_s(60));
+  exactly_once.record_ack(sim::duration::from_s(90));
+  exactly_once.record_ack(sim::duration::from_s(90));
+  CHECK(exactly_once.update() == sim::duration::from_s(90));
+}
+
+namespace {
+// How long after its first delivery a message whose worker dies at `crash`
+// is delivered again.
+sim::duration redelivered_after_crash(const std::string& pubsub_keys, std::string_view crash) {
+  const pubsub_run run(slow_refund("25s") + fmt::format("[[crash]]\nat = \"{}\"\nworker = 0\nrestart = false\n", crash) +
+                       "[pubsub]\n" + pubsub_keys);
+  REQUIRE(run.result.all_jobs_ended);
   CHECK(run.refunds() == 1);
+  const std::vector<const sim::trace_record*> receives = run.records("receive");
+  REQUIRE(receives.size() == 2);
+  return receives[1]->time - receives[0]->time;
+}
+}  // namespace
+
+TEST_CASE("P12 a dead client's message returns at the client's deadline, not the subscription's ack deadline",
+          "[pubsub][world]") {
+  // A 600 s subscription: the receipt modack sets 10 s at once, and each
+  // extension 10 s again (every 5 s here), so a message whose worker died
+  // returns within 10 s of its last modack, not 600 s.
+  CHECK(redelivered_after_crash("ack_deadline = \"600s\"\n", "3s") == sim::duration::from_s(10));
+  const sim::duration after_extensions = redelivered_after_crash("ack_deadline = \"600s\"\n", "12s");
+  CHECK(after_extensions > sim::duration::from_s(12));
+  CHECK(after_extensions <= sim::duration::from_s(22));
+  // Exactly-once: the client's deadline is at least 60 s, also under a 10 s subscription.
+  CHECK(redelivered_after_crash("exactly_once_delivery = true\n", "3s") == sim::duration::from_s(60));
+  // A plain pull loop has no deadline of its own: the subscription's holds.
+  CHECK(redelivered_after_crash("ack_deadline = \"600s\"\nlease_management = false\n", "3s") ==
+        sim::duration::from_s(600));
 }

@@ -331,6 +331,20 @@ TEST_CASE("pubsub takes a subscription's settings by their Pub/Sub names, and re
   CHECK(error_of(pubsub + "[pubsub]\nlease_management = false\nmax_lease_duration = \"2h\"\n") ==
         "t.toml:5:22: pubsub.max_lease_duration: bounds lease management, which lease_management = false turns "
         "off: remove it");
+  CHECK(error_of(pubsub + "[pubsub]\nmaximum_backoff = \"11m\"\n") ==
+        "t.toml:4:19: pubsub.maximum_backoff: must be at most 10m (Pub/Sub's limits), found 11m");
+  CHECK(error_of(pubsub + "[pubsub]\nminimum_backoff = \"1m\"\nmaximum_backoff = \"30s\"\n") ==
+        "t.toml:5:19: pubsub.maximum_backoff: the RetryPolicy's minimum_backoff (1m) is above its maximum_backoff "
+        "(30s)");
+  // A nack's wait is the subscription's RetryPolicy, not the runtime's backoff.
+  const std::string job = "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n";
+  CHECK(error_of(pubsub + "[retry]\njitter = \"full\"\n" + job) ==
+        "t.toml:4:10: retry.jitter: a Pub/Sub client nacks, and the subscription's RetryPolicy sets the "
+        "wait: write pubsub.minimum_backoff and pubsub.maximum_backoff instead");
+  const load_result in_slice = load_scenario_text(pubsub + "[retry]\ninitial_interval = \"5s\"\nmaximum_interval = \"1m\"\n[discipline]\n"
+                                                 "retry = \"in_slice\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\n"
+                                                 "amount_cents = 100\n", "t.toml");
+  CHECK(in_slice.ok());  // the client's own sleep between attempts in the slice
   CHECK(error_of("[sidekiq]\nfetch = \"super\"\n") ==
         "t.toml:1:1: sidekiq: [sidekiq] sets Sidekiq's fetch: needs queue.flavour = \"sidekiq\"");
   CHECK(error_of("[pubsub]\nack_deadline = \"60s\"\n") ==

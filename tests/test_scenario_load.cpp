@@ -62,6 +62,7 @@ void check_same(const queue_config& a, const queue_config& b) {
   CHECK(a.dead_max_jobs == b.dead_max_jobs);
   CHECK(a.redis_ack_emulation == b.redis_ack_emulation);
   CHECK(a.pubsub == b.pubsub);
+  CHECK(a.retry_policy == b.retry_policy);
   CHECK(a.super_fetch == b.super_fetch);
   CHECK(a.restore_sweep == b.restore_sweep);
 }
@@ -827,10 +828,14 @@ TEST_CASE("queue.flavour = \"pubsub\" takes Pub/Sub's defaults, and [pubsub] the
   expected.queue.retention = duration::from_s(7 * 24 * 3600);
   expected.runtime.heartbeat_interval = duration::from_s(5);
   expected.runtime.max_lease_duration = duration::from_s(3600);
-  expected.runtime.retry.initial_interval = duration::from_s(10);
-  expected.runtime.retry.maximum_interval = duration::from_s(600);
+  // A nack (Message.nack()) waits nothing on the client; no RetryPolicy.
+  expected.runtime.retry.initial_interval = duration::zero();
+  expected.runtime.retry.coefficient_milli = 1000;
+  expected.runtime.retry.maximum_interval = duration::zero();
+  expected.runtime.retry.jitter = jitter_kind::none;
   expected.dead_letter_queue = false;
   check_same(plain.world, expected);
+  CHECK_FALSE(plain.world.queue.retry_policy.has_value());
   CHECK_FALSE(plain.world.dead_letter_queue);
 
   const scenario tuned = load_ok(
@@ -842,6 +847,8 @@ TEST_CASE("queue.flavour = \"pubsub\" takes Pub/Sub's defaults, and [pubsub] the
   CHECK(tuned.world.queue.semantics == handle_semantics::strict);
   CHECK(tuned.world.queue.retention == duration::from_s(31 * 24 * 3600));
   CHECK(tuned.world.runtime.max_lease_duration == duration::from_s(7200));
+  const scenario retrying = load_ok("[queue]\nflavour = \"pubsub\"\n[pubsub]\nmaximum_backoff = \"1m\"\n" + job);
+  CHECK(retrying.world.queue.retry_policy == pubsub_retry_policy{duration::from_s(10), duration::from_s(60)});
   const scenario plain_pull = load_ok("[queue]\nflavour = \"pubsub\"\n[pubsub]\nlease_management = false\n" + job);
   CHECK_FALSE(plain_pull.world.runtime.heartbeat_interval.has_value());
   CHECK_FALSE(plain_pull.world.runtime.max_lease_duration.has_value());

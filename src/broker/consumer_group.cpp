@@ -62,7 +62,7 @@ bool consumer_group::needs_join(std::string_view id) const {
   return it == members_.end() || rebalancing_ || it->second.generation != generation_;
 }
 
-sim::task<bool> consumer_group::join(std::string id) {
+sim::task<bool> consumer_group::join(std::string id, const bool* woken) {
   auto it = members_.find(id);
   if (it == members_.end()) co_return false;
   it->second.rejoined = true;
@@ -72,6 +72,7 @@ sim::task<bool> consumer_group::join(std::string id) {
     it = members_.find(id);
     if (it == members_.end()) co_return false;
     if (!rebalancing_ && it->second.generation == generation_) co_return true;
+    if (woken != nullptr && *woken) co_return false;  // still a member: its close() leaves
     co_await changed_.wait();
   }
 }

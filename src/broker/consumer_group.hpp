@@ -71,8 +71,12 @@ class consumer_group {
   // way, or it has not joined the current generation.
   bool needs_join(std::string_view member) const;
   // The member rejoins and waits for the rebalance to end. True: it is in
-  // the new generation; false: it was removed meanwhile.
-  sim::task<bool> join(std::string member);
+  // the new generation; false: it was removed meanwhile, or `woken` was set
+  // while it waited (and changed() notified): the Java client's wakeup()
+  // breaks a poll blocked in the join phase with a WakeupException, still a
+  // member, so that close() can send LeaveGroup (KafkaConsumer.java's
+  // shutdown-hook example: `closed.set(true); consumer.wakeup();`).
+  sim::task<bool> join(std::string member, const bool* woken = nullptr);
   std::int64_t generation() const { return generation_; }
   const std::vector<std::uint32_t>& assignment(std::string_view member) const;
   // OffsetCommit of `offset` (the next record to read) for `partition`.

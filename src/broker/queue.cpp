@@ -63,6 +63,10 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
                                     : config_.dead_set ? max_dead_set_retention
                                                        : retention_max));
   TWICE_CHECK(!config_.pubsub || config_.visibility_timeout <= max_ack_deadline);
+  TWICE_CHECK(!config_.retry_policy ||
+              (config_.pubsub && config_.retry_policy->minimum_backoff >= sim::duration::zero() &&
+               config_.retry_policy->minimum_backoff <= config_.retry_policy->maximum_backoff &&
+               config_.retry_policy->maximum_backoff <= max_pubsub_backoff));
   TWICE_CHECK(config_.max_receive_count <= max_receive_count_max);
   TWICE_CHECK(config_.delay >= sim::duration::zero() && config_.delay <= max_delay);
   TWICE_CHECK(config_.receive_wait >= sim::duration::zero() && config_.receive_wait <= max_long_poll);
@@ -355,12 +359,16 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
     // In flight. With an old handle SQS still applies it, to the copy now in
     // flight (the same localstack tests; the design notes' "Semantics to
     // model"); so a heartbeat cannot tell a worker it lost its lease.
-    status = apply_visibility(it->second, timeout);
+    // A Pub/Sub nack with a RetryPolicy: the message waits out the backoff.
+    const bool backoff = timeout == sim::duration::zero() && config_.pubsub && config_.retry_policy;
+    status = apply_visibility(it->second,
+                              backoff ? pubsub_retry_delay(*config_.retry_policy, it->second.receive_count) : timeout);
     applied = status == queue_status::ok;
   }
 
   const sim::instant now = kernel_.now();
-  events_.emit(actor_name_, ev::change_visibility{id, handle, timeout, status, applied, latest, now + timeout});
+  const sim::instant visible_at = applied ? it->second.visible_at : now + timeout;
+  events_.emit(actor_name_, ev::change_visibility{id, handle, timeout, status, applied, latest, visible_at});
   return status;
 }
 

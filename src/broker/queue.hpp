@@ -167,6 +167,11 @@
 //  * retention (message_retention_duration) runs from 10 minutes to 31 days,
 //    7 days by default; the redrive (a dead-letter policy's
 //    max_delivery_attempts) takes 5..100 deliveries (checked by the loader).
+//  * a nack (a modifyAckDeadline of 0) redelivers the message at once,
+//    unless the subscription has a RetryPolicy: then it waits that
+//    policy's backoff for its delivery count (broker/pubsub_retry_policy.hpp).
+//    The policy's delay after an expired ack deadline is not modelled: the
+//    message is redelivered as the deadline passes.
 //  * semantics strict is exactly-once delivery: an ack or modack with an
 //    ack id that is not the latest fails, and no duplicate delivery or lost
 //    ack is injected ("not resent before the message's acknowledgment
@@ -194,6 +199,7 @@
 
 #include "broker/dedup_window.hpp"
 #include "broker/fifo_order.hpp"
+#include "broker/pubsub_retry_policy.hpp"
 #include "broker/queue_status.hpp"
 #include "events/event_log.hpp"
 #include "sim/condition.hpp"
@@ -235,6 +241,8 @@ struct queue_config {
   // processes, each polling process_count times less often, taken as one
   // poller). Zero: a retry re-enters when due.
   sim::duration scheduled_poll_average = sim::duration::zero();
+  // pubsub: its RetryPolicy (broker/pubsub_retry_policy.hpp); none: a nack redelivers at once.
+  std::optional<pubsub_retry_policy> retry_policy{};
   // Redis ack emulation: how often unacked messages past their timeout are
   // restored (unacked_restore_interval 10 s x unacked_restore_throttle 10).
   sim::duration restore_sweep = sim::duration::from_s(100);

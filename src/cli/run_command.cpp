@@ -69,11 +69,17 @@ void print_settings(const scenario& s) {
                                                       : "commitSync after each batch"),
                k.reset_to_earliest ? "earliest" : "latest", c.dead_letter_queue ? "on" : "off");
   } else if (c.queue.pubsub) {
-    fmt::print("broker     Pub/Sub, ack deadline {}, {}, lease management {}, max delivery attempts {}\n",
+    // With lease management the client's own deadline is what holds a message.
+    fmt::print("broker     Pub/Sub, ack deadline {}, {}, lease management {}, retry policy {}, max delivery attempts {}\n",
                text(c.queue.visibility_timeout), c.queue.semantics == handle_semantics::strict ? "exactly once" : "at least once",
-               rt.heartbeat_interval ? fmt::format("every {} up to {}", text(*rt.heartbeat_interval),
-                                                   rt.max_lease_duration ? text(*rt.max_lease_duration) : std::string("no limit"))
-                                     : std::string("off"),
+               rt.heartbeat_interval
+                   ? fmt::format("every {} by the client's deadline ({} s, then the p99 of ack times) up to {}",
+                                 text(*rt.heartbeat_interval), c.queue.semantics == handle_semantics::strict ? "60" : "10",
+                                 rt.max_lease_duration ? text(*rt.max_lease_duration) : std::string("no limit"))
+                   : std::string("off"),
+               c.queue.retry_policy ? fmt::format("{}..{} exponential", text(c.queue.retry_policy->minimum_backoff),
+                                                  text(c.queue.retry_policy->maximum_backoff))
+                                    : std::string("none (a nack redelivers at once)"),
                c.queue.max_receive_count == 0 ? std::string("none") : std::to_string(c.queue.max_receive_count));
   } else {
     fmt::print("broker     {} semantics, visibility timeout {}, max receive count {}, dead-letter queue {}\n",

@@ -26,11 +26,18 @@ std::optional<std::uint32_t> first_retry_above(const retry_policy& policy, sim::
   return std::nullopt;
 }
 
+// A Pub/Sub client's nack waits on the subscription's RetryPolicy (none by
+// default, no jitter: broker/pubsub_retry_policy.hpp), not on [retry], whose
+// delays only pace retries inside a slice there.
+bool pubsub_nack(const world_config& config) {
+  return config.queue.pubsub && config.runtime.rules.retry == retry_mode::nack;
+}
+
 }  // namespace
 
 void no_backoff_cap(const world_config& config, std::vector<lint_warning>& out) {
   const retry_policy& policy = config.runtime.retry;
-  if (policy.maximum_interval) return;
+  if (policy.maximum_interval || pubsub_nack(config)) return;
   if (!backoff_grows(policy)) return;  // a flat backoff needs no cap
   // Sidekiq's schedule has no cap by design: it grows as n^4 and ends with
   // its retries (25 over about three weeks), for a person to fix the cause.
@@ -63,7 +70,7 @@ void no_backoff_cap(const world_config& config, std::vector<lint_warning>& out) 
 
 void no_jitter(const world_config& config, std::vector<lint_warning>& out) {
   const retry_policy& policy = config.runtime.retry;
-  if (policy.jitter != jitter_kind::none) return;
+  if (policy.jitter != jitter_kind::none || pubsub_nack(config)) return;
   if (config.workers <= 1) return;
   std::string delays;
   if (policy.coefficient_milli >= 1000) {

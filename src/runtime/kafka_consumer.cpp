@@ -26,7 +26,8 @@
 //    removed for a slow batch (max.poll.interval.ms) runs the rest of it
 //    while another member reads the same records from the last commit.
 //  * a drain (SIGTERM) finishes the batch, then close(): with auto-commit
-//    the positions are committed, and the member leaves the group. A crash
+//    the positions are committed, and the member leaves the group, also
+//    from the middle of a rebalance (wakeup() breaks the join). A crash
 //    or kill stops its heartbeats; the group notices at the session's end.
 //  * an error in the runtime's own steps after the handler (its checkpoint
 //    or commit) stops the batch there: the record runs again from the next
@@ -131,7 +132,17 @@ sim::task<std::vector<worker::kafka_fetched>> worker::kafka_poll() {
     }
     if (group.needs_join(kafka_.member)) {
       if (cfg.enable_auto_commit && kafka_.generation >= 0) kafka_commit(kafka_.position, true);
-      if (co_await group.join(kafka_.member)) kafka_assigned();
+      // A drain wakes a consumer blocked here (begin_drain notifies the
+      // group): it leaves the join phase still a member, and close() below
+      // sends LeaveGroup, so the rebalance under way goes on without it
+      // instead of waiting for it until the pod is killed and its session
+      // expires. apache/kafka@1eb7644349cb AbstractCoordinator.java L1123-1132
+      // (close -> maybeLeaveGroup("the consumer is being closed")) and
+      // L1170-1171: LeaveGroup is sent in any state but UNJOINED, a
+      // rebalance under way included; GroupCoordinator.scala L1515: a member
+      // leaving during PreparingRebalance completes the join if it was the
+      // last one awaited.
+      if (co_await group.join(kafka_.member, &draining_)) kafka_assigned();
       continue;
     }
     const sim::instant now = services_.kernel.now();

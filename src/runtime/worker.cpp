@@ -100,6 +100,11 @@ sim::task<void> worker::consume() {
     receive_options options;
     options.wait = cfg.long_poll;
     options.visibility_timeout = cfg.visibility_timeout;
+    // A streaming pull: the stream's deadline, then at once the client's
+    // receipt modack to its own deadline (runtime/pubsub_ack_deadline.hpp),
+    // both as the message is received; the subscription's ack deadline
+    // does not apply.
+    if (pubsub_deadline_) options.visibility_timeout = pubsub_deadline_->current();
     fetched got;
     if (services_.job_queues.empty()) {
       got.source = &services_.jobs;
@@ -343,7 +348,13 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
     co_await dead_letter(s, outcome.error, /*failed=*/true);
     co_return;
   }
-  const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);
+  // A Pub/Sub client nacks: Message.nack() is a modifyAckDeadline of 0
+  // (python-pubsub message.py), and the subscription's RetryPolicy, if it
+  // has one, holds the message for its backoff (broker/pubsub_retry_policy.hpp).
+  // A server's Retry-After above that is honoured with a modack to it
+  // (Message.modify_ack_deadline), at most 600 s.
+  const pubsub_nack nack = pubsub_nack_of(s, outcome);
+  const sim::duration delay = nack.pubsub ? nack.delay : backoff_.next_delay(s.attempt_, outcome.retry_after);
   transaction tx = co_await services_.db.begin(name_);
   job_update change;
   change.status = job_status::queued;
@@ -353,11 +364,12 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   change.take_back = s.take_back_;
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
-  trace_backoff(s, outcome, delay, retry_mode::nack);
+  trace_backoff(s, outcome, delay, retry_mode::nack, nack.pubsub ? &nack : nullptr);
   // The nack: the message becomes visible again once the backoff passed
   // (on Celery: a new message with that countdown).
   TWICE_CHECK(s.source_ != nullptr);  // a Kafka consumer retries in place (the loader refuses retry = "nack")
   const queue_status st = services_.config.celery ? republish(s.spec_.id, s.message_.handle, delay)
+                          : nack.pubsub           ? s.source_->change_visibility(s.message_.handle, nack.modack)
                                                   : s.source_->change_visibility(s.message_.handle, delay);
   emit(ev::nack{s.job_name_, s.attempt_, st});
 }
@@ -376,7 +388,24 @@ sim::task<void> worker::record_failure(slice& s, std::string_view error) {
   co_await tx.commit();
 }
 
-void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode) {
+worker::pubsub_nack worker::pubsub_nack_of(const slice& s, const slice_outcome& outcome) const {
+  pubsub_nack out;
+  // With discipline.retry = "in_slice" the application paces its own
+  // retries ([retry]), and the give-back after them (an attempt given back
+  // by runtime.uncount_unavailable) is a modack to its own backoff, as before.
+  if (s.source_ == nullptr || !s.source_->config().pubsub || services_.config.rules.retry != retry_mode::nack) return out;
+  out.pubsub = true;
+  const std::optional<pubsub_retry_policy>& policy = s.source_->config().retry_policy;
+  out.backoff = policy ? pubsub_retry_delay(*policy, s.message_.receive_count) : sim::duration::zero();
+  out.cap = policy ? policy->maximum_backoff : sim::duration::zero();
+  out.modack =
+      outcome.retry_after > out.backoff ? std::min(outcome.retry_after, max_ack_deadline) : sim::duration::zero();
+  out.delay = std::max(out.backoff, out.modack);
+  return out;
+}
+
+void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode,
+                           const pubsub_nack* subscription) {
   const retry_policy& policy = services_.config.retry;
   // A nack on Sidekiq is the retry set, on Celery a republish with a
   // countdown; Sidekiq's schedule's only bound is its last retry.
@@ -386,8 +415,11 @@ void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::du
                                                                                              : ev::retry_route::visibility;
   const bool schedule_bound = policy.jitter == jitter_kind::sidekiq && !policy.maximum_interval &&
                               effective_cap(policy) < uncapped_ceiling;
-  emit(ev::backoff{s.job_name_, s.attempt_, name_of(outcome.error), delay, backoff_envelope(policy, s.attempt_),
-                   effective_cap(policy), outcome.retry_after, mode, route, schedule_bound});
+  // A Pub/Sub nack's wait is the subscription's, with no jitter: its own envelope and cap.
+  emit(ev::backoff{s.job_name_, s.attempt_, name_of(outcome.error), delay,
+                   subscription != nullptr ? subscription->backoff : backoff_envelope(policy, s.attempt_),
+                   subscription != nullptr ? subscription->cap : effective_cap(policy), outcome.retry_after, mode, route,
+                   schedule_bound});
 }
 
 sim::task<void> worker::finish(slice& s, job_status status, std::string_view error) {
@@ -440,6 +472,8 @@ sim::task<void> worker::ack(slice& s) {
     co_await s.point("after_ack", 0, {});
     co_return;
   }
+  // Message.ack() feeds the client's histogram of ack times (message.py L277).
+  if (pubsub_deadline_) pubsub_deadline_->record_ack(services_.kernel.now() - s.received_at_);
   const queue_status st = s.source_->delete_message(s.message_.handle);
   // The API answers OK to a delete with an old handle (SQS, Pub/Sub
   // without exactly-once, kombu's ack of a restored message) and deletes
@@ -550,10 +584,13 @@ void worker::after_parent_update(const slice& s, job_status status, std::string_
 sim::task<void> worker::heartbeat(queue& source, receipt_handle handle, slice* s) {
   const runtime_config& cfg = services_.config;
   TWICE_CHECK(cfg.heartbeat_interval.has_value());
-  const sim::duration timeout = cfg.visibility_timeout.value_or(source.config().visibility_timeout);
+  const sim::duration fixed_timeout = cfg.visibility_timeout.value_or(source.config().visibility_timeout);
   const sim::instant received = services_.kernel.now();  // the heartbeat starts with the slice's first attempt
   while (true) {
     co_await sim::sleep_for(*cfg.heartbeat_interval);
+    // Pub/Sub's leaser extends by the client's deadline, updated from its
+    // ack times on each loop (leaser.py L160), not by the subscription's.
+    const sim::duration timeout = pubsub_deadline_ ? pubsub_deadline_->update() : fixed_timeout;
     const sim::duration held = services_.kernel.now() - received;
     if (cfg.max_lease_duration && held >= *cfg.max_lease_duration) {
       // The client drops the message from lease management; the slice runs on.

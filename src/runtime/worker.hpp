@@ -30,6 +30,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "broker/queue.hpp"
@@ -38,6 +39,7 @@
 #include "runtime/faults.hpp"
 #include "runtime/handler.hpp"
 #include "runtime/job_catalogue.hpp"
+#include "runtime/pubsub_ack_deadline.hpp"
 #include "runtime/retry_policy.hpp"
 #include "runtime/runtime_config.hpp"
 #include "store/rows.hpp"
@@ -182,7 +184,21 @@ class worker {
   // A split-out job's end, written to its parent in the same transaction.
   sim::task<void> update_parent(transaction& tx, const continuation& then, job_status status, std::string_view error);
   void after_parent_update(const slice& s, job_status status, std::string_view why);
-  void trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode);
+  // How a Pub/Sub client nacks a failed slice (discipline.retry = "nack"):
+  // the modack it sends (0, or a Retry-After), the subscription's backoff
+  // (the envelope: no jitter), how long the message then waits (the backoff
+  // or a longer Retry-After), the policy's cap.
+  struct pubsub_nack {
+    bool pubsub = false;  // false: not a Pub/Sub nack, nothing else is set
+    sim::duration modack;
+    sim::duration backoff;
+    sim::duration delay;
+    sim::duration cap;
+  };
+  // `subscription`: a Pub/Sub nack, whose wait is the subscription's RetryPolicy's.
+  void trace_backoff(const slice& s, const slice_outcome& outcome, sim::duration delay, retry_mode mode,
+                     const pubsub_nack* subscription = nullptr);
+  pubsub_nack pubsub_nack_of(const slice& s, const slice_outcome& outcome) const;
   // Reports an event as this worker (actor worker/N).
   template <class Payload>
   void emit(const Payload& payload) {
@@ -205,6 +221,8 @@ class worker {
   sim::random_stream fetch_rng_;
   std::optional<retry_budget> retry_budget_;  // runtime.retry_budget, this process's own
   std::optional<retry_breaker> retry_breaker_;  // runtime.retry_breaker, this process's own
+  // A Pub/Sub streaming pull client's own ack deadline, with lease management on.
+  std::optional<pubsub_ack_deadline> pubsub_deadline_;
   // runtime.circuit_breaker: this process's, one per tool it has called.
   std::map<std::string, circuit_breaker, std::less<>> breakers_;
   circuit_breaker* breaker_for(std::string_view tool);

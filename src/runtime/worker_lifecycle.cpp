@@ -19,6 +19,10 @@ void worker::start() {
   if (services_.config.retry_budget) retry_budget_.emplace(*services_.config.retry_budget);
   if (services_.config.retry_breaker) retry_breaker_.emplace(*services_.config.retry_breaker);
   breakers_.clear();  // and its breakers start closed
+  // A streaming pull client starts from 10 s (runtime/pubsub_ack_deadline.hpp).
+  pubsub_deadline_.reset();
+  if (services_.jobs.config().pubsub && services_.config.heartbeat_interval)
+    pubsub_deadline_.emplace(services_.jobs.config().semantics == handle_semantics::strict);
   emit(ev::pod_start{sha_name_});
   // super_fetch: a starting process looks for dead processes' jobs.
   if (services_.jobs.config().super_fetch) {

@@ -28,7 +28,8 @@ class worker::slice final : public slice_context {
         source_(source),
         message_(std::move(message)),
         spec_(std::move(spec)),
-        job_name_(w.name_of(spec_.id)) {}
+        job_name_(w.name_of(spec_.id)),
+        received_at_(w.services_.kernel.now()) {}
 
   // slice_context
   const job_spec& job() const override { return spec_; }
@@ -187,6 +188,7 @@ class worker::slice final : public slice_context {
   received_message message_;
   const job_spec spec_;  // the catalogue's answer, kept for the slice's life
   const ev::name_id job_name_;
+  const sim::instant received_at_;  // the slice starts as its message is received
   std::uint32_t attempt_ = 0;
   std::uint32_t attempt_limit_ = 0;  // attempts the job may have in all, as of this slice's claim; 0: unlimited
   std::uint32_t take_back_ = 0;      // attempts the last failure gives back (runtime.uncount_unavailable)

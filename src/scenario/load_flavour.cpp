@@ -3,6 +3,7 @@
 // keys each flavour has no use for, refused where they are written.
 
 #include "scenario/sections.hpp"
+#include "sim/duration_text.hpp"
 #include "world/world.hpp"
 
 namespace twice::scenario_detail {
@@ -69,10 +70,14 @@ void celery_defaults(world_config& w) {
 // pubsub_v1/types.py FlowControl.max_lease_duration 1 h). Lease management
 // is a heartbeat: the client extends every message it holds by its deadline
 // (10 s until it has seen enough acks) after a random snooze of up to 90% of
-// it (subscriber/_protocol/leaser.py), taken here as its mean, 5 s. A retry
-// is a modifyAckDeadline to the backoff, between the RetryPolicy's bounds
-// (the server's own schedule is not documented; the jitter stays twice's).
-// No dead-letter topic unless pubsub.max_delivery_attempts names one.
+// it (subscriber/_protocol/leaser.py), taken here as its mean, 5 s; the
+// deadline is the client's own (runtime/pubsub_ack_deadline.hpp). A retry
+// is Message.nack(), a modifyAckDeadline of 0: the client itself waits
+// nothing (retry.initial_interval and maximum_interval 0), and the
+// subscription has no RetryPolicy unless pubsub.minimum_backoff or
+// maximum_backoff sets one, so the message is redelivered at once
+// (broker/pubsub_retry_policy.hpp). No dead-letter topic unless
+// pubsub.max_delivery_attempts names one.
 void pubsub_defaults(world_config& w) {
   w.queue.pubsub = true;
   w.queue.visibility_timeout = duration::from_s(10);
@@ -80,8 +85,10 @@ void pubsub_defaults(world_config& w) {
   w.runtime.heartbeat_interval = duration::from_s(5);
   w.runtime.max_lease_duration = duration::from_s(3600);
   retry_policy& retry = w.runtime.retry;
-  retry.initial_interval = duration::from_s(10);
-  retry.maximum_interval = duration::from_s(600);
+  retry.initial_interval = duration::zero();
+  retry.coefficient_milli = 1000;
+  retry.maximum_interval = duration::zero();
+  retry.jitter = jitter_kind::none;
   w.dead_letter_queue = false;
 }
 
@@ -150,6 +157,14 @@ void check_pubsub(const table_reader& root, const doc_node& queue, source_pos at
     if (const doc_node* n = runtime->find("visibility_timeout"))
       s.d.error(n->pos, "runtime.visibility_timeout",
                 "a Pub/Sub pull takes the subscription's ack deadline: set pubsub.ack_deadline");
+  // A nack's wait is the subscription's: the runtime's own backoff only
+  // paces retries inside the slice (discipline.retry = "in_slice").
+  if (const doc_node* retry = root.get("retry"); retry != nullptr && w.runtime.rules.retry == retry_mode::nack)
+    for (const char* key : {"initial_interval", "coefficient", "maximum_interval", "jitter"})
+      if (const doc_node* n = retry->find(key))
+        s.d.error(n->pos, std::string("retry.") + key,
+                  "a Pub/Sub client nacks, and the subscription's RetryPolicy sets the wait: write "
+                  "pubsub.minimum_backoff and pubsub.maximum_backoff instead");
   if (!w.runtime.rules.split_tool.empty())
     s.d.error(at, "queue.flavour", "the split discipline's queue is an SQS queue; it does not combine with \"pubsub\" yet");
   if (w.dead_letter_redrive) s.d.error(at, "queue.flavour", "a dead-letter redrive is not modelled for \"pubsub\" yet");
@@ -306,7 +321,7 @@ void load_pubsub(const table_reader& root, load_state& s) {
   }
   const table_reader r(s.d, *t, "pubsub",
                        {"ack_deadline", "max_delivery_attempts", "exactly_once_delivery", "message_retention",
-                        "lease_management", "max_lease_duration"});
+                        "lease_management", "max_lease_duration", "minimum_backoff", "maximum_backoff"});
   r.duration("ack_deadline", w.queue.visibility_timeout,
              {duration::from_s(10), max_ack_deadline, " (Pub/Sub's limits)"});
   if (r.integer("max_delivery_attempts", w.queue.max_receive_count, {5, 100, " (Pub/Sub's limits)"}))
@@ -316,6 +331,22 @@ void load_pubsub(const table_reader& root, load_state& s) {
   r.duration("message_retention", w.queue.retention,
              {duration::from_s(600), max_pubsub_retention, " (Pub/Sub's limits)"});
   r.duration("max_lease_duration", w.runtime.max_lease_duration, {duration::from_s(1), duration::from_s(24 * 3600)});
+  // A RetryPolicy: either bound sets one, the other keeps its default.
+  pubsub_retry_policy policy;
+  const bool minimum = r.duration("minimum_backoff", policy.minimum_backoff,
+                                  {duration::zero(), max_pubsub_backoff, " (Pub/Sub's limits)"});
+  const bool maximum = r.duration("maximum_backoff", policy.maximum_backoff,
+                                  {duration::zero(), max_pubsub_backoff, " (Pub/Sub's limits)"});
+  if (minimum || maximum) {
+    if (policy.minimum_backoff > policy.maximum_backoff) {
+      const char* key = maximum ? "maximum_backoff" : "minimum_backoff";
+      s.d.error(r.pos_of(key), r.path_of(key),
+                "the RetryPolicy's minimum_backoff (" + sim::format_duration(policy.minimum_backoff) +
+                    ") is above its maximum_backoff (" + sim::format_duration(policy.maximum_backoff) + ")");
+    } else {
+      w.queue.retry_policy = policy;
+    }
+  }
   bool lease_management = true;
   if (r.boolean("lease_management", lease_management) && !lease_management) {
     // A plain pull client: nothing extends a deadline.
