@@ -47,6 +47,47 @@ TEST_CASE("twice sweep compares the cells of a grid", "[cli][sweep]") {
   CHECK(j["cells"][1]["makespan_s"]["p50"] == 30.026);
 }
 
+TEST_CASE("twice sweep counts a verdict the budget left unjudged apart from held and violated", "[cli][sweep]") {
+  // One refund job whose vendor is down for good: two attempts, then a
+  // dead-letter queue keeping it 24 h. Cut at 1 h, no_message_lost cannot
+  // be judged; at 48 h retention deletes the letter and it is violated.
+  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-unjudged";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "dead_letter.toml").string();
+  std::ofstream(file) << R"([budget]
+time_limit = "1h"
+[retry]
+initial_interval = "1s"
+maximum_interval = "2s"
+maximum_attempts = 2
+[dead_letter_queue]
+retention = "24h"
+[vendor]
+latency = { fixed = "100ms" }
+[[vendor.outage]]
+start = "0s"
+end = "1000h"
+[[job]]
+id = "job_1"
+invoice = "inv_1"
+amount_cents = 1999
+)";
+  const auto r = run("sweep " + file + " --vary budget.time_limit=1h,48h --json");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j["cells"].size() == 2);
+  CHECK(j["cells"][0]["unjudged_runs"]["no_message_lost"] == 1);
+  CHECK_FALSE(j["cells"][0]["violated_runs"].contains("no_message_lost"));
+  CHECK(j["cells"][1]["violated_runs"]["no_message_lost"] == 1);
+  CHECK(j["cells"][1]["unjudged_runs"].empty());
+
+  const auto table = run("sweep " + file + " --vary budget.time_limit=1h,48h");
+  CHECK_THAT(table.out, Catch::Contains("unjudged: no_message_lost 1/1"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("twice sweep --csv and --markdown write a row per cell", "[cli][sweep]") {
   const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-test";
   std::filesystem::remove_all(dir);

@@ -23,13 +23,6 @@ namespace {
 std::string seconds(double us) { return fmt::format("{:.3f}s", us / 1e6); }
 std::string seconds(std::int64_t us) { return seconds(static_cast<double>(us)); }
 
-std::string violations_text(const explore::sweep_cell& c) {
-  if (c.violated.empty()) return "none";
-  std::string out;
-  for (const auto& [name, runs] : c.violated) out += (out.empty() ? "" : ", ") + fmt::format("{} {}/{}", name, runs, c.runs);
-  return out;
-}
-
 // RFC 4180: a field with a comma, a quote or a line break is quoted.
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -50,7 +43,7 @@ std::string csv_text(const explore::sweep_result& r) {
                        static_cast<double>(c.makespan_us.p50) / 1e6, static_cast<double>(c.makespan_us.p99) / 1e6,
                        static_cast<double>(c.job_time_us.p50) / 1e6, static_cast<double>(c.job_time_us.p99) / 1e6,
                        c.calls_per_job_milli.mean / 1e3, c.calls_per_job_milli.ci95 / 1e3, c.retries,
-                       c.dead_letters, csv_field(violations_text(c)));
+                       c.dead_letters, csv_field(explore::verdicts_text(c)));
   }
   return out;
 }
@@ -95,6 +88,9 @@ std::string json_text(const explore::sweep_result& r, const std::string& path) {
     nlohmann::ordered_json violated = nlohmann::ordered_json::object();
     for (const auto& [name, runs] : c.violated) violated[name] = runs;
     cell["violated_runs"] = violated;
+    nlohmann::ordered_json unjudged = nlohmann::ordered_json::object();
+    for (const auto& [name, runs] : c.unjudged) unjudged[name] = runs;
+    cell["unjudged_runs"] = unjudged;
     cells.push_back(cell);
   }
   out["cells"] = cells;
@@ -124,7 +120,7 @@ std::string markdown_text(const explore::sweep_result& r, const std::string& pat
     out += fmt::format(" {} ±{} | {} | {} | {:.3f} ±{:.3f} | {:.2f} | {:.2f} | {} |\n", seconds(c.makespan_us.mean),
                        seconds(c.makespan_us.ci95), seconds(c.job_time_us.p50), seconds(c.job_time_us.p99),
                        c.calls_per_job_milli.mean / 1e3, c.calls_per_job_milli.ci95 / 1e3, c.retries, c.dead_letters,
-                       violations_text(c));
+                       explore::verdicts_text(c));
   }
   return out;
 }
@@ -156,7 +152,7 @@ void print_table(const explore::sweep_result& r, const std::string& path, unsign
                seconds(c.makespan_us.mean) + " ±" + seconds(c.makespan_us.ci95), seconds(c.makespan_us.p99),
                seconds(c.job_time_us.p50), seconds(c.job_time_us.p99),
                fmt::format("{:.2f} ±{:.2f}", c.calls_per_job_milli.mean / 1e3, c.calls_per_job_milli.ci95 / 1e3),
-               c.retries, c.dead_letters, violations_text(c),
+               c.retries, c.dead_letters, explore::verdicts_text(c),
                c.runs_all_ended < c.runs
                    ? fmt::format("; {} ended at a budget", sim::counted(c.runs - c.runs_all_ended, "run"))
                    : std::string());

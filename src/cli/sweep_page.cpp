@@ -37,6 +37,7 @@ th, td { border-bottom: 1px solid #e3e7ec; padding: 3px 10px; text-align: right;
 th { background: #f6f8fa; }
 td.key, th.key { text-align: left; }
 td.violated { color: #c81e1e; font-weight: 600; text-align: left; }
+td.unjudged { color: #8a5a00; font-weight: 600; text-align: left; }
 td.none { color: #5b6673; text-align: left; }
 )css";
 
@@ -174,12 +175,6 @@ std::string chart_of(const sweep_result& r, const layout& l, const metric& m, st
   return chart::line_chart_svg(ch);
 }
 
-std::string violations_text(const sweep_cell& c) {
-  std::string out;
-  for (const auto& [name, runs] : c.violated) out += (out.empty() ? "" : ", ") + fmt::format("{} {}/{}", name, runs, c.runs);
-  return out;
-}
-
 std::string table_of(const sweep_result& r) {
   std::string out = "<table>\n<tr>";
   for (const auto& a : r.axes) out += "<th class=\"key\">" + esc(a.path) + "</th>";
@@ -193,8 +188,9 @@ std::string table_of(const sweep_result& r) {
                        c.makespan_us.mean / 1e6, c.makespan_us.ci95 / 1e6,
                        static_cast<double>(c.job_time_us.p50) / 1e6, static_cast<double>(c.job_time_us.p99) / 1e6,
                        c.calls_per_job_milli.mean / 1e3, c.calls_per_job_milli.ci95 / 1e3, c.retries, c.dead_letters);
-    out += c.violated.empty() ? "<td class=\"none\">none</td>"
-                              : "<td class=\"violated\">" + esc(violations_text(c)) + "</td>";
+    out += c.violated.empty() && c.unjudged.empty() ? "<td class=\"none\">none</td>"
+           : c.violated.empty()                     ? "<td class=\"unjudged\">" + esc(verdicts_text(c)) + "</td>"
+                                                    : "<td class=\"violated\">" + esc(verdicts_text(c)) + "</td>";
     out += "</tr>\n";
   }
   return out + "</table>\n";

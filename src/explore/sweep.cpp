@@ -97,6 +97,7 @@ struct run_figures {
   std::uint64_t jobs = 0, dead_lettered = 0, attempts = 0, calls = 0;
   std::vector<std::pair<std::string, std::uint64_t>> calls_by_tool;
   std::vector<std::string> violated;
+  std::vector<std::string> unjudged;
 };
 
 std::uint64_t seed_of(std::uint64_t root, std::uint32_t k) {
@@ -150,7 +151,10 @@ run_figures run_cell(const sweep_input& in, std::size_t cell, std::uint64_t worl
     out.calls += t.stats->calls;
   }
   for (const verdict& v : checked.verdicts)
-    if (!v.held) out.violated.push_back(v.name);
+    if (!v.held)
+      out.violated.push_back(v.name);
+    else if (!v.judged)
+      out.unjudged.push_back(v.name);
   return out;
 }
 
@@ -180,7 +184,7 @@ sweep_cell gather(const sweep_input& in, std::size_t cell, const std::vector<run
     out.values.push_back(value_text(in.grid.vary[a].values[choice_of(in.grid.vary, cell)[a]]));
   std::vector<std::int64_t> makespans, job_times, calls_milli;
   std::vector<double> retries, dead_letters;
-  std::map<std::string, std::size_t> broken;
+  std::map<std::string, std::size_t> broken, unjudged;
   std::vector<std::pair<std::string, std::vector<double>>> by_tool;
   for (const run_figures& r : runs) {
     ++out.runs;
@@ -192,6 +196,7 @@ sweep_cell gather(const sweep_input& in, std::size_t cell, const std::vector<run
     retries.push_back(static_cast<double>(r.attempts > r.jobs ? r.attempts - r.jobs : 0));
     dead_letters.push_back(static_cast<double>(r.dead_lettered));
     for (const std::string& v : r.violated) ++broken[v];
+    for (const std::string& v : r.unjudged) ++unjudged[v];
     for (std::size_t t = 0; t < r.calls_by_tool.size(); ++t) {
       if (by_tool.size() <= t) by_tool.emplace_back(r.calls_by_tool[t].first, std::vector<double>{});
       by_tool[t].second.push_back(static_cast<double>(r.calls_by_tool[t].second) / static_cast<double>(jobs));
@@ -203,12 +208,24 @@ sweep_cell gather(const sweep_input& in, std::size_t cell, const std::vector<run
   out.retries = mean_of(retries);
   out.dead_letters = mean_of(dead_letters);
   for (const auto& [tool, values] : by_tool) out.calls_per_job_by_tool.emplace_back(tool, mean_of(values));
-  for (const std::string_view name : invariant_names())
+  for (const std::string_view name : invariant_names()) {
     if (const auto it = broken.find(std::string(name)); it != broken.end()) out.violated.emplace_back(it->first, it->second);
+    if (const auto it = unjudged.find(std::string(name)); it != unjudged.end()) out.unjudged.emplace_back(it->first, it->second);
+  }
   return out;
 }
 
 }  // namespace
+
+std::string verdicts_text(const sweep_cell& c) {
+  if (c.violated.empty() && c.unjudged.empty()) return "none";
+  std::string out;
+  for (const auto& [name, runs] : c.violated) out += (out.empty() ? "" : ", ") + fmt::format("{} {}/{}", name, runs, c.runs);
+  std::string unjudged;
+  for (const auto& [name, runs] : c.unjudged) unjudged += (unjudged.empty() ? "" : ", ") + fmt::format("{} {}/{}", name, runs, c.runs);
+  if (!unjudged.empty()) out += (out.empty() ? "" : "; ") + ("unjudged: " + unjudged);
+  return out;
+}
 
 std::string value_text(const doc_node& v) {
   switch (v.type) {

@@ -77,7 +77,15 @@ struct sweep_cell {
   double retries = 0;               // mean per run: attempts started beyond each job's first
   double dead_letters = 0;          // mean per run
   std::vector<std::pair<std::string, std::size_t>> violated;  // invariant -> runs that broke it (only those broken)
+  // invariant -> runs that could not judge it (UNJUDGED: held only because
+  // what it needs to see was lost), only those; never counted as held.
+  std::vector<std::pair<std::string, std::size_t>> unjudged;
 };
+
+// A cell's verdicts in one line: "none", or the invariants broken with their
+// runs ("no_double_payment 2/3"), then those left unjudged
+// ("unjudged: every_job_ends 1/3").
+std::string verdicts_text(const sweep_cell& c);
 
 struct sweep_result {
   std::vector<sweep_axis> axes;

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "sim/duration_text.hpp"
+
 namespace twice {
 
 namespace {
@@ -69,7 +71,8 @@ const std::map<std::string_view, formatter>& formatters() {
                                    : route == "republish" ? "Task.retry: published again with a countdown"
                                                           : str(r, "mode");
          const std::string cap = r.get_bool("schedule_bound") == true
-                                     ? "Sidekiq's schedule, no cap: its last retry waits at most " + secs(num(r, "cap_us"))
+                                     ? "Sidekiq's schedule, no cap: its last retry waits at most " +
+                                           sim::format_duration(sim::duration::from_us(num(r, "cap_us")))
                                      : "cap " + secs(num(r, "cap_us"));
          return fmt::format("backoff {} after attempt {} of {} ({}; {}): {}", secs(num(r, "delay_us")), num(r, "attempt"),
                             str(r, "job"), where, cap, str(r, "error"));
