@@ -226,6 +226,42 @@ TEST_CASE("P10 a nack redelivers at once without a RetryPolicy, and after its ex
   CHECK(policy.refunds() == 1);
 }
 
+TEST_CASE("P13 an expired ack deadline waits out the RetryPolicy's backoff before the message goes out again",
+          "[pubsub]") {
+  // The RetryPolicy is "triggered on NACKs or acknowledgment deadline
+  // exceeded events". Before, an expired deadline made the message
+  // deliverable at once whatever the policy said.
+  queue_config c = subscription();
+  c.retry_policy = pubsub_retry_policy{sim::duration::from_s(10), sim::duration::from_s(30)};
+  queue_testing::world w(c);
+  w.q.send("job_1");
+  sim::duration t = sim::duration::zero();
+  // Each delivery is never acked: its 10 s deadline runs out, then it waits
+  // 10 s, 20 s, 30 s (capped) before the next.
+  for (const std::int64_t wait : {10, 20, 30}) {
+    const std::vector<received_message> got = w.receive_now();
+    REQUIRE(got.size() == 1);
+    t += sim::duration::from_s(10);  // the subscription's ack deadline
+    w.run_until(at(t + sim::duration::from_s(wait) - sim::duration::from_us(1)));
+    CHECK(w.receive_now().empty());
+    // Neither a modack nor an ack reaches it while it backs off.
+    CHECK(w.q.change_visibility(got[0].handle, sim::duration::from_s(60)) == queue_status::ok);
+    CHECK(w.receive_now().empty());
+    t += sim::duration::from_s(wait);
+    w.run_until(at(t));
+  }
+  CHECK(w.records("lease_expired").size() == 3);
+  CHECK(w.records("delay_ended").size() == 3);
+  CHECK(w.receive_now().at(0).receive_count == 4);
+
+  // Without a RetryPolicy the message goes out again as the deadline passes.
+  queue_testing::world none(subscription());
+  none.q.send("job_1");
+  REQUIRE(none.receive_now().size() == 1);
+  none.run_until(at(sim::duration::from_s(10)));
+  CHECK(none.receive_now().size() == 1);
+}
+
 TEST_CASE("P11 the streaming client's own ack deadline: 10 s, then the p99 of its ack times; 60 s with exactly-once",
           "[pubsub]") {
   pubsub_ack_deadline d(false);

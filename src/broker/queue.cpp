@@ -360,9 +360,12 @@ queue_status queue::change_visibility(receipt_handle handle, sim::duration timeo
     // flight (the same localstack tests; the design notes' "Semantics to
     // model"); so a heartbeat cannot tell a worker it lost its lease.
     // A Pub/Sub nack with a RetryPolicy: the message waits out the backoff.
-    const bool backoff = timeout == sim::duration::zero() && config_.pubsub && config_.retry_policy;
-    status = apply_visibility(it->second,
-                              backoff ? pubsub_retry_delay(*config_.retry_policy, it->second.receive_count) : timeout);
+    if (timeout == sim::duration::zero() && config_.pubsub && config_.retry_policy) {
+      start_retry_backoff(it->second, pubsub_retry_delay(*config_.retry_policy, it->second.receive_count));
+      status = queue_status::ok;
+    } else {
+      status = apply_visibility(it->second, timeout);
+    }
     applied = status == queue_status::ok;
   }
 
@@ -433,6 +436,15 @@ void queue::make_visible(message& m, bool at_back) {
   notify_visible();
 }
 
+void queue::start_retry_backoff(message& m, sim::duration wait) {
+  TWICE_CHECK(m.state == message_state::in_flight && config_.pubsub);
+  count_in_flight(m, false);
+  ++m.version;  // the lease's timer is stale
+  m.state = message_state::delayed;
+  m.visible_at = kernel_.now() + wait;
+  arm_visibility_timer(m);
+}
+
 bool queue::fifo_lease_live(const message& m, receipt_handle handle) const {
   return m.latest_handle == handle && m.state == message_state::in_flight;
 }
@@ -469,6 +481,13 @@ void queue::visibility_timer_fired(message_id id, std::uint64_t version_bits) {
                                  : config_.redis_ack_emulation ? ev::lease_kind::redis_visibility
                                                                : ev::lease_kind::visibility_timeout;
     events_.emit(actor_name_, ev::lease_expired{m.id, m.latest_handle, m.body_name, m.receive_count, lease});
+    // The RetryPolicy is "triggered on NACKs or acknowledgment deadline
+    // exceeded events" (pubsub_retry_policy.hpp): an expired deadline waits
+    // out the same backoff as a nack before the message goes out again.
+    if (config_.pubsub && config_.retry_policy) {
+      start_retry_backoff(m, pubsub_retry_delay(*config_.retry_policy, m.receive_count));
+      return;
+    }
   }
   // A held message's timer is its retry coming due: back of the queue.
   make_visible(m, !was_delayed && config_.hold_until_ack);

@@ -504,6 +504,10 @@ class queue {
   void arm_deadline(sim::instant at, message_id id);
   // `at_back`: a retry's re-enqueue takes a new place behind the backlog.
   void make_visible(message& m, bool at_back = false);
+  // Pub/Sub's RetryPolicy: the message is no longer leased and waits `wait`
+  // before it is delivered again (a delayed message, so no modack or late
+  // ack reaches it meanwhile).
+  void start_retry_backoff(message& m, sim::duration wait);
   // Redis ack emulation's RPUSH at a warm shutdown: its place in the receive
   // order becomes the first, ahead of every message waiting.
   void place_at_head(message& m);
