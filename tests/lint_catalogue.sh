@@ -84,6 +84,9 @@ declare -A expected=(
   [kafka_max_poll_interval]="write_without_key no_jitter kafka_batch_beyond_poll_interval"
   # max.poll.records alone, no key on purpose, nothing retried: allowed in [lint].
   [kafka_max_poll_interval_fixed]=""
+  [kafka_rebalance_timeout]="write_without_key no_jitter kafka_batch_beyond_rebalance_timeout"
+  # The rebalance timeout alone, no key on purpose, nothing retried: allowed in [lint].
+  [kafka_rebalance_timeout_fixed]=""
   [slice_cannot_heartbeat]="write_without_key visibility_below_tool_p99"
   # As deploy_drain: the key is missing on purpose, allowed in [lint].
   [slice_cannot_heartbeat_fixed]=""

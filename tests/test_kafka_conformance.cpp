@@ -257,6 +257,52 @@ TEST_CASE("K8 offset commits: accepted from the current generation, also while a
   CHECK(g.group.committed(0) == 7);
 }
 
+TEST_CASE("K16 a rebalance timeout of the client's own: a member busy past it holds the group, then is removed and "
+          "its record re-read",
+          "[kafka]") {
+  // The group on its own: a is busy (its poll returned at 1 s), b joins at
+  // 10 s. The rebalance waits for a 60 s (Sarama's and kafkajs's default),
+  // not max.poll.interval.ms (5 minutes), then goes on without it.
+  consumer_group_config c = partitions(1);
+  c.initial_rebalance_delay = sim::duration::zero();
+  c.rebalance_timeout = sim::duration::from_s(60);
+  group_world g(c);
+  group_world::joiner a, b;
+  g.spawn_join(at_s(0), "c0", a);
+  g.run_until(at_s(1));
+  REQUIRE(a.joined);
+  g.group.poll_returned(a.member);
+  g.spawn_join(at_s(10), "c1", b);
+  g.run_until(at_s(69));
+  CHECK_FALSE(b.joined);
+  CHECK(g.group.is_member(a.member));
+  g.run_until(at_s(71));
+  REQUIRE(b.joined);
+  CHECK(b.joined_at == at_s(70));
+  CHECK_FALSE(g.group.is_member(a.member));
+  const auto removed = g.records("member_removed");
+  REQUIRE(removed.size() == 1);
+  CHECK(removed[0]->get_string("reason") == "did not rejoin within the rebalance timeout");
+  CHECK(g.group.assignment(b.member) == std::vector<std::uint32_t>{0});
+
+  // The catalogue pair: worker/1's pod restarts and rejoins at 40 s while
+  // worker/0 runs a 2-minute record; at 100 s worker/0 is out and worker/1
+  // runs the same record again. With a timeout above the record, the group
+  // waits for worker/0, which commits before it rejoins: nothing is re-read.
+  test::scenario_run broken(catalogue("kafka_rebalance_timeout.toml"));
+  const auto kicked = broken.records("member_removed");
+  bool timed_out = false;
+  for (const sim::trace_record* r : kicked)
+    timed_out = timed_out || (r->get_string("member") == "worker/0#1" &&
+                              r->get_string("reason") == "did not rejoin within the rebalance timeout");
+  CHECK(timed_out);
+  CHECK(broken.refunds() > 3);
+  test::scenario_run fixed(catalogue("kafka_rebalance_timeout_fixed.toml"));
+  for (const sim::trace_record* r : fixed.records("member_removed"))
+    CHECK(r->get_string("reason") != "did not rejoin within the rebalance timeout");
+  CHECK(fixed.refunds() == 3);
+}
+
 TEST_CASE("K10 a drain: the batch finishes, close() commits and leaves, and the group rebalances at once", "[kafka]") {
   // One consumer, three quick jobs; a deploy drains it at 4 s, mid-batch.
   kafka_run run(quick_jobs(3, "[workers]\ncount = 1\n[[deploy]]\nat = \"4s\"\nsha = \"v2\"\nstrategy = \"drain\"\n"

@@ -70,7 +70,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 33);
+  CHECK(lint_rules.size() == 34);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -1182,6 +1182,29 @@ TEST_CASE("work_id_by_message: a consumer keyed on the messageId where a job can
   CHECK_THAT(per_send.why, Contains("runs the job twice, each write under a key of its own"));
   c.runtime.rules.work_id = work_id_mode::job;
   CHECK_THAT(only_warning(c).why, Contains("A consumer that checks the job's row acks the second message"));
+}
+
+// ---- 34. kafka_batch_beyond_rebalance_timeout ------------------------------------------
+
+TEST_CASE("kafka_batch_beyond_rebalance_timeout: a client's own rebalance timeout below one poll's batch",
+          "[lint][kafka]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.queue.max_receive_count = 0;
+  c.dead_letter_queue = false;
+  c.runtime.kafka.emplace();
+  c.runtime.kafka->reset_to_earliest = true;
+  c.runtime.rules.retry = retry_mode::in_slice;
+  for (int i = 2; i <= 3; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100, false));
+  CHECK(lint(c).empty());  // unset: max.poll.interval.ms, well above three records
+  c.runtime.kafka->group.rebalance_timeout = duration::from_s(1);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "kafka_batch_beyond_rebalance_timeout");
+  CHECK(w.setting == "kafka.rebalance_timeout");
+  CHECK_THAT(w.why, Contains("waits at most 1s (the rebalance timeout)") && Contains("one poll's 3 records"));
+  CHECK_THAT(w.fix, Contains("Raise kafka.rebalance_timeout above one poll's batch"));
+  c.runtime.kafka->group.rebalance_timeout = duration::from_s(3600);
+  CHECK(lint(c).empty());
 }
 
 // ---- advice the loader takes, in each broker's words -----------------------------

@@ -50,8 +50,8 @@ std::string consumer_group::join_new(std::string_view consumer) {
     // InitialDelayedJoin), at most the rebalance timeout in all.
     initial_ = true;
     member_added_ = false;
-    initial_delay_ = std::min(config_.initial_rebalance_delay, config_.max_poll_interval);
-    initial_left_ = std::max(config_.max_poll_interval - config_.initial_rebalance_delay, sim::duration::zero());
+    initial_delay_ = std::min(config_.initial_rebalance_delay, config_.rebalance_deadline());
+    initial_left_ = std::max(config_.rebalance_deadline() - config_.initial_rebalance_delay, sim::duration::zero());
     arm(kernel_.now() + initial_delay_, phase_timer, 0, round_);
   }
   return id;
@@ -215,7 +215,7 @@ void consumer_group::begin_rebalance(std::string_view reason, ev::name_id who) {
     ++round_;
     for (auto& [id, m] : members_) m.rejoined = m.rejoined && m.generation < 0;  // a new member's join counts
     events_.emit(actor_name_, ev::rebalance_start{generation_, events_.name(reason), who});
-    arm(kernel_.now() + config_.max_poll_interval, deadline_timer, 0, round_);
+    arm(kernel_.now() + config_.rebalance_deadline(), deadline_timer, 0, round_);
   }
   changed_.notify_all();
 }

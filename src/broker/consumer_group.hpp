@@ -15,8 +15,10 @@
 //    its heartbeat and rejoins from its next poll: a member busy with a
 //    batch rejoins only when it polls again, and the whole group waits for
 //    it (stop-the-world). The join phase ends once every member has
-//    rejoined, or at the rebalance timeout (max.poll.interval.ms), when the
-//    members that have not are removed. A rebalance of an empty group waits
+//    rejoined, or at the rebalance timeout (the Java client's
+//    max.poll.interval.ms, or a rebalance timeout of the client's own),
+//    when the members that have not are removed: a member busy with a long
+//    record holds every other member's partitions revoked until then. A rebalance of an empty group waits
 //    group.initial.rebalance.delay.ms (3 s) for more members, and a new
 //    group waits another delay whenever a member joined during the last,
 //    up to the rebalance timeout (InitialDelayedJoin).

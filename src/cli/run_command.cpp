@@ -59,10 +59,12 @@ void print_settings(const scenario& s) {
                rt.celery->prefetch_multiplier, rt.celery->reject_on_worker_lost ? "on" : "off");
   } else if (rt.kafka) {
     const kafka_config& k = *rt.kafka;
-    fmt::print("broker     Kafka, {} partition{}, group {} (session timeout {}, max.poll.interval {}), max.poll.records "
+    fmt::print("broker     Kafka, {} partition{}, group {} (session timeout {}, max.poll.interval {}{}), max.poll.records "
                "{}, {}, auto.offset.reset {}, dead-letter topic {}\n",
                k.group.partitions, k.group.partitions == 1 ? "" : "s", k.group.name, text(k.group.session_timeout),
-               text(k.group.max_poll_interval), k.max_poll_records,
+               text(k.group.max_poll_interval),
+               k.group.rebalance_timeout ? ", rebalance timeout " + text(*k.group.rebalance_timeout) : std::string(),
+               k.max_poll_records,
                k.enable_auto_commit ? "auto-commit every " + text(k.auto_commit_interval)
                                     : std::string(k.manual_commit == kafka_manual_commit::per_record
                                                       ? "commitSync after each record"

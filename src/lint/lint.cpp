@@ -40,6 +40,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   celery_eta_beyond_visibility(config, out);
   max_lease_below_work(config, out);
   kafka_batch_beyond_poll_interval(config, out);
+  kafka_batch_beyond_rebalance_timeout(config, out);
   kafka_offset_reset_latest(config, out);
   work_id_by_message(config, out);
   return out;

@@ -226,6 +226,7 @@ void client_timeout_below_p99(const world_config& config, std::vector<lint_warni
 void orphan_rescue_before_work_ends(const world_config& config, std::vector<lint_warning>& out);
 void job_table_without_transaction_timeout(const world_config& config, std::vector<lint_warning>& out);
 void kafka_batch_beyond_poll_interval(const world_config& config, std::vector<lint_warning>& out);
+void kafka_batch_beyond_rebalance_timeout(const world_config& config, std::vector<lint_warning>& out);
 void kafka_offset_reset_latest(const world_config& config, std::vector<lint_warning>& out);
 
 }  // namespace twice::lint_rules_detail

@@ -388,6 +388,41 @@ void kafka_batch_beyond_poll_interval(const world_config& config, std::vector<li
        {advise("kafka.max_poll_records", toml_int(static_cast<std::uint64_t>(fits)))}});
 }
 
+// Kafka with a rebalance timeout of the client's own (Sarama's, kafkajs's)
+// shorter than one poll's batch: a member rejoins only from its next poll,
+// so a rebalance that begins mid-batch waits for it with every partition
+// revoked (the eager protocol), then removes it at the timeout, and the
+// partition's next owner re-reads from the last commit what the removed
+// member still runs (broker/consumer_group.hpp). With the Java client the
+// timeout is max.poll.interval.ms: kafka_batch_beyond_poll_interval's case.
+void kafka_batch_beyond_rebalance_timeout(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.kafka || !config.runtime.kafka->group.rebalance_timeout) return;
+  const kafka_config& k = *config.runtime.kafka;
+  const sim::duration timeout = *k.group.rebalance_timeout;
+  const auto [job, longest] = longest_slice_of(config);
+  if (job.empty()) return;
+  std::uint64_t batch = k.max_poll_records;
+  if (!config.workload) batch = std::min<std::uint64_t>(batch, config.jobs.size());
+  const sim::duration work = longest * static_cast<std::int64_t>(batch);
+  if (!(timeout < work)) return;
+  const bool can_raise = work * 2 <= day;
+  out.push_back(
+      {"kafka_batch_beyond_rebalance_timeout", "kafka.rebalance_timeout",
+       fmt::format("a rebalance waits at most {} (the rebalance timeout) for every member to rejoin, but a member "
+                   "rejoins only from its next poll, and one poll's {} record{} (max.poll.records {}) of up to {} "
+                   "each ({}: its calls' p99 latencies, each bounded by its client timeout) can take {}. A "
+                   "rebalance that begins mid-batch holds every partition of the group revoked until the timeout, "
+                   "then removes the busy member, and the partition's next owner re-reads from the last commit the "
+                   "records it still runs: they run twice.",
+                   text(timeout), batch, batch == 1 ? "" : "s", k.max_poll_records, text(longest), job, text(work)),
+       fmt::format("{}give every write a key, so a record read again replays instead of acting twice.",
+                   can_raise ? "Raise kafka.rebalance_timeout above one poll's batch (e.g. " + text(work * 2) +
+                                   "; the Java client sends max.poll.interval.ms), or lower kafka.max_poll_records; "
+                             : std::string("Lower kafka.max_poll_records or shorten the records; ")),
+       can_raise ? std::vector<lint_advice>{advise("kafka.rebalance_timeout", toml_duration(work * 2))}
+                 : std::vector<lint_advice>{}});
+}
+
 // Kafka with auto.offset.reset = latest (its default): a partition the
 // group has never committed starts at its end when first assigned, so a job
 // sent before the group's first assignment is never read. The first

@@ -44,6 +44,7 @@ constexpr variable_key variable_keys[] = {
     int_key("kafka.partitions", 1, 10'000),
     int_key("kafka.max_poll_records", 1, 100'000),
     {"kafka.max_poll_interval", explore_value::duration, us_per_s, day_us},
+    {"kafka.rebalance_timeout", explore_value::duration, us_per_s, day_us},
     {"kafka.session_timeout", explore_value::duration, 6 * us_per_s, 1800 * us_per_s},
     int_key("store.pool_size", 1, 10'000),
     {"store.statement_latency", explore_value::duration, 0, 3600 * us_per_s},

@@ -278,11 +278,15 @@ void load_kafka(const table_reader& root, load_state& s) {
   const table_reader r(s.d, *t, "kafka",
                        {"partitions", "max_poll_records", "max_poll_interval", "session_timeout", "heartbeat_interval",
                         "enable_auto_commit", "auto_commit_interval", "commit", "auto_offset_reset",
-                        "group_initial_rebalance_delay", "dead_letter_topic"});
+                        "group_initial_rebalance_delay", "dead_letter_topic", "rebalance_timeout"});
   kafka_config& k = *w.runtime.kafka;
   r.integer("partitions", k.group.partitions, {1, 10'000});
   r.integer("max_poll_records", k.max_poll_records, {1, 100'000});
   r.duration("max_poll_interval", k.group.max_poll_interval, {duration::from_s(1), duration::from_s(24 * 3600)});
+  // A rebalance timeout the client sends in JoinGroup other than
+  // max.poll.interval.ms (Sarama's Consumer.Group.Rebalance.Timeout,
+  // kafkajs's rebalanceTimeout): broker/consumer_group_config.hpp.
+  r.duration("rebalance_timeout", k.group.rebalance_timeout, {duration::from_s(1), duration::from_s(24 * 3600)});
   // group.min.session.timeout.ms and group.max.session.timeout.ms, the broker's defaults.
   r.duration("session_timeout", k.group.session_timeout,
              {duration::from_s(6), duration::from_s(1800), " (the broker's group.min/max.session.timeout.ms)"});
