@@ -81,6 +81,8 @@ declare -A expected=(
   [pubsub_no_lease_management]="write_without_key visibility_below_tool_p99"
   # Lease management alone, no key on purpose: allowed in [lint].
   [pubsub_no_lease_management_fixed]=""
+  [pubsub_redelivered_forever]="write_without_key visibility_below_tool_p99 dead_letter_threshold work_id_by_message"
+  [pubsub_redelivered_forever_fixed]=""
   [kafka_max_poll_interval]="write_without_key no_jitter kafka_batch_beyond_poll_interval"
   # max.poll.records alone, no key on purpose, nothing retried: allowed in [lint].
   [kafka_max_poll_interval_fixed]=""

@@ -1184,6 +1184,23 @@ TEST_CASE("work_id_by_message: a consumer keyed on the messageId where a job can
   CHECK_THAT(only_warning(c).why, Contains("A consumer that checks the job's row acks the second message"));
 }
 
+TEST_CASE("work_id_by_message: off SQS the consumer keyed on the message keeps no record, every redelivery runs again",
+          "[lint]") {
+  world_config c = clean_config();
+  c.runtime.rules.work_id = work_id_mode::message;
+  c.queue.pubsub = true;
+  const lint_warning pubsub = only_warning(c);
+  CHECK(pubsub.rule == "work_id_by_message");
+  CHECK_THAT(pubsub.why, Contains("keeps no job table and no record"));
+  CHECK_THAT(pubsub.why, Contains("a message redelivered past its ack deadline runs its effects again"));
+  CHECK_THAT(pubsub.fix, Contains("discipline.work_id = \"job\""));
+  c.queue.pubsub = false;
+  c.queue.hold_until_ack = true;
+  CHECK_THAT(only_warning(c).why, Contains("a job pushed back at shutdown or retried"));
+  c.runtime.rules.work_id = work_id_mode::job;
+  CHECK(lint(c).empty());
+}
+
 // ---- 34. kafka_batch_beyond_rebalance_timeout ------------------------------------------
 
 TEST_CASE("kafka_batch_beyond_rebalance_timeout: a client's own rebalance timeout below one poll's batch",

@@ -621,9 +621,8 @@ TEST_CASE("shapes and rules that could never take effect are errors", "[scenario
   CHECK(error_of("[trace]\nsample_interval = \"1ms\"\ncounter_lag = \"1m\"\n") ==
         "t.toml:3:15: trace.counter_lag: the lag spans more than 10000 samples of trace.sample_interval = 1ms; "
         "sample less often or lag less");
-  CHECK(error_of("[queue]\nflavour = \"sidekiq\"\n[discipline]\nwork_id = \"message\"\n") ==
-        "t.toml:4:11: discipline.work_id: a consumer keyed on the message is modelled on SQS queues (\"sqs\", "
-        "\"sqs_fifo\") only yet");
+  CHECK(error_of("[discipline]\nwork_id = \"message\"\n[split]\ntool = \"model\"\n") ==
+        "t.toml:2:11: discipline.work_id: a consumer keyed on the message does not combine with [split] yet");
   CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"refnd\" }]\n") ==
         "t.toml:3:19: job[0].steps[0].tool: unknown tool \"refnd\": define [tools.refnd] or use read, model, refund, "
         "email; did you mean `refund`?");

@@ -362,6 +362,25 @@ void fifo_deduplication_per_send(const world_config& config, std::vector<lint_wa
 // that names the job) keeps a producer's retry from being one.
 void work_id_by_message(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.rules.work_id != work_id_mode::message) return;
+  // Off SQS the consumer keyed on the message keeps no record of it: every
+  // redelivery is new work (worker::keeps_message_record).
+  const bool kafka = config.runtime.kafka.has_value();
+  if (kafka || config.queue.pubsub || config.queue.hold_until_ack || config.queue.redis_ack_emulation) {
+    const std::string_view again = kafka                      ? "a record re-read after a rebalance or a crash"
+                                   : config.queue.pubsub      ? "a message redelivered past its ack deadline"
+                                   : config.queue.hold_until_ack ? "a job pushed back at shutdown or retried"
+                                                              : "a message restored unacked or retried";
+    out.push_back({"work_id_by_message", "discipline.work_id",
+                   fmt::format("The consumer keeps no job table and no record of the messages it handled "
+                               "(discipline.work_id = \"message\"): every delivery is new work from the first "
+                               "step, so {} runs its effects again. Slower than its lease, it may run for ever: "
+                               "each run's ack comes after the message went out again.",
+                               again),
+                   "Key the work on the job (discipline.work_id = \"job\": the job row's end, which a redelivery "
+                   "finds and acks, and keys like job_17:step_3:refund that the vendor recognises).",
+                   {advise("discipline.work_id", toml_word("job"))}});
+    return;
+  }
   if (config.queue.fifo && config.deduplication == deduplication_source::per_send) return;  // rule 23 says it
   constexpr sim::duration window = sim::duration::from_s(5 * 60);
   const queue_fault* late = nullptr;

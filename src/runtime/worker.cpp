@@ -213,12 +213,18 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
       // record per messageId): a message it ended is acked, and one it has
       // never started is new work from the first step, whatever the row says.
       bool ended = is_terminal(row->status);
-      if (by_message) {
+      if (by_message && keeps_message_record(s)) {
         ended = co_await tx.has_dedupe(message_marker(s, "ended"));
         if (!ended && !co_await tx.has_dedupe(message_marker(s, "started"))) {
           co_await tx.insert_dedupe(message_marker(s, "started"));
           row->checkpoint_step = -1;
         }
+      } else if (by_message) {
+        // Off SQS the consumer keyed on the message keeps no record of it
+        // and no job table: every delivery, and every attempt in it, is new
+        // work from the first step (see keeps_message_record).
+        ended = false;
+        row->checkpoint_step = -1;
       }
       if (ended) {
         // A redelivery of a job that already ended (duplicate delivery, a lost
@@ -457,8 +463,25 @@ std::string worker::message_marker(const slice& s, std::string_view what) {
   return s.work_id() + "/" + std::string(what);
 }
 
+// Which consumer keyed on the message each flavour stands for. On SQS, one
+// with AWS Lambda Powertools' idempotency record per messageId
+// (IdempotencyConfig(event_key_jmespath="messageId")): a redelivery of a
+// message it ended is acked. Elsewhere, the plain consumer with no job
+// table and no record: a Pub/Sub callback that does the work and acks
+// (python-pubsub's subscriber examples), a Kafka poll loop that processes
+// each record it is handed, a Sidekiq `perform` or a Celery task with no
+// "already done" check. The broker's redelivery is all it knows: a Pub/Sub
+// message past its ack deadline, a record re-read after a rebalance or a
+// crash, a Sidekiq job pushed back or retried, a message kombu restored
+// runs its effects again.
+bool worker::keeps_message_record(const slice& s) {
+  if (s.source_ == nullptr) return false;  // a Kafka record
+  const queue_config& q = s.source_->config();
+  return !q.hold_until_ack && !q.redis_ack_emulation && !q.pubsub;
+}
+
 sim::task<void> worker::note_message_ended(const slice& s, transaction& tx) {
-  if (services_.config.rules.work_id != work_id_mode::message) co_return;
+  if (services_.config.rules.work_id != work_id_mode::message || !keeps_message_record(s)) co_return;
   const std::string ended = message_marker(s, "ended");
   if (!co_await tx.has_dedupe(ended)) co_await tx.insert_dedupe(ended);
 }

@@ -169,6 +169,9 @@ class worker {
   static void liveness_kill_callback(sim::kernel&, void* ctx, std::uint64_t incarnation);
   sim::task<void> ack(slice& s);
   static std::string message_marker(const slice& s, std::string_view what);
+  // discipline.work_id = "message": whether this flavour's consumer keeps a
+  // record per message (SQS) or none (every delivery is new work).
+  static bool keeps_message_record(const slice& s);
   // Records, in `tx`, that the slice's message ended (discipline.work_id = "message" only).
   sim::task<void> note_message_ended(const slice& s, transaction& tx);
   sim::task<void> finish(slice& s, job_status status, std::string_view error);

@@ -233,17 +233,15 @@ void check_kafka(const table_reader& root, const doc_node& queue, source_pos at,
            "from rebalances and crashes ([[crash]], [[deploy]], [[fault]])");
 }
 
-// A consumer keyed on the message is modelled where a message has an id of
-// its own that comes back with every redelivery: an SQS queue.
+// A consumer keyed on the message: on SQS it keeps a record per messageId,
+// elsewhere none, so every delivery is new work (worker::keeps_message_record).
+// Its keys and records name the message, which [split]'s children share
+// with no message of their own yet.
 void check_work_id(const table_reader& root, load_state& s) {
   const world_config& w = s.world;
   if (w.runtime.rules.work_id != work_id_mode::message) return;
   const doc_node* n = root.get("discipline")->find("work_id");
-  const bool sqs = !w.queue.hold_until_ack && !w.queue.redis_ack_emulation && !w.queue.pubsub && !w.runtime.kafka;
-  if (!sqs)
-    s.d.error(n->pos, "discipline.work_id",
-              "a consumer keyed on the message is modelled on SQS queues (\"sqs\", \"sqs_fifo\") only yet");
-  else if (!w.runtime.rules.split_tool.empty())
+  if (!w.runtime.rules.split_tool.empty())
     s.d.error(n->pos, "discipline.work_id", "a consumer keyed on the message does not combine with [split] yet");
 }
 
