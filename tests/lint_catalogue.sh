@@ -51,6 +51,9 @@ declare -A expected=(
   [key_per_attempt]="key_per_attempt"
   [key_per_attempt_fixed]=""
   # No key, on purpose (the fixed file adds one): allowed in [lint].
+  # No key, on purpose (the fixed file adds one): allowed in [lint].
+  [execution_timeout_mid_job]="batch_without_item_progress execution_timeout_below_work"
+  [execution_timeout_mid_job_fixed]=""
   [liveness_kill_mid_write]="liveness_probe_blocked"
   # The probe still kills the pod mid-call: allowed in [lint], the key is the fix shown.
   [liveness_kill_mid_write_fixed]=""

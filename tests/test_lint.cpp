@@ -70,7 +70,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 34);
+  CHECK(lint_rules.size() == 36);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -1263,6 +1263,7 @@ std::vector<lint_fixture> lint_fixtures() {
       {"heartbeat_slow", "[runtime]\nheartbeat_interval = \"20s\"\n" + agent_jobs(1)},
       {"lease_zero_heartbeat", "[queue]\nvisibility_timeout = \"0s\"\n[runtime]\nheartbeat_interval = \"1s\"\n" + agent_jobs(1)},
       {"lease_zero", "[queue]\nvisibility_timeout = \"0s\"\n" + agent_jobs(1)},
+      {"execution_timeout_near_lease", "[runtime]\nvisibility_timeout = \"1m\"\nexecution_timeout = \"58s\"\n" + agent_jobs(1)},
       {"lease_below_13h_call", "[tools.model]\nlatency = { fixed = \"13h\" }\nclient_timeout = \"14h\"\n" + agent_jobs(1)},
       {"client_timeout", "[tools.model]\nclient_timeout = \"1s\"\n" + agent_jobs(1)},
       {"refund_as_tools_refund", "[tools.refund]\nservers = 2\n[discipline]\nkey = \"none\"\n" + agent_jobs(2)},
@@ -1416,4 +1417,33 @@ TEST_CASE("lint: each broker's warnings in its own words", "[lint]") {
   // Sidekiq's BasicFetch loses a killed job.
   const std::string sidekiq = warnings_of("[queue]\nflavour = \"sidekiq\"\n" + agent_jobs(1) + rolling_kill);
   CHECK_THAT(sidekiq, Contains("the job is lost with the process (Sidekiq's BasicFetch): its work is never done"));
+}
+
+TEST_CASE("execution_timeout_below_work: a timeout that cuts the slice off", "[lint]") {
+  world_config c = clean_config();
+  // The agent job's slice: read, model (p99 20 s) and refund; 10 s cuts it off.
+  c.runtime.execution_timeout = duration::from_s(10);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "execution_timeout_below_work");
+  CHECK(w.setting == "runtime.execution_timeout");
+  CHECK_THAT(w.why, Contains("kills the worker process") && Contains("after 10s") && Contains("job_1"));
+  c.runtime.execution_timeout = duration::from_s(25);  // above the slice, 5 s below the 30 s lease
+  CHECK(lint(c).empty());
+}
+
+TEST_CASE("execution_timeout_near_lease: a timeout not several seconds below the lease", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.runtime.visibility_timeout = duration::from_s(60);
+  c.runtime.execution_timeout = duration::from_s(58);
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "execution_timeout_near_lease");
+  CHECK_THAT(w.why, Contains("58s") && Contains("runtime.visibility_timeout") && Contains("twice at once"));
+  CHECK_THAT(w.fix, Contains("55s"));
+  c.runtime.execution_timeout = duration::from_s(55);
+  CHECK(lint(c).empty());
+  // A heartbeat keeps the lease: nothing runs out before the timeout.
+  c.runtime.execution_timeout = duration::from_s(58);
+  c.runtime.heartbeat_interval = duration::from_s(10);
+  CHECK_FALSE(fires(c, "execution_timeout_near_lease"));
 }

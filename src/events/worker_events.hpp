@@ -561,6 +561,25 @@ struct lease_dropped {
   }
 };
 
+// A slice reached runtime.execution_timeout (runtime/execution_timeout.hpp):
+// `action` is what its runtime does there, "kill" (the worker process is
+// killed), "time_limit" (Celery kills the pool process, the task fails) or
+// "raise" (an exception inside the handler).
+struct execution_timeout {
+  static constexpr std::string_view kind = "execution_timeout";
+  name_id job = 0;
+  std::uint32_t attempt = 0;
+  sim::duration limit;
+  name_id action = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.name("job", job);
+    v.integer("attempt", attempt);
+    v.integer("limit_us", limit.us());
+    v.name("action", action);
+  }
+};
+
 struct lease_lost {
   static constexpr std::string_view kind = "lease_lost";
   name_id job = 0;

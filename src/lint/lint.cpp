@@ -43,6 +43,8 @@ std::vector<lint_warning> lint(const world_config& config) {
   kafka_batch_beyond_rebalance_timeout(config, out);
   kafka_offset_reset_latest(config, out);
   work_id_by_message(config, out);
+  execution_timeout_below_work(config, out);
+  execution_timeout_near_lease(config, out);
   return out;
 }
 

@@ -214,6 +214,8 @@ void fifo_group_held_by_retry(const world_config& config, std::vector<lint_warni
 void work_id_by_message(const world_config& config, std::vector<lint_warning>& out);
 void celery_eta_beyond_visibility(const world_config& config, std::vector<lint_warning>& out);
 void max_lease_below_work(const world_config& config, std::vector<lint_warning>& out);
+void execution_timeout_below_work(const world_config& config, std::vector<lint_warning>& out);
+void execution_timeout_near_lease(const world_config& config, std::vector<lint_warning>& out);
 
 // time_rules.cpp
 void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out);

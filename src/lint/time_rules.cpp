@@ -505,3 +505,78 @@ void celery_eta_beyond_visibility(const world_config& config, std::vector<lint_w
 }
 
 }  // namespace twice::lint_rules_detail
+
+namespace twice::lint_rules_detail {
+
+namespace {
+// "At least several seconds shorter than your retry_after" (Laravel's docs,
+// "Job Expirations and Timeouts"): the margin this rule asks for.
+constexpr sim::duration timeout_margin = sim::duration::from_s(5);
+
+// What the flavour does at runtime.execution_timeout (runtime/execution_timeout.hpp).
+std::string_view timeout_kill_words(const world_config& config) {
+  switch (broker_of(config)) {
+    case broker_kind::sqs:
+    case broker_kind::sqs_fifo: return "kills the worker process (Laravel's pcntl_alarm, a Lambda timeout)";
+    case broker_kind::celery: return "kills the pool process and fails the task (Celery's time_limit, TimeLimitExceeded)";
+    default: return "raises inside the handler (an application timeout), a failure retried like any other";
+  }
+}
+}  // namespace
+
+// A per-attempt execution timeout shorter than the work it limits: a slice
+// that takes its calls' p99 is cut off at the limit after its earlier
+// steps' effects, and the run that follows does them again.
+void execution_timeout_below_work(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.execution_timeout) return;
+  const sim::duration limit = *config.runtime.execution_timeout;
+  const auto [job, longest] = longest_slice_of(config);
+  if (job.empty() || !(limit < longest)) return;
+  const std::string effect = first_effect(config);
+  // Above the slice, and where a lease runs out, several seconds below it if it fits.
+  const bool leased = !lease_word(config).empty() && death_redelivers(config) && !config.runtime.heartbeat_interval;
+  const sim::duration below_lease = visibility(config) - timeout_margin;
+  const sim::duration advised =
+      leased && longest < below_lease ? below_lease : std::min(longest * 2, day);
+  out.push_back({"execution_timeout_below_work", "runtime.execution_timeout",
+                 fmt::format("the runtime {} after {}, but a slice of {} can take {} (its calls' p99 latencies, each "
+                             "bounded by its client timeout): such a slice is cut off at the limit, mid-step, and "
+                             "the job runs again{}.",
+                             timeout_kill_words(config), text(limit), job, text(longest),
+                             effect.empty() ? std::string()
+                                            : ", repeating " + effect + " unless a key or a record stops it"),
+                 fmt::format("Raise runtime.execution_timeout above the longest slice (e.g. {}), keeping it several "
+                             "seconds below the {}; or split the slow step into a job of its own; and give every "
+                             "write a key, so a run cut off after its write replays.",
+                             text(advised), lease_word(config).empty() ? "runtime's other limits" : lease_word(config)),
+                 longest < advised ? std::vector<lint_advice>{advise("runtime.execution_timeout", toml_duration(advised))}
+                                   : std::vector<lint_advice>{}});
+}
+
+// An execution timeout that is not several seconds below the lease, with no
+// heartbeat: a slice still running when its lease runs out is handed to a
+// second worker before the timeout stops the first, and both run the job at
+// once. Laravel's docs: "--timeout should always be at least several seconds
+// shorter than your retry_after ... your jobs may be processed twice".
+void execution_timeout_near_lease(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.execution_timeout || config.runtime.heartbeat_interval) return;
+  if (lease_word(config).empty() || !death_redelivers(config)) return;  // no lease to run out
+  const sim::duration limit = *config.runtime.execution_timeout;
+  const sim::duration lease = visibility(config);
+  if (limit + timeout_margin <= lease) return;
+  const bool fits = lease > timeout_margin + sim::duration::from_s(1);
+  const sim::duration lower = fits ? lease - timeout_margin : sim::duration::from_s(1);
+  out.push_back({"execution_timeout_near_lease", "runtime.execution_timeout",
+                 fmt::format("the execution timeout ({}) is not at least {} below the {} ({}, {}), and nothing "
+                             "extends the lease: a slice that runs past the lease is delivered to a second worker "
+                             "while the first runs on until the timeout stops it, and the job runs twice at once "
+                             "(Laravel's docs: --timeout at least several seconds shorter than retry_after).",
+                             text(limit), text(timeout_margin), lease_word(config), text(lease),
+                             visibility_setting(config)),
+                 fmt::format("Lower runtime.execution_timeout to {} or less, or raise {} to {} or more; or "
+                             "heartbeat the lease (runtime.heartbeat_interval).",
+                             text(lower), visibility_setting(config), text(limit + timeout_margin)),
+                 {advise("runtime.execution_timeout", toml_duration(lower))}});
+}
+
+}  // namespace twice::lint_rules_detail

@@ -157,6 +157,15 @@ const std::map<std::string_view, formatter>& formatters() {
          return fmt::format("the pool process running attempt {} of {} died (WorkerLostError): {}", num(r, "attempt"),
                             str(r, "job"), r.get_bool("requeued").value_or(false) ? "message requeued" : "acked, task failed");
        }},
+      {"execution_timeout",
+       [](const sim::trace_record& r) {
+         const std::string action = str(r, "action");
+         const std::string what = action == "kill"         ? "the worker process is killed"
+                                  : action == "time_limit" ? "the pool process is killed (TimeLimitExceeded): task failed, acked"
+                                                           : "the handler raises a timeout error";
+         return fmt::format("attempt {} of {} reaches its {} execution timeout: {}", num(r, "attempt"), str(r, "job"),
+                            secs(num(r, "limit_us")), what);
+       }},
       {"pushed_back",
        [](const sim::trace_record& r) { return str(r, "body") + " pushed back to the head of the queue, to run again"; }},
       {"send_deduplicated",

@@ -136,8 +136,15 @@ sim::task<void> worker::on_worker_lost(const child_lost& lost) {
   }
   // Acked (again, harmlessly, without acks_late) and marked failed:
   // "WorkerLostError: Worker exited prematurely".
-  jobs.delete_message(lost.handle);
-  const std::string error = "WorkerLostError";
+  co_await fail_celery_task(lost, "WorkerLostError");
+}
+
+// A hard time limit ends the same way whatever task_reject_on_worker_lost
+// says: Request.on_timeout marks the task FAILURE (TimeLimitExceeded) and,
+// with acks_late, acks it, task_acks_on_failure_or_timeout being True by
+// default (celery/worker/request.py).
+sim::task<void> worker::fail_celery_task(const child_lost& lost, const std::string& error) {
+  services_.jobs.delete_message(lost.handle);
   transaction tx = co_await services_.db.begin(name_);
   job_update change;
   change.status = job_status::failed;

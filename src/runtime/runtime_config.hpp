@@ -123,6 +123,13 @@ struct runtime_config {
   // lib/sidekiq/launcher.rb and manager.rb#hard_shutdown); unset: it waits
   // until Kubernetes kills the pod at the grace period's end.
   std::optional<sim::duration> shutdown_timeout;
+  // A per-attempt execution timeout, from the attempt's start; unset: none.
+  // What happens at the limit is the flavour's (runtime/execution_timeout.hpp):
+  // the worker process is killed (SQS: Laravel's --timeout, a Lambda function
+  // timeout), the Celery pool process is killed and the task fails
+  // (time_limit), or the handler raises (Sidekiq's Timeout.timeout, an
+  // application timeout on Pub/Sub and Kafka).
+  std::optional<sim::duration> execution_timeout;
   // Set: the workers are Celery workers (the queue does Redis ack emulation).
   std::optional<celery_config> celery;
   // Set: the workers are Kafka consumers of one group reading a topic.

@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include <memory>
 #include <string>
 
 #include "broker/consumer_group.hpp"
@@ -39,7 +40,23 @@ worker::~worker() { kill_processes(); }
 // A call as the pod makes it: through its circuit breaker for the tool
 // (refused while open: 503 circuit_open, the far side never sees it), with
 // the pod's loop blocked while it waits (what a liveness probe sees).
-sim::task<tool_result> worker::call_tool(tool& t, tool_call request, std::string_view tool_name, ev::name_id tool_id) {
+namespace {
+// A call the slice may stop waiting for: the call runs in a process of its
+// own and leaves its answer here.
+struct abandonable_call {
+  explicit abandonable_call(sim::kernel& k) : answered(k) {}
+  std::optional<tool_result> result;
+  sim::condition answered;
+};
+
+sim::task<void> run_abandonable(tool& t, tool_call request, std::shared_ptr<abandonable_call> box) {
+  box->result = co_await t.call(std::move(request));
+  box->answered.notify_all();
+}
+}  // namespace
+
+sim::task<tool_result> worker::call_tool(tool& t, tool_call request, std::string_view tool_name, ev::name_id tool_id,
+                                         std::optional<sim::instant> give_up_at) {
   sim::kernel& k = services_.kernel;
   circuit_breaker* breaker = breaker_for(tool_name);
   const circuit_breaker::verdict as = breaker != nullptr ? breaker->allow(k.now()) : circuit_breaker::verdict::go;
@@ -55,7 +72,22 @@ sim::task<tool_result> worker::call_tool(tool& t, tool_call request, std::string
   }
   in_call_ = true;
   ++calls_started_;
-  tool_result r = co_await t.call(std::move(request));
+  tool_result r;
+  if (give_up_at) {
+    auto box = std::make_shared<abandonable_call>(k);
+    k.spawn(run_abandonable(t, std::move(request), box), name_ + "/call");
+    while (!box->result)
+      if (!co_await box->answered.wait_until(*give_up_at)) break;
+    if (box->result) {
+      r = std::move(*box->result);
+    } else {
+      // Abandoned at the execution timeout: no answer, as a client timeout.
+      r.status = 0;
+      r.error_code = "execution_timeout";
+    }
+  } else {
+    r = co_await t.call(std::move(request));
+  }
   in_call_ = false;
   const bool failed = r.timed_out() || r.status >= 500 || r.status == 429;
   if (breaker != nullptr && breaker->record(k.now(), as, failed)) {
@@ -80,6 +112,7 @@ void worker::begin_slice(slice* s) {
 }
 
 void worker::end_slice(std::string_view how) {
+  armed_timeout_ = 0;
   if (slice_ == nullptr) return;
   stop_heartbeat();
   const slice& s = *slice_;
@@ -271,13 +304,17 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
     }
     emit(ev::attempt_start{s.job_name_, s.attempt_, sha_name_, s.message_.id, s.message_.receive_count,
                            s.checkpoint_});
+    if (cfg.execution_timeout) arm_execution_timeout(s);
     if (cfg.heartbeat_interval && s.source_ != nullptr && !heartbeat_.valid())
       heartbeat_ = services_.kernel.spawn(heartbeat(*s.source_, s.message_.handle, &s), name_ + "/heartbeat");
 
     slice_outcome outcome;
+    s.in_handler_ = true;
     try {
       outcome = co_await services_.job_handler.run(s);
+      s.in_handler_ = false;
     } catch (const slice_error& e) {
+      s.in_handler_ = false;
       outcome = {slice_outcome::kind::retryable, e.what(), sim::duration::zero(), 0, false, 0};
     } catch (const lease_lost& e) {
       // The lease belongs to someone else now: no checkpoint, no ack, no nack.
@@ -336,6 +373,56 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
     co_await sim::sleep_for(delay);
     s.check_lease();
   }
+}
+
+execution_timeout_action worker::timeout_action() const {
+  const queue_config& q = services_.jobs.config();
+  return execution_timeout_action_for(services_.config.celery.has_value(), services_.config.kafka.has_value(),
+                                      q.hold_until_ack, q.pubsub);
+}
+
+// Each attempt gets the whole limit from its start: Laravel arms
+// pcntl_alarm for each job it runs, Celery times each task, Timeout.timeout
+// wraps each perform.
+void worker::arm_execution_timeout(slice& s) {
+  const sim::duration limit = *services_.config.execution_timeout;
+  s.deadline_raised_ = false;
+  if (timeout_action() == execution_timeout_action::raise) {
+    s.deadline_ = services_.kernel.now() + limit;
+    return;
+  }
+  armed_timeout_ = ++timeout_serial_;
+  services_.kernel.schedule_after(limit, execution_timeout_callback, this, armed_timeout_);
+}
+
+void worker::execution_timeout_callback(sim::kernel&, void* ctx, std::uint64_t serial) {
+  auto* w = static_cast<worker*>(ctx);
+  if (w->armed_timeout_ != serial || w->slice_ == nullptr || !w->running()) return;  // that attempt is over
+  const slice& s = *w->slice_;
+  const bool celery = w->timeout_action() == execution_timeout_action::kill_pool_process;
+  w->emit(ev::execution_timeout{s.job_name_, s.attempt_, *w->services_.config.execution_timeout,
+                                w->name_of(celery ? "time_limit" : "kill")});
+  if (!celery) {
+    // Laravel's alarm handler kills the worker process: the message stays
+    // leased until its visibility timeout; a new process starts.
+    w->crash("execution timeout");
+    return;
+  }
+  // Celery: the pool process is killed mid-task and replaced; the main
+  // process marks the task failed and acks it (Request.on_timeout).
+  const child_lost lost{s.spec_.id, s.attempt_, s.message_.handle};
+  w->end_slice("killed at its time limit");
+  w->services_.kernel.kill(w->consumer_);
+  w->in_call_ = false;  // the call in flight died with the pool process
+  w->consumer_ = w->services_.kernel.spawn(w->after_time_limit(lost), w->name_);
+}
+
+// The replaced pool process: the task that ran out of time is failed, then
+// the executor goes on with the next one.
+sim::task<void> worker::after_time_limit(child_lost lost) {
+  co_await fail_celery_task(lost, "TimeLimitExceeded");
+  prefetch_room_->notify_one();
+  co_await consume_celery();
 }
 
 std::uint32_t worker::attempts_taken_back(const slice_outcome& outcome) const {

@@ -36,6 +36,7 @@
 #include "broker/queue.hpp"
 #include "runtime/weighted_fetch.hpp"
 #include "events/event_log.hpp"
+#include "runtime/execution_timeout.hpp"
 #include "runtime/faults.hpp"
 #include "runtime/handler.hpp"
 #include "runtime/job_catalogue.hpp"
@@ -229,7 +230,17 @@ class worker {
   // runtime.circuit_breaker: this process's, one per tool it has called.
   std::map<std::string, circuit_breaker, std::less<>> breakers_;
   circuit_breaker* breaker_for(std::string_view tool);
-  sim::task<tool_result> call_tool(tool& t, tool_call request, std::string_view tool_name, ev::name_id tool_id);
+  // `give_up_at`: the caller stops waiting then (a raising execution
+  // timeout); the call runs on in a process of its own, its far side unaware.
+  sim::task<tool_result> call_tool(tool& t, tool_call request, std::string_view tool_name, ev::name_id tool_id,
+                                   std::optional<sim::instant> give_up_at);
+  // runtime.execution_timeout (runtime/execution_timeout.hpp).
+  execution_timeout_action timeout_action() const;
+  void arm_execution_timeout(slice& s);
+  static void execution_timeout_callback(sim::kernel&, void* ctx, std::uint64_t serial);
+  sim::task<void> after_time_limit(child_lost lost);
+  // Celery: acks the task's message and marks it failed with `error`.
+  sim::task<void> fail_celery_task(const child_lost& lost, const std::string& error);
   sim::process_id consumer_;
   sim::process_id heartbeat_;
   sim::process_id prober_;
@@ -238,6 +249,10 @@ class worker {
   bool in_call_ = false;
   std::uint64_t calls_started_ = 0;
   slice* slice_ = nullptr;  // the slice in flight, owned by the consumer's frame
+  // The killing execution timeout armed for the attempt in flight (0: none),
+  // and the last one armed: a timer whose serial is not armed_timeout_ is stale.
+  std::uint64_t armed_timeout_ = 0;
+  std::uint64_t timeout_serial_ = 0;
   bool draining_ = false;
   std::uint64_t incarnation_ = 0;  // bumped on every start, so a stale restart is ignored
   std::unique_ptr<sim::signal> drained_;

@@ -8,6 +8,7 @@
 
 #include "runtime/worker.hpp"
 #include "sim/condition.hpp"
+#include "sim/duration_text.hpp"
 #include "store/store.hpp"
 
 namespace twice {
@@ -68,6 +69,7 @@ class worker::slice final : public slice_context {
 
   sim::task<bool> claim(std::size_t step, std::string_view tool) override {
     check_lease();
+    check_deadline();
     std::string key = claim_key(step, tool);
     const std::string by = "attempt " + std::to_string(attempt_) + ", delivery " +
                            std::to_string(message_.receive_count) + ", " + worker_.name_;
@@ -99,6 +101,7 @@ class worker::slice final : public slice_context {
 
   sim::task<tool_result> call(tool& t, tool_call request, std::size_t step) override {
     check_lease();
+    check_deadline();
     runtime_services& rs = worker_.services_;
     const std::string key = request.idempotency_key.value_or("");
     // Spans name the tool as the job's step does ("refund"), which is also
@@ -109,16 +112,20 @@ class worker::slice final : public slice_context {
     event_log& log = rs.events;
     const ev::name_id job = job_name_, tool_id = log.name(tool_name), key_id = log.name(key), sha = worker_.sha_name_;
     log.emit(worker_.actor_, ev::tool_start{job, attempt_, as_int(step), tool_id, key_id, sha});
-    tool_result r = co_await worker_.call_tool(t, std::move(request), tool_name, tool_id);
+    // A raising execution timeout abandons the call at the limit (runtime/execution_timeout.hpp).
+    const std::optional<sim::instant> give_up_at = in_handler_ ? deadline_ : std::nullopt;
+    tool_result r = co_await worker_.call_tool(t, std::move(request), tool_name, tool_id, give_up_at);
     const bool new_write = t.writes() && r.ok() && !r.replayed;
     log.emit(worker_.actor_, ev::tool_call{job, attempt_, as_int(step), tool_id, key_id, sha, r.status,
                                            log.name(r.error_code), log.name(r.ref), r.replayed, new_write, started});
     check_lease();
+    check_deadline();
     co_return r;
   }
 
   sim::task<void> point(std::string_view name, std::size_t step, std::string_view tool) override {
     check_lease();
+    check_deadline();
     runtime_services& rs = worker_.services_;
     const point_event ev{worker_.name_, spec_.id, attempt_, name, step, tool};
     switch (rs.faults.at_point(ev)) {
@@ -183,6 +190,20 @@ class worker::slice final : public slice_context {
     if (lease_lost_ && rules().stop_on_lost_lease) throw lease_lost("lease lost");
   }
 
+  // A raising execution timeout (runtime/execution_timeout.hpp): past the
+  // limit, the handler's next step raises, a retryable failure. Only inside
+  // the handler: the runtime's own checkpoint and ack are outside the
+  // timeout's block (Ruby's Timeout.timeout wraps the job's perform).
+  void check_deadline() {
+    if (!deadline_ || !in_handler_ || worker_.services_.kernel.now() < *deadline_) return;
+    const sim::duration limit = *worker_.services_.config.execution_timeout;
+    if (!deadline_raised_) {
+      deadline_raised_ = true;
+      worker_.emit(ev::execution_timeout{job_name_, attempt_, limit, worker_.name_of("raise")});
+    }
+    throw slice_error("execution timeout after " + sim::format_duration(limit));
+  }
+
   twice::worker& worker_;
   queue* source_;  // the queue the message came from (its handle is that queue's); null: a Kafka record
   received_message message_;
@@ -195,6 +216,10 @@ class worker::slice final : public slice_context {
   std::int32_t checkpoint_ = 0;
   std::uint64_t lease_token_ = 0;
   bool lease_lost_ = false;
+  // A raising execution timeout: this attempt's limit, set as it starts.
+  std::optional<sim::instant> deadline_;
+  bool deadline_raised_ = false;
+  bool in_handler_ = false;  // the handler runs (not the runtime's checkpoint or ack)
 };
 
 }  // namespace twice

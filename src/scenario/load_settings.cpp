@@ -249,8 +249,10 @@ void load_runtime(const table_reader& root, load_state& s) {
   const table_reader r(
       s.d, *t, "runtime",
       {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval", "liveness_probe",
-       "count_attempts", "uncount_unavailable", "orphan_rescue", "shutdown_timeout"});
+       "count_attempts", "uncount_unavailable", "orphan_rescue", "shutdown_timeout", "execution_timeout"});
   runtime_config& rt = s.world.runtime;
+  // Lambda's function timeout is 1 s to 900 s; Laravel's and Celery's have no bound.
+  r.duration("execution_timeout", rt.execution_timeout, {duration::from_s(1), day_limits.hi, " (leave it out for none)"});
   r.duration("shutdown_timeout", rt.shutdown_timeout, {duration::from_us(1), day_limits.hi});
   r.duration("visibility_timeout", rt.visibility_timeout, visibility_limits);
   // Zero would heartbeat forever at one instant: leave the key out instead.
