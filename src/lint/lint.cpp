@@ -42,6 +42,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   kafka_batch_beyond_poll_interval(config, out);
   kafka_offset_reset_latest(config, out);
   work_id_by_message(config, out);
+  page_resolved_before_answer(config, out);
   return out;
 }
 
