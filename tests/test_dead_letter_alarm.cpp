@@ -123,7 +123,7 @@ TEST_CASE("page_auto_resolve and age_alarm need the on-call's redrive_after", "[
       "t.toml");
   REQUIRE_FALSE(low.ok());
   CHECK(low.errors[0].to_string() ==
-        "t.toml:3:21: dead_letter_queue.page_auto_resolve: must be between 1m and 336h (SQS's limits), found 10s");
+        "t.toml:3:21: dead_letter_queue.page_auto_resolve: must be between 1m and 336h, found 10s");
 }
 
 TEST_CASE("page_resolved_before_answer: the pager closes the page before the on-call looks", "[dead-letter-alarm][lint]") {
