@@ -70,7 +70,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 33);
+  CHECK(lint_rules.size() == 34);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------

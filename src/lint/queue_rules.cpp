@@ -286,8 +286,10 @@ void page_resolved_before_answer(const world_config& config, std::vector<lint_wa
                                              text(*r.age_alarm))
                                : std::string("and no alarm pages again"),
                    text(config.dead_letter.retention)),
-       "Alarm on the dead-letter queue's ApproximateAgeOfOldestMessage (dead_letter_queue.age_alarm) so that its page "
-       "is open when the on-call looks, or keep pages open until someone acts (remove page_auto_resolve).",
+       fmt::format("Alarm on the dead-letter queue's ApproximateAgeOfOldestMessage so that its page is open when the "
+                   "on-call looks: dead_letter_queue.age_alarm = {}; or keep pages open until someone acts (remove "
+                   "page_auto_resolve).",
+                   toml_duration(age)),
        {advise("dead_letter_queue.age_alarm", toml_duration(age))}});
 }
 
