@@ -22,6 +22,8 @@ declare -A expected=(
   # file allows write_without_key in [lint], with that reason.
   [dead_letters_expire]="dead_letters_unread"
   [dead_letters_expire_fixed]=""
+  [dead_letter_alarm_auto_resolved]="page_resolved_before_answer"
+  [dead_letter_alarm_auto_resolved_fixed]=""
   [dedupe_window_expired]="dedupe_window_below_retry_horizon"
   [dedupe_window_expired_fixed]=""
   [deploy_drain]=""

@@ -379,4 +379,69 @@ struct dead_letter_alarm {
   }
 };
 
+// A CloudWatch alarm on the dead-letter queue changed state (actor
+// "operator"): `alarm` is "depth" (ApproximateNumberOfMessagesVisible > 0)
+// or "age" (ApproximateAgeOfOldestMessage at or past its threshold), `to`
+// "ALARM" or "OK"; `value` the metric then (messages, or the age in us).
+// Only OK -> ALARM runs the alarm's action, the page.
+struct alarm_state {
+  static constexpr std::string_view kind = "alarm_state";
+  name_id alarm = 0;
+  name_id to = 0;
+  std::int64_t value = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.name("alarm", alarm);
+    v.name("to", to);
+    v.integer("value", value);
+  }
+};
+
+// The pager opened incident `incident` for `alarm`'s page: the on-call
+// looks `answer_at`; the pager resolves it by itself at `resolves_at`
+// (its auto-resolve timeout; -1: never) unless someone acts first.
+struct page {
+  static constexpr std::string_view kind = "page";
+  std::int64_t incident = 0;
+  name_id alarm = 0;
+  std::int64_t messages = 0;
+  sim::instant answer_at;
+  std::int64_t resolves_at_us = -1;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("incident", incident);
+    v.name("alarm", alarm);
+    v.integer("messages", messages);
+    v.integer("answer_at_us", answer_at.us());
+    v.integer("resolves_at_us", resolves_at_us);
+  }
+};
+
+// Incident `incident` closed: `why` is "auto_resolve" (the pager's
+// timeout), "alarm_ok" (the alarm's OK action resolved it) or "redriven"
+// (the on-call ran the runbook).
+struct page_resolved {
+  static constexpr std::string_view kind = "page_resolved";
+  std::int64_t incident = 0;
+  name_id why = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("incident", incident);
+    v.name("why", why);
+  }
+};
+
+// The on-call came back to incident `incident` and found nothing open on
+// the pager: no redrive; `messages` dead letters keep waiting.
+struct page_unanswered {
+  static constexpr std::string_view kind = "page_unanswered";
+  std::int64_t incident = 0;
+  std::int64_t messages = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.integer("incident", incident);
+    v.integer("messages", messages);
+  }
+};
+
 }  // namespace twice::ev

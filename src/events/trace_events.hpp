@@ -82,7 +82,8 @@ using payload = std::variant<tool_start, tool_call, fault_crash, fault_error, ch
                              send_deduplicated, lost_with_process, pushed_back, worker_lost, eta_held,
                              lease_dropped, orphaned, orphan_recovered, produced, fetched, offset_commit,
                              rebalance_start, member_removed, partitions_assigned, send_timeout, resent,
-                             claim_skipped, ack_ignored, execution_timeout>;
+                             claim_skipped, ack_ignored, execution_timeout, alarm_state, page, page_resolved,
+                             page_unanswered>;
 
 // One event: when, who (an interned actor name such as "worker/0"), what.
 struct event {

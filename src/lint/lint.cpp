@@ -45,6 +45,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   work_id_by_message(config, out);
   execution_timeout_below_work(config, out);
   execution_timeout_near_lease(config, out);
+  page_resolved_before_answer(config, out);
   return out;
 }
 

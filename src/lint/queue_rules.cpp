@@ -258,6 +258,41 @@ void dead_letters_unread(const world_config& config, std::vector<lint_warning>& 
                  {advise("dead_letter_queue.retention", toml_duration(sim::duration::from_s(336 * 3600)))}});
 }
 
+// The pager resolves a page by itself before the on-call answers it, and
+// nothing pages while they might: the dead-letter depth alarm acts only on
+// OK -> ALARM ("the actions to execute when this alarm transitions into an
+// ALARM state from any other state", CloudWatch PutMetricAlarm AlarmActions)
+// and stays in ALARM while dead letters wait, so the on-call finds nothing
+// open and the letters wait unseen until retention deletes them. An age
+// alarm on the dead-letter queue pages again: it saves the letters when its
+// page (about age_alarm after the first dead letter) is still open when the
+// on-call looks (about redrive_after after it).
+void page_resolved_before_answer(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.dead_letter_redrive || !config.dead_letter_redrive->auto_resolve) return;
+  const dead_letter_redrive_config& r = *config.dead_letter_redrive;
+  if (*r.auto_resolve > r.after) return;
+  if (r.age_alarm && *r.age_alarm <= r.after && r.after < *r.age_alarm + *r.auto_resolve) return;
+  // Half the pager's timeout before the answer: open then, wherever the minute falls.
+  const sim::duration age = r.after - sim::duration::from_us(r.auto_resolve->us() / 2);
+  out.push_back(
+      {"page_resolved_before_answer", "dead_letter_queue.page_auto_resolve",
+       fmt::format("The pager resolves a page by itself after {} (page_auto_resolve), before the on-call answers it "
+                   "({} after, redrive_after), {}. The depth alarm stays in ALARM while dead letters wait and pages "
+                   "only on OK -> ALARM, so nothing is open when the on-call looks: no redrive, and retention deletes "
+                   "the dead letters unseen after {}.",
+                   text(*r.auto_resolve), text(r.after),
+                   r.age_alarm ? fmt::format("and the age alarm's page ({} after the first dead letter) is not open "
+                                             "then either",
+                                             text(*r.age_alarm))
+                               : std::string("and no alarm pages again"),
+                   text(config.dead_letter.retention)),
+       fmt::format("Alarm on the dead-letter queue's ApproximateAgeOfOldestMessage so that its page is open when the "
+                   "on-call looks: dead_letter_queue.age_alarm = {}; or keep pages open until someone acts (remove "
+                   "page_auto_resolve).",
+                   toml_duration(age)),
+       {advise("dead_letter_queue.age_alarm", toml_duration(age))}});
+}
+
 // Jobs of two or more tenants share the queue and nothing keeps one from
 // starving the others: the producer sets no message group id (the queue
 // serves oldest first, so a burst from one tenant is a wait for all), or it

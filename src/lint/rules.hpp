@@ -208,6 +208,9 @@ void retries_without_budget(const world_config& config, std::vector<lint_warning
 // queue_rules.cpp
 void dead_letter_threshold(const world_config& config, std::vector<lint_warning>& out);
 void dead_letters_unread(const world_config& config, std::vector<lint_warning>& out);
+// The pager auto-resolves the dead-letter page before the on-call answers
+// it, and no age alarm's page is open then.
+void page_resolved_before_answer(const world_config& config, std::vector<lint_warning>& out);
 void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_warning>& out);
 void fifo_deduplication_per_send(const world_config& config, std::vector<lint_warning>& out);
 void fifo_group_held_by_retry(const world_config& config, std::vector<lint_warning>& out);

@@ -216,6 +216,41 @@ const std::map<std::string_view, formatter>& formatters() {
          return fmt::format("DEAD-LETTER ALARM: {} message(s) waiting; the on-call redrives at {}", num(r, "messages"),
                             secs(num(r, "redrive_at_us")));
        }},
+      {"alarm_state",
+       [](const sim::trace_record& r) {
+         const bool depth = str(r, "alarm") == "depth";
+         const std::string value = depth ? fmt::format("{} dead letter(s) visible", num(r, "value"))
+                                         : fmt::format("the oldest dead letter {} old", secs(num(r, "value")));
+         if (str(r, "to") == "ALARM")
+           return fmt::format("CloudWatch alarm on the dead-letter queue's {}: OK -> ALARM ({}); its action pages "
+                              "once, and it stays in ALARM while the metric breaches",
+                              depth ? "depth" : "oldest message's age", value);
+         return fmt::format("CloudWatch alarm on the dead-letter queue's {}: ALARM -> OK ({})",
+                            depth ? "depth" : "oldest message's age", value);
+       }},
+      {"page",
+       [](const sim::trace_record& r) {
+         std::string line = fmt::format("PAGE #{} ({} alarm): {} dead letter(s); the on-call answers at {}",
+                                        num(r, "incident"), str(r, "alarm"), num(r, "messages"),
+                                        secs(num(r, "answer_at_us")));
+         if (const std::int64_t resolves = num(r, "resolves_at_us"); resolves >= 0)
+           line += fmt::format(", the pager auto-resolves it at {}", secs(resolves));
+         return line;
+       }},
+      {"page_resolved",
+       [](const sim::trace_record& r) {
+         const std::string why = str(r, "why");
+         return fmt::format("page #{} resolved: {}", num(r, "incident"),
+                            why == "auto_resolve" ? "the pager's auto-resolve timeout, nobody acted"
+                            : why == "alarm_ok"   ? "its alarm returned to OK"
+                                                  : "the on-call runs the redrive runbook");
+       }},
+      {"page_unanswered",
+       [](const sim::trace_record& r) {
+         return fmt::format("the on-call comes back to page #{}: nothing open on the pager, so no redrive; {} dead "
+                            "letter(s) wait for retention, and the alarm, still in ALARM, pages nobody again",
+                            num(r, "incident"), num(r, "messages"));
+       }},
       {"long_transaction",
        [](const sim::trace_record& r) {
          const std::string state = str(r, "state");

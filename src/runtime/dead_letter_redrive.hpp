@@ -19,9 +19,28 @@
 // until its retention deletes them (counted from the runtime's send to it,
 // or for a message the broker redrove there, from its ORIGINAL enqueue), the
 // incident `no_message_lost` catches.
+//
+// With an auto-resolving pager or an age alarm (alarm_states()), the alarms
+// keep CloudWatch's states: each is OK or ALARM (INSUFFICIENT_DATA only
+// before its first datapoint, not traced), evaluated once a period (60 s:
+// SQS sends its metrics to CloudWatch every minute; one datapoint of one),
+// and its action, the page, runs only on the transition to ALARM ("the
+// actions to execute when this alarm transitions into an ALARM state from
+// any other state", PutMetricAlarm AlarmActions; "Using Amazon CloudWatch
+// alarms", alarm states). The depth alarm stays in ALARM while any dead
+// letter is held, so a second dead letter pages nobody; the return to OK
+// resolves its open incident (the pager integration's resolve on OK). The
+// on-call answers a page `after` it, and runs the runbook only if the
+// pager still shows an incident open then: one that auto-resolved first
+// goes unanswered, and its dead letters wait for retention unseen. The age
+// alarm measures from the arrival in the dead-letter queue (SQS: "The
+// ApproximateAgeOfOldestMessage metric indicates when the message moved to
+// the dead-letter queue", "Setting-up dead-letter queue retention"), so
+// with a threshold below the retention it pages again, in time.
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +57,16 @@ class store;
 struct dead_letter_redrive_config {
   sim::duration after = sim::duration::from_s(3600);  // from the alarm to the move task
   std::uint32_t times = 1;                            // redrives the on-call runs, at most
+  // The pager's auto-resolve timeout (PagerDuty's service setting
+  // auto_resolve_timeout: "time in seconds that an incident is automatically
+  // resolved if left open for that long", terraform-provider-pagerduty,
+  // docs/r/service): unset, an incident stays open until someone acts.
+  std::optional<sim::duration> auto_resolve;
+  // A second alarm, on the dead-letter queue's ApproximateAgeOfOldestMessage
+  // at or past this; unset: none.
+  std::optional<sim::duration> age_alarm;
+  // With either set, the alarms keep CloudWatch's states (see below).
+  bool alarm_states() const { return auto_resolve.has_value() || age_alarm.has_value(); }
   friend bool operator==(const dead_letter_redrive_config&, const dead_letter_redrive_config&) = default;
 };
 
@@ -55,15 +84,50 @@ class dead_letter_redrive {
 
   // A message arrived in the dead-letter queue (the world sees the event).
   // Raises the alarm unless it is already raised or no redrive is left.
-  void note_arrival();
+  void note_arrival(std::string_view body);
+  // A message left the dead-letter queue (retention, a move task): the
+  // alarms look again at the next period.
+  void note_departure();
   // Whether a redrive is still to come for what the queue holds: the story
   // is not over while one is.
   bool pending() const;
   std::uint32_t redrives_run() const { return runs_; }
 
  private:
+  enum class alarm : std::uint8_t { depth, age };
+  enum class incident_state : std::uint8_t { open, auto_resolved, alarm_ok, redriven };
+  struct incident {
+    alarm from = alarm::depth;
+    incident_state state = incident_state::open;
+  };
+  struct arrival {
+    sim::instant at;
+    std::string body;
+  };
+
   static void alarm_callback(sim::kernel&, void* ctx, std::uint64_t);
+  static void evaluate_callback(sim::kernel&, void* ctx, std::uint64_t);
+  static void auto_resolve_callback(sim::kernel&, void* ctx, std::uint64_t incident);
   sim::task<void> redrive();
+  sim::task<void> answer(std::size_t incident);
+  sim::task<void> runbook();
+  // Alarm states: evaluate at the end of the current period.
+  void evaluate_at_period_end(sim::instant after);
+  void evaluate();
+  void arm_age_check();
+  void set_state(alarm which, bool in_alarm, std::int64_t value);
+  void open_incident(alarm which);
+  void close_incidents(incident_state why, std::optional<alarm> of);
+  bool any_open() const;
+
+  bool depth_alarm_ = false;  // in ALARM
+  bool age_alarm_ = false;
+  std::uint32_t evaluations_pending_ = 0;
+  std::uint32_t answers_pending_ = 0;
+  std::optional<sim::instant> age_check_;  // the age alarm's next look
+  std::vector<arrival> arrivals_;  // in arrival order; pruned as messages leave
+  std::vector<incident> incidents_;
+  std::vector<sim::process_id> answers_;
 
   sim::kernel& kernel_;
   event_log& events_;
@@ -72,6 +136,7 @@ class dead_letter_redrive {
   source_of_job source_of_;
   dead_letter_redrive_config config_;
   ev::name_id actor_ = 0;
+  bool alarm_states_ = false;
   bool alarm_ = false;  // raised and not yet answered by a redrive
   std::uint32_t runs_ = 0;
   sim::process_id process_;

@@ -184,7 +184,8 @@ void load_dead_letter_queue(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("dead_letter_queue");
   if (t != nullptr) {
     const table_reader r(s.d, *t, "dead_letter_queue",
-                         {"enabled", "name", "retention", "max_jobs", "redrive_after", "redrives"});
+                         {"enabled", "name", "retention", "max_jobs", "redrive_after", "redrives",
+                          "page_auto_resolve", "age_alarm"});
     r.boolean("enabled", s.world.dead_letter_queue);
     r.identifier("name", s.world.dead_letter.name);
     // Sidekiq's dead set takes any dead_timeout_in_seconds; an SQS queue 60 s .. 14 days.
@@ -202,6 +203,16 @@ void load_dead_letter_queue(const table_reader& root, load_state& s) {
     if (after) redrive.after = *after;
     const bool times = r.integer("redrives", redrive.times, {1, 1000});
     if (times && !after) r.diag().error(r.pos_of("redrives"), r.path_of("redrives"), "redrives needs redrive_after: when does the on-call redrive?");
+    // The pager's auto-resolve and an alarm on the oldest dead letter's age:
+    // both about the on-call's answer, so both need one.
+    r.duration("page_auto_resolve", redrive.auto_resolve, {sim::duration::from_s(60), retention_limits.hi});
+    r.duration("age_alarm", redrive.age_alarm, {sim::duration::from_s(60), retention_limits.hi});
+    for (const char* key : {"page_auto_resolve", "age_alarm"})
+      if (t->find(key) != nullptr && !after)
+        r.diag().error(r.pos_of(key), r.path_of(key),
+                       fmt::format("{} needs redrive_after: the pages are the on-call's, who answers them "
+                                   "redrive_after later",
+                                   key));
     if (after) {
       if (!s.world.dead_letter_queue)
         r.diag().error(r.pos_of("redrive_after"), r.path_of("redrive_after"),

@@ -523,8 +523,12 @@ void world::on_event(const ev::event& e, const name_table& names) {
   if (const auto* o = std::get_if<ev::tenant_over_limit>(&e.body)) book_.forget_received(names.text(o->job), e.at);
   if (const auto* q = std::get_if<ev::queue_sample>(&e.body)) queue_peaks_.note(e.at, *q);
   if (redrive_) {
-    const bool arrived = std::holds_alternative<ev::send>(e.body) || std::holds_alternative<ev::redrive_in>(e.body);
-    if (e.actor == dlq_actor_ && arrived) redrive_->note_arrival();
+    if (e.actor == dlq_actor_) {
+      if (const auto* s = std::get_if<ev::send>(&e.body)) redrive_->note_arrival(names.text(s->body));
+      if (const auto* r = std::get_if<ev::redrive_in>(&e.body)) redrive_->note_arrival(names.text(r->body));
+      if (std::holds_alternative<ev::retention_expired>(e.body) || std::holds_alternative<ev::moved_out>(e.body))
+        redrive_->note_departure();
+    }
     // Redriven back: the job is open again until it ends anew.
     if (const auto* m = std::get_if<ev::moved_out>(&e.body); m && book_.reopen_dead_lettered(names.text(m->body)))
       ++open_jobs_;
