@@ -80,6 +80,8 @@ declare -A expected=(
   [retry_storm_fixed]=""
   [sidekiq_term_timeout]="write_without_key batch_without_item_progress drain_grace_below_work"
   [sidekiq_term_timeout_fixed]=""
+  [sidekiq_shutdown_wrapped]="write_without_key batch_without_item_progress drain_grace_below_work"
+  [sidekiq_shutdown_wrapped_fixed]=""
   [celery_eta_beyond_visibility]="write_without_key no_jitter celery_eta_beyond_visibility"
   # The broker setting alone, no key on purpose, one job's countdown without jitter: allowed in [lint].
   [celery_eta_beyond_visibility_fixed]=""

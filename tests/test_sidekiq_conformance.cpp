@@ -165,8 +165,8 @@ TEST_CASE("K10 super_fetch: a dead process's job is recovered at a later start, 
   CHECK(w.records("orphan_recovered").size() == 4);
 }
 
-TEST_CASE("K10 super_fetch in a world: a pod restarted within the minute leaves its job orphaned; a start an hour "
-          "on recovers it",
+TEST_CASE("K10 super_fetch in a world: a pod restarted within the minute leaves its job orphaned until its hourly "
+          "check; a start an hour on recovers it",
           "[sidekiq][world]") {
   // One refund job whose model step takes `model`, on one super_fetch worker.
   const auto world_text = [](std::string_view model) {
@@ -177,18 +177,24 @@ TEST_CASE("K10 super_fetch in a world: a pod restarted within the minute leaves 
         model);
   };
   // Killed at 5 s, back at 15 s: the dead process's heartbeat has not expired
-  // and the last check (at 0 s) is not an hour old. Nothing starts again.
+  // and the last check (at 0 s) is not an hour old, so the start recovers
+  // nothing. The running process looks again an hour after its start.
   const test::scenario_run quick(world_text("40s") + "[[crash]]\nat = \"5s\"\nworker = 0\n");
-  CHECK_FALSE(quick.result.all_jobs_ended);
+  REQUIRE(quick.result.all_jobs_ended);
   CHECK(quick.records("orphaned").size() == 1);
-  CHECK(quick.records("orphan_recovered").empty());
-  // A 2 h job killed at 1h30m, back 2 minutes later: recovered and run again.
+  const std::vector<const sim::trace_record*> hourly = quick.records("orphan_recovered");
+  REQUIRE(hourly.size() == 1);
+  CHECK(hourly[0]->time == sim::instant::epoch() + sim::duration::from_s(3600 + 15));
+  CHECK(quick.records("attempt_start").size() == 2);
+  // A 2 h job killed at 1h30m, back 2 minutes later: the first process's
+  // hourly check at 1 h found nothing, so the start at 1h32m is within the
+  // hour and waits; the new process's own check an hour on recovers it.
   const test::scenario_run late(world_text("2h") +
                                 "[runtime]\nrestart_delay = \"2m\"\n[[crash]]\nat = \"90m\"\nworker = 0\n");
   REQUIRE(late.result.all_jobs_ended);
   const std::vector<const sim::trace_record*> recovered = late.records("orphan_recovered");
   REQUIRE(recovered.size() == 1);
-  CHECK(recovered[0]->time == sim::instant::epoch() + sim::duration::from_s(92 * 60));
+  CHECK(recovered[0]->time == sim::instant::epoch() + sim::duration::from_s(152 * 60));
   CHECK(late.records("attempt_start").size() == 2);
   CHECK(late.records("lost_with_process").empty());
 }
@@ -271,4 +277,53 @@ TEST_CASE("K6 api.rb DeadSet#kill: the dead set keeps a job until a later death 
   for (const received_message& m : w.receive_now(all)) left.push_back(m.body);
   std::sort(left.begin(), left.end());
   CHECK(left == std::vector<std::string>{"job_3", "job_4", "job_5"});
+}
+
+TEST_CASE("K14 job_retry.rb exception_caused_by_shutdown? (PR #1805): a shutdown wrapped by the call's error is not "
+          "retried; before the fix the job was pushed back and put in the retry set",
+          "[sidekiq][world]") {
+  // Two pods, both drained at 5 s; the job is blocked in a 40 s call when
+  // Sidekiq's 25 s timeout pushes it back and raises Sidekiq::Shutdown.
+  const auto text = [](std::string_view wrapped) {
+    return fmt::format(
+        "[queue]\nflavour = \"sidekiq\"\n[sidekiq]\nwrapped_shutdown = \"{}\"\n[workers]\ncount = 2\n"
+        "[discipline]\nkey = \"none\"\n[tools.model]\nlatency = {{ fixed = \"40s\" }}\nclient_timeout = \"2m\"\n"
+        "[[job_type]]\nname = \"statement_then_refund\"\nprogress = \"none\"\nsteps = [{{ tool = \"model\", target = "
+        "\"statement_{{job}}\" }}, {{ tool = \"refund\", target = \"inv_{{job}}\", amount_cents = 1999 }}]\n"
+        "[[job]]\nid = \"job_1\"\ntype = \"statement_then_refund\"\n"
+        "[[deploy]]\nat = \"5s\"\nbatch_size = 2\ngrace_period = \"30s\"\nstartup = \"5s\"\n",
+        wrapped);
+  };
+  const auto run = [](const std::string& scenario_text) {
+    load_result loaded = load_scenario_text(scenario_text, "k13.toml");
+    INFO((loaded.errors.empty() ? std::string() : loaded.errors[0].to_string()));
+    REQUIRE(loaded.ok());
+    twice::world w(loaded.value->world);
+    checked_result r = run_with_checkers(w);
+    std::map<std::string, bool> held;
+    for (const verdict& v : r.verdicts) held[v.name] = v.held;
+    std::size_t starts = 0, pushed = 0, sends = 0, retry_set = 0;
+    for (const sim::trace_record& rec : w.events().records()) {
+      if (rec.kind == "attempt_start") ++starts;
+      if (rec.kind == "pushed_back") ++pushed;
+      if (rec.kind == "send") ++sends;
+      if (rec.kind == "backoff" && rec.get_string("route") == "retry_set") ++retry_set;
+    }
+    return std::tuple(held, starts, pushed, sends, retry_set);
+  };
+  // Since #1805 (the default): pushed back once, nothing in the retry set, one more run.
+  const auto [held, starts, pushed, sends, retry_set] = run(text("not_retried"));
+  CHECK(pushed == 1);
+  CHECK(retry_set == 0);
+  CHECK(sends == 1);
+  CHECK(starts == 2);
+  CHECK(held.at("no_double_payment"));
+  // Before: the wrapped error went through JobRetry too, a second copy of the
+  // job (a new entry in the retry set), and both copies refunded.
+  const auto [held_before, starts_before, pushed_before, sends_before, retry_set_before] = run(text("retried"));
+  CHECK(pushed_before == 1);
+  CHECK(retry_set_before == 1);
+  CHECK(sends_before == 2);
+  CHECK(starts_before == 3);
+  CHECK_FALSE(held_before.at("no_double_payment"));
 }

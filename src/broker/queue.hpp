@@ -395,6 +395,10 @@ class queue {
   // deleted or retried since): ok, or invalid_handle.
   queue_status drop_held(receipt_handle handle);
   queue_status requeue_held(receipt_handle handle);
+  // hold_until_ack only: a new copy of a job goes into the retry set, due
+  // after `delay` and back in the queue at the scheduled poller's next look
+  // (JobRetry's ZADD of a new payload, job_retry.rb). Returns its id.
+  message_id schedule_retry(std::string body, sim::duration delay);
   // super_fetch, with the handle of a message held: its process died, and
   // the message waits to be recovered. ok, or invalid_handle.
   queue_status orphan_held(receipt_handle handle);

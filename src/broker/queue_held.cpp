@@ -45,6 +45,15 @@ queue_status queue::requeue_held(receipt_handle handle) {
   return queue_status::ok;
 }
 
+message_id queue::schedule_retry(std::string body, sim::duration delay) {
+  TWICE_CHECK(config_.hold_until_ack);
+  TWICE_CHECK(delay >= sim::duration::zero() && delay <= uncapped_retry_wait);
+  const sim::instant now = kernel_.now();
+  // Waiting in the retry set is a delay; when it ends the message goes to
+  // the back of the queue, as the poller's LPUSH puts it.
+  return store_sent(std::move(body), scheduled_poll_at_or_after(now + delay) - now, {});
+}
+
 void queue::place_at_head(message& m) {
   // One place before the head of the receive order (the place is a time in
   // microseconds only as an order: it is never shown), or now if nothing waits.

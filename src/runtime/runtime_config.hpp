@@ -14,6 +14,7 @@
 #include "runtime/retry_breaker.hpp"
 #include "runtime/retry_budget.hpp"
 #include "runtime/retry_policy.hpp"
+#include "runtime/sidekiq_retry_config.hpp"
 #include "sim/time.hpp"
 
 namespace twice {
@@ -130,6 +131,8 @@ struct runtime_config {
   // (time_limit), or the handler raises (Sidekiq's Timeout.timeout, an
   // application timeout on Pub/Sub and Kafka).
   std::optional<sim::duration> execution_timeout;
+  // Sidekiq's JobRetry, where it differs from v8.1.7's defaults.
+  sidekiq_retry_config sidekiq_retry;
   // Set: the workers are Celery workers (the queue does Redis ack emulation).
   std::optional<celery_config> celery;
   // Set: the workers are Kafka consumers of one group reading a topic.

@@ -143,6 +143,7 @@ class worker {
   queue_status republish(const std::string& job, receipt_handle handle, sim::duration delay);
   void restore_reserved();
   void release_held(bool push_back);
+  void retry_wrapped_shutdown();
   // Kafka (runtime/kafka_consumer.cpp).
   struct kafka_fetched {
     std::uint32_t partition = 0;
@@ -244,6 +245,10 @@ class worker {
   sim::process_id consumer_;
   sim::process_id heartbeat_;
   sim::process_id prober_;
+  // super_fetch: this process's periodic orphan check.
+  sim::process_id orphan_checker_;
+  sim::task<void> check_orphans_forever();
+  void recover_orphans();
   // The tool call blocking this pod's loop, if any: what a liveness probe
   // waits on. calls_started_ tells one call from the next.
   bool in_call_ = false;

@@ -24,11 +24,11 @@ void worker::start() {
   if (services_.jobs.config().pubsub && services_.config.heartbeat_interval)
     pubsub_deadline_.emplace(services_.jobs.config().semantics == handle_semantics::strict);
   emit(ev::pod_start{sha_name_});
-  // super_fetch: a starting process looks for dead processes' jobs.
+  // super_fetch: a starting process looks for dead processes' jobs, and
+  // looks again every hour while it runs.
   if (services_.jobs.config().super_fetch) {
-    services_.jobs.recover_orphans();
-    for (weighted_queue& q : services_.job_queues)
-      if (q.source != &services_.jobs) q.source->recover_orphans();
+    recover_orphans();
+    orphan_checker_ = services_.kernel.spawn(check_orphans_forever(), name_ + "/orphan_check");
   }
   if (services_.config.celery) {
     task_ready_ = std::make_unique<sim::condition>(services_.kernel);
@@ -45,6 +45,24 @@ void worker::start() {
   if (services_.config.liveness_probe) prober_ = services_.kernel.spawn(probe_liveness(), name_ + "/liveness");
 }
 
+void worker::recover_orphans() {
+  services_.jobs.recover_orphans();
+  for (weighted_queue& q : services_.job_queues)
+    if (q.source != &services_.jobs) q.source->recover_orphans();
+}
+
+// Sidekiq Pro checks for orphans at a process's start and then "as often as
+// every hour" (Pro-Changes.md 3.4.1) while it runs; the queue keeps the
+// fleet to one check an hour (queue::recover_orphans), so a pod restarted
+// within the minute leaves its job orphaned until a running process's next
+// look, not until another start.
+sim::task<void> worker::check_orphans_forever() {
+  while (true) {
+    co_await sim::sleep_for(super_fetch_orphan_check);
+    recover_orphans();
+  }
+}
+
 void worker::kill_processes() {
   // The heartbeat first: it points at the slice in the consumer's frame.
   if (heartbeat_.valid()) services_.kernel.kill(heartbeat_);
@@ -53,6 +71,8 @@ void worker::kill_processes() {
   consumer_ = {};
   if (prober_.valid() && services_.kernel.alive(prober_)) services_.kernel.kill(prober_);
   prober_ = {};
+  if (orphan_checker_.valid() && services_.kernel.alive(orphan_checker_)) services_.kernel.kill(orphan_checker_);
+  orphan_checker_ = {};
   if (fetcher_.valid() && services_.kernel.alive(fetcher_)) services_.kernel.kill(fetcher_);
   fetcher_ = {};
   // What a Celery worker reserved dies with its memory; the broker keeps it
@@ -78,6 +98,22 @@ void worker::release_held(bool push_back) {
     source.orphan_held(handle);
   else
     source.drop_held(handle);
+}
+
+// Sidekiq before PR #1805 (runtime/sidekiq_retry_config.hpp): the
+// Sidekiq::Shutdown raised into a thread blocked in a call comes out of the
+// client as another error, and JobRetry puts the job in the retry set as for
+// any failure, after the hard shutdown already pushed it back: two copies.
+// The retry count is the slice's (the killed thread writes no row).
+void worker::retry_wrapped_shutdown() {
+  if (!services_.config.sidekiq_retry.wrapped_shutdown_retried || !in_call_ || slice_ == nullptr) return;
+  slice& s = *slice_;
+  if (s.source_ == nullptr || !s.source_->config().hold_until_ack) return;
+  slice_outcome wrapped;
+  wrapped.error = "Sidekiq::Shutdown wrapped by the call's error";
+  const sim::duration delay = backoff_.next_delay(s.attempt_);
+  trace_backoff(s, wrapped, delay, retry_mode::nack);
+  s.source_->schedule_retry(s.spec_.id, delay);
 }
 
 void worker::crash(std::string_view why, bool restart) {
@@ -119,6 +155,7 @@ void worker::stop(ev::stop_reason why) {
   const bool in_flight = slice_ != nullptr;
   emit(ev::stop{why, in_flight, in_flight ? slice_->job_name_ : 0});
   release_held(why == ev::stop_reason::shutdown_timeout);
+  if (why == ev::stop_reason::shutdown_timeout) retry_wrapped_shutdown();
   // The story's end stops every pod at once: no member's session expires after it.
   if (why != ev::stop_reason::shutdown) kafka_heartbeats_stop();
   end_slice("killed");

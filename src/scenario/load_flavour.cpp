@@ -128,7 +128,9 @@ void check_sidekiq(const doc_node& queue, source_pos at, load_state& s) {
   if (w.queue.semantics != handle_semantics::sqs) refuse("semantics is an SQS option: remove queue.semantics");
   if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"sidekiq\" yet");
   if (w.dead_letter_redrive) refuse("a dead-letter redrive is not modelled for \"sidekiq\" yet");
-  if (w.runtime.orphan_rescue) refuse("an orphan rescue is not modelled for \"sidekiq\" yet");
+  if (w.runtime.orphan_rescue)
+    refuse("Sidekiq recovers a dead process's jobs with Pro's super_fetch, at a start and every hour: set [sidekiq] "
+           "fetch = \"super\" (a job-table sweeper, runtime.orphan_rescue, is not modelled with Sidekiq)");
   for (const char* key : {"visibility_timeout", "retention", "delay"})
     if (const doc_node* n = queue.find(key))
       s.d.error(n->pos, std::string("queue.") + key,
@@ -372,9 +374,12 @@ void load_sidekiq(const table_reader& root, load_state& s) {
     s.d.error(t->pos, "sidekiq", "[sidekiq] sets Sidekiq's fetch: needs queue.flavour = \"sidekiq\"");
     return;
   }
-  const table_reader r(s.d, *t, "sidekiq", {"fetch", "scheduled_poll_average"});
+  const table_reader r(s.d, *t, "sidekiq", {"fetch", "scheduled_poll_average", "wrapped_shutdown"});
   static const named<bool> fetches[] = {{"basic", false}, {"super", true}};
   r.choice("fetch", s.world.queue.super_fetch, fetches);
+  // "retried": Sidekiq before PR #1805 (runtime/sidekiq_retry_config.hpp).
+  static const named<bool> wrapped[] = {{"not_retried", false}, {"retried", true}};
+  r.choice("wrapped_shutdown", s.world.runtime.sidekiq_retry.wrapped_shutdown_retried, wrapped);
   // average_scheduled_poll_interval; 0s: a retry re-enters the moment it is due.
   r.duration("scheduled_poll_average", s.world.queue.scheduled_poll_average,
              {sim::duration::zero(), sim::duration::from_s(3600)});
