@@ -414,7 +414,7 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
        "no_tenant_starved", 8},
       {"sidekiq_term_timeout_fixed.toml", "shutdown_timeout = \"1m\"", "shutdown_timeout = \"25s\"",
        "no_double_payment"},
-      {"sidekiq_shutdown_wrapped_fixed.toml", "wrapped_shutdown = \"not_retried\"", "wrapped_shutdown = \"retried\"",
+      {"sidekiq_shutdown_wrapped_fixed.toml", "\nwrapped_shutdown = \"not_retried\"\n", "\nwrapped_shutdown = \"retried\"\n",
        "no_double_payment"},
       {"celery_eta_beyond_visibility_fixed.toml", "visibility_timeout = \"3h\"", "visibility_timeout = \"1h\"",
        "no_double_payment"},
