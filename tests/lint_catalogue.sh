@@ -96,6 +96,9 @@ declare -A expected=(
   [kafka_rebalance_timeout]="write_without_key no_jitter kafka_batch_beyond_rebalance_timeout"
   # The rebalance timeout alone, no key on purpose, nothing retried: allowed in [lint].
   [kafka_rebalance_timeout_fixed]=""
+  [kafka_no_job_table]="write_without_key work_id_by_message"
+  # The job table alone, no key on purpose: allowed in [lint].
+  [kafka_no_job_table_fixed]=""
   [slice_cannot_heartbeat]="write_without_key visibility_below_tool_p99"
   # As deploy_drain: the key is missing on purpose, allowed in [lint].
   [slice_cannot_heartbeat_fixed]=""
