@@ -45,6 +45,9 @@ declare -A expected=(
   [billing_retry_double_charge_fixed]=""
   [attempts_decremented_twice]="attempts_given_back"
   [attempts_decremented_twice_fixed]=""
+  [attempts_counted_past_limit]="dead_letter_threshold attempts_left_by_equality"
+  # No broker redrive on purpose (Kue's Redis): allowed in [lint].
+  [attempts_counted_past_limit_fixed]=""
   [noisy_tenant_limited]=""
   [noisy_tenant_queues]=""
   [batch_email_resent]="write_without_claim batch_without_item_progress"

@@ -421,6 +421,8 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
       {"pubsub_no_lease_management_fixed.toml", "flavour = \"pubsub\"\n",
        "flavour = \"pubsub\"\n\n[pubsub]\nlease_management = false\n", "no_double_payment"},
       {"kafka_max_poll_interval_fixed.toml", "max_poll_records = 2\n", "", "no_double_payment"},
+      {"attempts_counted_past_limit_fixed.toml", "\nattempts_left = \"below_limit\"\n", "\nattempts_left = \"not_at_limit\"\n",
+       "attempts_within_limit"},
       {"kafka_no_job_table_fixed.toml", "\nwork_id = \"job\"\n", "\nwork_id = \"message\"\n", "no_double_payment"},
       {"execution_timeout_mid_job_fixed.toml",
        "execution_timeout = \"50s\"\n\n[queue]\nmax_receive_count = 5\n\n[discipline]\nkey = \"stable\"",

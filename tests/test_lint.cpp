@@ -70,7 +70,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 37);
+  CHECK(lint_rules.size() == 38);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -1221,6 +1221,27 @@ TEST_CASE("kafka_batch_beyond_rebalance_timeout: a client's own rebalance timeou
   CHECK_THAT(w.why, Contains("waits at most 1s (the rebalance timeout)") && Contains("one poll's 3 records"));
   CHECK_THAT(w.fix, Contains("Raise kafka.rebalance_timeout above one poll's batch"));
   c.runtime.kafka->group.rebalance_timeout = duration::from_s(3600);
+  CHECK(lint(c).empty());
+}
+
+// ---- 38. attempts_left_by_equality ------------------------------------------------
+
+TEST_CASE("attempts_left_by_equality: out of attempts only at exactly the limit", "[lint]") {
+  world_config c = clean_config();
+  c.runtime.attempts_left = attempts_left_check::not_at_limit;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "attempts_left_by_equality");
+  CHECK(w.setting == "runtime.attempts_left");
+  CHECK_THAT(w.why, Contains("a failure counted twice, or a limit lowered"));
+  CHECK_THAT(w.fix, Contains("runtime.attempts_left = \"below_limit\""));
+  c.runtime.count_attempts = attempt_counting::at_failure;
+  c.runtime.count_failures = failure_counting::twice;
+  c.queue.max_receive_count = 3;  // so dead_letter_threshold stays quiet
+  CHECK_THAT(only_warning(c).why, Contains("each failure adds 2"));
+  c.runtime.retry.maximum_attempts = 0;
+  CHECK(lint(c).empty());  // unlimited: nothing to step over
+  c.runtime.retry.maximum_attempts = 3;
+  c.runtime.attempts_left = attempts_left_check::below_limit;
   CHECK(lint(c).empty());
 }
 

@@ -405,12 +405,20 @@ void work_id_by_message(const world_config& config, std::vector<lint_warning>& o
                                    : config.queue.pubsub      ? "a message redelivered past its ack deadline"
                                    : config.queue.hold_until_ack ? "a job pushed back at shutdown or retried"
                                                               : "a message restored unacked or retried";
+    // In each broker's words; Sidekiq's fetch holds no lease to outlive.
+    const std::string_view forever =
+        kafka ? " Slower than max.poll.interval.ms, it may run for ever: each run's record is handed to another "
+                "member before its offset is committed."
+        : config.queue.pubsub ? " Slower than its ack deadline, it may run for ever: each run's ack comes after the "
+                                "message went out again."
+        : config.queue.hold_until_ack ? ""
+                                      : " Slower than the visibility timeout, it may run for ever: each run's ack "
+                                        "comes after the message was restored.";
     out.push_back({"work_id_by_message", "discipline.work_id",
                    fmt::format("The consumer keeps no job table and no record of the messages it handled "
                                "(discipline.work_id = \"message\"): every delivery is new work from the first "
-                               "step, so {} runs its effects again. Slower than its lease, it may run for ever: "
-                               "each run's ack comes after the message went out again.",
-                               again),
+                               "step, so {} runs its effects again.{}",
+                               again, forever),
                    "Key the work on the job (discipline.work_id = \"job\": the job row's end, which a redelivery "
                    "finds and acks, and keys like job_17:step_3:refund that the vendor recognises).",
                    {advise("discipline.work_id", toml_word("job"))}});

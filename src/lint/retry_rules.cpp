@@ -189,6 +189,27 @@ void attempts_given_back(const world_config& config, std::vector<lint_warning>& 
                  {advise("runtime.uncount_unavailable", toml_word("never"))}});
 }
 
+// Out of attempts only at exactly the limit (runtime.attempts_left =
+// "not_at_limit", Kue's `if (remaining)` before 0d5ef62): a counter that
+// steps over the limit (two failure paths each counting, as Kue's did, or a
+// limit lowered under a running job's count) never equals it again, and the
+// job retries forever (Automattic/kue#338).
+void attempts_left_by_equality(const world_config& config, std::vector<lint_warning>& out) {
+  if (config.runtime.attempts_left != attempts_left_check::not_at_limit) return;
+  if (config.runtime.retry.maximum_attempts == 0) return;  // unlimited either way
+  const bool twice = config.runtime.count_failures == failure_counting::twice;
+  out.push_back({"attempts_left_by_equality", "runtime.attempts_left",
+                 std::string("a job is out of attempts only when its count equals retry.maximum_attempts, so a "
+                             "count that steps over the limit never stops it") +
+                     (twice ? ": each failure adds 2 (runtime.count_failures = \"twice\"), so with an odd limit the "
+                              "count never equals it, and the job retries until something else stops it."
+                            : "; a failure counted twice, or a limit lowered under a running job's count, retries "
+                              "the job forever."),
+                 "Set runtime.attempts_left = \"below_limit\" (Kue's fix: retry while remaining > 0): a count at or "
+                 "past the limit ends the job, whatever step it took to get there.",
+                 {advise("runtime.attempts_left", toml_word("below_limit"))}});
+}
+
 // Retries with no budget against a far side with a fixed number of servers
 // that serves its queue oldest first with no queue timeout: a short slowdown
 // can tip it into a storm that outlives the slowdown (server_pool.hpp).

@@ -203,6 +203,7 @@ void retries_non_retryable(const world_config& config, std::vector<lint_warning>
 void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_warning>& out);
 void orphan_rescue_revives_exhausted(const world_config& config, std::vector<lint_warning>& out);
 void attempts_given_back(const world_config& config, std::vector<lint_warning>& out);
+void attempts_left_by_equality(const world_config& config, std::vector<lint_warning>& out);
 void retries_without_budget(const world_config& config, std::vector<lint_warning>& out);
 
 // queue_rules.cpp

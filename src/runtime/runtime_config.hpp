@@ -39,6 +39,21 @@ enum class attempt_counting : std::uint8_t { at_start, at_failure };
 // goes negative.) Needs count_attempts = at_start.
 enum class attempt_take_back : std::uint8_t { never, once, twice };
 
+// How a failure is counted and when a job is out of attempts, where a
+// runtime gets it wrong. Kue (Automattic/kue lib/queue/job.js before
+// 0d5ef62) counted a failure on two paths (the worker's TTL-exceeded
+// handler and the job's own failure both call Job#failedAttempt, each an
+// HINCRBY of `attempts`), and retried `if (remaining)`, remaining = max -
+// made: truthy below zero, so a counter that steps over the limit never
+// stops ("job with 3 max_attempts made 16521 attempts, -16518 remaining",
+// Automattic/kue#338; the fix checks `remaining > 0`).
+// once / twice: what a failed attempt adds to the count in all (counted at
+// the start, the failure adds the second).
+enum class failure_counting : std::uint8_t { once, twice };
+// below_limit: attempts left while the count is below the limit.
+// not_at_limit: while it is not equal to it (Kue's `if (remaining)`).
+enum class attempts_left_check : std::uint8_t { below_limit, not_at_limit };
+
 // A concurrency limit per tenant, shared by every worker: Sidekiq
 // Enterprise's concurrent limiter keyed by customer, Oban Pro's partitioned
 // global_limit. A worker that receives a job of a tenant already running
@@ -113,6 +128,8 @@ struct runtime_config {
   std::optional<liveness_probe_config> liveness_probe;
   attempt_counting count_attempts = attempt_counting::at_start;
   attempt_take_back uncount_unavailable = attempt_take_back::never;
+  failure_counting count_failures = failure_counting::once;
+  attempts_left_check attempts_left = attempts_left_check::below_limit;
   // A sweeper that re-queues jobs whose rows say running for too long (Oban's
   // Lifeline, Que's and GoodJob's equivalents); unset: none, only the
   // broker's lease brings a crashed slice's job back.

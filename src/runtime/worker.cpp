@@ -278,7 +278,7 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
       // Each redrive from the dead-letter queue grants the attempts again,
       // and an orphan rescue that revives an exhausted job grants one more.
       s.attempt_limit_ = max_attempts == 0 ? 0 : max_attempts * (row->redrives + 1) + row->attempts_granted;
-      if (s.attempt_limit_ != 0 && row->attempts >= s.attempt_limit_) {
+      if (out_of_attempts(row->attempts, s.attempt_limit_)) {
         tx.rollback();
         co_await dead_letter(s, "attempts exhausted");
         co_return;
@@ -341,7 +341,7 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
     }
     // A dependency's 503 or 429 may give the attempt back (runtime.uncount_unavailable).
     s.take_back_ = attempts_taken_back(outcome);
-    const bool attempts_left = s.take_back_ > 0 || s.attempt_limit_ == 0 || s.attempt_ + 1 < s.attempt_limit_;
+    const bool attempts_left = s.take_back_ > 0 || !out_of_attempts(attempts_after_failure(s), s.attempt_limit_);
     // Every failed attempt counts against the breaker, the last one too.
     const bool breaker_allows = !retry_breaker_ || retry_breaker_->on_failure();
     if (attempts_left && !breaker_allows) {
@@ -425,6 +425,24 @@ sim::task<void> worker::after_time_limit(child_lost lost) {
   co_await consume_celery();
 }
 
+std::uint32_t worker::attempts_per_failure() const {
+  // A failed attempt adds 1 in all, or 2 with count_failures = "twice":
+  // counted at the start, the failure adds what is left of that.
+  const runtime_config& cfg = services_.config;
+  const std::uint32_t in_all = cfg.count_failures == failure_counting::twice ? 2 : 1;
+  return cfg.count_attempts == attempt_counting::at_start ? in_all - 1 : in_all;
+}
+
+std::uint32_t worker::attempts_after_failure(const slice& s) const {
+  // Counted at the start, the attempt that failed is already one of them.
+  return s.attempt_ + (services_.config.count_attempts == attempt_counting::at_start ? 1 : 0) + attempts_per_failure();
+}
+
+bool worker::out_of_attempts(std::uint32_t attempts, std::uint32_t limit) const {
+  if (limit == 0) return false;  // unlimited
+  return services_.config.attempts_left == attempts_left_check::not_at_limit ? attempts == limit : attempts >= limit;
+}
+
 std::uint32_t worker::attempts_taken_back(const slice_outcome& outcome) const {
   const runtime_config& cfg = services_.config;
   if (cfg.count_attempts != attempt_counting::at_start || (outcome.status != 503 && outcome.status != 429)) return 0;
@@ -437,7 +455,7 @@ std::uint32_t worker::attempts_taken_back(const slice_outcome& outcome) const {
 }
 
 sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
-  if (s.take_back_ == 0 && s.attempt_limit_ != 0 && s.attempt_ + 1 >= s.attempt_limit_) {
+  if (s.take_back_ == 0 && out_of_attempts(attempts_after_failure(s), s.attempt_limit_)) {
     co_await dead_letter(s, outcome.error, /*failed=*/true);
     co_return;
   }
@@ -453,7 +471,7 @@ sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
   change.status = job_status::queued;
   change.last_error = outcome.error;
   change.unless_ended = true;  // another slice may have finished the job meanwhile
-  change.count_failure = services_.config.count_attempts == attempt_counting::at_failure;
+  change.count_failure = attempts_per_failure();
   change.take_back = s.take_back_;
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
@@ -475,7 +493,7 @@ sim::task<void> worker::record_failure(slice& s, std::string_view error) {
   job_update change;
   change.last_error = std::string(error);
   change.unless_ended = true;
-  change.count_failure = services_.config.count_attempts == attempt_counting::at_failure;
+  change.count_failure = attempts_per_failure();
   change.take_back = s.take_back_;
   co_await tx.update_job(s.spec_.id, std::move(change));
   co_await tx.commit();
@@ -609,7 +627,7 @@ sim::task<void> worker::dead_letter(slice& s, std::string_view reason, bool fail
   change.status = end;
   change.last_error = error;
   change.unless_ended = true;
-  change.count_failure = failed && services_.config.count_attempts == attempt_counting::at_failure;
+  change.count_failure = failed ? attempts_per_failure() : 0;
   change.lease_token = services_.next_lease_token++;  // as in finish()
   if (s.spec_.then) co_await update_parent(tx, *s.spec_.then, end, error);
   co_await note_message_ended(s, tx);

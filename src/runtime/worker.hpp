@@ -185,6 +185,13 @@ class worker {
   std::string given_up_error(const slice& s, std::string_view reason) const;
   sim::task<void> record_failure(slice& s, std::string_view error);
   std::uint32_t attempts_taken_back(const slice_outcome& outcome) const;
+  // What a failure adds to the row's attempts (runtime.count_failures), and
+  // the count once this slice's failure is counted.
+  std::uint32_t attempts_per_failure() const;
+  std::uint32_t attempts_after_failure(const slice& s) const;
+  // Whether `attempts` leaves none under `limit` (0: unlimited), by
+  // runtime.attempts_left.
+  bool out_of_attempts(std::uint32_t attempts, std::uint32_t limit) const;
   sim::task<void> hand_off(slice& s, std::size_t step);
   // A split-out job's end, written to its parent in the same transaction.
   sim::task<void> update_parent(transaction& tx, const continuation& then, job_status status, std::string_view error);

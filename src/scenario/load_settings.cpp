@@ -260,7 +260,8 @@ void load_runtime(const table_reader& root, load_state& s) {
   const table_reader r(
       s.d, *t, "runtime",
       {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval", "liveness_probe",
-       "count_attempts", "uncount_unavailable", "orphan_rescue", "shutdown_timeout", "execution_timeout"});
+       "count_attempts", "uncount_unavailable", "count_failures", "attempts_left", "orphan_rescue", "shutdown_timeout",
+       "execution_timeout"});
   runtime_config& rt = s.world.runtime;
   // Lambda's function timeout is 1 s to 900 s; Laravel's and Celery's have no bound.
   r.duration("execution_timeout", rt.execution_timeout, {duration::from_s(1), day_limits.hi, " (leave it out for none)"});
@@ -283,6 +284,12 @@ void load_runtime(const table_reader& root, load_state& s) {
     s.d.error(r.pos_of("uncount_unavailable"), r.path_of("uncount_unavailable"),
               "gives back the attempt counted at the start: needs count_attempts = \"at_start\" (at_failure counts "
               "no 503 to give back)");
+  static const named<failure_counting> failure_counts[] = {{"once", failure_counting::once},
+                                                           {"twice", failure_counting::twice}};
+  r.choice("count_failures", rt.count_failures, failure_counts);
+  static const named<attempts_left_check> left_checks[] = {{"below_limit", attempts_left_check::below_limit},
+                                                           {"not_at_limit", attempts_left_check::not_at_limit}};
+  r.choice("attempts_left", rt.attempts_left, left_checks);
   if (const doc_node* p = r.table("liveness_probe")) {
     // [runtime.liveness_probe]: Kubernetes' probe fields, with its defaults
     // and its minimums (whole seconds there; finer here is allowed).

@@ -61,9 +61,10 @@ struct job_update {
   // redrives + 1 WHERE status NOT IN ('done', 'failed')`: a job that did end
   // stays as it is; one dead-lettered (or still open) is queued again.
   bool requeue_redriven = false;
-  // attempts = attempts + 1: a failure recorded (runtime.count_attempts =
-  // at_failure counts attempts here instead of at the start).
-  bool count_failure = false;
+  // attempts = attempts + this: a failure recorded (runtime.count_attempts =
+  // at_failure counts attempts here instead of at the start; twice with
+  // runtime.count_failures = "twice").
+  std::uint32_t count_failure = 0;
   // attempts_granted = attempts_granted + 1 (an orphan rescue's grant).
   bool grant_attempt = false;
   // attempts = max(attempts - this, 0): attempts given back
@@ -77,7 +78,7 @@ struct job_update {
       ++row.redrives;
     }
     if (unless_ended && is_terminal(row.status)) return;
-    if (count_failure) ++row.attempts;
+    row.attempts += count_failure;
     if (grant_attempt) ++row.attempts_granted;
     row.attempts -= std::min(row.attempts, take_back);
     if (status) row.status = *status;
