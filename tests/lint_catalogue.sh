@@ -102,6 +102,8 @@ declare -A expected=(
   [kafka_no_job_table]="write_without_key work_id_by_message"
   # The job table alone, no key on purpose: allowed in [lint].
   [kafka_no_job_table_fixed]=""
+  [kafka_offset_stored_early]="kafka_offset_stored_before_processing"
+  [kafka_offset_stored_early_fixed]=""
   [slice_cannot_heartbeat]="write_without_key visibility_below_tool_p99"
   # As deploy_drain: the key is missing on purpose, allowed in [lint].
   [slice_cannot_heartbeat_fixed]=""

@@ -424,6 +424,7 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
       {"attempts_counted_past_limit_fixed.toml", "\nattempts_left = \"below_limit\"\n", "\nattempts_left = \"not_at_limit\"\n",
        "attempts_within_limit"},
       {"kafka_no_job_table_fixed.toml", "\nwork_id = \"job\"\n", "\nwork_id = \"message\"\n", "no_double_payment"},
+      {"kafka_offset_stored_early_fixed.toml", "enable_auto_offset_store = false\n", "", "every_job_ends"},
       {"execution_timeout_mid_job_fixed.toml",
        "execution_timeout = \"50s\"\n\n[queue]\nmax_receive_count = 5\n\n[discipline]\nkey = \"stable\"",
        "execution_timeout = \"30s\"\n\n[queue]\nmax_receive_count = 5\n\n[discipline]\nkey = \"none\"",

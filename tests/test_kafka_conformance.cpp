@@ -227,6 +227,39 @@ TEST_CASE("K7 commitSync after each record: a crash re-reads only the record in 
   CHECK(per_batch.records("already_ended").size() == 2);
 }
 
+TEST_CASE("K18 librdkafka's background auto-commit commits the offset stored as poll hands a record over, so a "
+          "crash mid-record loses it; stored after the record ran, it is read again",
+          "[kafka]") {
+  // One record whose model call takes 8 s; the pod dies at 9 s, in it. The
+  // group's first assignment is at 3 s.
+  const std::string story =
+      "[workers]\ncount = 1\n[vendor]\nlatency = { fixed = \"300ms\" }\n[tools.model]\nlatency = { fixed = \"8s\" }\n"
+      "[tools.read]\nlatency = { fixed = \"1ms\" }\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n"
+      "[[crash]]\nat = \"9s\"\nworker = 0\n[budget]\ntime_limit = \"10m\"\n";
+  const std::string earliest = "auto_offset_reset = \"earliest\"\n";
+  // enable.auto.offset.store (the default): the thread's commit at 5 s
+  // takes offset 1 while job_1 runs; the new member starts past it.
+  kafka_run early(story, earliest + "client = \"librdkafka\"\n");
+  const auto commits = early.records("offset_commit");
+  REQUIRE(!commits.empty());
+  CHECK(commits.front()->time == at_s(5));
+  CHECK(commits.front()->get_int("offset") == 1);
+  CHECK(early.fetched("job_1").size() == 1);
+  CHECK(early.refunds() == 0);
+  CHECK(early.records("job_done").empty());
+  CHECK(early.status_of("job_1") == job_status::running);
+  // Stored after the record ran: nothing is committed before the crash, and
+  // the new member reads job_1 again.
+  kafka_run after(story, earliest + "client = \"librdkafka\"\nenable_auto_offset_store = false\n");
+  for (const sim::trace_record* c : after.records("offset_commit")) CHECK(c->time > at_s(9));
+  CHECK(after.fetched("job_1").size() == 2);
+  CHECK(after.refunds() == 1);
+  // The Java client commits inside poll only, after the record ran.
+  kafka_run java(story, earliest);
+  CHECK(java.fetched("job_1").size() == 2);
+  CHECK(java.refunds() == 1);
+}
+
 TEST_CASE("K8 offset commits: accepted from the current generation, also while a rebalance prepares; refused once "
           "the member is out",
           "[kafka]") {

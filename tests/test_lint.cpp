@@ -70,7 +70,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 38);
+  CHECK(lint_rules.size() == 39);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -1242,6 +1242,32 @@ TEST_CASE("attempts_left_by_equality: out of attempts only at exactly the limit"
   CHECK(lint(c).empty());  // unlimited: nothing to step over
   c.runtime.retry.maximum_attempts = 3;
   c.runtime.attempts_left = attempts_left_check::below_limit;
+  CHECK(lint(c).empty());
+}
+
+// ---- 39. kafka_offset_stored_before_processing ------------------------------------
+
+TEST_CASE("kafka_offset_stored_before_processing: librdkafka commits in the background what poll handed over",
+          "[lint][kafka]") {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.queue.max_receive_count = 0;
+  c.dead_letter_queue = false;
+  c.runtime.kafka.emplace();
+  c.runtime.kafka->reset_to_earliest = true;
+  c.runtime.rules.retry = retry_mode::in_slice;
+  CHECK(lint(c).empty());  // the Java client commits in poll, after the records ran
+  c.runtime.kafka->client = kafka_client::librdkafka;
+  c.runtime.kafka->max_poll_records = 1;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "kafka_offset_stored_before_processing");
+  CHECK(w.setting == "kafka.enable_auto_offset_store");
+  CHECK_THAT(w.why, Contains("commits the stored offsets every 5s whatever the handler is doing"));
+  CHECK_THAT(w.fix, Contains("kafka.enable_auto_offset_store = false"));
+  c.runtime.kafka->enable_auto_offset_store = false;
+  CHECK(lint(c).empty());
+  c.runtime.kafka->enable_auto_offset_store = true;
+  c.runtime.kafka->enable_auto_commit = false;  // the application commits what it chooses
   CHECK(lint(c).empty());
 }
 

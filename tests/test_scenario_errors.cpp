@@ -380,6 +380,18 @@ TEST_CASE("kafka takes a consumer group's settings by their Kafka names, and ref
   CHECK(error_of(kafka + "[[queue_fault]]\nkind = \"duplicate_delivery\"\nprobability = 0.1\n") ==
         "t.toml:2:11: queue.flavour: [[queue_fault]] injects SQS's duplicate deliveries and lost deletes; a Kafka "
         "consumer's duplicates come from rebalances and crashes ([[crash]], [[deploy]], [[fault]])");
+  // librdkafka's consumer poll hands over one message; its offset store is its own.
+  CHECK(error_of(kafka + "[kafka]\nclient = \"librdkafka\"\nmax_poll_records = 10\n") ==
+        "t.toml:5:20: kafka.max_poll_records: is the Java client's: librdkafka's consumer poll hands over one "
+        "message at a time; remove it");
+  CHECK(error_of(kafka + "[kafka]\nenable_auto_offset_store = false\n") ==
+        "t.toml:4:28: kafka.enable_auto_offset_store: is librdkafka's offset store: needs kafka.client = "
+        "\"librdkafka\" (the Java client commits what poll returned)");
+  CHECK(error_of(kafka + "[kafka]\nclient = \"librdkafka\"\nenable_auto_commit = false\nenable_auto_offset_store = false\n") ==
+        "t.toml:6:28: kafka.enable_auto_offset_store: feeds the background auto-commit: needs "
+        "kafka.enable_auto_commit = true");
+  CHECK(error_of(kafka + "[kafka]\nclient = \"confluent\"\n") ==
+        "t.toml:4:10: kafka.client: expected \"java\" or \"librdkafka\", found string \"confluent\"");
   CHECK(error_of("[kafka]\npartitions = 3\n") ==
         "t.toml:1:1: kafka: [kafka] sets a Kafka consumer group: needs queue.flavour = \"kafka\"");
 }

@@ -65,7 +65,11 @@ void print_settings(const scenario& s) {
                text(k.group.max_poll_interval),
                k.group.rebalance_timeout ? ", rebalance timeout " + text(*k.group.rebalance_timeout) : std::string(),
                k.max_poll_records,
-               k.enable_auto_commit ? "auto-commit every " + text(k.auto_commit_interval)
+               k.enable_auto_commit && k.client == kafka_client::librdkafka
+                   ? fmt::format("librdkafka, auto-commit every {} in the background of the offsets stored {}",
+                                 text(k.auto_commit_interval),
+                                 k.enable_auto_offset_store ? "as poll hands a message over" : "after each message ran")
+               : k.enable_auto_commit ? "auto-commit every " + text(k.auto_commit_interval)
                                     : std::string(k.manual_commit == kafka_manual_commit::per_record
                                                       ? "commitSync after each record"
                                                       : "commitSync after each batch"),

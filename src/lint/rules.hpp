@@ -234,5 +234,6 @@ void job_table_without_transaction_timeout(const world_config& config, std::vect
 void kafka_batch_beyond_poll_interval(const world_config& config, std::vector<lint_warning>& out);
 void kafka_batch_beyond_rebalance_timeout(const world_config& config, std::vector<lint_warning>& out);
 void kafka_offset_reset_latest(const world_config& config, std::vector<lint_warning>& out);
+void kafka_offset_stored_before_processing(const world_config& config, std::vector<lint_warning>& out);
 
 }  // namespace twice::lint_rules_detail

@@ -423,6 +423,32 @@ void kafka_batch_beyond_rebalance_timeout(const world_config& config, std::vecto
                  : std::vector<lint_advice>{}});
 }
 
+// Kafka on librdkafka with enable.auto.offset.store (its default): the
+// offset past a record is stored as poll hands it over and a background
+// thread commits it every auto.commit.interval.ms, so a record whose
+// handler runs when the timer fires is committed before it ran; a crash
+// then loses it (runtime_config.hpp, confluentinc/librdkafka
+// CONFIGURATION.md). The window is open for every record: the longer its
+// handler, the likelier the commit falls in it.
+void kafka_offset_stored_before_processing(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.runtime.kafka) return;
+  const kafka_config& k = *config.runtime.kafka;
+  if (k.client != kafka_client::librdkafka || !k.enable_auto_commit || !k.enable_auto_offset_store) return;
+  const auto [job, longest] = longest_slice_of(config);
+  if (job.empty()) return;
+  out.push_back(
+      {"kafka_offset_stored_before_processing", "kafka.enable_auto_offset_store",
+       fmt::format("librdkafka stores the offset past a record as poll hands it over (enable.auto.offset.store, on by "
+                   "default), and its background thread commits the stored offsets every {} whatever the handler "
+                   "is doing. A record of up to {} ({}: its calls' p99 latencies) is committed while it still runs "
+                   "whenever the timer fires in it; a crash, an OOM kill or a deploy then loses it: the group "
+                   "starts past it and nothing runs it again.",
+                   text(k.auto_commit_interval), text(longest), job),
+       "Set kafka.enable_auto_offset_store = false and store each record's offset after it ran (store_offsets, "
+       "StoreOffset), as librdkafka's CONFIGURATION.md recommends for long handlers.",
+       {advise("kafka.enable_auto_offset_store", "false")}});
+}
+
 // Kafka with auto.offset.reset = latest (its default): a partition the
 // group has never committed starts at its end when first assigned, so a job
 // sent before the group's first assignment is never read. The first

@@ -34,6 +34,11 @@
 //    poll after the retry backoff (Spring's DefaultErrorHandler: a seek to
 //    the failed record), until retry.maximum_attempts such failures of the
 //    record; then the recoverer dead-letters its job and the batch goes on.
+//  * with librdkafka's client (kafka.client = "librdkafka") poll hands over
+//    one record, and the auto-commit is a background thread's: every
+//    interval it commits the stored offsets, by default stored as poll
+//    hands a record over, so a record still running may be committed
+//    (kafka_commit_in_background, runtime_config.hpp).
 //
 // A commit that would not move a partition's offset is not sent (the
 // client sends it again every interval; nothing changes).
@@ -71,6 +76,8 @@ sim::task<void> worker::consume_kafka() {
         kafka_seek_back(batch, i);
         break;
       }
+      if (cfg.client == kafka_client::librdkafka && cfg.enable_auto_offset_store)
+        kafka_store(batch[i].partition, batch[i].offset + 1);  // as poll hands it over
       const kafka_record& rec = topic.at(batch[i].partition, batch[i].offset);
       received_message m;
       m.id = rec.id;
@@ -101,6 +108,8 @@ sim::task<void> worker::consume_kafka() {
         }
         kafka_.failures.erase({batch[i].partition, batch[i].offset});
         kafka_.processed[batch[i].partition] = batch[i].offset + 1;
+        if (cfg.client == kafka_client::librdkafka && !cfg.enable_auto_offset_store)
+          kafka_store(batch[i].partition, batch[i].offset + 1);
         runtime_failed = false;
         co_await kafka_recover(job);
       }
@@ -110,7 +119,7 @@ sim::task<void> worker::consume_kafka() {
   }
   // close(): commit (auto-commit), leave the group.
   if (!kafka_.member.empty() && services_.group->is_member(kafka_.member)) {
-    if (cfg.enable_auto_commit) kafka_commit(kafka_.position, true);
+    if (cfg.enable_auto_commit) kafka_commit(kafka_auto_commit_offsets(), true);
     services_.group->leave(kafka_.member);
   }
   kafka_.member.clear();
@@ -126,12 +135,12 @@ sim::task<std::vector<worker::kafka_fetched>> worker::kafka_poll() {
       // Removed (a poll timeout): the auto-commit before the rejoin fails
       // ("Asynchronous auto-commit of offsets failed"); then, as after
       // never having joined, JoinGroup as a new member.
-      if (cfg.enable_auto_commit && !kafka_.member.empty() && kafka_.generation >= 0) kafka_commit(kafka_.position, true);
+      if (cfg.enable_auto_commit && !kafka_.member.empty() && kafka_.generation >= 0) kafka_commit(kafka_auto_commit_offsets(), true);
       kafka_.member = group.join_new(name_);
       kafka_.generation = -1;
     }
     if (group.needs_join(kafka_.member)) {
-      if (cfg.enable_auto_commit && kafka_.generation >= 0) kafka_commit(kafka_.position, true);
+      if (cfg.enable_auto_commit && kafka_.generation >= 0) kafka_commit(kafka_auto_commit_offsets(), true);
       // A drain wakes a consumer blocked here (begin_drain notifies the
       // group): it leaves the join phase still a member, and close() below
       // sends LeaveGroup, so the rebalance under way goes on without it
@@ -146,8 +155,9 @@ sim::task<std::vector<worker::kafka_fetched>> worker::kafka_poll() {
       continue;
     }
     const sim::instant now = services_.kernel.now();
-    if (cfg.enable_auto_commit && now >= kafka_.next_auto_commit) {
-      kafka_commit(kafka_.position, true);
+    const bool commits_in_poll = cfg.enable_auto_commit && cfg.client == kafka_client::java;
+    if (commits_in_poll && now >= kafka_.next_auto_commit) {
+      kafka_commit(kafka_auto_commit_offsets(), true);
       kafka_.next_auto_commit = now + cfg.auto_commit_interval;
     }
     std::vector<kafka_fetched> batch = kafka_fetch();
@@ -155,7 +165,7 @@ sim::task<std::vector<worker::kafka_fetched>> worker::kafka_poll() {
       group.poll_returned(kafka_.member);
       co_return batch;
     }
-    co_await group.changed().wait_until(cfg.enable_auto_commit ? kafka_.next_auto_commit : sim::instant::max());
+    co_await group.changed().wait_until(commits_in_poll ? kafka_.next_auto_commit : sim::instant::max());
   }
   co_return std::vector<kafka_fetched>{};
 }
@@ -167,6 +177,7 @@ void worker::kafka_assigned() {
   kafka_.partitions = group.assignment(kafka_.member);
   kafka_.position.clear();
   kafka_.processed.clear();
+  kafka_.stored.clear();
   kafka_.committed.clear();
   kafka_.next_partition = 0;
   for (std::uint32_t p : kafka_.partitions) {
@@ -202,6 +213,28 @@ std::vector<worker::kafka_fetched> worker::kafka_fetch() {
   return batch;
 }
 
+// What an auto-commit commits: the Java client's positions (every record
+// poll returned), or librdkafka's stored offsets (runtime_config.hpp).
+const std::map<std::uint32_t, std::int64_t>& worker::kafka_auto_commit_offsets() const {
+  const kafka_config& cfg = *services_.config.kafka;
+  if (cfg.client == kafka_client::java) return kafka_.position;
+  return kafka_.stored;
+}
+
+// librdkafka's auto-commit: a thread of the client commits the stored
+// offsets every auto.commit.interval.ms while the consumer has an
+// assignment, whether the application is in poll or in its handler
+// (confluentinc/librdkafka src/rdkafka_cgrp.c, rd_kafka_cgrp_offset_commit_tmr_cb
+// on the auto-commit timer). It dies with the process.
+sim::task<void> worker::kafka_commit_in_background() {
+  const kafka_config& cfg = *services_.config.kafka;
+  while (!(draining_ && kafka_.member.empty())) {
+    co_await sim::sleep_for(cfg.auto_commit_interval);
+    if (!kafka_.member.empty() && kafka_.generation >= 0 && services_.group->is_member(kafka_.member))
+      kafka_commit(kafka_auto_commit_offsets(), true);
+  }
+}
+
 bool worker::kafka_commit(const std::map<std::uint32_t, std::int64_t>& offsets, bool automatic) {
   bool all_ok = true;
   for (const auto& [partition, offset] : offsets) {
@@ -217,12 +250,21 @@ bool worker::kafka_commit(const std::map<std::uint32_t, std::int64_t>& offsets, 
   return all_ok;
 }
 
+// librdkafka's offset store: a partition has no stored offset until a
+// record of it is stored, and the auto-commit leaves such a partition out.
+void worker::kafka_store(std::uint32_t partition, std::int64_t next) {
+  auto [it, added] = kafka_.stored.try_emplace(partition, next);
+  if (!added) it->second = std::max(it->second, next);
+}
+
 void worker::kafka_processed(const received_message& record) {
   const std::uint32_t p = handle_partition(record.handle);
   const std::int64_t next = handle_offset(record.handle) + 1;
   kafka_.processed[p] = std::max(kafka_.processed[p], next);
   kafka_.failures.erase({p, next - 1});
   const kafka_config& cfg = *services_.config.kafka;
+  // offsets_store() after the record ran, with enable.auto.offset.store off.
+  if (cfg.client == kafka_client::librdkafka && !cfg.enable_auto_offset_store) kafka_store(p, next);
   if (cfg.enable_auto_commit || cfg.manual_commit != kafka_manual_commit::per_record) return;
   if (!kafka_commit({{p, next}}, false)) kafka_.batch_broken = true;
 }

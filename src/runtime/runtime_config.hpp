@@ -86,6 +86,7 @@ struct celery_config {
 // clients/.../consumer/ConsumerConfig.java) and the group it joins
 // (broker/consumer_group.hpp): runtime/kafka_consumer.cpp.
 enum class kafka_manual_commit : std::uint8_t { per_batch, per_record };
+enum class kafka_client : std::uint8_t { java, librdkafka };
 struct kafka_config {
   consumer_group_config group;
   std::uint32_t max_poll_records = 500;  // max.poll.records
@@ -100,6 +101,22 @@ struct kafka_config {
   // (Kafka's default "latest": records sent before the group's first
   // assignment are skipped).
   bool reset_to_earliest = false;
+  // Which client's consumer. java: auto-commit happens inside poll (the
+  // records of earlier polls, all run by then). librdkafka (confluent-kafka
+  // for Python, Go and .NET, node-rdkafka, rust-rdkafka): poll returns one
+  // message, and a background thread commits the *stored* offsets every
+  // auto.commit.interval.ms, whatever the application is doing
+  // (confluentinc/librdkafka CONFIGURATION.md, enable.auto.commit:
+  // "Automatically and periodically commit offsets in the background").
+  kafka_client client = kafka_client::java;
+  // librdkafka's enable.auto.offset.store (default true): "Automatically
+  // store offset of last message provided to application" (CONFIGURATION.md),
+  // so the offset past a record is stored when poll hands it over, and the
+  // background commit may commit it while the handler still runs: a crash
+  // then loses the record. false: the application stores the offset after
+  // the record ran (offsets_store / StoreOffset), as CONFIGURATION.md
+  // recommends "for long-time processing applications".
+  bool enable_auto_offset_store = true;
   friend bool operator==(const kafka_config&, const kafka_config&) = default;
 };
 

@@ -156,9 +156,12 @@ class worker {
   // Commits `offsets` (partition -> next offset) it has not committed yet;
   // false when the group refused (the member is out of the generation).
   bool kafka_commit(const std::map<std::uint32_t, std::int64_t>& offsets, bool automatic);
+  const std::map<std::uint32_t, std::int64_t>& kafka_auto_commit_offsets() const;
+  sim::task<void> kafka_commit_in_background();
   // The record a slice ran is processed ("the ack"): commitSync it when
   // committing after each record.
   void kafka_processed(const received_message& record);
+  void kafka_store(std::uint32_t partition, std::int64_t next);
   sim::task<void> kafka_recover(const std::string& job);
   // The batch stops at `from`: its records run again from the next poll.
   void kafka_seek_back(const std::vector<kafka_fetched>& batch, std::size_t from);
@@ -273,6 +276,7 @@ class worker {
   std::deque<received_message> reserved_;
   std::vector<received_message> eta_held_;
   sim::process_id fetcher_;
+  sim::process_id offset_committer_;  // Kafka with librdkafka: the background auto-commit
   std::unique_ptr<sim::condition> task_ready_;    // the executor waits here
   std::unique_ptr<sim::condition> prefetch_room_; // the fetcher waits here
   // Kafka: this process's member id (empty until it joins, and again once
@@ -284,6 +288,10 @@ class worker {
     std::int64_t generation = -1;
     std::vector<std::uint32_t> partitions;
     std::map<std::uint32_t, std::int64_t> position, processed, committed;
+    // librdkafka's offset store (runtime_config.hpp): the offset its
+    // auto-commit commits, past the last record handed to the handler
+    // (enable.auto.offset.store) or that ran (offsets_store after it).
+    std::map<std::uint32_t, std::int64_t> stored;
     // Failures of the runtime's own steps, by (partition, offset), as
     // Spring's FailedRecordTracker counts them.
     std::map<std::pair<std::uint32_t, std::int64_t>, std::uint32_t> failures;

@@ -39,6 +39,9 @@ void worker::start() {
     kafka_ = {};  // a new process: a new consumer, not yet a member
     kafka_.next_auto_commit = services_.kernel.now() + services_.config.kafka->auto_commit_interval;
     consumer_ = services_.kernel.spawn(consume_kafka(), name_);
+    const kafka_config& k = *services_.config.kafka;
+    if (k.enable_auto_commit && k.client == kafka_client::librdkafka)
+      offset_committer_ = services_.kernel.spawn(kafka_commit_in_background(), name_ + "/auto_commit");
   } else {
     consumer_ = services_.kernel.spawn(consume(), name_);
   }
@@ -75,6 +78,8 @@ void worker::kill_processes() {
   orphan_checker_ = {};
   if (fetcher_.valid() && services_.kernel.alive(fetcher_)) services_.kernel.kill(fetcher_);
   fetcher_ = {};
+  if (offset_committer_.valid() && services_.kernel.alive(offset_committer_)) services_.kernel.kill(offset_committer_);
+  offset_committer_ = {};
   // What a Celery worker reserved dies with its memory; the broker keeps it
   // unacked until the visibility timeout restores it.
   reserved_.clear();

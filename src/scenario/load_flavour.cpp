@@ -278,10 +278,23 @@ void load_kafka(const table_reader& root, load_state& s) {
   const table_reader r(s.d, *t, "kafka",
                        {"partitions", "max_poll_records", "max_poll_interval", "session_timeout", "heartbeat_interval",
                         "enable_auto_commit", "auto_commit_interval", "commit", "auto_offset_reset",
-                        "group_initial_rebalance_delay", "dead_letter_topic", "rebalance_timeout"});
+                        "group_initial_rebalance_delay", "dead_letter_topic", "rebalance_timeout", "client",
+                        "enable_auto_offset_store"});
   kafka_config& k = *w.runtime.kafka;
   r.integer("partitions", k.group.partitions, {1, 10'000});
-  r.integer("max_poll_records", k.max_poll_records, {1, 100'000});
+  static const named<kafka_client> clients[] = {{"java", kafka_client::java}, {"librdkafka", kafka_client::librdkafka}};
+  r.choice("client", k.client, clients);
+  if (k.client == kafka_client::librdkafka) {
+    // rd_kafka_consumer_poll hands over one message per call (its own
+    // prefetch queue is out of sight), and max.poll.interval.ms is the
+    // time between two such calls.
+    k.max_poll_records = 1;
+    if (t->find("max_poll_records") != nullptr)
+      s.d.error(r.pos_of("max_poll_records"), r.path_of("max_poll_records"),
+                "is the Java client's: librdkafka's consumer poll hands over one message at a time; remove it");
+  } else {
+    r.integer("max_poll_records", k.max_poll_records, {1, 100'000});
+  }
   r.duration("max_poll_interval", k.group.max_poll_interval, {duration::from_s(1), duration::from_s(24 * 3600)});
   // A rebalance timeout the client sends in JoinGroup other than
   // max.poll.interval.ms (Sarama's Consumer.Group.Rebalance.Timeout,
@@ -302,6 +315,15 @@ void load_kafka(const table_reader& root, load_state& s) {
   if (r.choice("commit", k.manual_commit, commits) && k.enable_auto_commit)
     s.d.error(r.pos_of("commit"), r.path_of("commit"),
               "is the application's commitSync: needs kafka.enable_auto_commit = false");
+  if (r.boolean("enable_auto_offset_store", k.enable_auto_offset_store)) {
+    if (k.client != kafka_client::librdkafka)
+      s.d.error(r.pos_of("enable_auto_offset_store"), r.path_of("enable_auto_offset_store"),
+                "is librdkafka's offset store: needs kafka.client = \"librdkafka\" (the Java client commits "
+                "what poll returned)");
+    else if (!k.enable_auto_commit)
+      s.d.error(r.pos_of("enable_auto_offset_store"), r.path_of("enable_auto_offset_store"),
+                "feeds the background auto-commit: needs kafka.enable_auto_commit = true");
+  }
   static const named<bool> resets[] = {{"latest", false}, {"earliest", true}};
   r.choice("auto_offset_reset", k.reset_to_earliest, resets);
   r.duration("group_initial_rebalance_delay", k.group.initial_rebalance_delay, {duration::zero(), duration::from_s(300)});
