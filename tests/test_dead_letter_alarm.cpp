@@ -1,5 +1,5 @@
 // CloudWatch alarm states on the dead-letter queue and the pager that
-// auto-resolves its pages (runtime/dead_letter_redrive.hpp): rows CW1..CW5
+// auto-resolves its pages (runtime/dead_letter_redrive.hpp): rows CW1..CW6
 // of tests/sqs_conformance.md.
 
 #include <catch2/catch.hpp>
@@ -101,6 +101,43 @@ TEST_CASE("CW4 an alarm on the oldest dead letter's age pages again, and the on-
   CHECK(text_of(states[3], "to") == "OK");
 }
 
+TEST_CASE("CW6 re-notification while in ALARM: grouped into the open page, a new page once it auto-resolved, and "
+          "the on-call redrives",
+          "[dead-letter-alarm]") {
+  const test::scenario_run run(three_dead_letters("6h", "page_auto_resolve = \"4h\"\nrenotify_every = \"1h\"\n"));
+  const auto pages = run.records("page");
+  REQUIRE(pages.size() == 3);
+  const std::int64_t first = pages[0]->time.us();
+  // 1 h, 2 h, 3 h: page #1 still open, the trigger joins it; at 4 h it
+  // auto-resolved first, and the re-notification opens page #2.
+  const auto renotified = run.records("renotify");
+  REQUIRE(renotified.size() >= 4);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(renotified[i]->time.us() == first + (i + 1) * hour_us);
+    CHECK(num_of(renotified[i], "incident") == 1);
+  }
+  CHECK(renotified[3]->time.us() == first + 4 * hour_us);
+  CHECK(num_of(renotified[3], "incident") == 0);
+  CHECK(pages[1]->time.us() == first + 4 * hour_us);
+  CHECK(num_of(pages[1], "incident") == 2);
+  // At 8 h the on-call finds page #2 open and runs the runbook: the alarm
+  // returns to OK, no more re-notifications, and the refunds are made.
+  CHECK(run.records("page_unanswered").empty());
+  CHECK(run.records("moved_out").size() == 3);
+  // The runbook closed page #2 at 8 h while the alarm was still in ALARM
+  // (until the next minute's datapoint): that instant's re-notification
+  // opens page #3, which the alarm's return to OK resolves.
+  CHECK(pages[2]->time.us() == first + 8 * hour_us);
+  const auto resolved = run.records("page_resolved");
+  REQUIRE(resolved.size() == 3);
+  CHECK(text_of(resolved[0], "why") == "auto_resolve");
+  CHECK(text_of(resolved[1], "why") == "redriven");
+  CHECK(text_of(resolved[2], "why") == "alarm_ok");
+  CHECK(renotified.back()->time.us() == first + 8 * hour_us);
+  CHECK(run.records("retention_expired").empty());
+  CHECK(run.refunds() == 3);
+}
+
 TEST_CASE("CW5 without a pager timeout or an age alarm the on-call answers the first dead letter as before",
           "[dead-letter-alarm]") {
   const test::scenario_run run(three_dead_letters("6h", ""));
@@ -143,6 +180,15 @@ TEST_CASE("page_resolved_before_answer: the pager closes the page before the on-
   CHECK_FALSE(has(warnings_of("page_auto_resolve = \"4h\"\nage_alarm = \"6h\"\n")));
   // An age alarm whose page is closed again before the on-call looks.
   CHECK(has(warnings_of("page_auto_resolve = \"4h\"\nage_alarm = \"2h\"\n")));
+  // Re-notified every hour: page #2 opens at 5 h and is open at 8 h. Every
+  // 5 h: page #2 opens at 5 h too. Every 7 h: the next page opens at 7 h,
+  // open at 8 h. Every 9 h: nothing opens before the on-call looks at 8 h.
+  CHECK_FALSE(has(warnings_of("page_auto_resolve = \"4h\"\nrenotify_every = \"1h\"\n")));
+  CHECK_FALSE(has(warnings_of("page_auto_resolve = \"4h\"\nrenotify_every = \"5h\"\n")));
+  CHECK_FALSE(has(warnings_of("page_auto_resolve = \"4h\"\nrenotify_every = \"7h\"\n")));
+  CHECK(has(warnings_of("page_auto_resolve = \"4h\"\nrenotify_every = \"9h\"\n")));
+  // Every 5 h with a 2 h pager timeout: pages open 0-2 h and 5-7 h; at 8 h none is.
+  CHECK(has(warnings_of("page_auto_resolve = \"2h\"\nrenotify_every = \"5h\"\n")));
   const load_result r = load_scenario_text(three_dead_letters("6h", "page_auto_resolve = \"4h\"\n"), "t.toml");
   REQUIRE(r.ok());
   for (const lint_warning& w : lint(r.value->world))

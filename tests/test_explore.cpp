@@ -425,6 +425,12 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
        "attempts_within_limit"},
       {"kafka_no_job_table_fixed.toml", "\nwork_id = \"job\"\n", "\nwork_id = \"message\"\n", "no_double_payment"},
       {"kafka_offset_stored_early_fixed.toml", "enable_auto_offset_store = false\n", "", "every_job_ends"},
+      {"pubsub_redelivered_forever_fixed.toml",
+       "flavour = \"pubsub\"\n\n[workers]\ncount = 2\n\n[discipline]\nkey = \"none\"\nwork_id = \"job\"\n",
+       "flavour = \"pubsub\"\n\n[pubsub]\nlease_management = false\n\n[workers]\ncount = 2\n\n[discipline]\nkey = "
+       "\"none\"\nwork_id = \"message\"\n",
+       "no_double_payment"},
+      {"dead_letter_alarm_auto_resolved_fixed.toml", "age_alarm = \"6h\"\n", "", "no_message_lost"},
       {"execution_timeout_mid_job_fixed.toml",
        "execution_timeout = \"50s\"\n\n[queue]\nmax_receive_count = 5\n\n[discipline]\nkey = \"stable\"",
        "execution_timeout = \"30s\"\n\n[queue]\nmax_receive_count = 5\n\n[discipline]\nkey = \"none\"",

@@ -647,7 +647,7 @@ TEST_CASE("redrive_after_key_expiry: a redrive later than the provider keeps key
           "[lint]") {
   world_config c = clean_config();
   c.jobs.push_back(make_job({"payouts", progress_mode::none, {{"refund", "inv_{job}", 100, 1}}}, "payout_1"));
-  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(30 * 3600), .times = 1, .auto_resolve = {}, .age_alarm = {}};
+  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(30 * 3600), .times = 1, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
   const lint_warning w = only_warning(c);
   CHECK(w.rule == "redrive_after_key_expiry");
   CHECK(w.setting == "dead_letter_queue.redrive_after");

@@ -570,7 +570,7 @@ world_config everything_config() {
   c.dead_letter_queue = true;
   c.dead_letter.name = "refunds-dlq";
   c.dead_letter.retention = duration::from_s(14 * 24 * 3600);
-  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(6 * 3600), .times = 3, .auto_resolve = {}, .age_alarm = {}};
+  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(6 * 3600), .times = 3, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
   c.workers = 3;
   c.sha = "abc123";
   c.runtime.visibility_timeout = duration::from_s(60);

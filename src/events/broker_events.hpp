@@ -444,4 +444,19 @@ struct page_unanswered {
   }
 };
 
+// A re-notification (dead_letter_redrive_config::renotify_every): alarm
+// `alarm` is still in ALARM and is published again. `incident` is the open
+// incident of that alarm the pager groups it into (its dedup key), or 0
+// when none is open, and the page that follows opens a new one.
+struct renotify {
+  static constexpr std::string_view kind = "renotify";
+  name_id alarm = 0;
+  std::int64_t incident = 0;
+  template <class V>
+  void fields(V& v) const {
+    v.name("alarm", alarm);
+    v.integer("incident", incident);
+  }
+};
+
 }  // namespace twice::ev

@@ -83,7 +83,7 @@ using payload = std::variant<tool_start, tool_call, fault_crash, fault_error, ch
                              lease_dropped, orphaned, orphan_recovered, produced, fetched, offset_commit,
                              rebalance_start, member_removed, partitions_assigned, send_timeout, resent,
                              claim_skipped, ack_ignored, execution_timeout, alarm_state, page, page_resolved,
-                             page_unanswered>;
+                             page_unanswered, renotify>;
 
 // One event: when, who (an interned actor name such as "worker/0"), what.
 struct event {

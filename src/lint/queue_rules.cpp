@@ -267,11 +267,28 @@ void dead_letters_unread(const world_config& config, std::vector<lint_warning>& 
 // alarm on the dead-letter queue pages again: it saves the letters when its
 // page (about age_alarm after the first dead letter) is still open when the
 // on-call looks (about redrive_after after it).
+namespace {
+// With re-notification every `every` while the depth alarm stays in ALARM
+// (from its first page at 0), whether a page is open at `answer`: each page
+// stays open `resolve`; a re-notification opens a new one when none is.
+bool renotified_page_open_at(sim::duration resolve, sim::duration every, sim::duration answer) {
+  for (sim::duration page = sim::duration::zero(); page <= answer;) {
+    // At the very instant a later page resolves, the on-call (whose wait
+    // began with the first page) looks first.
+    if (answer < page + resolve || (page > sim::duration::zero() && answer == page + resolve)) return true;
+    const std::int64_t resolved = (page + resolve).us();
+    page = sim::duration::from_us((resolved + every.us() - 1) / every.us() * every.us());
+  }
+  return false;
+}
+}  // namespace
+
 void page_resolved_before_answer(const world_config& config, std::vector<lint_warning>& out) {
   if (!config.dead_letter_redrive || !config.dead_letter_redrive->auto_resolve) return;
   const dead_letter_redrive_config& r = *config.dead_letter_redrive;
   if (*r.auto_resolve > r.after) return;
   if (r.age_alarm && *r.age_alarm <= r.after && r.after < *r.age_alarm + *r.auto_resolve) return;
+  if (r.renotify_every && renotified_page_open_at(*r.auto_resolve, *r.renotify_every, r.after)) return;
   // Half the pager's timeout before the answer: open then, wherever the minute falls.
   const sim::duration age = r.after - sim::duration::from_us(r.auto_resolve->us() / 2);
   out.push_back(
@@ -284,12 +301,15 @@ void page_resolved_before_answer(const world_config& config, std::vector<lint_wa
                    r.age_alarm ? fmt::format("and the age alarm's page ({} after the first dead letter) is not open "
                                              "then either",
                                              text(*r.age_alarm))
-                               : std::string("and no alarm pages again"),
+                   : r.renotify_every
+                       ? fmt::format("and no re-notification (every {}) has a page open then", text(*r.renotify_every))
+                       : std::string("and no alarm pages again"),
                    text(config.dead_letter.retention)),
        fmt::format("Alarm on the dead-letter queue's ApproximateAgeOfOldestMessage so that its page is open when the "
-                   "on-call looks: dead_letter_queue.age_alarm = {}; or keep pages open until someone acts (remove "
+                   "on-call looks: dead_letter_queue.age_alarm = {}; or re-notify while the alarm stays in ALARM "
+                   "(dead_letter_queue.renotify_every = {}); or keep pages open until someone acts (remove "
                    "page_auto_resolve).",
-                   toml_duration(age)),
+                   toml_duration(age), toml_duration(*r.auto_resolve)),
        {advise("dead_letter_queue.age_alarm", toml_duration(age))}});
 }
 

@@ -245,6 +245,17 @@ const std::map<std::string_view, formatter>& formatters() {
                             : why == "alarm_ok"   ? "its alarm returned to OK"
                                                   : "the on-call runs the redrive runbook");
        }},
+      {"renotify",
+       [](const sim::trace_record& r) {
+         const std::int64_t open = num(r, "incident");
+         if (open > 0)
+           return fmt::format("re-notification: the {} alarm is still in ALARM; the pager groups it into open "
+                              "page #{}",
+                              str(r, "alarm"), open);
+         return fmt::format("re-notification: the {} alarm is still in ALARM and no page of it is open; a new "
+                            "page follows",
+                            str(r, "alarm"));
+       }},
       {"page_unanswered",
        [](const sim::trace_record& r) {
          return fmt::format("the on-call comes back to page #{}: nothing open on the pager, so no redrive; {} dead "

@@ -137,10 +137,39 @@ void dead_letter_redrive::set_state(alarm which, bool in_alarm, std::int64_t val
   (which == alarm::depth ? depth_alarm_ : age_alarm_) = in_alarm;
   events_.emit(actor_, ev::alarm_state{events_.name(which == alarm::depth ? "depth" : "age"),
                                        events_.name(in_alarm ? "ALARM" : "OK"), value});
-  if (in_alarm)
+  if (in_alarm) {
+    ++(which == alarm::depth ? depth_spells_ : age_spells_);
     open_incident(which);
-  else
+    arm_renotify(which);
+  } else {
     close_incidents(incident_state::alarm_ok, which);
+  }
+}
+
+// The re-notification loop of one spell in ALARM: it keeps the story going
+// (pending) as the evaluations do, and ends when the alarm returns to OK.
+void dead_letter_redrive::arm_renotify(alarm which) {
+  if (!config_.renotify_every) return;
+  const std::uint64_t spell = which == alarm::depth ? depth_spells_ : age_spells_;
+  ++evaluations_pending_;
+  kernel_.schedule_at(kernel_.now() + *config_.renotify_every, renotify_callback, this,
+                      (spell << 1) | (which == alarm::age ? 1U : 0U));
+}
+
+void dead_letter_redrive::renotify_callback(sim::kernel&, void* ctx, std::uint64_t alarm_and_spell) {
+  auto* self = static_cast<dead_letter_redrive*>(ctx);
+  --self->evaluations_pending_;
+  const alarm which = (alarm_and_spell & 1U) != 0 ? alarm::age : alarm::depth;
+  const bool in_alarm = which == alarm::depth ? self->depth_alarm_ : self->age_alarm_;
+  const std::uint64_t spell = which == alarm::depth ? self->depth_spells_ : self->age_spells_;
+  if (!in_alarm || spell != (alarm_and_spell >> 1)) return;  // back to OK since
+  std::int64_t open = 0;
+  for (std::size_t n = 0; n < self->incidents_.size(); ++n)
+    if (self->incidents_[n].from == which && self->incidents_[n].state == incident_state::open)
+      open = static_cast<std::int64_t>(n + 1);
+  self->events_.emit(self->actor_, ev::renotify{self->events_.name(which == alarm::depth ? "depth" : "age"), open});
+  if (open == 0) self->open_incident(which);
+  self->arm_renotify(which);
 }
 
 void dead_letter_redrive::open_incident(alarm which) {

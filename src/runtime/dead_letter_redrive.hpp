@@ -65,8 +65,19 @@ struct dead_letter_redrive_config {
   // A second alarm, on the dead-letter queue's ApproximateAgeOfOldestMessage
   // at or past this; unset: none.
   std::optional<sim::duration> age_alarm;
-  // With either set, the alarms keep CloudWatch's states (see below).
-  bool alarm_states() const { return auto_resolve.has_value() || age_alarm.has_value(); }
+  // Re-notification while an alarm stays in ALARM, this often; unset: none.
+  // CloudWatch itself runs an alarm's actions only on a state change ("CloudWatch
+  // Alarms are designed to invoke only the alarm actions when a state change
+  // happens", AWS Cloud Operations blog, "How to enable Amazon CloudWatch
+  // Alarms to send repeated notifications", 2022); that post's EventBridge
+  // rule starts a Step Functions loop on OK -> ALARM that waits, calls
+  // DescribeAlarms and publishes to the alarm's SNS topics again while its
+  // state is ALARM. The pager groups a trigger into the open incident with
+  // the same dedup key (PagerDuty Events API v2, dedup_key: the alarm), and
+  // opens a new incident when none is open.
+  std::optional<sim::duration> renotify_every;
+  // With any set, the alarms keep CloudWatch's states (see below).
+  bool alarm_states() const { return auto_resolve.has_value() || age_alarm.has_value() || renotify_every.has_value(); }
   friend bool operator==(const dead_letter_redrive_config&, const dead_letter_redrive_config&) = default;
 };
 
@@ -108,6 +119,8 @@ class dead_letter_redrive {
   static void alarm_callback(sim::kernel&, void* ctx, std::uint64_t);
   static void evaluate_callback(sim::kernel&, void* ctx, std::uint64_t);
   static void auto_resolve_callback(sim::kernel&, void* ctx, std::uint64_t incident);
+  static void renotify_callback(sim::kernel&, void* ctx, std::uint64_t alarm_and_spell);
+  void arm_renotify(alarm which);
   sim::task<void> redrive();
   sim::task<void> answer(std::size_t incident);
   sim::task<void> runbook();
@@ -122,6 +135,10 @@ class dead_letter_redrive {
 
   bool depth_alarm_ = false;  // in ALARM
   bool age_alarm_ = false;
+  // Each alarm's spells in ALARM, counted: a re-notification timer from an
+  // earlier spell finds the count moved on and does nothing.
+  std::uint64_t depth_spells_ = 0;
+  std::uint64_t age_spells_ = 0;
   std::uint32_t evaluations_pending_ = 0;
   std::uint32_t answers_pending_ = 0;
   std::optional<sim::instant> age_check_;  // the age alarm's next look

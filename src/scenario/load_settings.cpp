@@ -185,7 +185,7 @@ void load_dead_letter_queue(const table_reader& root, load_state& s) {
   if (t != nullptr) {
     const table_reader r(s.d, *t, "dead_letter_queue",
                          {"enabled", "name", "retention", "max_jobs", "redrive_after", "redrives",
-                          "page_auto_resolve", "age_alarm"});
+                          "page_auto_resolve", "age_alarm", "renotify_every"});
     r.boolean("enabled", s.world.dead_letter_queue);
     r.identifier("name", s.world.dead_letter.name);
     // Sidekiq's dead set takes any dead_timeout_in_seconds; an SQS queue 60 s .. 14 days.
@@ -207,7 +207,8 @@ void load_dead_letter_queue(const table_reader& root, load_state& s) {
     // both about the on-call's answer, so both need one.
     r.duration("page_auto_resolve", redrive.auto_resolve, {sim::duration::from_s(60), retention_limits.hi});
     r.duration("age_alarm", redrive.age_alarm, {sim::duration::from_s(60), retention_limits.hi});
-    for (const char* key : {"page_auto_resolve", "age_alarm"})
+    r.duration("renotify_every", redrive.renotify_every, {sim::duration::from_s(60), retention_limits.hi});
+    for (const char* key : {"page_auto_resolve", "age_alarm", "renotify_every"})
       if (t->find(key) != nullptr && !after)
         r.diag().error(r.pos_of(key), r.path_of(key),
                        fmt::format("{} needs redrive_after: the pages are the on-call's, who answers them "
