@@ -47,6 +47,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   execution_timeout_near_lease(config, out);
   page_resolved_before_answer(config, out);
   attempts_left_by_equality(config, out);
+  retry_in_gives_up_transient(config, out);
   return out;
 }
 
