@@ -85,6 +85,9 @@ declare -A expected=(
   [sidekiq_term_timeout_fixed]=""
   [sidekiq_shutdown_wrapped]="write_without_key batch_without_item_progress drain_grace_below_work"
   [sidekiq_shutdown_wrapped_fixed]=""
+  # The block's catch-all discards every transient kind: one warning each.
+  [sidekiq_retry_in_discard]="retry_in_gives_up_transient retry_in_gives_up_transient retry_in_gives_up_transient retry_in_gives_up_transient"
+  [sidekiq_retry_in_discard_fixed]=""
   [celery_eta_beyond_visibility]="write_without_key no_jitter celery_eta_beyond_visibility"
   # The broker setting alone, no key on purpose, one job's countdown without jitter: allowed in [lint].
   [celery_eta_beyond_visibility_fixed]=""

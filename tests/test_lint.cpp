@@ -70,7 +70,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 39);
+  CHECK(lint_rules.size() == 40);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -1269,6 +1269,48 @@ TEST_CASE("kafka_offset_stored_before_processing: librdkafka commits in the back
   c.runtime.kafka->enable_auto_offset_store = true;
   c.runtime.kafka->enable_auto_commit = false;  // the application commits what it chooses
   CHECK(lint(c).empty());
+}
+
+// ---- 40. retry_in_gives_up_transient ----------------------------------------------
+
+TEST_CASE("retry_in_gives_up_transient: a sidekiq_retry_in that discards or kills a 503, a 429 or a timeout",
+          "[lint][sidekiq]") {
+  world_config c = clean_config();
+  // A Sidekiq world as the flavour makes it, with nothing for the other rules to find.
+  c.queue.hold_until_ack = true;
+  c.runtime.heartbeat_interval.reset();
+  c.queue.max_receive_count = 0;
+  c.runtime.retry.jitter = jitter_kind::sidekiq;
+  c.runtime.retry.maximum_interval.reset();
+  c.runtime.retry.maximum_attempts = 26;
+  c.runtime.count_attempts = attempt_counting::at_failure;
+  c.dead_letter.dead_set = true;
+  REQUIRE(lint(c).empty());
+  sidekiq_retry_in& block = c.runtime.sidekiq_retry.retry_in;
+  // A 400 is what :kill is for: no warning.
+  block[static_cast<std::size_t>(sidekiq_failure::bad_request)] = {retry_in_action::kill, duration::zero()};
+  c.runtime.rules.retry_non_retryable = true;
+  CHECK_FALSE(fires(c, "retry_in_gives_up_transient"));
+  block[static_cast<std::size_t>(sidekiq_failure::unavailable)] = {retry_in_action::discard, duration::zero()};
+  std::vector<lint_warning> ws;
+  for (const lint_warning& w : lint(c))
+    if (w.rule == "retry_in_gives_up_transient") ws.push_back(w);
+  REQUIRE(ws.size() == 1);
+  CHECK(ws[0].setting == "sidekiq.retry_in.unavailable");
+  CHECK_THAT(ws[0].why, Contains("returns :discard for unavailable") && Contains("in no dead set"));
+  CHECK_THAT(ws[0].fix, Contains("sidekiq.retry_in.unavailable = \"default\""));
+  // One warning per kind, in the kinds' order; :kill says the dead set.
+  block[static_cast<std::size_t>(sidekiq_failure::timeout)] = {retry_in_action::kill, duration::zero()};
+  ws.clear();
+  for (const lint_warning& w : lint(c))
+    if (w.rule == "retry_in_gives_up_transient") ws.push_back(w);
+  REQUIRE(ws.size() == 2);
+  CHECK(ws[1].setting == "sidekiq.retry_in.timeout");
+  CHECK_THAT(ws[1].why, Contains("returns :kill for timeout") && Contains("waits in the dead set"));
+  // A delay is a retry: no warning.
+  block[static_cast<std::size_t>(sidekiq_failure::unavailable)] = {retry_in_action::delay, duration::from_s(60)};
+  block[static_cast<std::size_t>(sidekiq_failure::timeout)] = {retry_in_action::schedule, duration::zero()};
+  CHECK_FALSE(fires(c, "retry_in_gives_up_transient"));
 }
 
 // ---- advice the loader takes, in each broker's words -----------------------------

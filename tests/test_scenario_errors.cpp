@@ -345,6 +345,25 @@ TEST_CASE("pubsub takes a subscription's settings by their Pub/Sub names, and re
                                                  "retry = \"in_slice\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\n"
                                                  "amount_cents = 100\n", "t.toml");
   CHECK(in_slice.ok());  // the client's own sleep between attempts in the slice
+  const std::string sidekiq = "[queue]\nflavour = \"sidekiq\"\n";
+  CHECK(error_of(sidekiq + "[sidekiq.retry_in]\nunavailable = \"never\"\n") ==
+        "t.toml:4:15: sidekiq.retry_in.unavailable: expected \"default\", \"discard\", \"kill\" or a duration of whole "
+        "seconds, 1s..720h, found \"never\"");
+  CHECK(error_of(sidekiq + "[sidekiq.retry_in]\nunavailable = \"1500ms\"\n") ==
+        "t.toml:4:15: sidekiq.retry_in.unavailable: expected \"default\", \"discard\", \"kill\" or a duration of whole "
+        "seconds, 1s..720h, found 1s500ms");
+  CHECK(error_of(sidekiq + "[sidekiq.retry_in]\nunavailabel = \"kill\"\n").starts_with(
+      "t.toml:4:1: sidekiq.retry_in.unavailabel: unknown key"));
+  CHECK(error_of(sidekiq + "[sidekiq.retry_in]\nbad_request = \"kill\"\n") ==
+        "t.toml:4:15: sidekiq.retry_in.bad_request: a 400 ends the job failed before JobRetry sees it; a job that "
+        "raises it (discipline.retry_non_retryable = true) is what sidekiq_retry_in can route: set that, or remove "
+        "bad_request");
+  CHECK(error_of(sidekiq + "[retry]\nmaximum_attempts = 5\n[sidekiq]\nretry_for = \"1h\"\n") ==
+        "t.toml:6:13: sidekiq.retry_for: retry_for replaces the retry count (Sidekiq ignores `retry` when "
+        "`retry_for` is set): remove retry.maximum_attempts or retry_for");
+  CHECK(error_of(sidekiq + "[discipline]\nretry = \"in_slice\"\n[sidekiq]\nretry_for = \"1h\"\n") ==
+        "t.toml:5:1: sidekiq: sidekiq.retry_in and sidekiq.retry_for are JobRetry's, which a retry inside the job "
+        "(discipline.retry = \"in_slice\") never reaches: remove them or the in-slice retry");
   CHECK(error_of("[sidekiq]\nfetch = \"super\"\n") ==
         "t.toml:1:1: sidekiq: [sidekiq] sets Sidekiq's fetch: needs queue.flavour = \"sidekiq\"");
   CHECK(error_of("[pubsub]\nack_deadline = \"60s\"\n") ==

@@ -107,6 +107,19 @@ void print_settings(const scenario& s) {
   fmt::print("workers    {} on {}{}, restart after {}\n", c.workers, c.sha, waits, text(rt.restart_delay));
   fmt::print("retry      {}, max attempts {}\n", describe_schedule(rp),
              rp.maximum_attempts == 0 ? std::string("unlimited") : std::to_string(rp.maximum_attempts));
+  if (c.queue.hold_until_ack && overrides_schedule(rt.sidekiq_retry.retry_in)) {
+    // The job's sidekiq_retry_in block, by failure kind; the kinds it leaves to the schedule unnamed.
+    std::string block;
+    for (std::size_t i = 0; i < sidekiq_failure_count; ++i) {
+      const retry_in_choice& choice = rt.sidekiq_retry.retry_in[i];
+      if (choice.action == retry_in_action::schedule) continue;
+      block += (block.empty() ? "" : ", ") + std::string(sidekiq_failure_names[i]) + " " +
+               (choice.action == retry_in_action::discard ? std::string(":discard")
+                : choice.action == retry_in_action::kill  ? std::string(":kill")
+                                                          : text(choice.delay) + " + jitter");
+    }
+    fmt::print("retry_in   sidekiq_retry_in: {}; any other failure Sidekiq's schedule\n", block);
+  }
   fmt::print("discipline key {}{}{}, ledger guard {}, checkpoint {}, retry by {}{}{}{}{}\n", to_string(d.key),
              d.work_id == work_id_mode::message ? " by MESSAGE id" : "",
              d.pass_key_to_vendor ? "" : " (not sent to the far side)", d.ledger_guard ? "on" : "off",

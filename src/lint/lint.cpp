@@ -48,6 +48,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   page_resolved_before_answer(config, out);
   attempts_left_by_equality(config, out);
   kafka_offset_stored_before_processing(config, out);
+  retry_in_gives_up_transient(config, out);
   return out;
 }
 

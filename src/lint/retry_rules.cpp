@@ -210,6 +210,36 @@ void attempts_left_by_equality(const world_config& config, std::vector<lint_warn
                  {advise("runtime.attempts_left", toml_word("below_limit"))}});
 }
 
+// A sidekiq_retry_in block that discards or kills a failure a later
+// attempt may get past: the first 503 of an outage, a timeout or a 429
+// ends the job at once. :discard leaves it in no dead set, only the death
+// handlers see it (sidekiq/sidekiq v8.1.7 lib/sidekiq/job_retry.rb lines
+// 192-195); :kill moves it to the dead set without a retry (lines 196-197).
+void retry_in_gives_up_transient(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.queue.hold_until_ack) return;
+  for (std::size_t i = 0; i < sidekiq_failure_count; ++i) {
+    const retry_in_choice& choice = config.runtime.sidekiq_retry.retry_in[i];
+    const bool discard = choice.action == retry_in_action::discard;
+    if (!is_transient(static_cast<sidekiq_failure>(i)) || (!discard && choice.action != retry_in_action::kill))
+      continue;
+    const std::string kind(sidekiq_failure_names[i]);
+    const std::string setting = "sidekiq.retry_in." + kind;
+    out.push_back(
+        {"retry_in_gives_up_transient", setting,
+         fmt::format("sidekiq_retry_in returns :{} for {}, a failure the next attempt may get past: the first one "
+                     "ends the job, with no retry. {}",
+                     discard ? "discard" : "kill", kind,
+                     discard ? "Discarded, it is in no dead set: nobody can retry it from the Web UI, and only a "
+                               "death handler hears of it; during a vendor's outage every job that calls it is lost."
+                             : "Killed, it waits in the dead set for a person; during a vendor's outage every job "
+                               "that calls it does."),
+         fmt::format("Set {} = \"default\" (the block returns nil: Sidekiq's schedule, 25 retries over about 3 "
+                     "weeks), or a delay; keep :discard and :kill for the failures no retry fixes (bad_request).",
+                     setting),
+         {advise(setting, toml_word("default"))}});
+  }
+}
+
 // Retries with no budget against a far side with a fixed number of servers
 // that serves its queue oldest first with no queue timeout: a short slowdown
 // can tip it into a storm that outlives the slowdown (server_pool.hpp).

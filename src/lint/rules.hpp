@@ -204,6 +204,7 @@ void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_wa
 void orphan_rescue_revives_exhausted(const world_config& config, std::vector<lint_warning>& out);
 void attempts_given_back(const world_config& config, std::vector<lint_warning>& out);
 void attempts_left_by_equality(const world_config& config, std::vector<lint_warning>& out);
+void retry_in_gives_up_transient(const world_config& config, std::vector<lint_warning>& out);
 void retries_without_budget(const world_config& config, std::vector<lint_warning>& out);
 
 // queue_rules.cpp

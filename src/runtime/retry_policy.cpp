@@ -41,11 +41,33 @@ std::int64_t sidekiq_jitter_span_s(std::uint32_t n) { return 10 * (std::min<std:
 
 }  // namespace
 
+sim::duration sidekiq_jitter_max(std::uint32_t retry) { return sim::duration::from_s(sidekiq_jitter_span_s(retry) - 1); }
+
+std::uint32_t sidekiq_last_retry_within(sim::duration retry_for) {
+  // Bounded: the waits grow as n^4, so n stays below 200 for any retry_for
+  // up to Sidekiq's largest (1e9 s, job_util.rb line 18), and the loop
+  // stops at 1000 whatever it is given.
+  std::int64_t elapsed_s = 0;
+  std::uint32_t n = 0;
+  while (n < 1000) {
+    const std::int64_t next = elapsed_s + sidekiq_base_s(n);  // when retry n + 1 could fail at the earliest
+    if (sim::duration::from_s(next) > retry_for) break;
+    elapsed_s = next;
+    ++n;
+  }
+  return n;
+}
+
 sim::duration effective_cap(const retry_policy& policy) {
   if (policy.maximum_interval) return std::min(*policy.maximum_interval, uncapped_ceiling);
   // Sidekiq's schedule has no cap of its own, but its retries end: the
   // longest it waits is before its last retry (24^4 + 15 + 249 s, 3.8 days,
-  // with 25 retries). Unlimited retries have no bound at all.
+  // with 25 retries). Unlimited retries have no bound at all, unless
+  // retry_for ends them: then the last retry it can reach sets the bound.
+  if (policy.jitter == jitter_kind::sidekiq && policy.retry_for) {
+    const std::uint32_t last = sidekiq_last_retry_within(*policy.retry_for);
+    return std::min(uncapped_ceiling, sim::duration::from_s(sidekiq_base_s(last) + sidekiq_jitter_span_s(last) - 1));
+  }
   if (policy.jitter == jitter_kind::sidekiq && policy.maximum_attempts >= 2) {
     const std::uint32_t last = policy.maximum_attempts - 2;
     return std::min(uncapped_ceiling, sim::duration::from_s(sidekiq_base_s(last) + sidekiq_jitter_span_s(last) - 1));
@@ -57,6 +79,10 @@ std::string describe_schedule(const retry_policy& policy) {
   if (policy.jitter == jitter_kind::sidekiq) {
     const std::string schedule = "Sidekiq's schedule (retry n waits n^4 + 15 s + rand(10(n+1)) s)";
     if (policy.maximum_interval) return schedule + ", cap " + sim::format_duration(effective_cap(policy));
+    if (policy.retry_for)
+      return schedule + ", retries for " + sim::format_duration(*policy.retry_for) +
+             " after the first failure (retry_for), no cap: its last retry waits at most " +
+             sim::format_duration(effective_cap(policy));
     if (effective_cap(policy) < uncapped_ceiling)
       return schedule + ", no cap: its last retry waits at most " + sim::format_duration(effective_cap(policy));
     return schedule + ", no cap and no last retry (retry.maximum_attempts unlimited)";
@@ -85,6 +111,10 @@ sim::duration backoff_envelope(const retry_policy& policy, std::uint32_t retry) 
     us = static_cast<std::int64_t>(next);
   }
   return sim::duration::from_us(us);
+}
+
+sim::duration backoff::sidekiq_jitter(std::uint32_t retry) {
+  return sim::duration::from_s(sim::uniform_int(rng_, 0, sidekiq_jitter_span_s(retry) - 1));
 }
 
 backoff::backoff(retry_policy policy, sim::random_stream rng)

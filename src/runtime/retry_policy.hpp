@@ -43,6 +43,10 @@ struct retry_policy {
   std::optional<sim::duration> maximum_interval = sim::duration::from_s(100);
   std::uint32_t maximum_attempts = 5;  // attempts in all, the first included; 0 = unlimited
   jitter_kind jitter = jitter_kind::full;
+  // Sidekiq's retry_for (jitter sidekiq only): retries end once this long
+  // has passed since the job's first failure, whatever their count
+  // (maximum_attempts is then 0: job_retry.rb lines 181-188 ignore the count).
+  std::optional<sim::duration> retry_for{};
 };
 
 inline constexpr sim::duration uncapped_ceiling = sim::duration::from_s(365LL * 24 * 3600);
@@ -61,6 +65,15 @@ std::string describe_schedule(const retry_policy& policy);
 // first retry). Non-decreasing in n and never above effective_cap.
 sim::duration backoff_envelope(const retry_policy& policy, std::uint32_t retry);
 
+// The most Sidekiq's jitter adds to retry `retry`: 10 * (retry + 1) - 1 s.
+sim::duration sidekiq_jitter_max(std::uint32_t retry);
+
+// With retry.retry_for: the last retry Sidekiq's schedule can reach, the
+// first failure at 0 and each retry failing at once after its shortest wait
+// (n^4 + 15 s): retry n starts no earlier than the sum of the waits before
+// it, and a failure later than retry_for after the first is not retried.
+std::uint32_t sidekiq_last_retry_within(sim::duration retry_for);
+
 // Draws backoff delays for one worker: each worker owns one, seeded from its
 // own named stream, so workers that fail together do not retry together.
 class backoff {
@@ -70,6 +83,10 @@ class backoff {
   // The delay before retry number `retry` (0-based). `retry_after`, when a
   // server asked for one (HTTP 429), is a floor: we never retry sooner.
   sim::duration next_delay(std::uint32_t retry, sim::duration retry_after = sim::duration::zero());
+  // Sidekiq's jitter alone, rand(10 * (retry + 1)) whole seconds: what
+  // process_retry adds to a delay the job's sidekiq_retry_in chose
+  // (job_retry.rb lines 202-203).
+  sim::duration sidekiq_jitter(std::uint32_t retry);
   // Forget the decorrelated-jitter state (a new job starts from base).
   void reset() { previous_ = policy_.initial_interval; }
   const retry_policy& policy() const { return policy_; }

@@ -3,6 +3,8 @@
 // lib/sidekiq/job_retry.rb), where versions or a job's own options differ
 // from the flavour's defaults. Only with queue.flavour = "sidekiq".
 
+#include "runtime/sidekiq_retry_in.hpp"
+
 namespace twice {
 
 struct sidekiq_retry_config {
@@ -17,6 +19,9 @@ struct sidekiq_retry_config {
   // cause chain, and nothing goes to the retry set. true: the behaviour
   // before #1805.
   bool wrapped_shutdown_retried = false;
+  // The job's `sidekiq_retry_in` block (runtime/sidekiq_retry_in.hpp); all
+  // `schedule` when the job has none.
+  sidekiq_retry_in retry_in{};
   friend bool operator==(const sidekiq_retry_config&, const sidekiq_retry_config&) = default;
 };
 

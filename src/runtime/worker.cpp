@@ -455,6 +455,10 @@ std::uint32_t worker::attempts_taken_back(const slice_outcome& outcome) const {
 }
 
 sim::task<void> worker::retry_later(slice& s, const slice_outcome& outcome) {
+  if (job_retry_overridden(s)) {
+    co_await sidekiq_process_retry(s, outcome);
+    co_return;
+  }
   if (s.take_back_ == 0 && out_of_attempts(attempts_after_failure(s), s.attempt_limit_)) {
     co_await dead_letter(s, outcome.error, /*failed=*/true);
     co_return;
@@ -618,10 +622,10 @@ sim::task<void> worker::ack(slice& s) {
 // record's give-up without a dead-letter topic (the recoverer's "logged and
 // skipped") still counts as dead-lettered, as kafka_consumer.cpp's recoverer
 // does.
-sim::task<void> worker::dead_letter(slice& s, std::string_view reason, bool failed) {
-  const bool kept = services_.dead_letters != nullptr || services_.config.kafka.has_value();
+sim::task<void> worker::dead_letter(slice& s, std::string_view reason, bool failed, bool discard) {
+  const bool kept = !discard && (services_.dead_letters != nullptr || services_.config.kafka.has_value());
   const job_status end = kept ? job_status::dead_lettered : job_status::failed;
-  const std::string error = kept ? std::string(reason) : given_up_error(s, reason);
+  const std::string error = kept || discard ? std::string(reason) : given_up_error(s, reason);
   transaction tx = co_await services_.db.begin(name_);
   job_update change;
   change.status = end;

@@ -184,7 +184,14 @@ class worker {
   // `failed`: the slice failed (its failure counts with count_attempts = at_failure).
   // Out of attempts (or retries refused): to the dead-letter queue, or, with
   // none, the job fails (Celery's FAILURE, Sidekiq's discard).
-  sim::task<void> dead_letter(slice& s, std::string_view reason, bool failed = false);
+  // `discard`: dropped, in no dead set whatever the world has (Sidekiq's
+  // :discard), with `reason` as the job's last error.
+  sim::task<void> dead_letter(slice& s, std::string_view reason, bool failed = false, bool discard = false);
+  // Sidekiq's JobRetry with the job's sidekiq_retry_in or retry_for
+  // (worker_job_retry.cpp); job_retry_overridden says when retry_later
+  // takes that road, which without them is the plain schedule's.
+  bool job_retry_overridden(const slice& s) const;
+  sim::task<void> sidekiq_process_retry(slice& s, const slice_outcome& outcome);
   std::string given_up_error(const slice& s, std::string_view reason) const;
   sim::task<void> record_failure(slice& s, std::string_view error);
   std::uint32_t attempts_taken_back(const slice_outcome& outcome) const;

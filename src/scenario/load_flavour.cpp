@@ -388,7 +388,58 @@ void load_pubsub(const table_reader& root, load_state& s) {
   }
 }
 
-// [sidekiq]: which fetch, with the flavour only.
+namespace {
+
+// One value of [sidekiq.retry_in]: "default", "discard", "kill" or a
+// duration, what the job's sidekiq_retry_in block returns for that failure
+// (runtime/sidekiq_retry_in.hpp). The block's Integer is whole seconds
+// (job_retry.rb line 237, `rv.to_i`), above 0 (line 239).
+std::optional<retry_in_choice> read_retry_in(diagnostics& d, const doc_node& n, const std::string& path) {
+  static constexpr std::string_view words[] = {"default", "discard", "kill"};
+  const std::string expected = "\"default\", \"discard\", \"kill\" or a duration of whole seconds, 1s..720h";
+  if (n.type != doc_node::kind::string) {
+    d.error(n.pos, path, "expected " + expected + ", found " + describe_found(n));
+    return std::nullopt;
+  }
+  if (n.text == "default") return retry_in_choice{};
+  if (n.text == "discard") return retry_in_choice{retry_in_action::discard, sim::duration::zero()};
+  if (n.text == "kill") return retry_in_choice{retry_in_action::kill, sim::duration::zero()};
+  const sim::result<sim::duration> r = sim::parse_duration(n.text);
+  if (!r) {
+    d.error(n.pos, path, "expected " + expected + ", found " + quote(n.text) + did_you_mean(n.text, words));
+    return std::nullopt;
+  }
+  if (r.value() < sim::duration::from_s(1) || r.value() > sim::duration::from_s(720 * 3600) ||
+      r.value().us() % 1'000'000 != 0) {
+    d.error(n.pos, path, "expected " + expected + ", found " + sim::format_duration(r.value()));
+    return std::nullopt;
+  }
+  return retry_in_choice{retry_in_action::delay, r.value()};
+}
+
+// [sidekiq.retry_in]: the job's sidekiq_retry_in block, by failure kind.
+void load_retry_in(const table_reader& r, load_state& s) {
+  const doc_node* t = r.table("retry_in");
+  if (t == nullptr) return;
+  const table_reader in(s.d, *t, r.path_of("retry_in"),
+                        {"unavailable", "rate_limited", "internal_error", "timeout", "conflict", "bad_request"});
+  sidekiq_retry_in& block = s.world.runtime.sidekiq_retry.retry_in;
+  for (std::size_t i = 0; i < sidekiq_failure_count; ++i) {
+    const doc_node* n = in.get(sidekiq_failure_names[i]);
+    if (n == nullptr) continue;
+    if (const auto choice = read_retry_in(s.d, *n, in.path_of(sidekiq_failure_names[i]))) block[i] = *choice;
+  }
+  // A 400 reaches JobRetry only when the job raises it: here, the bug
+  // switch that retries 400s like 503s.
+  if (in.get("bad_request") != nullptr && !s.world.runtime.rules.retry_non_retryable)
+    s.d.error(in.pos_of("bad_request"), in.path_of("bad_request"),
+              "a 400 ends the job failed before JobRetry sees it; a job that raises it (discipline.retry_non_retryable "
+              "= true) is what sidekiq_retry_in can route: set that, or remove bad_request");
+}
+
+}  // namespace
+
+// [sidekiq]: which fetch, how JobRetry treats the job's errors, with the flavour only.
 void load_sidekiq(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("sidekiq");
   if (t == nullptr) return;
@@ -396,7 +447,8 @@ void load_sidekiq(const table_reader& root, load_state& s) {
     s.d.error(t->pos, "sidekiq", "[sidekiq] sets Sidekiq's fetch: needs queue.flavour = \"sidekiq\"");
     return;
   }
-  const table_reader r(s.d, *t, "sidekiq", {"fetch", "scheduled_poll_average", "wrapped_shutdown"});
+  const table_reader r(s.d, *t, "sidekiq",
+                       {"fetch", "scheduled_poll_average", "wrapped_shutdown", "retry_in", "retry_for"});
   static const named<bool> fetches[] = {{"basic", false}, {"super", true}};
   r.choice("fetch", s.world.queue.super_fetch, fetches);
   // "retried": Sidekiq before PR #1805 (runtime/sidekiq_retry_config.hpp).
@@ -405,6 +457,29 @@ void load_sidekiq(const table_reader& root, load_state& s) {
   // average_scheduled_poll_interval; 0s: a retry re-enters the moment it is due.
   r.duration("scheduled_poll_average", s.world.queue.scheduled_poll_average,
              {sim::duration::zero(), sim::duration::from_s(3600)});
+  load_retry_in(r, s);
+  // retry_for: retries end by time since the first failure, and the count
+  // no longer counts (job_retry.rb lines 181-188; at most 1e9 s,
+  // job_util.rb line 18; ours stops at ten years).
+  std::optional<sim::duration> retry_for;
+  if (r.duration("retry_for", retry_for, {sim::duration::from_s(1), instant_offset_max})) {
+    const doc_node* retry = root.get("retry");
+    if (retry != nullptr && retry->is_table() && retry->find("maximum_attempts") != nullptr)
+      s.d.error(r.pos_of("retry_for"), r.path_of("retry_for"),
+                "retry_for replaces the retry count (Sidekiq ignores `retry` when `retry_for` is set): remove "
+                "retry.maximum_attempts or retry_for");
+    s.world.runtime.retry.retry_for = retry_for;
+    s.world.runtime.retry.maximum_attempts = 0;
+  }
+  // Both are JobRetry's, which a retry inside the job never reaches.
+  const bool job_retry = r.get("retry_in") != nullptr || r.get("retry_for") != nullptr;
+  if (job_retry && s.world.runtime.rules.retry == retry_mode::in_slice)
+    s.d.error(t->pos, "sidekiq",
+              "sidekiq.retry_in and sidekiq.retry_for are JobRetry's, which a retry inside the job "
+              "(discipline.retry = \"in_slice\") never reaches: remove them or the in-slice retry");
+  if (retry_for && s.world.runtime.retry.jitter != jitter_kind::sidekiq)
+    s.d.error(r.pos_of("retry_for"), r.path_of("retry_for"),
+              "retry_for ends Sidekiq's own schedule: needs retry.jitter = \"sidekiq\" (the flavour's default)");
 }
 
 // [celery]: the worker's settings (celery_config), with the flavour only.

@@ -7,8 +7,9 @@
 // read as job_row values and changed through job_update, applied to the
 // row as it is then. Two rare columns live beside the rows, keyed by
 // position: the claim time of a row that is running (an index of the
-// running rows, which is what an orphan rescue's query reads) and attempts
-// granted by a rescue.
+// running rows, which is what an orphan rescue's query reads), attempts
+// granted by a rescue, and the first failure's time (Sidekiq's failed_at,
+// kept only with retry_for).
 
 #include <cstdint>
 #include <deque>
@@ -70,7 +71,7 @@ class job_rows {
     // A map node: the pair and three pointers and a colour, rounded up.
     constexpr std::uint64_t node = 48;
     return rows_.size() * sizeof(kept) + ids_.footprint() + errors_.footprint() +
-           (running_since_.size() + granted_.size()) * node;
+           (running_since_.size() + granted_.size() + failed_at_.size()) * node;
   }
 
  private:
@@ -99,6 +100,8 @@ class job_rows {
     row.redrives = k.redrives;
     if (!granted_.empty())
       if (const auto g = granted_.find(at); g != granted_.end()) row.attempts_granted = g->second;
+    if (!failed_at_.empty())
+      if (const auto f = failed_at_.find(at); f != failed_at_.end()) row.failed_at = f->second;
     if (k.status == job_status::running)
       if (const auto r = running_since_.find(at); r != running_since_.end()) row.attempted_at = r->second;
     return row;
@@ -114,6 +117,10 @@ class job_rows {
       granted_.insert_or_assign(at, row.attempts_granted);
     else if (!granted_.empty())
       granted_.erase(at);
+    if (row.failed_at)
+      failed_at_.insert_or_assign(at, *row.failed_at);
+    else if (!failed_at_.empty())
+      failed_at_.erase(at);
     return {row.lease_token, row.attempts, row.checkpoint_step, errors_.intern_copy(row.last_error), row.status,
             static_cast<std::uint16_t>(row.redrives)};
   }
@@ -123,6 +130,7 @@ class job_rows {
   std::deque<kept> rows_;
   std::map<std::uint32_t, sim::instant> running_since_;  // running rows that carry a claim time
   std::map<std::uint32_t, std::uint32_t> granted_;       // rows with attempts granted
+  std::map<std::uint32_t, sim::instant> failed_at_;      // rows with a first failure's time
 };
 
 }  // namespace twice

@@ -34,6 +34,10 @@ struct job_row {
   // orphan rescue asks of a row stuck running. The table keeps it only while
   // the row is running; a row read in any other status has none.
   std::optional<sim::instant> attempted_at;
+  // When the job first failed (Sidekiq's failed_at, which retry_for counts
+  // from: job_retry.rb lines 162-168, 185). Written only where retry_for
+  // asks for it.
+  std::optional<sim::instant> failed_at;
   friend bool operator==(const job_row&, const job_row&) = default;
 };
 
@@ -70,6 +74,8 @@ struct job_update {
   // attempts = max(attempts - this, 0): attempts given back
   // (runtime.uncount_unavailable).
   std::uint32_t take_back = 0;
+  // failed_at = COALESCE(failed_at, this): the first failure's time.
+  std::optional<sim::instant> first_failed_at;
 
   void apply_to(job_row& row) const {
     if (requeue_redriven) {
@@ -86,6 +92,7 @@ struct job_update {
     if (raise_checkpoint_to) row.checkpoint_step = std::max(row.checkpoint_step, *raise_checkpoint_to);
     if (last_error) row.last_error = *last_error;
     if (lease_token) row.lease_token = *lease_token;
+    if (first_failed_at && !row.failed_at) row.failed_at = first_failed_at;
   }
 };
 
