@@ -83,7 +83,7 @@ declare -A expected=(
   [retry_storm_fixed]=""
   [sidekiq_term_timeout]="write_without_key batch_without_item_progress drain_grace_below_work"
   [sidekiq_term_timeout_fixed]=""
-  [sidekiq_shutdown_wrapped]="write_without_key batch_without_item_progress drain_grace_below_work"
+  [sidekiq_shutdown_wrapped]="write_without_key batch_without_item_progress drain_grace_below_work sidekiq_wrapped_shutdown_retried"
   [sidekiq_shutdown_wrapped_fixed]=""
   # The block's catch-all discards every transient kind: one warning each.
   [sidekiq_retry_in_discard]="retry_in_gives_up_transient retry_in_gives_up_transient retry_in_gives_up_transient retry_in_gives_up_transient"

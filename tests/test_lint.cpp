@@ -70,7 +70,7 @@ TEST_CASE("a clean configuration gives no warning", "[lint]") {
   with_email.jobs.push_back(agent_job("job_2", "inv_2", 700, true));
   CHECK(lint(with_email).empty());
 
-  CHECK(lint_rules.size() == 40);
+  CHECK(lint_rules.size() == 41);
 }
 
 // ---- 1. write_without_key ------------------------------------------------------
@@ -1311,6 +1311,29 @@ TEST_CASE("retry_in_gives_up_transient: a sidekiq_retry_in that discards or kill
   block[static_cast<std::size_t>(sidekiq_failure::unavailable)] = {retry_in_action::delay, duration::from_s(60)};
   block[static_cast<std::size_t>(sidekiq_failure::timeout)] = {retry_in_action::schedule, duration::zero()};
   CHECK_FALSE(fires(c, "retry_in_gives_up_transient"));
+}
+
+// ---- 41. sidekiq_wrapped_shutdown_retried -----------------------------------------
+
+TEST_CASE("sidekiq_wrapped_shutdown_retried: a Sidekiq before PR #1805 retries a wrapped Shutdown", "[lint][sidekiq]") {
+  world_config c = clean_config();
+  c.queue.hold_until_ack = true;
+  c.runtime.heartbeat_interval.reset();
+  c.queue.max_receive_count = 0;
+  c.runtime.retry.jitter = jitter_kind::sidekiq;
+  c.runtime.retry.maximum_interval.reset();
+  c.runtime.retry.maximum_attempts = 26;
+  c.runtime.count_attempts = attempt_counting::at_failure;
+  c.dead_letter.dead_set = true;
+  REQUIRE(lint(c).empty());
+  c.runtime.sidekiq_retry.wrapped_shutdown_retried = true;
+  const lint_warning w = only_warning(c);
+  CHECK(w.rule == "sidekiq_wrapped_shutdown_retried");
+  CHECK(w.setting == "sidekiq.wrapped_shutdown");
+  CHECK_THAT(w.why, Contains("predates PR #1805") && Contains("the job runs twice"));
+  CHECK_THAT(w.fix, Contains("sidekiq.wrapped_shutdown = \"not_retried\""));
+  c.queue.hold_until_ack = false;  // the setting is Sidekiq's only
+  CHECK_FALSE(fires(c, "sidekiq_wrapped_shutdown_retried"));
 }
 
 // ---- advice the loader takes, in each broker's words -----------------------------

@@ -49,6 +49,7 @@ std::vector<lint_warning> lint(const world_config& config) {
   attempts_left_by_equality(config, out);
   kafka_offset_stored_before_processing(config, out);
   retry_in_gives_up_transient(config, out);
+  sidekiq_wrapped_shutdown_retried(config, out);
   return out;
 }
 

@@ -51,7 +51,7 @@ struct lint_warning {
 };
 
 // Every rule id, in the order warnings are reported.
-inline constexpr std::array<std::string_view, 40> lint_rules{
+inline constexpr std::array<std::string_view, 41> lint_rules{
     "write_without_key",          "visibility_below_tool_p99", "heartbeat_too_slow",
     "no_backoff_cap",             "no_jitter",                 "retries_non_retryable",
     "attempts_reset_on_reenqueue", "checkpoint_before_effect", "key_per_attempt",
@@ -67,6 +67,7 @@ inline constexpr std::array<std::string_view, 40> lint_rules{
     "execution_timeout_near_lease", "page_resolved_before_answer", "attempts_left_by_equality",
     "kafka_offset_stored_before_processing",
     "retry_in_gives_up_transient",
+    "sidekiq_wrapped_shutdown_retried",
 };
 
 std::vector<lint_warning> lint(const world_config& config);

@@ -210,6 +210,25 @@ void attempts_left_by_equality(const world_config& config, std::vector<lint_warn
                  {advise("runtime.attempts_left", toml_word("below_limit"))}});
 }
 
+// Sidekiq before PR #1805 (runtime/sidekiq_retry_config.hpp): the
+// Sidekiq::Shutdown raised into a thread blocked in a call comes out of the
+// HTTP client wrapped in its own error, which JobRetry took for a failure:
+// the job the hard shutdown pushed back also goes to the retry set, two
+// copies. The fix re-raises a Shutdown found in the cause chain.
+void sidekiq_wrapped_shutdown_retried(const world_config& config, std::vector<lint_warning>& out) {
+  if (!config.queue.hold_until_ack || !config.runtime.sidekiq_retry.wrapped_shutdown_retried) return;
+  out.push_back({"sidekiq_wrapped_shutdown_retried", "sidekiq.wrapped_shutdown",
+                 "this Sidekiq predates PR #1805 (merged 2014-06-27): at a hard shutdown (after the shutdown "
+                 "timeout, -t) it pushes the unfinished jobs back, then raises Sidekiq::Shutdown in each busy "
+                 "thread; one blocked in a call sees it wrapped in the client's own error, which JobRetry takes "
+                 "for a failure and puts the job in the retry set too: the job runs twice, once from the queue and "
+                 "once from the retry set.",
+                 "Upgrade Sidekiq (JobRetry re-raises a Sidekiq::Shutdown found in the cause chain, "
+                 "exception_caused_by_shutdown?): sidekiq.wrapped_shutdown = \"not_retried\"; and give every write a "
+                 "key, so the copy that runs again replays.",
+                 {advise("sidekiq.wrapped_shutdown", toml_word("not_retried"))}});
+}
+
 // A sidekiq_retry_in block that discards or kills a failure a later
 // attempt may get past: the first 503 of an outage, a timeout or a 429
 // ends the job at once. :discard leaves it in no dead set, only the death

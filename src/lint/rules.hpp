@@ -236,5 +236,6 @@ void kafka_batch_beyond_poll_interval(const world_config& config, std::vector<li
 void kafka_batch_beyond_rebalance_timeout(const world_config& config, std::vector<lint_warning>& out);
 void kafka_offset_reset_latest(const world_config& config, std::vector<lint_warning>& out);
 void kafka_offset_stored_before_processing(const world_config& config, std::vector<lint_warning>& out);
+void sidekiq_wrapped_shutdown_retried(const world_config& config, std::vector<lint_warning>& out);
 
 }  // namespace twice::lint_rules_detail
