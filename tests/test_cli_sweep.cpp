@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_twice.hpp"
+#include "scenario_text.hpp"
 
 namespace {
 using twice::test::run;
@@ -48,31 +49,13 @@ TEST_CASE("twice sweep compares the cells of a grid", "[cli][sweep]") {
 }
 
 TEST_CASE("twice sweep counts a verdict the budget left unjudged apart from held and violated", "[cli][sweep]") {
-  // One refund job whose vendor is down for good: two attempts, then a
-  // dead-letter queue keeping it 24 h. Cut at 1 h, no_message_lost cannot
-  // be judged; at 48 h retention deletes the letter and it is violated.
+  // twice::test::dead_letter_job: cut at 1 h, no_message_lost cannot be judged; at
+  // 48 h retention deletes the letter and it is violated.
   const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-unjudged";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string file = (dir / "dead_letter.toml").string();
-  std::ofstream(file) << R"([budget]
-time_limit = "1h"
-[retry]
-initial_interval = "1s"
-maximum_interval = "2s"
-maximum_attempts = 2
-[dead_letter_queue]
-retention = "24h"
-[vendor]
-latency = { fixed = "100ms" }
-[[vendor.outage]]
-start = "0s"
-end = "1000h"
-[[job]]
-id = "job_1"
-invoice = "inv_1"
-amount_cents = 1999
-)";
+  std::ofstream(file) << twice::test::dead_letter_job("1h");
   const auto r = run("sweep " + file + " --vary budget.time_limit=1h,48h --json");
   INFO(r.out);
   REQUIRE(r.exit_code == 0);

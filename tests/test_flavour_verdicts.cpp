@@ -11,6 +11,7 @@
 #include "report/expectations.hpp"
 #include "report/timeline.hpp"
 #include "scenario/scenario.hpp"
+#include "scenario_text.hpp"
 
 using namespace twice;
 using Catch::Matchers::Contains;
@@ -149,32 +150,7 @@ TEST_CASE("a claimed step skipped by an overlapping slice is traced, and done be
   CHECK_THAT(v.detail, Contains("job_1 ended done at") && Contains("before step 1 (sms to +15550100) took effect"));
 }
 
-namespace {
-// One refund job whose vendor is down for good: two attempts, then the
-// dead-letter queue, which nothing reads and which keeps it 24 h.
-std::string dead_letter_job(std::string_view time_limit) {
-  return R"(
-[budget]
-time_limit = ")" + std::string(time_limit) +
-         R"("
-[retry]
-initial_interval = "1s"
-maximum_interval = "2s"
-maximum_attempts = 2
-[dead_letter_queue]
-retention = "24h"
-[vendor]
-latency = { fixed = "100ms" }
-[[vendor.outage]]
-start = "0s"
-end = "1000h"
-[[job]]
-id = "job_1"
-invoice = "inv_1"
-amount_cents = 1999
-)";
-}
-}  // namespace
+using test::dead_letter_job;
 
 TEST_CASE("a verdict the budget cut short is not judged, and [expect] does not pass it", "[verdicts][budget]") {
   const auto cut = run_text(dead_letter_job("1h"));

@@ -36,6 +36,34 @@ world_config clean_config() {
   return c;
 }
 
+// clean_config() as a Kafka consumer reading from the earliest offset: no
+// lease, no redrive, retries in place.
+world_config clean_kafka_config() {
+  world_config c = clean_config();
+  c.runtime.heartbeat_interval.reset();
+  c.queue.max_receive_count = 0;
+  c.dead_letter_queue = false;
+  c.runtime.kafka.emplace();
+  c.runtime.kafka->reset_to_earliest = true;
+  c.runtime.rules.retry = retry_mode::in_slice;
+  return c;
+}
+
+// clean_config() as the Sidekiq flavour makes it: a job held until its ack,
+// Sidekiq's schedule and 25 retries, the dead set.
+world_config clean_sidekiq_config() {
+  world_config c = clean_config();
+  c.queue.hold_until_ack = true;
+  c.runtime.heartbeat_interval.reset();
+  c.queue.max_receive_count = 0;
+  c.runtime.retry.jitter = jitter_kind::sidekiq;
+  c.runtime.retry.maximum_interval.reset();
+  c.runtime.retry.maximum_attempts = 26;
+  c.runtime.count_attempts = attempt_counting::at_failure;
+  c.dead_letter.dead_set = true;
+  return c;
+}
+
 bool fires(const world_config& c, std::string_view rule) {
   for (const lint_warning& w : lint(c)) {
     if (w.rule == rule) return true;
@@ -1004,13 +1032,7 @@ TEST_CASE("max_lease_below_work: a Pub/Sub client that stops extending before th
 // ---- 31. kafka_batch_beyond_poll_interval ----------------------------------------------
 
 TEST_CASE("kafka_batch_beyond_poll_interval: one poll's batch outlasts max.poll.interval.ms", "[lint][kafka]") {
-  world_config c = clean_config();
-  c.runtime.heartbeat_interval.reset();
-  c.queue.max_receive_count = 0;
-  c.dead_letter_queue = false;
-  c.runtime.kafka.emplace();
-  c.runtime.kafka->reset_to_earliest = true;
-  c.runtime.rules.retry = retry_mode::in_slice;
+  world_config c = clean_kafka_config();
   CHECK(lint(c).empty());  // one job: a batch of one, well inside 5 minutes
   for (int i = 2; i <= 40; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100, false));
   const lint_warning w = only_warning(c);
@@ -1205,13 +1227,7 @@ TEST_CASE("work_id_by_message: off SQS the consumer keyed on the message keeps n
 
 TEST_CASE("kafka_batch_beyond_rebalance_timeout: a client's own rebalance timeout below one poll's batch",
           "[lint][kafka]") {
-  world_config c = clean_config();
-  c.runtime.heartbeat_interval.reset();
-  c.queue.max_receive_count = 0;
-  c.dead_letter_queue = false;
-  c.runtime.kafka.emplace();
-  c.runtime.kafka->reset_to_earliest = true;
-  c.runtime.rules.retry = retry_mode::in_slice;
+  world_config c = clean_kafka_config();
   for (int i = 2; i <= 3; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100, false));
   CHECK(lint(c).empty());  // unset: max.poll.interval.ms, well above three records
   c.runtime.kafka->group.rebalance_timeout = duration::from_s(1);
@@ -1249,13 +1265,7 @@ TEST_CASE("attempts_left_by_equality: out of attempts only at exactly the limit"
 
 TEST_CASE("kafka_offset_stored_before_processing: librdkafka commits in the background what poll handed over",
           "[lint][kafka]") {
-  world_config c = clean_config();
-  c.runtime.heartbeat_interval.reset();
-  c.queue.max_receive_count = 0;
-  c.dead_letter_queue = false;
-  c.runtime.kafka.emplace();
-  c.runtime.kafka->reset_to_earliest = true;
-  c.runtime.rules.retry = retry_mode::in_slice;
+  world_config c = clean_kafka_config();
   CHECK(lint(c).empty());  // the Java client commits in poll, after the records ran
   c.runtime.kafka->client = kafka_client::librdkafka;
   c.runtime.kafka->max_poll_records = 1;
@@ -1275,16 +1285,7 @@ TEST_CASE("kafka_offset_stored_before_processing: librdkafka commits in the back
 
 TEST_CASE("retry_in_gives_up_transient: a sidekiq_retry_in that discards or kills a 503, a 429 or a timeout",
           "[lint][sidekiq]") {
-  world_config c = clean_config();
-  // A Sidekiq world as the flavour makes it, with nothing for the other rules to find.
-  c.queue.hold_until_ack = true;
-  c.runtime.heartbeat_interval.reset();
-  c.queue.max_receive_count = 0;
-  c.runtime.retry.jitter = jitter_kind::sidekiq;
-  c.runtime.retry.maximum_interval.reset();
-  c.runtime.retry.maximum_attempts = 26;
-  c.runtime.count_attempts = attempt_counting::at_failure;
-  c.dead_letter.dead_set = true;
+  world_config c = clean_sidekiq_config();  // nothing for the other rules to find
   REQUIRE(lint(c).empty());
   sidekiq_retry_in& block = c.runtime.sidekiq_retry.retry_in;
   // A 400 is what :kill is for: no warning.
@@ -1316,15 +1317,7 @@ TEST_CASE("retry_in_gives_up_transient: a sidekiq_retry_in that discards or kill
 // ---- 41. sidekiq_wrapped_shutdown_retried -----------------------------------------
 
 TEST_CASE("sidekiq_wrapped_shutdown_retried: a Sidekiq before PR #1805 retries a wrapped Shutdown", "[lint][sidekiq]") {
-  world_config c = clean_config();
-  c.queue.hold_until_ack = true;
-  c.runtime.heartbeat_interval.reset();
-  c.queue.max_receive_count = 0;
-  c.runtime.retry.jitter = jitter_kind::sidekiq;
-  c.runtime.retry.maximum_interval.reset();
-  c.runtime.retry.maximum_attempts = 26;
-  c.runtime.count_attempts = attempt_counting::at_failure;
-  c.dead_letter.dead_set = true;
+  world_config c = clean_sidekiq_config();
   REQUIRE(lint(c).empty());
   c.runtime.sidekiq_retry.wrapped_shutdown_retried = true;
   const lint_warning w = only_warning(c);
