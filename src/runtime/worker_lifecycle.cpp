@@ -1,6 +1,8 @@
 // A worker's life as a pod: it starts, crashes and restarts, drains, stops,
 // and is watched by the kubelet's liveness probe (runtime/worker.hpp). The
-// consumer loops are in worker.cpp, celery_consumer.cpp and kafka_consumer.cpp.
+// consumer loops are in worker.cpp, celery_consumer.cpp and kafka_consumer.cpp,
+// a failed attempt's retry in worker_retry.cpp and worker_job_retry.cpp, the
+// execution timeout in worker_execution_timeout.cpp.
 
 #include "broker/consumer_group.hpp"
 #include "runtime/worker.hpp"
