@@ -431,6 +431,8 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
        "\"none\"\nwork_id = \"message\"\n",
        "no_double_payment"},
       {"dead_letter_alarm_auto_resolved_fixed.toml", "age_alarm = \"6h\"\n", "", "no_message_lost"},
+      {"kafka_rebalance_timeout_fixed.toml", "\nrebalance_timeout = \"5m\"\n", "\nrebalance_timeout = \"60s\"\n",
+       "no_double_payment"},
       {"execution_timeout_mid_job_fixed.toml",
        "execution_timeout = \"50s\"\n\n[queue]\nmax_receive_count = 5\n\n[discipline]\nkey = \"stable\"",
        "execution_timeout = \"30s\"\n\n[queue]\nmax_receive_count = 5\n\n[discipline]\nkey = \"none\"",
