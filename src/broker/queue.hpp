@@ -200,7 +200,7 @@
 #include "broker/dedup_window.hpp"
 #include "broker/fifo_order.hpp"
 #include "broker/pubsub_retry_policy.hpp"
-#include "broker/queue_status.hpp"
+#include "events/queue_status.hpp"
 #include "events/event_log.hpp"
 #include "sim/condition.hpp"
 #include "sim/kernel.hpp"

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "broker/queue_status.hpp"
+#include "events/queue_status.hpp"
 #include "events/event_basics.hpp"
 #include "sim/time.hpp"
 

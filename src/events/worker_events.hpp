@@ -5,9 +5,9 @@
 #include <string_view>
 
 #include "events/event_basics.hpp"
-#include "runtime/discipline.hpp"
+#include "events/discipline.hpp"
 #include "sim/time.hpp"
-#include "store/job_status.hpp"
+#include "events/job_status.hpp"
 
 namespace twice::ev {
 

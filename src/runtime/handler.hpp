@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/discipline.hpp"
+#include "events/discipline.hpp"
 #include "runtime/job.hpp"
 #include "sim/task.hpp"
 #include "sim/time.hpp"

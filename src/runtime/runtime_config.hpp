@@ -8,7 +8,7 @@
 
 #include "broker/consumer_group_config.hpp"
 #include "runtime/circuit_breaker.hpp"
-#include "runtime/discipline.hpp"
+#include "events/discipline.hpp"
 #include "runtime/liveness_probe.hpp"
 #include "runtime/orphan_rescue_config.hpp"
 #include "runtime/retry_breaker.hpp"

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "sim/time.hpp"
-#include "store/job_status.hpp"
+#include "events/job_status.hpp"
 
 namespace twice {
 

@@ -1,4 +1,4 @@
-#include "runtime/discipline.hpp"
+#include "events/discipline.hpp"
 
 #include <algorithm>
 #include <array>
