@@ -30,10 +30,10 @@
 #include <utility>
 #include <vector>
 
-#include "sim/kernel.hpp"
-#include "sim/sleep.hpp"
-#include "sim/task.hpp"
-#include "sim/time.hpp"
+#include <twice/sim/kernel.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/sim/task.hpp>
+#include <twice/sim/time.hpp>
 
 namespace {
 

@@ -28,9 +28,9 @@
 #include <string>
 
 #include "bench/steady_world.hpp"
-#include "explore/probe.hpp"
-#include "events/event_digest.hpp"
-#include "world/world.hpp"
+#include <twice/explore/probe.hpp>
+#include <twice/events/event_digest.hpp>
+#include <twice/world/world.hpp>
 
 namespace {
 

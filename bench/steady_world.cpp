@@ -5,11 +5,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "checks/checked_run.hpp"
+#include <twice/checks/checked_run.hpp>
 #include "scenario/doc_writer.hpp"
-#include "scenario/document.hpp"
+#include <twice/scenario/document.hpp>
 #include "scenario/key_path.hpp"
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 namespace twice::bench {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 
 namespace twice::bench {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "cli/run_command.hpp"
-#include "report/json_report.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/report/json_report.hpp>
+#include <twice/scenario/scenario.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice::fuzz {

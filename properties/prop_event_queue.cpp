@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/kernel.hpp"
-#include "sim/sleep.hpp"
-#include "sim/task.hpp"
+#include <twice/sim/kernel.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/sim/task.hpp>
 
 using namespace twice::sim;
 

@@ -11,7 +11,7 @@
 #include <limits>
 #include <utility>
 
-#include "sim/fp_math.hpp"
+#include <twice/sim/fp_math.hpp>
 
 namespace fm = twice::sim::fp_math;
 

@@ -24,10 +24,10 @@
 #include <utility>
 #include <vector>
 
-#include "events/event_log.hpp"
-#include "broker/queue.hpp"
-#include "sim/kernel.hpp"
-#include "sim/trace.hpp"
+#include <twice/events/event_log.hpp>
+#include <twice/broker/queue.hpp>
+#include <twice/sim/kernel.hpp>
+#include <twice/sim/trace.hpp>
 
 using namespace twice;
 using sim::duration;

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "checks/checked_run.hpp"
-#include "world/world.hpp"
+#include <twice/checks/checked_run.hpp>
+#include <twice/world/world.hpp>
 
 namespace twice::props {
 

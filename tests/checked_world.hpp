@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "checks/checked_run.hpp"
-#include "world/world.hpp"
+#include <twice/checks/checked_run.hpp>
+#include <twice/world/world.hpp>
 
 namespace twice::test_worlds {
 

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "broker/queue.hpp"
-#include "events/event_log.hpp"
-#include "sim/sleep.hpp"
+#include <twice/broker/queue.hpp>
+#include <twice/events/event_log.hpp>
+#include <twice/sim/sleep.hpp>
 
 namespace queue_testing {
 

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "scenario/scenario.hpp"
-#include "store/store.hpp"
-#include "world/world.hpp"
+#include <twice/scenario/scenario.hpp>
+#include <twice/store/store.hpp>
+#include <twice/world/world.hpp>
 
 namespace twice::test {
 

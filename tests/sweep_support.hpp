@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "explore/sweep.hpp"
-#include "scenario/sweep_spec.hpp"
+#include <twice/scenario/sweep_spec.hpp>
 
 namespace twice::sweep_test {
 

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "cli/run_command.hpp"
-#include "events/trace_events.hpp"
-#include "world/world.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/events/trace_events.hpp>
+#include <twice/world/world.hpp>
+#include <twice/scenario/scenario.hpp>
 
 using namespace twice;
 

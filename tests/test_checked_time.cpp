@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "cli/run_command.hpp"
-#include "runtime/retry_policy.hpp"
-#include "scenario/scenario.hpp"
-#include "sim/checked.hpp"
-#include "sim/time.hpp"
+#include <twice/runtime/retry_policy.hpp>
+#include <twice/scenario/scenario.hpp>
+#include <twice/sim/checked.hpp>
+#include <twice/sim/time.hpp>
 
 using twice::sim::duration;
 using twice::sim::instant;

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "lint/lint.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/lint/lint.hpp>
+#include <twice/scenario/scenario.hpp>
 #include "scenario_run.hpp"
 
 using namespace twice;

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "checked_world.hpp"
-#include "runtime/job.hpp"
-#include "store/store.hpp"
+#include <twice/runtime/job.hpp>
+#include <twice/store/store.hpp>
 
 using namespace twice;
 using namespace twice::test_worlds;

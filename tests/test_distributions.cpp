@@ -20,9 +20,9 @@
 #include <limits>
 #include <vector>
 
-#include "sim/distributions.hpp"
-#include "sim/random.hpp"
-#include "sim/time.hpp"
+#include <twice/sim/distributions.hpp>
+#include <twice/sim/random.hpp>
+#include <twice/sim/time.hpp>
 
 namespace ts = twice::sim;
 using ts::duration;

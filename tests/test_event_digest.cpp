@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "events/event_digest.hpp"
-#include "events/event_log.hpp"
+#include <twice/events/event_digest.hpp>
+#include <twice/events/event_log.hpp>
 #include "world/incidents.hpp"
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 using namespace twice;
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 #include "scenario_run.hpp"
 
 using namespace twice;

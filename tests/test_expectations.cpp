@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "report/expectations.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 
 using namespace twice;
 

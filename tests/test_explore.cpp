@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "cli/run_command.hpp"
-#include "explore/explore.hpp"
-#include "explore/probe.hpp"
-#include "explore/variation.hpp"
+#include <twice/explore/explore.hpp>
+#include <twice/explore/probe.hpp>
+#include <twice/explore/variation.hpp>
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 
 using namespace twice;
 using namespace twice::explore;

@@ -9,8 +9,8 @@
 
 #include "checked_world.hpp"
 #include "report/expectations.hpp"
-#include "report/timeline.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/report/timeline.hpp>
+#include <twice/scenario/scenario.hpp>
 #include "scenario_text.hpp"
 
 using namespace twice;

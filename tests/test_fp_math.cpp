@@ -27,8 +27,8 @@
 #include <limits>
 #include <string>
 
-#include "sim/fp_math.hpp"
-#include "sim/random.hpp"
+#include <twice/sim/fp_math.hpp>
+#include <twice/sim/random.hpp>
 
 namespace fm = twice::sim::fp_math;
 

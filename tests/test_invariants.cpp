@@ -6,9 +6,9 @@
 #include <map>
 #include <string>
 
-#include "checks/checked_run.hpp"
-#include "checks/invariants.hpp"
-#include "sim/sleep.hpp"
+#include <twice/checks/checked_run.hpp>
+#include <twice/checks/invariants.hpp>
+#include <twice/sim/sleep.hpp>
 #include "world/incidents.hpp"
 #include "test_worlds.hpp"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "checks/checked_run.hpp"
-#include "world/world.hpp"
+#include <twice/checks/checked_run.hpp>
+#include <twice/world/world.hpp>
 #include "test_worlds.hpp"
 
 using namespace twice;

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cli/run_command.hpp"
-#include "runtime/job_type.hpp"
-#include "runtime/workload.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/runtime/job_type.hpp>
+#include <twice/runtime/workload.hpp>
+#include <twice/scenario/scenario.hpp>
 
 using namespace twice;
 using sim::duration;

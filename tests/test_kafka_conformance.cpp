@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "broker/consumer_group.hpp"
+#include <twice/broker/consumer_group.hpp>
 #include "broker/consumer_lag.hpp"
-#include "broker/kafka_topic.hpp"
+#include <twice/broker/kafka_topic.hpp>
 #include "cli/run_command.hpp"
-#include "events/event_log.hpp"
+#include <twice/events/event_log.hpp>
 #include "scenario_run.hpp"
-#include "sim/sleep.hpp"
+#include <twice/sim/sleep.hpp>
 
 using namespace twice;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/kernel.hpp"
+#include <twice/sim/kernel.hpp>
 
 using namespace twice::sim;
 using namespace twice::sim::literals;

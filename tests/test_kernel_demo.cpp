@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli/kernel_demo.hpp"
-#include "sim/trace.hpp"
+#include <twice/sim/trace.hpp>
 
 using twice::cli::run_kernel_story;
 

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "lint/lint.hpp"
-#include "scenario/document.hpp"
+#include <twice/lint/lint.hpp>
+#include <twice/scenario/document.hpp>
 #include "scenario/key_path.hpp"
-#include "scenario/scenario.hpp"
-#include "runtime/job.hpp"
-#include "runtime/job_type.hpp"
+#include <twice/scenario/scenario.hpp>
+#include <twice/runtime/job.hpp>
+#include <twice/runtime/job_type.hpp>
 #include "test_worlds.hpp"
 
 using namespace twice;

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "checked_world.hpp"
-#include "runtime/job.hpp"
+#include <twice/runtime/job.hpp>
 
 using namespace twice;
 using namespace twice::test_worlds;

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "events/event_log.hpp"
-#include "sim/kernel.hpp"
-#include "sim/sleep.hpp"
-#include "sim/task.hpp"
+#include <twice/events/event_log.hpp>
+#include <twice/sim/kernel.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/sim/task.hpp>
 #include "store/mvcc_horizon.hpp"
-#include "store/store.hpp"
+#include <twice/store/store.hpp>
 
 using namespace twice;
 using twice::sim::duration;

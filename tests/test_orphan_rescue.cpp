@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "checked_world.hpp"
-#include "runtime/job.hpp"
+#include <twice/runtime/job.hpp>
 #include "store/job_rows.hpp"
 
 using namespace twice;

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "cli/run_command.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 #include "scenario_run.hpp"
 
 using namespace twice;

@@ -12,16 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "events/event_log.hpp"
-#include "sim/kernel.hpp"
-#include "sim/random.hpp"
-#include "sim/sleep.hpp"
-#include "sim/task.hpp"
-#include "sim/trace.hpp"
-#include "vendors/call_stats.hpp"
-#include "vendors/latency_model.hpp"
-#include "vendors/tool_faults.hpp"
-#include "vendors/service_tool.hpp"
+#include <twice/events/event_log.hpp>
+#include <twice/sim/kernel.hpp>
+#include <twice/sim/random.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/sim/task.hpp>
+#include <twice/sim/trace.hpp>
+#include <twice/vendors/call_stats.hpp>
+#include <twice/vendors/latency_model.hpp>
+#include <twice/vendors/tool_faults.hpp>
+#include <twice/vendors/service_tool.hpp>
 
 using namespace twice;
 using namespace twice::sim::literals;

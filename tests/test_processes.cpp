@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "sim/channel.hpp"
-#include "sim/condition.hpp"
-#include "sim/signal.hpp"
-#include "sim/sleep.hpp"
-#include "sim/task.hpp"
+#include <twice/sim/condition.hpp>
+#include <twice/sim/signal.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/sim/task.hpp>
 
 using namespace twice::sim;
 using namespace twice::sim::literals;

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "scenario/scenario.hpp"
-#include "world/world.hpp"
+#include <twice/scenario/scenario.hpp>
+#include <twice/world/world.hpp>
 
 using namespace twice;
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "broker/queue.hpp"
-#include "runtime/pubsub_ack_deadline.hpp"
+#include <twice/broker/queue.hpp>
+#include <twice/runtime/pubsub_ack_deadline.hpp>
 #include "queue_world.hpp"
 #include "scenario_run.hpp"
 

@@ -1,7 +1,7 @@
 // The SQS standard queue model: one test per documented behaviour, each
 // driven by small coroutines on a kernel with a trace recorder.
 
-#include "broker/queue.hpp"
+#include <twice/broker/queue.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/random.hpp"
+#include <twice/sim/random.hpp>
 
 using twice::sim::derive_stream_seed;
 using twice::sim::random_root;

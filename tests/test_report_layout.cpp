@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "cli/run_command.hpp"
-#include "report/html_report.hpp"
+#include <twice/report/html_report.hpp>
 #include "report/html_sections.hpp"
 #include "report/label_rows.hpp"
 #include "report/text_width.hpp"
 #include "report/time_axis.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 
 using namespace twice;
 using namespace twice::html_detail;

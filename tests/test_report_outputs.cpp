@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "cli/run_command.hpp"
-#include "report/html_report.hpp"
-#include "report/markdown_report.hpp"
+#include <twice/report/html_report.hpp>
+#include <twice/report/markdown_report.hpp>
 #include "report/perfetto_trace.hpp"
-#include "report/spans.hpp"
-#include "report/timeline.hpp"
+#include <twice/report/spans.hpp>
+#include <twice/report/timeline.hpp>
 #include "report/trace_jsonl.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 
 using namespace twice;
 using json = nlohmann::json;

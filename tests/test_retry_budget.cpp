@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "cli/run_command.hpp"
-#include "runtime/retry_breaker.hpp"
-#include "runtime/retry_budget.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/runtime/retry_breaker.hpp>
+#include <twice/runtime/retry_budget.hpp>
+#include <twice/scenario/scenario.hpp>
 #include "scenario_run.hpp"
 
 using namespace twice;

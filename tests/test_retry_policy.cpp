@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "runtime/retry_policy.hpp"
-#include "sim/random.hpp"
+#include <twice/runtime/retry_policy.hpp>
+#include <twice/sim/random.hpp>
 
 using namespace twice;
 using sim::duration;

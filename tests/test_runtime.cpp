@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/sleep.hpp"
-#include "world/world.hpp"
+#include <twice/sim/sleep.hpp>
+#include <twice/world/world.hpp>
 #include "test_worlds.hpp"
 
 using namespace twice;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cli/run_command.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 #include "scenario_text.hpp"
 
 using namespace twice;

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "checks/checked_run.hpp"
-#include "checks/invariants.hpp"
+#include <twice/checks/checked_run.hpp>
+#include <twice/checks/invariants.hpp>
 #include "checks/invariant_names.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 #include "world/incidents.hpp"
 #include "scenario_text.hpp"
 #include "test_worlds.hpp"

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "faults/scripted_faults.hpp"
-#include "sim/random.hpp"
-#include "world/world.hpp"
+#include <twice/faults/scripted_faults.hpp>
+#include <twice/sim/random.hpp>
+#include <twice/world/world.hpp>
 
 using namespace twice;
 using sim::duration;

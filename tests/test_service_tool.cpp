@@ -9,13 +9,13 @@
 #include <optional>
 #include <string>
 
-#include "events/event_log.hpp"
-#include "sim/kernel.hpp"
-#include "sim/random.hpp"
-#include "sim/sleep.hpp"
-#include "sim/task.hpp"
-#include "sim/trace.hpp"
-#include "vendors/service_tool.hpp"
+#include <twice/events/event_log.hpp>
+#include <twice/sim/kernel.hpp>
+#include <twice/sim/random.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/sim/task.hpp>
+#include <twice/sim/trace.hpp>
+#include <twice/vendors/service_tool.hpp>
 
 using namespace twice;
 using namespace twice::sim::literals;

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "checks/checked_run.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/checks/checked_run.hpp>
+#include <twice/scenario/scenario.hpp>
 #include "scenario_run.hpp"
 
 using namespace twice;

@@ -13,12 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include "events/event_log.hpp"
-#include "sim/kernel.hpp"
-#include "sim/sleep.hpp"
-#include "sim/task.hpp"
-#include "sim/trace.hpp"
-#include "store/store.hpp"
+#include <twice/events/event_log.hpp>
+#include <twice/sim/kernel.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/sim/task.hpp>
+#include <twice/sim/trace.hpp>
+#include <twice/store/store.hpp>
 
 using namespace twice;
 using namespace twice::sim::literals;

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/string_ids.hpp"
-#include "sim/row_index.hpp"
+#include <twice/sim/string_ids.hpp>
+#include <twice/sim/row_index.hpp>
 
 using twice::sim::string_ids;
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "explore/sweep.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 #include "sweep_support.hpp"
 
 using namespace twice;

@@ -5,7 +5,7 @@
 
 #include <compare>
 
-#include "sim/time.hpp"
+#include <twice/sim/time.hpp>
 
 using twice::sim::duration;
 using twice::sim::instant;

@@ -1,4 +1,4 @@
-#include "sim/trace.hpp"
+#include <twice/sim/trace.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "sim/sleep.hpp"
-#include "world/world.hpp"
+#include <twice/sim/sleep.hpp>
+#include <twice/world/world.hpp>
 
 using namespace twice;
 using sim::duration;

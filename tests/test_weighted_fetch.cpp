@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "events/event_log.hpp"
-#include "runtime/weighted_fetch.hpp"
-#include "sim/random.hpp"
-#include "sim/sleep.hpp"
+#include <twice/events/event_log.hpp>
+#include <twice/runtime/weighted_fetch.hpp>
+#include <twice/sim/random.hpp>
+#include <twice/sim/sleep.hpp>
 
 using namespace twice;
 using sim::duration;

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "checked_world.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 
 using namespace twice;
 

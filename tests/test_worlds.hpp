@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 namespace twice::test_worlds {
 

@@ -1,9 +1,9 @@
-#include "broker/consumer_group.hpp"
+#include <twice/broker/consumer_group.hpp>
 
 #include <algorithm>
 
-#include "sim/check.hpp"
-#include "sim/footprint.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/footprint.hpp>
 
 namespace twice {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/check.hpp"
+#include <twice/sim/check.hpp>
 
 namespace twice {
 

@@ -26,9 +26,9 @@
 
 #include <cstdint>
 
-#include "broker/consumer_group.hpp"
-#include "broker/kafka_topic.hpp"
-#include "sim/time.hpp"
+#include <twice/broker/consumer_group.hpp>
+#include <twice/broker/kafka_topic.hpp>
+#include <twice/sim/time.hpp>
 
 namespace twice {
 

@@ -1,6 +1,6 @@
-#include "broker/dedup_window.hpp"
+#include <twice/broker/dedup_window.hpp>
 
-#include "sim/footprint.hpp"
+#include <twice/sim/footprint.hpp>
 
 namespace twice {
 

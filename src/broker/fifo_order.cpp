@@ -1,9 +1,9 @@
-#include "broker/fifo_order.hpp"
+#include <twice/broker/fifo_order.hpp>
 
 #include <iterator>
 
-#include "sim/check.hpp"
-#include "sim/footprint.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/footprint.hpp>
 
 namespace twice {
 

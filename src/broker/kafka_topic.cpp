@@ -1,9 +1,9 @@
-#include "broker/kafka_topic.hpp"
+#include <twice/broker/kafka_topic.hpp>
 
 #include <utility>
 
-#include "sim/check.hpp"
-#include "sim/footprint.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/footprint.hpp>
 
 namespace twice {
 

@@ -4,13 +4,13 @@
 // queue_batch.cpp, fair queues in queue_fair.cpp, retention in
 // queue_retention.cpp.
 
-#include "broker/queue.hpp"
+#include <twice/broker/queue.hpp>
 
 #include <algorithm>
 #include <utility>
 
-#include "sim/check.hpp"
-#include "sim/footprint.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/footprint.hpp>
 
 namespace twice {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "broker/queue.hpp"
+#include <twice/broker/queue.hpp>
 
 namespace twice {
 

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "broker/queue.hpp"
-#include "sim/check.hpp"
+#include <twice/broker/queue.hpp>
+#include <twice/sim/check.hpp>
 
 namespace twice {
 

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "broker/queue.hpp"
-#include "sim/check.hpp"
-#include "sim/distributions.hpp"
+#include <twice/broker/queue.hpp>
+#include <twice/sim/check.hpp>
+#include <twice/sim/distributions.hpp>
 
 namespace twice {
 

@@ -9,8 +9,8 @@
 
 #include "checks/check_text.hpp"
 #include "checks/invariant_names.hpp"
-#include "checks/invariants.hpp"
-#include "runtime/retry_policy.hpp"
+#include <twice/checks/invariants.hpp>
+#include <twice/runtime/retry_policy.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice {

@@ -10,7 +10,7 @@
 #include <fmt/core.h>
 
 #include "sim/count_text.hpp"
-#include "sim/time.hpp"
+#include <twice/sim/time.hpp>
 
 namespace twice::check_text {
 

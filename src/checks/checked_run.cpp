@@ -1,4 +1,4 @@
-#include "checks/checked_run.hpp"
+#include <twice/checks/checked_run.hpp>
 
 #include <utility>
 

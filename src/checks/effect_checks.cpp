@@ -8,8 +8,8 @@
 
 #include "checks/check_text.hpp"
 #include "checks/invariant_names.hpp"
-#include "checks/invariants.hpp"
-#include "world/world.hpp"
+#include <twice/checks/invariants.hpp>
+#include <twice/world/world.hpp>
 
 namespace twice {
 

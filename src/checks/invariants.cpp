@@ -1,4 +1,4 @@
-#include "checks/invariants.hpp"
+#include <twice/checks/invariants.hpp>
 
 #include <algorithm>
 #include <deque>
@@ -8,12 +8,12 @@
 
 #include "checks/check_text.hpp"
 #include "checks/invariant_names.hpp"
-#include "runtime/retry_policy.hpp"
-#include "sim/checked.hpp"
+#include <twice/runtime/retry_policy.hpp>
+#include <twice/sim/checked.hpp>
 #include "sim/duration_text.hpp"
-#include "sim/footprint.hpp"
-#include "world/tenant_waits.hpp"
-#include "world/world.hpp"
+#include <twice/sim/footprint.hpp>
+#include <twice/world/tenant_waits.hpp>
+#include <twice/world/world.hpp>
 
 namespace twice {
 

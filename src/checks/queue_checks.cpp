@@ -10,10 +10,10 @@
 
 #include "checks/check_text.hpp"
 #include "checks/invariant_names.hpp"
-#include "checks/invariants.hpp"
+#include <twice/checks/invariants.hpp>
 #include "sim/duration_text.hpp"
-#include "world/tenant_waits.hpp"
-#include "world/world.hpp"
+#include <twice/world/tenant_waits.hpp>
+#include <twice/world/world.hpp>
 
 namespace twice {
 

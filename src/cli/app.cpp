@@ -7,14 +7,14 @@
 #include <limits>
 #include <string_view>
 
-#include "cli/exit_codes.hpp"
+#include <twice/cli/exit_codes.hpp>
 #include "cli/incident_demo.hpp"
 #include "cli/kernel_demo.hpp"
 #include "cli/lint_command.hpp"
 #include "cli/usage_errors.hpp"
-#include "scenario/sweep_spec.hpp"
+#include <twice/scenario/sweep_spec.hpp>
 #include "sim/byte_size_text.hpp"
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 namespace twice::cli {
 namespace {

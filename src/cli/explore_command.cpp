@@ -9,10 +9,10 @@
 #include <system_error>
 #include <thread>
 
-#include "cli/exit_codes.hpp"
+#include <twice/cli/exit_codes.hpp>
 #include "cli/output_file.hpp"
 #include "cli/scenario_input.hpp"
-#include "explore/explore.hpp"
+#include <twice/explore/explore.hpp>
 #include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
 

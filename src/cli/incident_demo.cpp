@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/kernel_demo.hpp"
-#include "report/timeline.hpp"
+#include <twice/report/timeline.hpp>
 #include "sim/count_text.hpp"
 #include "world/incidents.hpp"
 

@@ -6,13 +6,13 @@
 
 #include "sim/channel.hpp"
 #include "sim/count_text.hpp"
-#include "sim/distributions.hpp"
+#include <twice/sim/distributions.hpp>
 #include "sim/duration_text.hpp"
-#include "sim/kernel.hpp"
-#include "sim/random.hpp"
-#include "sim/sleep.hpp"
-#include "sim/task.hpp"
-#include "sim/trace.hpp"
+#include <twice/sim/kernel.hpp>
+#include <twice/sim/random.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/sim/task.hpp>
+#include <twice/sim/trace.hpp>
 
 namespace twice::cli {
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "cli/exit_codes.hpp"
+#include <twice/cli/exit_codes.hpp>
 #include "cli/scenario_input.hpp"
-#include "lint/lint.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/lint/lint.hpp>
+#include <twice/scenario/scenario.hpp>
 #include "sim/count_text.hpp"
 
 namespace twice::cli {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <utility>
 
-#include "sim/check.hpp"
+#include <twice/sim/check.hpp>
 
 namespace twice::cli {
 namespace {

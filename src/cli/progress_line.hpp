@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 namespace twice::cli {
 

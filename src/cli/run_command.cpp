@@ -7,20 +7,20 @@
 #include <fstream>
 #include <optional>
 
-#include "cli/exit_codes.hpp"
+#include <twice/cli/exit_codes.hpp>
 #include "cli/output_file.hpp"
 #include "cli/trace_stream.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/run_usage.hpp"
 #include "cli/scenario_input.hpp"
 #include "report/expectations.hpp"
-#include "report/json_report.hpp"
-#include "report/markdown_report.hpp"
+#include <twice/report/json_report.hpp>
+#include <twice/report/markdown_report.hpp>
 #include "report/perfetto_trace.hpp"
-#include "checks/checked_run.hpp"
-#include "report/timeline.hpp"
+#include <twice/checks/checked_run.hpp>
+#include <twice/report/timeline.hpp>
 #include "report/trace_jsonl.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 #include "sim/byte_size_text.hpp"
 #include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"

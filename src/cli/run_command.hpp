@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "report/html_report.hpp"
-#include "report/run_summary.hpp"
-#include "report/timeline.hpp"
+#include <twice/report/html_report.hpp>
+#include <twice/report/run_summary.hpp>
+#include <twice/report/timeline.hpp>
 
 namespace twice {
 struct scenario;

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "explore/explore.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/explore/explore.hpp>
+#include <twice/scenario/scenario.hpp>
 
 namespace twice::cli {
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "cli/exit_codes.hpp"
+#include <twice/cli/exit_codes.hpp>
 #include "cli/output_file.hpp"
 #include "cli/progress_line.hpp"
 #include "cli/sweep_page.hpp"

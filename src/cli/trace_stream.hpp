@@ -5,7 +5,7 @@
 // put in place when the run ends (cli/output_file.hpp).
 
 #include "cli/output_file.hpp"
-#include "events/event_log.hpp"
+#include <twice/events/event_log.hpp>
 
 namespace twice::cli {
 

@@ -1,4 +1,4 @@
-#include "events/discipline.hpp"
+#include <twice/events/discipline.hpp>
 
 #include <algorithm>
 #include <array>

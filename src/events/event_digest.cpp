@@ -1,4 +1,4 @@
-#include "events/event_digest.hpp"
+#include <twice/events/event_digest.hpp>
 
 #include <xxhash.h>
 
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "events/event_log.hpp"
-#include "sim/check.hpp"
+#include <twice/events/event_log.hpp>
+#include <twice/sim/check.hpp>
 
 namespace twice {
 

@@ -1,9 +1,9 @@
-#include "events/event_log.hpp"
+#include <twice/events/event_log.hpp>
 
 #include <algorithm>
 
-#include "sim/check.hpp"
-#include "sim/footprint.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/footprint.hpp>
 
 namespace twice {
 

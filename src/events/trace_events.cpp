@@ -1,4 +1,4 @@
-#include "events/trace_events.hpp"
+#include <twice/events/trace_events.hpp>
 
 namespace twice::ev {
 

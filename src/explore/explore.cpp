@@ -1,4 +1,4 @@
-#include "explore/explore.hpp"
+#include <twice/explore/explore.hpp>
 
 #include <algorithm>
 #include <atomic>

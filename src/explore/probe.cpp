@@ -1,6 +1,6 @@
-#include "explore/probe.hpp"
+#include <twice/explore/probe.hpp>
 
-#include "checks/checked_run.hpp"
+#include <twice/checks/checked_run.hpp>
 #include "sim/count_text.hpp"
 
 namespace twice::explore {

@@ -1,8 +1,8 @@
-#include "explore/shrink.hpp"
+#include <twice/explore/shrink.hpp>
 
 #include <functional>
 
-#include "explore/variation.hpp"
+#include <twice/explore/variation.hpp>
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
 #include "sim/duration_text.hpp"

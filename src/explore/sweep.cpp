@@ -9,13 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "checks/checked_run.hpp"
-#include "explore/variation.hpp"
+#include <twice/checks/checked_run.hpp>
+#include <twice/explore/variation.hpp>
 #include "explore/worker_threads.hpp"
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
-#include "sim/footprint.hpp"
-#include "sim/random.hpp"
+#include <twice/sim/footprint.hpp>
+#include <twice/sim/random.hpp>
 
 namespace twice::explore {
 

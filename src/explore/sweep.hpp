@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "scenario/document.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/document.hpp>
+#include <twice/scenario/scenario.hpp>
 
 namespace twice::explore {
 

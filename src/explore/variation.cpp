@@ -1,4 +1,4 @@
-#include "explore/variation.hpp"
+#include <twice/explore/variation.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "scenario/key_path.hpp"
-#include "sim/check.hpp"
-#include "sim/distributions.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/distributions.hpp>
 #include "sim/duration_text.hpp"
-#include "sim/random.hpp"
+#include <twice/sim/random.hpp>
 
 namespace twice::explore {
 namespace {

@@ -1,9 +1,9 @@
-#include "faults/deploy.hpp"
+#include <twice/faults/deploy.hpp>
 
 #include <algorithm>
 
-#include "runtime/worker.hpp"
-#include "sim/sleep.hpp"
+#include <twice/runtime/worker.hpp>
+#include <twice/sim/sleep.hpp>
 
 namespace twice {
 

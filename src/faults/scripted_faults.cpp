@@ -1,8 +1,8 @@
-#include "faults/scripted_faults.hpp"
+#include <twice/faults/scripted_faults.hpp>
 
 #include <map>
 
-#include "sim/distributions.hpp"
+#include <twice/sim/distributions.hpp>
 
 namespace twice {
 

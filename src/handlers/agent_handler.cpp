@@ -1,6 +1,6 @@
-#include "handlers/agent_handler.hpp"
+#include <twice/handlers/agent_handler.hpp>
 
-#include "store/store.hpp"
+#include <twice/store/store.hpp>
 
 namespace twice {
 

@@ -1,4 +1,4 @@
-#include "lint/lint.hpp"
+#include <twice/lint/lint.hpp>
 
 #include <fmt/format.h>
 

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lint/lint.hpp"
+#include <twice/lint/lint.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice::lint_rules_detail {

@@ -1,6 +1,6 @@
-#include "report/attempts.hpp"
+#include <twice/report/attempts.hpp>
 
-#include "sim/footprint.hpp"
+#include <twice/sim/footprint.hpp>
 
 namespace twice {
 

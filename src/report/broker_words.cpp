@@ -1,6 +1,6 @@
 #include "report/broker_words.hpp"
 
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 namespace twice {
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 
 namespace twice {
 

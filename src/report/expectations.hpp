@@ -3,7 +3,7 @@
 // except those it expects violated (a scenario may demonstrate a bug) or
 // ignores with a reason, and the figures it names are what the run shows.
 
-#include "report/run_summary.hpp"
+#include <twice/report/run_summary.hpp>
 
 namespace twice {
 

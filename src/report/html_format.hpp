@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/time.hpp"
+#include <twice/sim/time.hpp>
 
 namespace twice::html_detail {
 

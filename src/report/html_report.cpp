@@ -1,4 +1,4 @@
-#include "report/html_report.hpp"
+#include <twice/report/html_report.hpp>
 
 #include <fmt/core.h>
 
@@ -9,9 +9,9 @@
 #include "report/html_sections.hpp"
 #include "report/html_timeline.hpp"
 #include "report/overpaid_refunds.hpp"
-#include "report/spans.hpp"
+#include <twice/report/spans.hpp>
 #include "report/time_axis.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 
 namespace twice {
 

@@ -9,15 +9,15 @@
 #include <string>
 
 #include "report/expectations.hpp"
-#include "report/html_report.hpp"
+#include <twice/report/html_report.hpp>
 #include "report/label_rows.hpp"
-#include "report/run_summary.hpp"
-#include "report/spans.hpp"
+#include <twice/report/run_summary.hpp>
+#include <twice/report/spans.hpp>
 #include "report/text_width.hpp"
-#include "report/timeline.hpp"
-#include "runtime/retry_policy.hpp"
-#include "scenario/scenario.hpp"
-#include "sim/checked.hpp"
+#include <twice/report/timeline.hpp>
+#include <twice/runtime/retry_policy.hpp>
+#include <twice/scenario/scenario.hpp>
+#include <twice/sim/checked.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice::html_detail {

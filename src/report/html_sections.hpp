@@ -12,7 +12,7 @@
 
 #include "report/html_format.hpp"
 #include "report/time_axis.hpp"
-#include "report/timeline.hpp"
+#include <twice/report/timeline.hpp>
 
 namespace twice {
 struct scenario;

@@ -13,12 +13,12 @@
 #include "report/html_sections.hpp"
 #include "report/label_rows.hpp"
 #include "report/overpaid_refunds.hpp"
-#include "report/run_summary.hpp"
-#include "report/spans.hpp"
+#include <twice/report/run_summary.hpp>
+#include <twice/report/spans.hpp>
 #include "report/text_width.hpp"
 #include "report/time_axis.hpp"
 #include "report/timeline_legend.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice::html_detail {

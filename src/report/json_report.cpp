@@ -1,4 +1,4 @@
-#include "report/json_report.hpp"
+#include <twice/report/json_report.hpp>
 
 #include <fmt/core.h>
 

@@ -9,7 +9,7 @@
 
 #include "report/html_format.hpp"
 #include "report/text_width.hpp"
-#include "sim/fp_math.hpp"
+#include <twice/sim/fp_math.hpp>
 
 namespace twice::chart {
 

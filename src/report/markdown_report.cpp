@@ -1,11 +1,11 @@
-#include "report/markdown_report.hpp"
+#include <twice/report/markdown_report.hpp>
 
 #include <fmt/core.h>
 
 #include <algorithm>
 
 #include "report/expectations.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice {

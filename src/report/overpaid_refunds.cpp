@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "checks/invariants.hpp"
-#include "report/spans.hpp"
+#include <twice/checks/invariants.hpp>
+#include <twice/report/spans.hpp>
 
 namespace twice {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "report/spans.hpp"
+#include <twice/report/spans.hpp>
 
 namespace twice {
 

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "report/run_summary.hpp"
-#include "report/spans.hpp"
+#include <twice/report/run_summary.hpp>
+#include <twice/report/spans.hpp>
 
 namespace twice {
 

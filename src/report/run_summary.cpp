@@ -1,4 +1,4 @@
-#include "report/run_summary.hpp"
+#include <twice/report/run_summary.hpp>
 
 #include "report/broker_words.hpp"
 
@@ -6,7 +6,7 @@
 
 #include <fmt/core.h>
 
-#include "sim/checked.hpp"
+#include <twice/sim/checked.hpp>
 #include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
 

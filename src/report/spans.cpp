@@ -1,4 +1,4 @@
-#include "report/spans.hpp"
+#include <twice/report/spans.hpp>
 
 #include <algorithm>
 #include <map>
@@ -8,9 +8,9 @@
 
 #include <fmt/core.h>
 
-#include "events/event_log.hpp"
-#include "events/trace_events.hpp"
-#include "report/timeline.hpp"
+#include <twice/events/event_log.hpp>
+#include <twice/events/trace_events.hpp>
+#include <twice/report/timeline.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice {

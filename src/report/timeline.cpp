@@ -1,4 +1,4 @@
-#include "report/timeline.hpp"
+#include <twice/report/timeline.hpp>
 
 #include <fmt/core.h>
 

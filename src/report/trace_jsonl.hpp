@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/trace.hpp"
+#include <twice/sim/trace.hpp>
 
 namespace twice {
 

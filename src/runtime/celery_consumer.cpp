@@ -28,8 +28,8 @@
 
 #include <algorithm>
 
-#include "runtime/worker.hpp"
-#include "store/store.hpp"
+#include <twice/runtime/worker.hpp>
+#include <twice/store/store.hpp>
 
 namespace twice {
 

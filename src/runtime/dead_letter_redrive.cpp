@@ -1,10 +1,10 @@
-#include "runtime/dead_letter_redrive.hpp"
+#include <twice/runtime/dead_letter_redrive.hpp>
 
 #include <algorithm>
 #include <utility>
 
-#include "sim/sleep.hpp"
-#include "store/store.hpp"
+#include <twice/sim/sleep.hpp>
+#include <twice/store/store.hpp>
 
 namespace twice {
 

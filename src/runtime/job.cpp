@@ -1,4 +1,4 @@
-#include "runtime/job.hpp"
+#include <twice/runtime/job.hpp>
 
 namespace twice {
 

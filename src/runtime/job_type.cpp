@@ -1,6 +1,6 @@
-#include "runtime/job_type.hpp"
+#include <twice/runtime/job_type.hpp>
 
-#include "sim/check.hpp"
+#include <twice/sim/check.hpp>
 
 namespace twice {
 

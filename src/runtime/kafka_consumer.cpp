@@ -45,11 +45,11 @@
 
 #include <algorithm>
 
-#include "broker/consumer_group.hpp"
-#include "broker/kafka_topic.hpp"
-#include "runtime/worker.hpp"
-#include "store/store.hpp"
-#include "sim/sleep.hpp"
+#include <twice/broker/consumer_group.hpp>
+#include <twice/broker/kafka_topic.hpp>
+#include <twice/runtime/worker.hpp>
+#include <twice/store/store.hpp>
+#include <twice/sim/sleep.hpp>
 
 namespace twice {
 

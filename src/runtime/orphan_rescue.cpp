@@ -1,12 +1,12 @@
-#include "runtime/orphan_rescue.hpp"
+#include <twice/runtime/orphan_rescue.hpp>
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "runtime/worker.hpp"
-#include "sim/sleep.hpp"
-#include "store/store.hpp"
+#include <twice/runtime/worker.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/store/store.hpp>
 
 namespace twice {
 

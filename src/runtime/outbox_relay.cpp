@@ -1,8 +1,8 @@
-#include "runtime/outbox_relay.hpp"
+#include <twice/runtime/outbox_relay.hpp>
 
-#include "sim/condition.hpp"
-#include "sim/sleep.hpp"
-#include "store/store.hpp"
+#include <twice/sim/condition.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/store/store.hpp>
 
 namespace twice {
 

@@ -1,4 +1,4 @@
-#include "runtime/pubsub_ack_deadline.hpp"
+#include <twice/runtime/pubsub_ack_deadline.hpp>
 
 #include <algorithm>
 

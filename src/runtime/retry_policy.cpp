@@ -1,11 +1,11 @@
-#include "runtime/retry_policy.hpp"
+#include <twice/runtime/retry_policy.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "sim/check.hpp"
-#include "sim/distributions.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/distributions.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice {

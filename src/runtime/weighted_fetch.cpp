@@ -1,10 +1,10 @@
-#include "runtime/weighted_fetch.hpp"
+#include <twice/runtime/weighted_fetch.hpp>
 
 #include <algorithm>
 #include <utility>
 
-#include "sim/check.hpp"
-#include "sim/distributions.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/distributions.hpp>
 
 namespace twice {
 

@@ -1,4 +1,4 @@
-#include "runtime/worker.hpp"
+#include <twice/runtime/worker.hpp>
 #include "runtime/worker_slice.hpp"
 
 #include <fmt/core.h>
@@ -6,10 +6,10 @@
 #include <memory>
 #include <string>
 
-#include "broker/consumer_group.hpp"
-#include "sim/condition.hpp"
-#include "sim/sleep.hpp"
-#include "store/store.hpp"
+#include <twice/broker/consumer_group.hpp>
+#include <twice/sim/condition.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/store/store.hpp>
 
 namespace twice {
 

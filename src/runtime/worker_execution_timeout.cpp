@@ -1,7 +1,7 @@
 // A per-attempt execution timeout (runtime.execution_timeout): what each
 // flavour does at the limit is runtime/execution_timeout.hpp's.
 
-#include "runtime/worker.hpp"
+#include <twice/runtime/worker.hpp>
 #include "runtime/worker_slice.hpp"
 
 namespace twice {

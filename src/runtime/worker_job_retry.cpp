@@ -8,10 +8,10 @@
 
 #include <algorithm>
 
-#include "runtime/worker.hpp"
+#include <twice/runtime/worker.hpp>
 #include "runtime/worker_slice.hpp"
 #include "sim/duration_text.hpp"
-#include "store/store.hpp"
+#include <twice/store/store.hpp>
 
 namespace twice {
 

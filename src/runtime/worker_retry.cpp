@@ -4,12 +4,12 @@
 // backoff (or a Pub/Sub subscription's RetryPolicy), and the backoff's trace.
 // Sidekiq's sidekiq_retry_in and retry_for are worker_job_retry.cpp's.
 
-#include "runtime/worker.hpp"
+#include <twice/runtime/worker.hpp>
 #include "runtime/worker_slice.hpp"
 
 #include <algorithm>
 
-#include "store/store.hpp"
+#include <twice/store/store.hpp>
 
 namespace twice {
 

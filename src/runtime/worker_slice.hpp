@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/worker.hpp"
-#include "sim/condition.hpp"
+#include <twice/runtime/worker.hpp>
+#include <twice/sim/condition.hpp>
 #include "sim/duration_text.hpp"
-#include "store/store.hpp"
+#include <twice/store/store.hpp>
 
 namespace twice {
 

@@ -1,9 +1,9 @@
-#include "runtime/workload.hpp"
+#include <twice/runtime/workload.hpp>
 
 #include <charconv>
 
-#include "sim/distributions.hpp"
-#include "sim/check.hpp"
+#include <twice/sim/distributions.hpp>
+#include <twice/sim/check.hpp>
 
 namespace twice {
 

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "scenario/document.hpp"
+#include <twice/scenario/document.hpp>
 
 namespace twice::scenario_detail {
 

@@ -1,4 +1,4 @@
-#include "scenario/document.hpp"
+#include <twice/scenario/document.hpp>
 
 #include <toml++/toml.h>
 

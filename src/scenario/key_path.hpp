@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scenario/document.hpp"
+#include <twice/scenario/document.hpp>
 
 namespace twice::scenario_detail {
 

@@ -4,7 +4,7 @@
 
 #include "scenario/sections.hpp"
 #include "sim/duration_text.hpp"
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 namespace twice::scenario_detail {
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <initializer_list>
 
-#include "runtime/workload.hpp"
+#include <twice/runtime/workload.hpp>
 
 namespace twice::scenario_detail {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "lint/lint.hpp"
+#include <twice/lint/lint.hpp>
 #include "scenario/sections.hpp"
 
 namespace twice::scenario_detail {

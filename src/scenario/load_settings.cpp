@@ -9,7 +9,7 @@
 
 #include "scenario/sections.hpp"
 #include "sim/byte_size_text.hpp"
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 namespace twice::scenario_detail {
 namespace {

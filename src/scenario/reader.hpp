@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "scenario/document.hpp"
+#include <twice/scenario/document.hpp>
 #include "scenario/words.hpp"
-#include "scenario/scenario.hpp"
-#include "sim/time.hpp"
+#include <twice/scenario/scenario.hpp>
+#include <twice/sim/time.hpp>
 
 namespace twice::scenario_detail {
 

@@ -1,4 +1,4 @@
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 
 #include <cerrno>
 #include <filesystem>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "scenario/document.hpp"
+#include <twice/scenario/document.hpp>
 #include "scenario/sections.hpp"
 
 namespace twice {

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/job_type.hpp"
+#include <twice/runtime/job_type.hpp>
 #include "scenario/reader.hpp"
-#include "scenario/scenario.hpp"
+#include <twice/scenario/scenario.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice::scenario_detail {

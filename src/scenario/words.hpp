@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "scenario/document.hpp"
+#include <twice/scenario/document.hpp>
 
 namespace twice::scenario_detail {
 

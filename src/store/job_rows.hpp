@@ -19,9 +19,9 @@
 #include <string>
 #include <string_view>
 
-#include "sim/check.hpp"
-#include "sim/string_ids.hpp"
-#include "store/rows.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/string_ids.hpp>
+#include <twice/store/rows.hpp>
 
 namespace twice {
 

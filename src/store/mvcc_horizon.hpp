@@ -23,8 +23,8 @@
 #include <set>
 #include <utility>
 
-#include "sim/check.hpp"
-#include "sim/time.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/time.hpp>
 
 namespace twice {
 

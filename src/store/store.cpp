@@ -1,4 +1,4 @@
-#include "store/store.hpp"
+#include <twice/store/store.hpp>
 
 #include <algorithm>
 #include <coroutine>
@@ -6,11 +6,11 @@
 #include <functional>
 #include <utility>
 
-#include "sim/check.hpp"
-#include "sim/checked.hpp"
-#include "sim/footprint.hpp"
-#include "sim/sleep.hpp"
-#include "sim/wait_list.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/checked.hpp>
+#include <twice/sim/footprint.hpp>
+#include <twice/sim/sleep.hpp>
+#include <twice/sim/wait_list.hpp>
 #include "store/job_rows.hpp"
 #include "store/mvcc_horizon.hpp"
 

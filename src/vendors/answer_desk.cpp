@@ -1,4 +1,4 @@
-#include "vendors/answer_desk.hpp"
+#include <twice/vendors/answer_desk.hpp>
 
 #include <deque>
 #include <memory>
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/signal.hpp"
+#include <twice/sim/signal.hpp>
 
 namespace twice {
 

@@ -1,9 +1,9 @@
-#include "vendors/call_stats.hpp"
+#include <twice/vendors/call_stats.hpp>
 
 #include <algorithm>
 #include <iterator>
 
-#include "sim/check.hpp"
+#include <twice/sim/check.hpp>
 
 namespace twice {
 

@@ -1,6 +1,6 @@
-#include "vendors/latency_model.hpp"
+#include <twice/vendors/latency_model.hpp>
 
-#include "sim/check.hpp"
+#include <twice/sim/check.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice {

@@ -1,6 +1,6 @@
-#include "vendors/refund_ledger.hpp"
+#include <twice/vendors/refund_ledger.hpp>
 
-#include "sim/check.hpp"
+#include <twice/sim/check.hpp>
 
 namespace twice {
 

@@ -1,10 +1,10 @@
-#include "vendors/remote_endpoint.hpp"
+#include <twice/vendors/remote_endpoint.hpp>
 
 #include <optional>
 #include <utility>
 
-#include "sim/check.hpp"
-#include "sim/sleep.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/sleep.hpp>
 
 namespace twice {
 

@@ -1,10 +1,10 @@
-#include "vendors/service_tool.hpp"
+#include <twice/vendors/service_tool.hpp>
 
 #include <utility>
 
-#include "sim/check.hpp"
-#include "sim/checked.hpp"
-#include "sim/footprint.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/checked.hpp>
+#include <twice/sim/footprint.hpp>
 
 namespace twice {
 

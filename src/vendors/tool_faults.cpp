@@ -1,7 +1,7 @@
-#include "vendors/tool_faults.hpp"
+#include <twice/vendors/tool_faults.hpp>
 
-#include "sim/check.hpp"
-#include "sim/distributions.hpp"
+#include <twice/sim/check.hpp>
+#include <twice/sim/distributions.hpp>
 
 namespace twice {
 

@@ -12,7 +12,7 @@
 // fail after the write; attempt 2 succeeds; the vendor replays its stored
 // answer twice and holds one refund.
 
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 namespace twice {
 

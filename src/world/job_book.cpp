@@ -1,6 +1,6 @@
-#include "world/job_book.hpp"
+#include <twice/world/job_book.hpp>
 
-#include "sim/check.hpp"
+#include <twice/sim/check.hpp>
 
 namespace twice {
 

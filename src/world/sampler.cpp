@@ -1,10 +1,10 @@
-#include "world/sampler.hpp"
+#include <twice/world/sampler.hpp>
 
 #include <algorithm>
 #include <deque>
 
 #include "broker/consumer_lag.hpp"
-#include "sim/sleep.hpp"
+#include <twice/sim/sleep.hpp>
 
 namespace twice {
 

@@ -1,4 +1,4 @@
-#include "world/tenant_waits.hpp"
+#include <twice/world/tenant_waits.hpp>
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <map>
 
 #include "sim/duration_text.hpp"
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 namespace twice {
 

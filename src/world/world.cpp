@@ -1,11 +1,11 @@
-#include "world/world.hpp"
+#include <twice/world/world.hpp>
 
 #include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "sim/footprint.hpp"
+#include <twice/sim/footprint.hpp>
 
 namespace twice {
 

@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
-# Every #include in sim/ and src/ against the layer order: a file may include
-# the headers of its own directory and of the directories its directory
+# Every #include in include/twice/ and src/ against the layer order: a file
+# may include the headers of its own layer and of the layers its layer
 # depends on (directly or through others), never one above or beside it.
+# A layer's public headers are include/twice/<layer>/ (included as
+# <twice/<layer>/x.hpp>), its private ones and its sources src/<layer>/
+# (private headers included as "<layer>/x.hpp", against src/).
 #
-# The build enforces most of this by itself (each layer's library sees only
-# its own and its dependencies' headers: twice_layer_headers in the top-level
-# CMakeLists.txt). This also catches what the build cannot: a header that no
-# .cpp of its own layer compiles, the order among the models' directories
-# (one library, twice_models), and "../" paths. The core (sim/ and the
-# models) also stays free of threads, files and clocks, so it can be built
-# for WebAssembly and stays deterministic.
+# Beside the order: a public header includes only public headers and the
+# standard library (no private header, no third-party one: an installed
+# header must compile with nothing but twice's own); a public header is
+# never included as if private; "../" paths are refused; and the core
+# (sim and the models) stays free of threads, files and clocks, so it can
+# be built for WebAssembly and stays deterministic.
 #
 #   usage: check_layers.sh SOURCE_ROOT
 # Prints one line per violation, file:line first, and exits 1 if any.
 set -euo pipefail
 root=${1:?usage: check_layers.sh SOURCE_ROOT}
 
-# Each directory's direct dependencies (keep in step with the libraries in
-# src/CMakeLists.txt: cli -> report, explore -> scenario -> checks, lint ->
-# the models -> sim).
+# Each layer's direct dependencies (keep in step with the libraries in
+# src/CMakeLists.txt). `twice` is the facade, include/twice/twice.hpp.
 declare -A deps=(
   [sim]=""
   [events]="sim"
@@ -36,18 +37,14 @@ declare -A deps=(
   [report]="scenario"
   [explore]="scenario"
   [cli]="report explore"
+  [twice]="cli"
 )
-# Headers a directory may include from a directory above it: small leaves
-# of shared names (enums and their text) that live with the model owning
-# them. Each may include only system headers and sim/, so no file-level
-# cycle can go through one.
-declare -A shared_leaves=()
 core="sim events tools broker store vendors runtime handlers faults world"
-# System headers the core must not include: threads, files, clocks, and
-# the standard library's unspecified random distributions.
 core_forbidden='^(thread|mutex|shared_mutex|atomic|condition_variable|future|stop_token|semaphore|latch|barrier|fstream|filesystem|iostream|chrono|ctime|time\.h|random|unistd\.h|sys/.*)$'
+# What an installed header may not need: the libraries' dependencies are
+# linked, never included, by a user of twice.
+third_party='^(fmt|toml\+\+|nlohmann|CLI|catch2|rapidcheck|benchmark)/|^(xxhash\.h|rapidcheck\.h)$'
 
-# What a directory may include: itself and the closure of its dependencies.
 declare -A allowed=()
 closure() {
   local dir=$1 dep
@@ -68,52 +65,75 @@ violation() {
   violations=$((violations + 1))
 }
 
+check_order() {  # check_order FILE LINE LAYER TARGET
+  local file=$1 line=$2 dir=$3 target=$4 top=${4%%/*}
+  if [[ -z ${deps[$top]+set} ]]; then
+    violation "$file:$line: $dir includes $target, from $top/, which is no layer (check_layers.sh lists them)"
+  elif [[ " ${allowed[$dir]} " != *" $top "* ]]; then
+    violation "$file:$line: $dir may not include $target (it may include:${allowed[$dir]})"
+  fi
+}
+
 check_include() {  # check_include FILE LINE TEXT: FILE relative to the root
-  local file=$1 line=$2 text=$3 dir target top
-  dir=${file#src/}
-  dir=${dir%%/*}
+  local file=$1 line=$2 text=$3 dir target public=0
+  case $file in
+    include/twice/twice.hpp) dir=twice public=1 ;;
+    include/twice/*) dir=${file#include/twice/} dir=${dir%%/*} public=1 ;;
+    *) dir=${file#src/} dir=${dir%%/*} ;;
+  esac
   if [[ $text =~ \#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]]; then
     target=${BASH_REMATCH[1]}
     if [[ $target == *..* ]]; then
-      violation "$file:$line: \"$target\": include by layer directory (\"world/world.hpp\"), never with \"..\""
-      return
+      violation "$file:$line: \"$target\": include by layer (\"world/world_impl.hpp\", <twice/world/world.hpp>), never with \"..\""
+    elif ((public)); then
+      violation "$file:$line: a public header includes \"$target\": it may include only <twice/...> headers and the standard library"
+    elif [[ $target != */* ]]; then
+      return  # beside the file: its own directory
+    elif [[ -f include/twice/$target ]]; then
+      violation "$file:$line: \"$target\" is public: include it as <twice/$target>"
+    elif [[ ! -f src/$target && -n ${deps[${target%%/*}]+set} ]]; then
+      violation "$file:$line: \"$target\": no such private header (src/$target)"
+    else
+      check_order "$file" "$line" "$dir" "$target"
     fi
-    [[ $target == */* ]] || return  # beside the file: its own directory
-    top=${target%%/*}
-    if [[ -z ${deps[$top]+set} ]]; then
-      violation "$file:$line: $dir includes $target, from $top/, which is no layer (check_layers.sh lists them)"
-    elif [[ " ${allowed[$dir]} " != *" $top "* && " ${shared_leaves[$dir]:-} " != *" $target "* ]]; then
-      violation "$file:$line: $dir may not include $target (it may include:${allowed[$dir]})"
+  elif [[ $text =~ \#[[:space:]]*include[[:space:]]*\<twice/([^\>]+)\> ]]; then
+    target=${BASH_REMATCH[1]}
+    if [[ ! -f include/twice/$target ]]; then
+      violation "$file:$line: <twice/$target>: no such public header (a private one is included as \"$target\")"
+    elif [[ $target == twice.hpp ]]; then
+      violation "$file:$line: the facade <twice/twice.hpp> is for users of twice, never for twice itself"
+    else
+      check_order "$file" "$line" "$dir" "$target"
     fi
   elif [[ $text =~ \#[[:space:]]*include[[:space:]]*\<([^\>]+)\> ]]; then
     target=${BASH_REMATCH[1]}
     if [[ " $core " == *" $dir "* && $target =~ $core_forbidden ]]; then
-      violation "$file:$line: $dir is in the core (sim/ and the models), which includes no <$target>: no threads, files or clocks"
+      violation "$file:$line: $dir is in the core (sim and the models), which includes no <$target>: no threads, files or clocks"
+    elif ((public)) && [[ $target =~ $third_party ]]; then
+      violation "$file:$line: a public header includes <$target>: an installed header needs nothing but twice and the standard library"
     fi
   fi
 }
 
 cd "$root"
-for leaf in ${shared_leaves[@]+"${shared_leaves[@]}"}; do
-  [[ -f src/$leaf ]] || { violation "src/$leaf: a shared leaf (check_layers.sh) that is not there"; continue; }
-  while IFS=: read -r line text; do
-    [[ $text =~ \#[[:space:]]*include[[:space:]]*\"([^\"]+)\" && ${BASH_REMATCH[1]} != sim/* ]] &&
-      violation "src/$leaf:$line: a shared leaf (check_layers.sh) includes ${BASH_REMATCH[1]}: it may include only sim/ and system headers"
-  done < <(grep -n '^[[:space:]]*#[[:space:]]*include' "src/$leaf" || true)
-done
 shopt -s nullglob
 layer_dirs=()
-for path in sim src/*/; do
+for path in include/twice/*/ src/*/; do
   path=${path%/}
-  if [[ -z ${deps[${path##*/}]+set} ]]; then
+  if [[ -z ${deps[${path##*/}]+set} || ${path##*/} == twice ]]; then
     violation "$path/: a directory with no place in the layer order (add it to check_layers.sh and src/CMakeLists.txt)"
   else
     layer_dirs+=("$path")
   fi
 done
+for path in include/twice/*; do
+  [[ -d $path || $path == include/twice/twice.hpp ]] ||
+    violation "$path: only the facade twice.hpp lives in include/twice/ itself; a layer's header goes in its directory"
+done
+[[ -f include/twice/twice.hpp ]] && layer_dirs+=(include/twice/twice.hpp)
 while IFS=: read -r file line text; do
   check_include "$file" "$line" "$text"
-done < <(grep -rn --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.cc' \
+done < <(grep -rHn --include='*.hpp' --include='*.cpp' --include='*.h' --include='*.cc' \
               '^[[:space:]]*#[[:space:]]*include' "${layer_dirs[@]}" | sort -t: -k1,1 -k2,2n)
 
 if ((violations > 0)); then

@@ -7,7 +7,7 @@ root=$(cd "${1:?usage: check_layers_catches.sh SOURCE_ROOT}" && pwd)
 check="$root/tests/layers/check_layers.sh"
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
-cp -R "$root/sim" "$root/src" "$copy/"
+cp -R "$root/src" "$root/include" "$copy/"
 
 bash "$check" "$copy" >/dev/null || { echo "check_layers.sh fails on the tree as it is"; exit 1; }
 
@@ -29,19 +29,23 @@ plant() {
   mv "$copy/$file.orig" "$copy/$file"
 }
 
-plant sim/kernel.cpp '#include "world/world.hpp"' '^sim/kernel.cpp:[0-9]+: sim may not include world/world.hpp'
+plant src/sim/kernel.cpp '#include <twice/world/world.hpp>' '^src/sim/kernel.cpp:[0-9]+: sim may not include world/world.hpp'
 plant src/world/world.cpp '#include "cli/app.hpp"' '^src/world/world.cpp:[0-9]+: world may not include cli/app.hpp'
-plant src/checks/invariants.cpp '#include "scenario/scenario.hpp"' '^src/checks/invariants.cpp:[0-9]+: checks may not include'
-plant src/checks/invariants.hpp '#  include "lint/lint.hpp"' '^src/checks/invariants.hpp:[0-9]+: checks may not include lint/'
-plant src/report/timeline.hpp '#include "explore/probe.hpp"' '^src/report/timeline.hpp:[0-9]+: report may not include explore/'
-plant src/broker/queue.hpp '#include "store/store.hpp"' '^src/broker/queue.hpp:[0-9]+: broker may not include store/'
-plant src/vendors/service_tool.cpp '#include "runtime/worker.hpp"' '^src/vendors/service_tool.cpp:[0-9]+: vendors may not include'
-plant src/events/trace_events.hpp '#include "broker/queue.hpp"' '^src/events/trace_events.hpp:[0-9]+: events may not include broker/queue.hpp'
-plant src/events/job_status.hpp '#include "store/store.hpp"' '^src/events/job_status.hpp:[0-9]+: events may not include store/store.hpp'
+plant src/checks/invariants.cpp '#include <twice/scenario/scenario.hpp>' '^src/checks/invariants.cpp:[0-9]+: checks may not include'
+plant include/twice/checks/invariants.hpp '#  include <twice/lint/lint.hpp>' '^include/twice/checks/invariants.hpp:[0-9]+: checks may not include lint/'
+plant include/twice/report/timeline.hpp '#include <twice/explore/explore.hpp>' '^include/twice/report/timeline.hpp:[0-9]+: report may not include explore/'
+plant include/twice/broker/queue.hpp '#include <twice/store/store.hpp>' '^include/twice/broker/queue.hpp:[0-9]+: broker may not include store/'
+plant src/vendors/service_tool.cpp '#include <twice/runtime/worker.hpp>' '^src/vendors/service_tool.cpp:[0-9]+: vendors may not include'
+plant include/twice/events/trace_events.hpp '#include <twice/broker/queue.hpp>' '^include/twice/events/trace_events.hpp:[0-9]+: events may not include broker/queue.hpp'
+plant include/twice/events/job_status.hpp '#include <twice/store/store.hpp>' '^include/twice/events/job_status.hpp:[0-9]+: events may not include store/'
+plant include/twice/world/world.hpp '#include "world/incidents.hpp"' '^include/twice/world/world.hpp:[0-9]+: a public header includes "world/incidents.hpp"'
+plant include/twice/tools/tool.hpp '#include <fmt/core.h>' '^include/twice/tools/tool.hpp:[0-9]+: a public header includes <fmt/core.h>'
+plant src/world/world.cpp '#include "world/world.hpp"' '^src/world/world.cpp:[0-9]+: "world/world.hpp" is public'
+plant src/world/world.cpp '#include <twice/world/incidents.hpp>' '^src/world/world.cpp:[0-9]+: <twice/world/incidents.hpp>: no such public header'
 plant src/store/store.cpp '#include "../cli/app.hpp"' '^src/store/store.cpp:[0-9]+: .*never with ".."'
 plant src/world/world.cpp '#include "fuzz/input_checks.hpp"' '^src/world/world.cpp:[0-9]+: .*which is no layer'
 plant src/runtime/worker.cpp '#include <thread>' '^src/runtime/worker.cpp:[0-9]+: runtime is in the core.*<thread>'
-plant sim/trace.cpp '#include <chrono>' '^sim/trace.cpp:[0-9]+: sim is in the core.*<chrono>'
+plant include/twice/sim/trace.hpp '#include <chrono>' '^include/twice/sim/trace.hpp:[0-9]+: sim is in the core.*<chrono>'
 
 mkdir "$copy/src/plugins"
 touch "$copy/src/plugins/plugin.cpp"

@@ -1,0 +1,111 @@
+#pragma once
+// `twice explore` as a library: run a scenario under many seeds (and the
+// variations its [explore] table allows), find the runs where an invariant
+// the file did not expect to break broke, shrink the first such run (or the
+// first for each invariant), and produce a standalone scenario file that
+// reproduces it with `twice run`.
+//
+//   prepared p = prepare_file("scenarios/key_per_attempt_fixed.toml");
+//   explore_result r = run_explore(*p.input, {.runs = 50, .jobs = 4});
+//   for (const finding& f : r.findings) write(f.repro_text);
+//
+// Results depend only on the file, the root seed and the run count: run i
+// draws everything from the named stream "explore.run.<i>" of the root seed,
+// runs share nothing, and results are gathered in run-index order, so any
+// number of threads gives the same findings, the same shrink and the same
+// repro text, byte for byte.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <twice/explore/probe.hpp>
+#include <twice/explore/shrink.hpp>
+#include <twice/explore/variation.hpp>
+#include <twice/scenario/scenario.hpp>
+
+namespace twice::explore {
+
+struct explore_input {
+  std::string path;  // the explored file, as given
+  std::string name;
+  std::uint64_t file_seed = 1;
+  explore_spec spec;
+  expectations expect;           // the file's own: invariants it expects violated are not findings
+  doc_node base;                 // the file's document without [explore]
+  std::vector<std::string> kinds;  // the fault kinds present
+};
+
+struct prepared {
+  std::optional<explore_input> input;  // set exactly when errors is empty
+  std::vector<scenario_error> errors;
+};
+
+// Loads a file for exploring: the loader's errors first; then each range of
+// [explore.vary] is checked by loading the scenario with its lower bound and
+// with its upper bound (the others as written), so a bound the scenario
+// cannot take is reported at the range, with the loader's reason.
+prepared prepare_file(const std::string& path);
+prepared prepare_text(std::string_view text, const std::string& path);
+
+struct explore_progress {
+  std::size_t done = 0;            // runs finished
+  std::size_t total = 0;           // runs asked for
+  std::size_t violating_runs = 0;  // finished runs with an unexpected violation
+};
+
+struct explore_options {
+  std::size_t runs = 100;
+  std::optional<std::uint64_t> root_seed;  // unset: the file's seed
+  unsigned jobs = 1;                       // threads running worlds
+  // Wall clock, never seen by a world: no run starts after it, and shrinking
+  // stops there (with what it has). Only a prefix of runs counts (below).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  bool all = false;  // shrink the first run of every distinct invariant, not only the first violation
+  std::size_t shrink_runs = 400;  // candidates each shrink may try
+  // Called on the calling thread about ten times a second while runs go on.
+  std::function<void(const explore_progress&)> on_progress;
+};
+
+struct finding {
+  std::string invariant;
+  std::size_t run_index = 0;
+  std::uint64_t world_seed = 0;
+  std::vector<std::pair<std::string, std::string>> drawn;  // the run's [explore.vary] values
+  std::vector<std::string> kinds_kept;
+  std::vector<std::string> kinds_dropped;
+  scenario_size original_size;  // the run's scenario, before shrinking
+  shrink_outcome shrunk;
+  scenario_size shrunk_size;
+  std::string repro_text;          // the standalone scenario file
+  std::uint64_t repro_digest = 0;  // trace digest of the repro, loaded back from repro_text and run
+  bool repro_checked = false;      // the repro text loads and violates the invariant
+};
+
+struct explore_result {
+  std::uint64_t root_seed = 0;
+  std::size_t runs_asked = 0;
+  // Runs counted: all of them, or with a deadline the longest prefix
+  // 0 .. n-1 that finished (later runs that happened to finish are dropped,
+  // so `--runs n` reproduces the same result).
+  std::size_t runs_done = 0;
+  bool deadline_hit = false;
+  // Wall-clock time the runs took (shrinking excluded): for runs per second only.
+  std::chrono::steady_clock::duration runs_wall{};
+  std::size_t violating_runs = 0;
+  // Per invariant (report order), how many counted runs violated it without the file expecting it.
+  std::vector<std::pair<std::string, std::size_t>> violations;
+  std::vector<finding> findings;
+  // A run whose drawn values gave a scenario that does not load (two
+  // ranges that clash): bad input, reported with the run's index.
+  std::optional<std::size_t> bad_run;
+  std::vector<scenario_error> bad_run_errors;
+};
+
+explore_result run_explore(const explore_input& input, const explore_options& options);
+
+}  // namespace twice::explore

@@ -1,0 +1,48 @@
+#pragma once
+// One run of a scenario with the invariant checkers attached, keeping only
+// what explore needs: the verdicts, the trace digest and the scenario's size.
+// Trace records are not kept (the digest is the same either way), so a run
+// costs the world and the checkers, nothing more.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <twice/checks/invariants.hpp>
+#include <twice/scenario/scenario.hpp>
+
+namespace twice::explore {
+
+// What a shrunk scenario is measured by: the fewer, the easier to read.
+struct scenario_size {
+  std::size_t jobs = 0;
+  std::uint32_t workers = 0;
+  // [[fault]], [[crash]], [[deploy]] and [[queue_fault]] rules, outage and
+  // latency spike windows, and non-zero error rates.
+  std::size_t faults = 0;
+};
+
+scenario_size size_of(const world_config& c);
+// "1 job, 1 worker, 2 faults"
+std::string describe(const scenario_size& s);
+
+struct probe_result {
+  bool loaded = false;
+  std::vector<scenario_error> errors;  // when the text did not load
+  std::vector<verdict> verdicts;
+  std::uint64_t trace_digest = 0;
+  scenario_size size;
+
+  // Whether the named invariant was checked and found violated.
+  bool violates(std::string_view invariant) const;
+};
+
+probe_result probe(const scenario& sc);
+// Loads the text, then runs it; a text that does not load is not run.
+probe_result probe_text(std::string_view text, const std::string& path_for_messages);
+// The same from a parsed document (explore's variants and shrink candidates):
+// no text written and parsed again per run.
+probe_result probe_document(const scenario_detail::doc_node& root, const std::string& path_for_messages);
+
+}  // namespace twice::explore
