@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <twice/cli/main.hpp>  // main_command: everything main() does
+
 #include "cli/explore_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/sweep_command.hpp"
@@ -33,8 +35,5 @@ struct command_values {
 
 // The app, its options bound to `values` (which must outlive it).
 std::unique_ptr<CLI::App> make_app(command_values& values);
-
-// Everything main() does: parse, then run the chosen command. The exit code.
-int main_command(int argc, const char* const* argv);
 
 }  // namespace twice::cli

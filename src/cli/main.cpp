@@ -1,5 +1,5 @@
 // The `twice` command line; the app itself is in cli/app.cpp.
 
-#include "cli/app.hpp"
+#include <twice/cli/main.hpp>
 
-int main(int argc, char** argv) { return twice::cli::main_command(argc, argv); }
+int main(int argc, char** argv) { return twice::main(argc, argv); }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# check_layers.sh must pass on the tree as it is and fail, naming the file,
-# on each include planted against the layer order in a copy of it.
+# check_layers.sh and check_public_headers.sh must pass on the tree as it is
+# and fail, naming the file, on each include planted against the layer
+# order or the public contract in a copy of it.
 #   usage: check_layers_catches.sh SOURCE_ROOT
 set -euo pipefail
 root=$(cd "${1:?usage: check_layers_catches.sh SOURCE_ROOT}" && pwd)
@@ -8,6 +9,8 @@ check="$root/tests/layers/check_layers.sh"
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
 cp -R "$root/src" "$root/include" "$copy/"
+mkdir -p "$copy/tests/layers"
+cp "$root/tests/layers/public_pending.txt" "$copy/tests/layers/"
 
 bash "$check" "$copy" >/dev/null || { echo "check_layers.sh fails on the tree as it is"; exit 1; }
 
@@ -15,7 +18,10 @@ failures=0
 # plant FILE LINE EXPECTED: append LINE to FILE; the check must fail with a
 # line matching EXPECTED; then FILE is put back.
 plant() {
-  local file=$1 bad=$2 expected=$3 out
+  plant_for "$check" "$@"
+}
+plant_for() {
+  local check=$1 file=$2 bad=$3 expected=$4 out
   cp "$copy/$file" "$copy/$file.orig"
   printf '%s\n' "$bad" >>"$copy/$file"
   if out=$(bash "$check" "$copy" 2>&1); then
@@ -46,6 +52,18 @@ plant src/store/store.cpp '#include "../cli/app.hpp"' '^src/store/store.cpp:[0-9
 plant src/world/world.cpp '#include "fuzz/input_checks.hpp"' '^src/world/world.cpp:[0-9]+: .*which is no layer'
 plant src/runtime/worker.cpp '#include <thread>' '^src/runtime/worker.cpp:[0-9]+: runtime is in the core.*<thread>'
 plant include/twice/sim/trace.hpp '#include <chrono>' '^include/twice/sim/trace.hpp:[0-9]+: sim is in the core.*<chrono>'
+plant src/cli/run_command.cpp '#include <twice/twice.hpp>' '^src/cli/run_command.cpp:[0-9]+: the facade <twice/twice.hpp> is for users'
+
+# The contract: a header that is not pending may not pull in a concrete model,
+# and the pending list cannot keep a line that no longer holds.
+public="$root/tests/layers/check_public_headers.sh"
+bash "$public" "$copy" >/dev/null || { echo "check_public_headers.sh fails on the tree as it is"; exit 1; }
+plant_for "$public" include/twice/world/queue_health.hpp '#include <twice/runtime/worker.hpp>' \
+  '^include/twice/world/queue_health.hpp:[0-9]+: includes <twice/runtime/worker.hpp>, which exposes a concrete model'
+plant_for "$public" tests/layers/public_pending.txt 'world/incidents.hpp' 'world/incidents.hpp is no longer public'
+plant_for "$public" tests/layers/public_pending.txt 'runtime/worker.hpp world/world.hpp world/tenant_waits.hpp' \
+  'world/tenant_waits.hpp no longer includes runtime/worker.hpp'
+
 
 mkdir "$copy/src/plugins"
 touch "$copy/src/plugins/plugin.cpp"
