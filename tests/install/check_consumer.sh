@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A user's program built against the installed twice, never the build tree:
+# `cmake --install` into a temporary prefix, configure tests/install/consumer
+# (find_package(twice), twice::twice, <twice/twice.hpp>) from a copy outside
+# the source tree, build it, and run it. Its digest of a catalogue scenario
+# must be the twice binary's, and `consumer --cli` must be the whole CLI.
+#   usage: check_consumer.sh BUILD_DIR SOURCE_DIR CXX_COMPILER [PREFIX]
+# With PREFIX (an unpacked .deb's usr/, say), that install is used instead.
+set -euo pipefail
+build=$(cd "$1" && pwd) source=$(cd "$2" && pwd) cxx=$3 prefix=${4:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [[ -z $prefix ]]; then
+  prefix=$work/prefix
+  cmake --install "$build" --prefix "$prefix" >/dev/null
+fi
+cp -R "$source/tests/install/consumer" "$work/consumer"
+cmake -S "$work/consumer" -B "$work/out" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
+      -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$work/configure.log" 2>&1 ||
+  { cat "$work/configure.log"; echo "FAIL: the consumer does not configure against $prefix"; exit 1; }
+if grep -qF -e "$source/" -e "$build/" "$work/out/compile_commands.json"; then
+  echo "FAIL: the consumer compiles against the source or build tree, not the install:"
+  grep -oF -e "$source/" -e "$build/" "$work/out/compile_commands.json" | sort -u
+  exit 1
+fi
+cmake --build "$work/out" >"$work/build.log" 2>&1 || { cat "$work/build.log"; echo "FAIL: the consumer does not build"; exit 1; }
+
+scenario=$source/scenarios/double_refund.toml
+expected=$("$build/twice" run --quiet "$scenario" | grep -o 'trace digest [0-9a-f]*' || true)
+got=$("$work/out/consumer" "$scenario")
+failures=0
+if [[ -z $expected ]] || ! grep -qx "$expected" <<<"$got"; then
+  echo "FAIL: the consumer's run is not the twice binary's ($expected):"
+  echo "$got"
+  failures=$((failures + 1))
+fi
+# The double refund: two refunds at the vendor for one job.
+grep -qx 'no_double_payment VIOLATED' <<<"$got" || { echo "FAIL: no_double_payment not VIOLATED:"; echo "$got"; failures=$((failures + 1)); }
+grep -qx 'every_job_ends held' <<<"$got" || { echo "FAIL: every_job_ends not held:"; echo "$got"; failures=$((failures + 1)); }
+"$work/out/consumer" --cli --version | grep -q '^twice ' || { echo "FAIL: consumer --cli --version"; failures=$((failures + 1)); }
+# The CLI's own run, through the library, prints the same digest.
+"$work/out/consumer" --cli run --quiet "$scenario" | grep -qF "$expected" ||
+  { echo "FAIL: consumer --cli run does not print $expected"; failures=$((failures + 1)); }
+((failures == 0)) && echo "ok: consumer built against $prefix: $expected"
