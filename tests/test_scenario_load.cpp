@@ -1225,7 +1225,7 @@ TEST_CASE("the incident files' expectations are what a run shows", "[scenario]")
 }
 
 TEST_CASE("the scenario's invariant names are the checkers' names, in report order", "[scenario]") {
-  const std::vector<std::string_view>& checked = invariant_names();
+  const std::vector<std::string_view> checked = invariant_names();
   REQUIRE(checked.size() == invariant_name::all.size());
   for (std::size_t i = 0; i < checked.size(); ++i) CHECK(checked[i] == invariant_name::all[i]);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Everything a program needs to use twice as a library: a handler and its
-// tools, the typed events an invariant observes, a world or a scenario run
+// tools, the typed events an invariant observes, the registry that names
+// them for scenario files, a world or a scenario run
 // with the invariants, the reports, explore, and the whole command line.
 // twice's own sources never include it (tests/layers/check_layers.sh).
 
@@ -13,7 +14,9 @@
 #include <twice/events/event_log.hpp>
 #include <twice/events/trace_events.hpp>
 #include <twice/world/world.hpp>
+#include <twice/world/registry.hpp>
 #include <twice/checks/invariants.hpp>
+#include <twice/checks/invariant.hpp>
 #include <twice/checks/checked_run.hpp>
 #include <twice/scenario/scenario.hpp>
 #include <twice/lint/lint.hpp>

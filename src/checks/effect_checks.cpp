@@ -2,6 +2,7 @@
 // one_effect_per_step (streaming) and done_jobs_had_effects (final).
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include <fmt/core.h>
@@ -50,13 +51,19 @@ verdict invariant_checker::effects_of_done_jobs(const world& w) const {
   const std::string& split_tool = w.config().runtime.rules.split_tool;
   const bool effects_follow = w.config().runtime.rules.checkpoint == checkpoint_mode::outbox;
   std::size_t missing_jobs = 0;
+  // Only a far side the world models reports its effects (effect_done); a
+  // tool of the program's own (world/registry.hpp, world::add_tool) is its
+  // own invariants' to judge.
+  std::set<std::string_view, std::less<>> modelled;
+  for (const service_tool_config* c : service_tools(w.config())) modelled.insert(c->name);
   for_each_job(w.config(), [&](const job_spec& job) {
     if (w.jobs().end_of(job.id) != job_end::done) return;
     bool missing = false;
     for (std::size_t i = 0; i < job.steps.size(); ++i) {
       const step_spec& step = job.steps[i];
       const tool* t = w.tool_named(step.tool);
-      if (t == nullptr || !t->writes() || t->moves_money() || step.tool == split_tool) continue;
+      if (t == nullptr || !t->writes() || t->moves_money() || step.tool == split_tool || !modelled.contains(step.tool))
+        continue;
       const std::string reference = job.id + ":step_" + std::to_string(i + 1) + ":" + step.tool;
       const auto effect = effects_.find(reference);
       const job_watch* watch = watch_of(job.id);

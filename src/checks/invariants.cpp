@@ -8,6 +8,7 @@
 
 #include "checks/check_text.hpp"
 #include "checks/invariant_names.hpp"
+#include <twice/checks/invariant.hpp>
 #include <twice/runtime/retry_policy.hpp>
 #include <twice/sim/checked.hpp>
 #include "sim/duration_text.hpp"
@@ -150,8 +151,10 @@ struct invoice_book {
 };
 }  // namespace
 
-const std::vector<std::string_view>& invariant_names() {
-  static const std::vector<std::string_view> names(invariant_name::all.begin(), invariant_name::all.end());
+std::vector<std::string_view> invariant_names() {
+  std::vector<std::string_view> names(invariant_name::all.begin(), invariant_name::all.end());
+  const std::vector<std::string_view> registered = registry::registered_invariant_names();
+  names.insert(names.end(), registered.begin(), registered.end());
   return names;
 }
 
@@ -173,7 +176,7 @@ invariant_checker::invariant_checker(check_options options, const world_config& 
       attempt_limit_(config.runtime.retry.maximum_attempts),
       counts_failures_(config.runtime.count_attempts == attempt_counting::at_failure),
       alarms_(config.alarms) {
-  for (std::string_view name : invariant_names()) logs_[std::string(name)];
+  for (std::string_view name : invariant_name::all) logs_[std::string(name)];
 }
 
 invariant_checker::violation_log& invariant_checker::log_of(std::string_view invariant) {

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "checks/invariant_names.hpp"
+#include <twice/checks/invariants.hpp>
+
 #include "scenario/sections.hpp"
 
 namespace twice::scenario_detail {
@@ -22,9 +23,11 @@ struct listing {
 // true when it may be added to `list`.
 bool check_name(const table_reader& r, const doc_node& n, const std::string& path, const std::string& name,
                 std::string_view list, std::vector<listing>& seen) {
-  if (!invariant_name::is_known(name)) {
-    std::string hint = did_you_mean(name, invariant_name::all);
-    if (hint.empty()) hint = "; expected one of " + join(invariant_name::all);
+  // The built-in invariants and any a program registered (checks/invariant.hpp).
+  const std::vector<std::string_view> known = invariant_names();
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    std::string hint = did_you_mean(name, known);
+    if (hint.empty()) hint = "; expected one of " + join(known);
     r.diag().error(n.pos, path, "unknown invariant " + quote(name) + hint);
     return false;
   }

@@ -9,6 +9,7 @@
 #include <initializer_list>
 
 #include <twice/runtime/workload.hpp>
+#include <twice/world/registry.hpp>
 
 namespace twice::scenario_detail {
 namespace {
@@ -203,8 +204,36 @@ void load_job(load_state& s, const table_reader::item& item) {
 
 // ---- [[job_type]] --------------------------------------------------------------
 
+// handler = "grant_points": a handler the program registered
+// (world/registry.hpp) runs this type's jobs in place of the built-in one.
+bool load_handler_name(load_state& s, const table_reader& r, const std::string& type) {
+  std::string name;
+  if (!r.string("handler", name)) return false;
+  if (!registry::has_handler(name)) {
+    const std::vector<std::string> registered = registry::handler_names();
+    const std::vector<std::string_view> known(registered.begin(), registered.end());
+    std::string hint = did_you_mean(name, known);
+    if (hint.empty())
+      hint = known.empty() ? "; this program registers none (a program of your own that links twice registers its "
+                             "handlers with twice::registry::add_handler, then runs twice::main)"
+                           : "; registered: " + join(known);
+    s.d.error(r.pos_of("handler"), r.path_of("handler"), "no handler is registered as " + quote(name) + hint);
+    return false;
+  }
+  // A split hands a step to a job of its own, which carries no type: the
+  // default handler would run it.
+  if (!s.world.runtime.rules.split_tool.empty()) {
+    s.d.error(r.pos_of("handler"), r.path_of("handler"),
+              "the split discipline hands steps to jobs the built-in handler runs; it does not combine with a "
+              "registered handler yet");
+    return false;
+  }
+  s.world.handlers_by_type[type] = name;
+  return true;
+}
+
 void load_job_type(load_state& s, const table_reader::item& item) {
-  const table_reader r(s.d, *item.table, item.path, {"name", "progress", "steps", "tenant"});
+  const table_reader r(s.d, *item.table, item.path, {"name", "progress", "steps", "tenant", "handler"});
   job_type type;
   if (r.get("name") == nullptr) {
     r.missing("name", "a job type name like \"newsletter\"");
@@ -226,6 +255,7 @@ void load_job_type(load_state& s, const table_reader::item& item) {
     return;
   }
   if (r.get("tenant") != nullptr && !r.identifier("tenant", type.tenant)) return;
+  if (r.get("handler") != nullptr && !load_handler_name(s, r, type.name)) return;
   if (load_steps(s, r, type)) s.job_types.emplace(type.name, std::move(type));
 }
 

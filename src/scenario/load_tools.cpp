@@ -4,6 +4,9 @@
 // servers and fault windows.
 
 #include <algorithm>
+#include <memory>
+
+#include <twice/world/registry.hpp>
 
 #include "scenario/sections.hpp"
 
@@ -289,6 +292,44 @@ void load_own_tool(load_state& s, const doc_entry& entry, const std::string& pat
   s.world.tools.push_back(std::move(c));
 }
 
+// [tools.points] implementation = "points_api": a tool the program
+// registered (world/registry.hpp) answers this name's calls. It draws its
+// own latency and errors, so the built-in far side's keys do not apply;
+// whether it writes and takes keys is the tool's own word.
+void load_registered_tool(load_state& s, const doc_entry& entry, const std::string& path) {
+  const table_reader r(s.d, entry.value, path, {"implementation", "claim"});
+  if (entry.key.find('.') != std::string::npos) {
+    s.d.error(entry.key_pos, path, "a tool's name may not contain '.' (it is part of key paths like tools.NAME.latency)");
+    return;
+  }
+  std::string name;
+  if (!r.string("implementation", name)) return;
+  if (entry.key == "refund" || entry.key == "email" || entry.key == "model" || entry.key == "read") {
+    s.d.error(r.pos_of("implementation"), r.path_of("implementation"),
+              quote(entry.key) + " is a built-in tool; give yours a name of its own");
+    return;
+  }
+  if (!registry::has_tool(name)) {
+    const std::vector<std::string> registered = registry::tool_names();
+    const std::vector<std::string_view> known(registered.begin(), registered.end());
+    std::string hint = did_you_mean(name, known);
+    if (hint.empty())
+      hint = known.empty() ? "; this program registers none (a program of your own that links twice registers its "
+                             "tools with twice::registry::add_tool, then runs twice::main)"
+                           : "; registered: " + join(known);
+    s.d.error(r.pos_of("implementation"), r.path_of("implementation"), "no tool is registered as " + quote(name) + hint);
+    return;
+  }
+  // What the tool says of itself decides what a claim may do.
+  const std::unique_ptr<tool> probe = registry::make_tool(name, {entry.key, sim::random_stream(0)});
+  service_tool_config c;
+  c.name = entry.key;
+  c.effect = probe != nullptr && probe->writes() ? tool_effect::write : tool_effect::read;
+  c.keys = probe != nullptr && probe->accepts_key() ? key_handling::dedupe : key_handling::ignored;
+  load_claim(s, r, entry.key, c);
+  s.world.registered_tools.push_back({entry.key, name});
+}
+
 void load_listed_tools(load_state& s, const doc_node& tools, bool root_has_vendor) {
   for (const doc_entry& entry : tools.entries) {
     const std::string path = child_path("tools", entry.key);
@@ -316,6 +357,10 @@ void load_listed_tools(load_state& s, const doc_node& tools, bool root_has_vendo
       load_claim(s, r, entry.key, *builtin);
       continue;
     }
+    if (entry.value.find("implementation") != nullptr) {
+      load_registered_tool(s, entry, path);
+      continue;
+    }
     load_own_tool(s, entry, path);
   }
 }
@@ -324,6 +369,7 @@ void load_service_tools(const table_reader& root, load_state& s) {
   if (t != nullptr) load_listed_tools(s, *t, root.get("vendor") != nullptr);
   s.tool_names = {"read", "model", "refund", "email"};
   for (const service_tool_config& c : s.world.tools) s.tool_names.push_back(c.name);
+  for (const world_config::registered_tool& t : s.world.registered_tools) s.tool_names.push_back(t.name);
   if (t != nullptr)
     for (const doc_entry& e : t->entries) s.tool_tables.push_back(e.key);
 }

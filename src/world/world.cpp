@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include <twice/sim/footprint.hpp>
+#include <twice/world/registry.hpp>
+
+#include "world/counted_tool.hpp"
+#include "world/handler_by_type.hpp"
 
 namespace twice {
 
@@ -152,8 +157,22 @@ world::world(world_config config, handler* custom_handler)
     add_tool(c.name, own_tools_.back().get());
   }
 
+  for (const world_config::registered_tool& t : config_.registered_tools) {
+    TWICE_CHECK(tools_.find(t.name) == tools_.end());  // the loader refuses a name taken
+    std::unique_ptr<tool> made = registry::make_tool(t.implementation, {t.name, random_.stream("tool/" + t.name)});
+    // The loader refuses the name first; a config built by hand gets this.
+    if (made == nullptr)
+      throw std::invalid_argument("tool " + t.name + ": no tool is registered as \"" + t.implementation + "\"");
+    registered_tools_.push_back(std::make_unique<counted_tool>(kernel_, std::move(made)));
+    add_tool(t.name, registered_tools_.back().get());
+  }
+
   default_handler_ = std::make_unique<agent_handler>();
   handler_ = custom_handler != nullptr ? custom_handler : default_handler_.get();
+  if (!config_.handlers_by_type.empty()) {
+    handler_by_type_ = std::make_unique<handler_by_type>(config_.handlers_by_type, *handler_);
+    handler_ = handler_by_type_.get();
+  }
   faults_ = std::make_unique<scripted_faults>(config_.point_faults, config_.queue_faults, random_);
   queue_->set_faults(faults_.get());
   for (auto& [tenant, q] : tenant_queues_) q->set_faults(faults_.get());
@@ -598,6 +617,8 @@ std::vector<world::tool_calls> world::tool_stats() const {
                                  {"model", &model_->stats()},
                                  {"read", &read_->stats()}};
   for (const auto& t : own_tools_) out.push_back({t->name(), &t->stats()});
+  for (std::size_t i = 0; i < registered_tools_.size(); ++i)
+    out.push_back({config_.registered_tools[i].name, &registered_tools_[i]->stats()});
   return out;
 }
 

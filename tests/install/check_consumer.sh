@@ -15,6 +15,7 @@ if [[ -z $prefix ]]; then
   cmake --install "$build" --prefix "$prefix" >/dev/null
 fi
 cp -R "$source/tests/install/consumer" "$work/consumer"
+cp "$source/tests/points_example.hpp" "$work/consumer/"
 cmake -S "$work/consumer" -B "$work/out" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; echo "FAIL: the consumer does not configure against $prefix"; exit 1; }
@@ -41,4 +42,24 @@ grep -qx 'every_job_ends held' <<<"$got" || { echo "FAIL: every_job_ends not hel
 # The CLI's own run, through the library, prints the same digest.
 "$work/out/consumer" --cli run --quiet "$scenario" | grep -qF "$expected" ||
   { echo "FAIL: consumer --cli run does not print $expected"; failures=$((failures + 1)); }
-((failures == 0)) && echo "ok: consumer built against $prefix: $expected"
+# The program's own handler, tool and invariant, named by a scenario file and
+# run through the whole CLI: the invariant catches the second grant, as the
+# file expects (exit 0), and --json reports it like a built-in one.
+points=$source/tests/install/consumer/points.toml
+"$work/out/consumer" --cli run --quiet "$points" >"$work/points.txt" ||
+  { cat "$work/points.txt"; echo "FAIL: consumer --cli run points.toml exits non-zero"; failures=$((failures + 1)); }
+"$work/out/consumer" --cli run --json "$points" >"$work/points.json" || true
+grep -q '"name": *"no_points_twice"' "$work/points.json" && grep -q '"VIOLATED"\|"held": *false' "$work/points.json" ||
+  { echo "FAIL: --json has no violated no_points_twice:"; head -c 2000 "$work/points.json"; failures=$((failures + 1)); }
+# And explore: without the file's expectation, the runs that keep the crash
+# violate the program's invariant; the shrunk repro names the registered
+# code and fails again when run.
+sed '/^violated = \["no_points_twice"\]$/d' "$points" >"$work/points_bug.toml"
+"$work/out/consumer" --cli explore "$work/points_bug.toml" --runs 20 --out "$work/repro" >"$work/explore.txt" 2>&1 || true
+repro=$work/repro/points-no_points_twice.toml
+if [[ ! -f $repro ]] || ! grep -q 'implementation = "points_api"' "$repro"; then
+  cat "$work/explore.txt"; echo "FAIL: explore wrote no repro of no_points_twice"; failures=$((failures + 1))
+elif "$work/out/consumer" --cli run --quiet "$repro" >/dev/null; then
+  echo "FAIL: the repro of no_points_twice exits 0"; failures=$((failures + 1))
+fi
+((failures == 0)) && echo "ok: consumer built against $prefix: $expected; points.toml's own invariant VIOLATED as expected, found by explore"

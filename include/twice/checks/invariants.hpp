@@ -42,8 +42,9 @@ struct verdict {
 // "held", "VIOLATED" or "UNJUDGED", as the outputs print a verdict.
 std::string_view verdict_word(const verdict& v);
 
-// The stable invariant names, in report order.
-const std::vector<std::string_view>& invariant_names();
+// The stable invariant names, in report order: the built-in ones, then
+// those a program registered (checks/invariant.hpp) in name order.
+std::vector<std::string_view> invariant_names();
 bool is_invariant_name(std::string_view name);
 
 struct check_options {

@@ -76,6 +76,8 @@ enum class message_group_source : std::uint8_t { none, tenant, job };
 // call: a re-send of the same job is not recognised).
 enum class deduplication_source : std::uint8_t { job_id, content, per_send };
 
+class counted_tool;  // world/counted_tool.hpp (private)
+
 struct world_config {
   std::uint64_t seed = 1;
   sim::duration time_limit = sim::duration::from_s(24 * 3600);
@@ -130,6 +132,16 @@ struct world_config {
   service_tool_config read = read_tool_config();
   // The scenario's own tools ([tools.NAME]), steps call them by name.
   std::vector<service_tool_config> tools;
+  // Tools and handlers of the program's own (world/registry.hpp), by the
+  // names they were registered under: [tools.NAME] implementation = "...",
+  // and [[job_type]] handler = "..." (jobs of that type run it; every other
+  // job runs the built-in handler, or the one given to the world).
+  struct registered_tool {
+    std::string name;            // how steps call it
+    std::string implementation;  // its registered name
+  };
+  std::vector<registered_tool> registered_tools;
+  std::map<std::string, std::string, std::less<>> handlers_by_type;  // [[job_type]] name -> registered handler
 
   // The story's jobs: those loaded ([[job]]), then those generated
   // ([workload]) as they arrive. job_count and for_each_job see both.
@@ -267,7 +279,8 @@ class world : private event_observer {
   // sample_interval is 0s).
   const queue_peaks& queue_health() const { return queue_peaks_; }
   // What each tool counted, by the name steps call it, in the order
-  // refund, email, model, read, then the scenario's own in its order.
+  // refund, email, model, read, the scenario's own in its order, then the program's
+  // own (registered, counted from the caller's side: world/counted_tool.hpp).
   struct tool_calls {
     std::string_view name;
     const call_stats* stats;
@@ -336,6 +349,7 @@ class world : private event_observer {
   std::unique_ptr<service_tool> model_;
   std::unique_ptr<service_tool> read_;
   std::vector<std::unique_ptr<service_tool>> own_tools_;
+  std::vector<std::unique_ptr<counted_tool>> registered_tools_;  // config_.registered_tools' order
   std::map<std::string, tool*, std::less<>> tools_;
   job_book book_;
   // The arrivals: job i's (in job order) takes place arrivals_seq_ + i in
@@ -349,6 +363,7 @@ class world : private event_observer {
   std::optional<workload_generator> generator_;
   std::optional<generated_job> generated_next_;
   std::unique_ptr<agent_handler> default_handler_;
+  std::unique_ptr<handler> handler_by_type_;  // when config.handlers_by_type names any
   handler* handler_;
   std::unique_ptr<scripted_faults> faults_;
   std::unique_ptr<runtime_services> services_;

@@ -1,0 +1,159 @@
+// Handlers, tools and invariants of a program's own, registered by name
+// (world/registry.hpp, checks/invariant.hpp): a scenario file names them,
+// a checked run evaluates the invariant beside the built-in ones, and the
+// loader refuses a name nobody registered, with its file and line.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <twice/checks/checked_run.hpp>
+#include <twice/explore/explore.hpp>
+#include <twice/checks/invariant.hpp>
+#include <twice/scenario/scenario.hpp>
+#include <twice/world/registry.hpp>
+
+#include "points_example.hpp"
+
+using namespace twice;
+
+namespace {
+
+// Registers the points example for one test, and takes it back after: the
+// registry is the process's, and the other tests expect the 17 built-in
+// invariants alone.
+struct points_registered {
+  points_registered() {
+    registry::add_handler("grant_points", [] { return std::make_unique<points_example::grant_points_handler>(); });
+    registry::add_tool("points_api", [](const tool_setup&) { return std::make_unique<points_example::points_api>(); });
+    registry::add_invariant("no_points_twice",
+                            [](const world_config&) { return std::make_unique<points_example::no_points_twice>(); });
+  }
+  ~points_registered() {
+    registry::remove_handler("grant_points");
+    registry::remove_tool("points_api");
+    registry::remove_invariant("no_points_twice");
+  }
+};
+
+// The example a program of a user's own runs (tests/install/consumer):
+// Alice's two grants, the pod dying right after the second. `key` replaces
+// its discipline's, `expect` its [expect] table.
+std::string points_scenario(std::string_view key, std::string_view expect) {
+  const std::filesystem::path file =
+      std::filesystem::path(__FILE__).parent_path() / "install" / "consumer" / "points.toml";
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  REQUIRE(s.find("key = \"none\"") != std::string::npos);
+  s.replace(s.find("key = \"none\""), 12, "key = \"" + std::string(key) + "\"");
+  s.resize(s.find("[expect]\n") + 9);
+  return s + std::string(expect) + "\n";
+}
+
+const verdict& verdict_named(const checked_result& run, std::string_view name) {
+  const auto it = std::find_if(run.verdicts.begin(), run.verdicts.end(), [&](const verdict& v) { return v.name == name; });
+  REQUIRE(it != run.verdicts.end());
+  return *it;
+}
+
+}  // namespace
+
+TEST_CASE("a scenario names a registered handler, tool and invariant", "[registry]") {
+  points_registered registered;
+  REQUIRE(invariant_names().size() == 18);
+  CHECK(invariant_names().back() == "no_points_twice");
+
+  SECTION("with stable keys the replayed grant is absorbed") {
+    load_result loaded = load_scenario_text(points_scenario("stable", R"(hold = ["no_points_twice"])"), "points.toml");
+    INFO((loaded.ok() ? std::string() : loaded.errors.front().to_string()));
+    REQUIRE(loaded.ok());
+    const checked_result run = run_with_checkers(loaded.value->world);
+    REQUIRE(run.verdicts.size() == 18);
+    CHECK(run.verdicts.back().name == "no_points_twice");
+    CHECK(verdict_named(run, "no_points_twice").held);
+    CHECK(verdict_named(run, "every_job_ends").held);
+  }
+  SECTION("without keys the user's invariant catches the second grant") {
+    load_result loaded = load_scenario_text(points_scenario("none", R"(violated = ["no_points_twice"])"), "points.toml");
+    REQUIRE(loaded.ok());
+    const checked_result run = run_with_checkers(loaded.value->world);
+    const verdict& v = verdict_named(run, "no_points_twice");
+    CHECK_FALSE(v.held);
+    CHECK(v.detail == "1 step(s) granted points twice");
+    REQUIRE(v.evidence.size() == 1);
+    CHECK(v.evidence.front().find("tool_call") != std::string::npos);
+    CHECK(v.evidence.front().find("job=\"job_42\" attempt=1 step=2 tool=\"points\"") != std::string::npos);
+    CHECK(v.first_violation.has_value());
+  }
+}
+
+TEST_CASE("a name nobody registered is a located error", "[registry]") {
+  SECTION("nothing registered") {
+    const load_result loaded = load_scenario_text(points_scenario("stable", ""), "points.toml");
+    REQUIRE_FALSE(loaded.ok());
+    std::string all;
+    for (const scenario_error& e : loaded.errors) all += e.to_string() + "\n";
+    CHECK_THAT(all, Catch::Contains("points.toml:18:18: tools.points.implementation: no tool is registered as "
+                                    "\"points_api\"; this program registers none"));
+    CHECK_THAT(all, Catch::Contains("points.toml:22:11: job_type[0].handler: no handler is registered as "
+                                    "\"grant_points\"; this program registers none"));
+  }
+  SECTION("a near miss") {
+    points_registered registered;
+    std::string text = points_scenario("stable", R"(violated = ["no_point_twice"])");
+    text.replace(text.find("\"grant_points\""), 14, "\"grant_point\"");
+    const load_result loaded = load_scenario_text(text, "points.toml");
+    REQUIRE_FALSE(loaded.ok());
+    std::string all;
+    for (const scenario_error& e : loaded.errors) all += e.to_string() + "\n";
+    CHECK_THAT(all, Catch::Contains("no handler is registered as \"grant_point\"; did you mean `grant_points`?"));
+    CHECK_THAT(all, Catch::Contains("unknown invariant \"no_point_twice\"; did you mean `no_points_twice`?"));
+  }
+}
+
+TEST_CASE("the registry refuses a name taken, an empty one and a built-in invariant's", "[registry]") {
+  points_registered registered;
+  CHECK_THROWS_AS(registry::add_handler("grant_points", [] { return std::make_unique<points_example::grant_points_handler>(); }),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(registry::add_tool("", [](const tool_setup&) { return std::make_unique<points_example::points_api>(); }),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(registry::add_invariant("no_double_payment",
+                                          [](const world_config&) { return std::make_unique<points_example::no_points_twice>(); }),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(registry::add_tool("other", nullptr), std::invalid_argument);
+  CHECK(registry::handler_names() == std::vector<std::string>{"grant_points"});
+  // A config built by hand that names an unregistered tool fails as the world is built.
+  world_config config;
+  config.registered_tools.push_back({"points", "nobody"});
+  CHECK_THROWS_AS(world(config), std::invalid_argument);
+}
+
+TEST_CASE("explore finds, shrinks and reproduces a registered invariant's violation", "[registry][explore]") {
+  points_registered registered;
+  // No key and no expectation: every run where swarm keeps the crash grants twice.
+  const explore::prepared p = explore::prepare_text(points_scenario("none", ""), "points.toml");
+  REQUIRE(p.errors.empty());
+  REQUIRE(p.input);
+  explore::explore_options options;
+  options.runs = 16;
+  options.jobs = 2;
+  const explore::explore_result r = explore::run_explore(*p.input, options);
+  REQUIRE_FALSE(r.findings.empty());
+  const explore::finding& f = r.findings.front();
+  CHECK(f.invariant == "no_points_twice");
+  CHECK(f.repro_checked);  // the repro loads back, names the registered code, and violates it again
+  CHECK(f.repro_text.find("implementation = \"points_api\"") != std::string::npos);
+  CHECK(f.repro_text.find("handler = \"grant_points\"") != std::string::npos);
+  const auto counted = std::find_if(r.violations.begin(), r.violations.end(),
+                                    [](const auto& v) { return v.first == "no_points_twice"; });
+  REQUIRE(counted != r.violations.end());
+  CHECK(counted->second > 0);
+}
