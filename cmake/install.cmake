@@ -21,6 +21,12 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/twiceConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/twiceConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/twiceConfig.cmake ${PROJECT_BINARY_DIR}/twiceConfigVersion.cmake
         DESTINATION ${twice_cmake_dir})
+# The component `testing` (find_package(twice COMPONENTS testing)): its own
+# export, loaded only where rapidcheck is found.
+if(TARGET twice_testing)
+  install(TARGETS twice_testing EXPORT twiceTestingTargets)
+  install(EXPORT twiceTestingTargets NAMESPACE twice:: DESTINATION ${twice_cmake_dir})
+endif()
 
 if(NOT TWICE_BUILD_CLI)
   return()
@@ -66,5 +72,6 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "g++ (>= 4:12), cmake (>= 3.25), libfmt-dev, libtomlplusplus-dev, libxxhash-dev")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "librapidcheck-dev, catch2")  # the testing component
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 include(CPack)

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "checks/invariant_names.hpp"
-#include "world_gen.hpp"
+#include <twice/testing/world_gen.hpp>
 
 using namespace twice;
-using namespace twice::props;
+using namespace twice::testing;
 
 namespace {
 
@@ -51,7 +51,7 @@ bool invariant_holds(const bug& b, const schedule& s) {
   // retried without end); every invariant here breaks, if it does, within
   // minutes, and shrinking runs hundreds of worlds.
   c.time_limit = sim::duration::from_s(15 * 60);
-  return find_verdict(run_checked(c), b.invariant).held;
+  return verdict_of(run_checked(c), b.invariant).held;
 }
 
 // `s` with one fault fewer, each way there is, named: every one of them is

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A user's program built against the installed twice, never the build tree:
 # `cmake --install` into a temporary prefix, configure tests/install/consumer
-# (find_package(twice), twice::twice, <twice/twice.hpp>) from a copy outside
-# the source tree, build it, and run it. Its digest of a catalogue scenario
+# (find_package(twice COMPONENTS testing), twice::twice, <twice/twice.hpp>,
+# and its tests on twice::testing) from a copy outside the source tree,
+# build it, and run it. Its digest of a catalogue scenario
 # must be the twice binary's, and `consumer --cli` must be the whole CLI.
 #   usage: check_consumer.sh BUILD_DIR SOURCE_DIR CXX_COMPILER [PREFIX]
 # With PREFIX (an unpacked .deb's usr/, say), that install is used instead.
@@ -62,4 +63,9 @@ if [[ ! -f $repro ]] || ! grep -q 'implementation = "points_api"' "$repro"; then
 elif "$work/out/consumer" --cli run --quiet "$repro" >/dev/null; then
   echo "FAIL: the repro of no_points_twice exits 0"; failures=$((failures + 1))
 fi
-((failures == 0)) && echo "ok: consumer built against $prefix: $expected; points.toml's own invariant VIOLATED as expected, found by explore"
+# The user's own tests (points_test.cpp, twice::testing): the file's
+# verdicts, the property over any fault with the key, and the property
+# failing without it. A pinned seed: a red build is reproducible.
+RC_PARAMS="seed=20261207 max_success=100" "$work/out/points_test" >"$work/points_test.txt" 2>&1 ||
+  { tail -40 "$work/points_test.txt"; echo "FAIL: the user's property tests (points_test)"; failures=$((failures + 1)); }
+((failures == 0)) && echo "ok: consumer built against $prefix: $expected; points.toml's own invariant VIOLATED as expected, found by explore; points_test passed"

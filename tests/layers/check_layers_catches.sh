@@ -52,6 +52,9 @@ plant src/store/store.cpp '#include "../cli/app.hpp"' '^src/store/store.cpp:[0-9
 plant src/world/world.cpp '#include "fuzz/input_checks.hpp"' '^src/world/world.cpp:[0-9]+: .*which is no layer'
 plant src/runtime/worker.cpp '#include <thread>' '^src/runtime/worker.cpp:[0-9]+: runtime is in the core.*<thread>'
 plant include/twice/sim/trace.hpp '#include <chrono>' '^include/twice/sim/trace.hpp:[0-9]+: sim is in the core.*<chrono>'
+# rapidcheck is for include/twice/testing/ alone (it includes it already).
+plant include/twice/world/queue_health.hpp '#include <rapidcheck.h>' '^include/twice/world/queue_health.hpp:[0-9]+: a public header includes <rapidcheck.h>'
+plant include/twice/testing/faults.hpp '#include <twice/cli/main.hpp>' '^include/twice/testing/faults.hpp:[0-9]+: testing may not include cli/main.hpp'
 plant src/cli/run_command.cpp '#include <twice/twice.hpp>' '^src/cli/run_command.cpp:[0-9]+: the facade <twice/twice.hpp> is for users'
 
 # The contract: a header that is not pending may not pull in a concrete model,

@@ -36,7 +36,7 @@
 #include <twice/report/spans.hpp>
 #include <twice/report/timeline.hpp>
 #include <twice/store/rows.hpp>
-#include <twice/vendors/service_tool.hpp>
+#include <twice/vendors/vendor_refund.hpp>
 
 namespace twice {
 

@@ -16,18 +16,9 @@
 #include <twice/events/event_log.hpp>
 #include <twice/sim/time.hpp>
 #include <twice/sim/value_iterator.hpp>
+#include <twice/vendors/vendor_refund.hpp>
 
 namespace twice {
-
-// One row of the vendor's ledger, as read.
-struct vendor_refund {
-  std::string id;  // "re_1", "re_2", ...
-  std::string invoice;
-  std::int64_t amount_cents = 0;
-  std::optional<std::string> idempotency_key;
-  sim::instant committed_at;
-  std::uint64_t request_id = 0;
-};
 
 class refund_ledger {
  public:

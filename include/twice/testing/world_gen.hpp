@@ -1,8 +1,10 @@
 #pragma once
-// Generators of worlds and fault schedules for the world properties, and the
+// rapidcheck generators of whole agent worlds (the refund job) and their
+// fault schedules, as twice's own properties use them (properties/), and the
 // world built from one schedule with the correct discipline. Every field
 // shrinks towards the simple end: fewer jobs, workers and faults, earlier
-// times, shorter and fixed latencies, no errors, the default pool.
+// times, shorter and fixed latencies, no errors, the default pool. For the
+// faults over a scenario of your own, testing/faults.hpp. Link twice::testing.
 
 #include <rapidcheck.h>
 
@@ -15,12 +17,11 @@
 #include <vector>
 
 #include <twice/checks/checked_run.hpp>
+#include <twice/testing/faults.hpp>
 #include <twice/world/world.hpp>
 
-namespace twice::props {
+namespace twice::testing {
 
-inline const std::vector<std::string> crash_points{"before_tool",       "after_tool", "before_checkpoint",
-                                                   "after_checkpoint", "before_ack", "after_ack"};
 
 inline std::string job_name(std::uint32_t j) { return "job_" + std::to_string(j); }
 
@@ -83,13 +84,13 @@ inline rc::Gen<point_fault> gen_point_fault(std::uint32_t jobs) {
   return rc::gen::apply(
       [](std::size_t point, std::uint32_t job, std::uint32_t attempt, bool crash) {
         point_fault f;
-        f.point = crash_points[point];
+        f.point = fault_points[point];
         f.job = job_name(job);
         f.attempt = attempt;
         f.action = crash ? point_action::crash : point_action::error;
         return f;
       },
-      rc::gen::inRange<std::size_t>(0, crash_points.size()), rc::gen::inRange<std::uint32_t>(0, jobs),
+      rc::gen::inRange<std::size_t>(0, fault_points.size()), rc::gen::inRange<std::uint32_t>(0, jobs),
       rc::gen::inRange<std::uint32_t>(0, 3), rc::gen::arbitrary<bool>());
 }
 
@@ -290,10 +291,4 @@ inline world_config correct_world(const schedule& s, std::uint64_t seed) {
 
 inline std::vector<verdict> run_checked(const world_config& c) { return run_with_checkers(c).verdicts; }
 
-inline const verdict& find_verdict(const std::vector<verdict>& vs, std::string_view name) {
-  for (const verdict& v : vs)
-    if (v.name == name) return v;
-  RC_FAIL("no verdict named " + std::string(name));
-}
-
-}  // namespace twice::props
+}  // namespace twice::testing
