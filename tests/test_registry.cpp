@@ -19,7 +19,7 @@
 #include <twice/scenario/scenario.hpp>
 #include <twice/world/registry.hpp>
 
-#include "points_example.hpp"
+#include "points.hpp"  // examples/points/
 
 using namespace twice;
 
@@ -29,12 +29,7 @@ namespace {
 // registry is the process's, and the other tests expect the 17 built-in
 // invariants alone.
 struct points_registered {
-  points_registered() {
-    registry::add_handler("grant_points", [] { return std::make_unique<points_example::grant_points_handler>(); });
-    registry::add_tool("points_api", [](const tool_setup&) { return std::make_unique<points_example::points_api>(); });
-    registry::add_invariant("no_points_twice",
-                            [](const world_config&) { return std::make_unique<points_example::no_points_twice>(); });
-  }
+  points_registered() { points::register_all(); }
   ~points_registered() {
     registry::remove_handler("grant_points");
     registry::remove_tool("points_api");
@@ -42,12 +37,12 @@ struct points_registered {
   }
 };
 
-// The example a program of a user's own runs (tests/install/consumer):
+// The example a program of a user's own runs (examples/points):
 // Alice's two grants, the pod dying right after the second. `key` replaces
 // its discipline's, `expect` its [expect] table.
 std::string points_scenario(std::string_view key, std::string_view expect) {
   const std::filesystem::path file =
-      std::filesystem::path(__FILE__).parent_path() / "install" / "consumer" / "points.toml";
+      std::filesystem::path(__FILE__).parent_path().parent_path() / "examples" / "points" / "points.toml";
   std::ifstream in(file);
   std::stringstream text;
   text << in.rdbuf();
@@ -121,12 +116,12 @@ TEST_CASE("a name nobody registered is a located error", "[registry]") {
 
 TEST_CASE("the registry refuses a name taken, an empty one and a built-in invariant's", "[registry]") {
   points_registered registered;
-  CHECK_THROWS_AS(registry::add_handler("grant_points", [] { return std::make_unique<points_example::grant_points_handler>(); }),
+  CHECK_THROWS_AS(registry::add_handler("grant_points", [] { return std::make_unique<points::grant_points_handler>(); }),
                   std::invalid_argument);
-  CHECK_THROWS_AS(registry::add_tool("", [](const tool_setup&) { return std::make_unique<points_example::points_api>(); }),
+  CHECK_THROWS_AS(registry::add_tool("", [](const tool_setup&) { return std::make_unique<points::points_api>(); }),
                   std::invalid_argument);
   CHECK_THROWS_AS(registry::add_invariant("no_double_payment",
-                                          [](const world_config&) { return std::make_unique<points_example::no_points_twice>(); }),
+                                          [](const world_config&) { return std::make_unique<points::no_points_twice>(); }),
                   std::invalid_argument);
   CHECK_THROWS_AS(registry::add_tool("other", nullptr), std::invalid_argument);
   CHECK(registry::handler_names() == std::vector<std::string>{"grant_points"});

@@ -1,14 +1,15 @@
-// The example from docs/writing-a-handler.md, compiled and run: a user's own
-// tool and handler, under the simulator with a crash after the write.
-// Keep this file and the document in step.
+// The example of docs/writing-a-handler.md (examples/points/points.hpp)
+// in a world built by hand: a user's own tool and handler under the
+// simulator with a crash after the write. The document quotes the marked
+// block (tests/check_doc_quotes.sh).
 
 #include <catch2/catch.hpp>
 
-#include "points_example.hpp"
+#include "points.hpp"  // examples/points/
 
 using namespace twice;
-using points_example::grant_points_handler;
-using points_example::points_api;
+using points::grant_points_handler;
+using points::points_api;
 
 
 TEST_CASE("a user's handler and tool run under the simulator with every fault available", "[user_handler]") {

@@ -7,8 +7,8 @@
 # give a catalogue scenario the build's own digest. Without root or
 # debootstrap (or with TWICE_DEB_ROOT=dpkg) it installs with
 # `dpkg --root` into an empty root instead, on the host's libraries, and
-# says so. Either way a program of a user's own (tests/install/consumer)
-# is built against the package's CMake package and run.
+# says so. Either way examples/points is built against the package's CMake
+# package and run.
 #   usage: check_deb.sh BUILD_DIR SOURCE_DIR CXX_COMPILER
 # TWICE_DEBIAN_MIRROR overrides the archive (default http://deb.debian.org/debian).
 set -euo pipefail
@@ -86,7 +86,7 @@ if [[ $mode == debootstrap ]]; then
   got=$(in_root twice run --quiet /tmp/double_refund.toml | grep -o 'trace digest [0-9a-f]*' || true)
   in_root twice --version | grep -qx "twice $version" || fail "twice --version in the root"
   in_root man -w twice >/dev/null 2>&1 || [[ -f $root/usr/share/man/man1/twice.1 ]] || fail "no man page in the root"
-  # The library part, for the consumer below, as the package laid it out.
+  # The library part, for examples/points below, as the package laid it out.
   dpkg-deb -x "$deb" "$work/unpacked"
   prefix=$work/unpacked/usr
 else
@@ -102,5 +102,5 @@ else
   prefix=$root/usr
 fi
 [[ -n $expected && $got == "$expected" ]] || fail "the installed $installed gives '$got', the build '$expected'"
-bash "$source/tests/install/check_consumer.sh" "$build" "$source" "$cxx" "$prefix" || fail "the consumer against the package"
+bash "$source/tests/install/check_example.sh" "$build" "$source" "$cxx" "$prefix" || fail "examples/points against the package"
 ((failures == 0)) && echo "ok: $deb installed ($mode) and run: $expected"

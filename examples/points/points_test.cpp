@@ -7,20 +7,11 @@
 
 #include <twice/testing/catch.hpp>
 #include <twice/testing/faults.hpp>
-#include <twice/world/registry.hpp>
 
-#include "points_example.hpp"
+#include "points.hpp"
 
 namespace {
-const bool registered = [] {
-  twice::registry::add_handler("grant_points", [] { return std::make_unique<points_example::grant_points_handler>(); });
-  twice::registry::add_tool("points_api",
-                            [](const twice::tool_setup&) { return std::make_unique<points_example::points_api>(); });
-  twice::registry::add_invariant("no_points_twice", [](const twice::world_config&) {
-    return std::make_unique<points_example::no_points_twice>();
-  });
-  return true;
-}();
+const bool registered = (points::register_all(), true);
 const std::string dir = POINTS_DIR;
 }  // namespace
 

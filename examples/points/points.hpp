@@ -1,10 +1,13 @@
 #pragma once
-// The example of docs/writing-a-handler.md: a user's own tool and handler
-// (keep the two in step), and an invariant of the user's own over them.
-// tests/test_user_handler.cpp runs them in a world built by hand,
-// tests/test_registry.cpp registers them by name for a scenario file.
+// A team's own code under twice: a loyalty-points API (a write tool that
+// honours idempotency keys), the handler that grants a job's points, and
+// the invariant that no step grants its points twice; registered by name
+// so scenario files can name them. docs/writing-a-handler.md quotes the
+// marked blocks (tests/check_doc_quotes.sh keeps the two the same);
+// tests/test_user_handler.cpp and tests/test_registry.cpp run them too.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -12,9 +15,10 @@
 
 #include <twice/checks/invariant.hpp>
 #include <twice/sim/sleep.hpp>
+#include <twice/world/registry.hpp>
 #include <twice/world/world.hpp>
 
-namespace points_example {
+namespace points {
 
 using namespace twice;
 using sim::duration;
@@ -111,4 +115,14 @@ class no_points_twice final : public invariant {
 };
 // --8<-- [end:invariant]
 
-}  // namespace points_example
+// --8<-- [start:register]
+// The names scenario files use: [[job_type]] handler = "grant_points",
+// [tools.points] implementation = "points_api", [expect] "no_points_twice".
+inline void register_all() {
+  registry::add_handler("grant_points", [] { return std::make_unique<grant_points_handler>(); });
+  registry::add_tool("points_api", [](const tool_setup&) { return std::make_unique<points_api>(); });
+  registry::add_invariant("no_points_twice", [](const world_config&) { return std::make_unique<no_points_twice>(); });
+}
+// --8<-- [end:register]
+
+}  // namespace points
