@@ -3,7 +3,8 @@
 #   <!-- quote: FILE#NAME -->
 # line in DOC must be followed by a fenced block whose lines are exactly
 # those between `// --8<-- [start:NAME]` and `// --8<-- [end:NAME]` in FILE
-# (relative to SOURCE_ROOT), less their common indentation.
+# (relative to SOURCE_ROOT; `#` in place of `//` in a script or YAML), less
+# their common indentation.
 #   usage: check_doc_quotes.sh SOURCE_ROOT DOC
 set -euo pipefail
 root=${1:?usage: check_doc_quotes.sh SOURCE_ROOT DOC} doc=${2:?usage: check_doc_quotes.sh SOURCE_ROOT DOC}
@@ -15,9 +16,9 @@ quotes=0
 # block FILE NAME: the marked lines, dedented.
 block() {
   awk -v name="$2" '
-    index($0, "// --8<-- [end:" name "]") { inside = 0 }
+    index($0, "--8<-- [end:" name "]") { inside = 0 }
     inside { lines[n++] = $0 }
-    index($0, "// --8<-- [start:" name "]") { inside = 1 }
+    index($0, "--8<-- [start:" name "]") { inside = 1 }
     END {
       indent = -1
       for (i = 0; i < n; i++) {
@@ -31,7 +32,7 @@ block() {
 while IFS=: read -r line spec; do
   quotes=$((quotes + 1))
   file=${spec%%#*} name=${spec#*#}
-  if [[ ! -f $file ]] || ! grep -qF "// --8<-- [start:$name]" "$file"; then
+  if [[ ! -f $file ]] || ! grep -qF -- "--8<-- [start:$name]" "$file"; then
     echo "$doc:$line: quotes $file#$name, which has no such block"
     failures=$((failures + 1))
     continue

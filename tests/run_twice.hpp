@@ -17,10 +17,11 @@ struct run_result {
   std::string out;
 };
 
-// stdout; stderr goes to `err_file` when given, else with stdout.
-inline run_result run(const std::string& args, const std::string& err_file = {}) {
-  const std::string command =
-      std::string(TWICE_BINARY) + " " + args + (err_file.empty() ? " 2>&1" : " 2>" + err_file);
+// stdout; stderr goes to `err_file` when given, else with stdout. `env`,
+// when given, is what env(1) sets for the binary alone ("-u NAME NAME=value").
+inline run_result run(const std::string& args, const std::string& err_file = {}, const std::string& env = {}) {
+  const std::string command = (env.empty() ? std::string() : "env " + env + " ") + std::string(TWICE_BINARY) + " " +
+                              args + (err_file.empty() ? " 2>&1" : " 2>" + err_file);
   run_result r;
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);

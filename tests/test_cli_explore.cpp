@@ -69,8 +69,13 @@ TEST_CASE("twice explore finds a flipped bug switch and twice run reproduces the
         std::string::npos);
   std::smatch digest;
   REQUIRE(std::regex_search(r.out, digest, std::regex("exits 1 \\(trace digest ([0-9a-f]{16})\\)")));
-  // Nothing but the repro in the output directory (atomic writes leave no temporaries).
-  CHECK(std::distance(std::filesystem::directory_iterator(out), std::filesystem::directory_iterator()) == 1);
+  // Nothing but the repro and the result in the output directory (atomic
+  // writes leave no temporaries).
+  CHECK(std::distance(std::filesystem::directory_iterator(out), std::filesystem::directory_iterator()) == 2);
+  const nlohmann::json result = nlohmann::json::parse(read_text(out + "/explore.json"));
+  CHECK(result.at("runs_done") == 10);
+  CHECK(result.at("findings").at(0).at("repro") == "key_per_attempt_fixed-no_double_payment.toml");
+  CHECK(result.at("findings").at(0).at("repro_digest") == digest[1].str());
 
   const run_result again = run("run " + repro);
   INFO(again.out);
@@ -111,7 +116,17 @@ TEST_CASE("twice explore exits 0 on a correct scenario and prints no progress of
   CHECK(r.out.find("runs        8 of 8 (root seed 3,") != std::string::npos);
   CHECK(r.out.find("violations  none") != std::string::npos);
   CHECK(read_text(err).empty());
-  CHECK_FALSE(std::filesystem::exists(dir / "out"));
+  // --out given: the result, and no repro.
+  CHECK(std::distance(std::filesystem::directory_iterator(dir / "out"), std::filesystem::directory_iterator()) == 1);
+  const nlohmann::json result = nlohmann::json::parse(read_text(dir / "out" / "explore.json"));
+  CHECK(result.at("runs").size() == 8);
+  CHECK(result.at("violations").empty());
+  // Without --out, a clean exploration writes nothing at all.
+  const run_result quiet = run("explore " + std::string(TWICE_SOURCE_DIR) + "/scenarios/key_per_attempt_fixed.toml" +
+                               " --runs 2 --json");
+  CHECK(quiet.exit_code == 0);
+  CHECK(nlohmann::json::parse(quiet.out).at("runs_done") == 2);
+  CHECK_FALSE(std::filesystem::exists("explore-out"));
 }
 
 TEST_CASE("twice explore reports bad input at its place and writes nothing", "[cli][explore]") {

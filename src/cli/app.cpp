@@ -135,11 +135,36 @@ void add_explore(CLI::App& app, explore_options& explore) {
       ->type_name("N");
   cmd->add_option("--time-limit", explore.time_limit, "Wall-clock budget, like \"10m\": no run starts after it")
       ->type_name("DURATION");
-  cmd->add_option("--out", explore.out_dir, "Directory for repro files")->capture_default_str()->type_name("DIR");
+  cmd->add_option("--out", explore.out_dir,
+                  "Directory for repro files (default explore-out); given, it also gets explore.json, the result")
+      ->type_name("DIR");
   cmd->add_flag("--all", explore.all, "Shrink the first run of every violated invariant, not only the first");
+  cmd->add_option("--shard", explore.shard,
+                  "Only runs i with i mod N = K, written to DIR/shard-K-of-N.json for twice merge; auto reads "
+                  "Slurm's, Kubernetes' or GitLab's variables")
+      ->type_name("K/N|auto");
+  cmd->add_option("--shards", explore.shards, "The shard count, with --shard auto in a Kubernetes Indexed Job")
+      ->check(whole_number_check(1, explore_runs_max))
+      ->type_name("N");
+  cmd->add_flag("--json", explore.json, "Print the result (or the shard's) as JSON instead of text");
   cmd->footer(
-      "Exit status: 0 without violations, 1 with violations (repro files written), 2 for bad input or usage.\n"
-      "See docs/explore.md.");
+      "Exit status: 0 without violations, 1 with violations (repro files written), 2 for bad input or usage;\n"
+      "a shard exits 0 once its file is written (twice merge judges). See docs/explore.md.");
+}
+
+void add_merge(CLI::App& app, merge_options& merge) {
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Merge the shards of an exploration (explore --shard) into one result, shrunk as one run would be");
+  cmd->add_option("inputs", merge.inputs, "Shard files, or directories of shard-K-of-N.json files")
+      ->required()
+      ->type_name("DIR|FILE");
+  cmd->add_option("--out", merge.out_dir, "Directory for explore.json and the repro files (default explore-out)")
+      ->type_name("DIR");
+  cmd->add_flag("--json", merge.json, "Print the result as JSON instead of text");
+  cmd->footer(
+      "The shards must come from one exploration (same scenario bytes, root seed, options and binary), every\n"
+      "one of them once. The result and repro files are byte for byte those of the unsharded run.\n"
+      "Exit status: 0 without violations, 1 with violations (repro files written), 2 for bad input or usage.");
 }
 
 void add_demo(CLI::App& app, command_values& v) {
@@ -236,6 +261,7 @@ std::unique_ptr<CLI::App> make_app(command_values& v) {
   add_run(*app, v.run);
   add_lint(*app, v.lint_files);
   add_explore(*app, v.explore);
+  add_merge(*app, v.merge);
   add_sweep(*app, v.sweep);
   add_demo(*app, v);
   add_incident(*app, v);
@@ -270,6 +296,7 @@ int main_command(int argc, const char* const* argv) {
   if (chosen("run")) return run_command(v.run);
   if (chosen("lint")) return lint_command(v.lint_files);
   if (chosen("explore")) return explore_command(v.explore);
+  if (chosen("merge")) return merge_command(v.merge);
   if (chosen("sweep")) return sweep_command(v.sweep);
   if (chosen("demo")) return print_kernel_demo(v.demo_seed, v.demo_quiet);
   if (chosen("incident")) return print_incident(v.incident_fixed, v.incident_seed, v.incident_quiet);

@@ -24,6 +24,7 @@ struct command_values {
   run_options run;
   std::vector<std::string> lint_files;
   explore_options explore;
+  merge_options merge;
   sweep_options sweep;
   std::uint64_t demo_seed = 1;
   bool demo_quiet = false;

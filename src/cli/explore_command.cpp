@@ -7,11 +7,18 @@
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <thread>
+#include <algorithm>
 
 #include <twice/cli/exit_codes.hpp>
 #include "cli/output_file.hpp"
 #include "cli/scenario_input.hpp"
+#include "cli/shard_argument.hpp"
+#include <twice/explore/result_file.hpp>
 #include <twice/explore/explore.hpp>
 #include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
@@ -33,24 +40,104 @@ std::string range_text(const explore_range& r) {
   return r.path + " in [" + explore::value_text(r.kind, r.lo) + ", " + explore::value_text(r.kind, r.hi) + "]";
 }
 
-// The scenario's name is free text: only name characters reach the file name.
-std::string repro_path(const std::string& dir, const std::string& name, const std::string& invariant) {
-  std::string stem = name;
-  for (char& c : stem) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                      c == '-' || c == '.';
-    if (!keep) c = '_';
+std::string out_dir_of(const std::string& given) { return given.empty() ? std::string(default_explore_out) : given; }
+
+std::string version_text() { return std::string("twice ") + TWICE_VERSION; }
+
+// What the file lets vary: the fault kinds swarm draws from, the ranges.
+void print_setup(const explore::explore_input& input) {
+  std::string kinds;
+  for (const std::string& k : input.kinds) kinds += (kinds.empty() ? "" : ", ") + k;
+  if (input.kinds.empty()) fmt::print("swarm       {}, no fault kinds in the file\n", input.spec.swarm ? "on" : "off");
+  else if (input.spec.swarm) fmt::print("swarm       on, over {}\n", kinds);
+  else fmt::print("swarm       off: every run keeps {}\n", kinds);
+  for (const explore_range& r : input.spec.vary) fmt::print("varied      {}\n", range_text(r));
+}
+
+void print_violations(const std::vector<std::pair<std::string, std::size_t>>& violations, std::size_t violating_runs,
+                      std::size_t runs) {
+  if (violations.empty()) {
+    fmt::print("violations  none\n");
+    return;
   }
-  if (stem.empty() || stem.front() == '.') stem.insert(0, "scenario");
-  return (std::filesystem::path(dir) / (stem + "-" + invariant + ".toml")).string();
+  fmt::print("violations  in {} of {}\n", violating_runs, sim::counted(runs, "run"));
+  for (const auto& [invariant, count] : violations) fmt::print("  {:<30} {}\n", invariant, sim::counted(count, "run"));
+}
+
+bool make_out_dir(std::string_view command, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!ec) return true;
+  fmt::print(stderr, "twice {}: cannot create {}: {}\n", command, dir, ec.message());
+  return false;
+}
+
+// The end of an exploration, run whole or merged from shards: the
+// violations, the repro files and (when asked) explore.json, all in `out_dir`.
+int report_exploration(std::string_view command, const explore::explore_input& input,
+                       const explore::explore_result& result, const explore::explore_stamp& stamp,
+                       const std::string& out_dir, bool write_result, bool json) {
+  if (!json) print_violations(result.violations, result.violating_runs, result.runs_done);
+  if ((write_result || !result.findings.empty()) && !make_out_dir(command, out_dir))
+    return to_int(exit_code::bad_input);
+  for (const explore::finding& f : result.findings) {
+    const std::string path =
+        (std::filesystem::path(out_dir) / explore::repro_file_name(input.name, f.invariant)).string();
+    if (input.path != scenario_stdin_name && same_path(path, input.path)) {
+      fmt::print(stderr, "twice {}: the repro {} would overwrite the scenario itself; choose another --out\n",
+                 command, path);
+      return to_int(exit_code::bad_input);
+    }
+    if (const std::string error = write_file_atomically(path, f.repro_text); !error.empty()) {
+      fmt::print(stderr, "twice {}: {}\n", command, error);
+      return to_int(exit_code::bad_input);
+    }
+    if (json) continue;
+    fmt::print("repro       {} ({})\n", path, sim::counted(f.repro_text.size(), "byte"));
+    fmt::print("            {}: run {} (world seed {}), {}; shrunk in {} ({}) to {}\n", f.invariant, f.run_index,
+               f.world_seed, explore::describe(f.original_size), sim::counted(f.shrunk.steps.size(), "step"),
+               sim::counted(f.shrunk.runs, "candidate"), explore::describe(f.shrunk_size));
+    if (f.repro_checked) {
+      fmt::print("            twice run {} exits 1 (trace digest {:016x})\n", path, f.repro_digest);
+    } else {
+      fmt::print(stderr, "twice {}: {} does not reproduce {} when read back; please report this\n", command, path,
+                 f.invariant);
+    }
+  }
+  const std::string text = explore::result_json(stamp, input, result);
+  if (write_result) {
+    const std::string path = (std::filesystem::path(out_dir) / explore::result_file_name).string();
+    if (const std::string error = write_file_atomically(path, text); !error.empty()) {
+      fmt::print(stderr, "twice {}: {}\n", command, error);
+      return to_int(exit_code::bad_input);
+    }
+    if (!json) fmt::print("result      {} ({})\n", path, sim::counted(text.size(), "byte"));
+  }
+  if (json) fmt::print("{}", text);
+  return to_int(result.violations.empty() ? exit_code::ok : exit_code::expectations_failed);
 }
 
 }  // namespace
 
 int explore_command(const explore_options& options) {
+  const std::string out_dir = out_dir_of(options.out_dir);
   // Repro files go to --out when a run breaks an invariant: found out now, not after the runs.
-  if (const std::string problem = output_dir_problem(options.out_dir); !problem.empty()) {
-    fmt::print(stderr, "twice explore: cannot write --out {}: {}\n", options.out_dir, problem);
+  if (const std::string problem = output_dir_problem(out_dir); !problem.empty()) {
+    fmt::print(stderr, "twice explore: cannot write --out {}: {}\n", out_dir, problem);
+    return to_int(exit_code::bad_input);
+  }
+  std::optional<explore::shard> part;
+  if (!options.shard.empty()) {
+    const shard_choice choice = parse_shard_argument(options.shard, options.shards, [](const char* name) {
+      return std::getenv(name);  // NOLINT(concurrency-mt-unsafe): read once, before any thread starts
+    });
+    if (!choice.part) {
+      fmt::print(stderr, "twice explore: {}\n", choice.error);
+      return to_int(exit_code::bad_input);
+    }
+    part = choice.part;
+  } else if (options.shards != 0) {
+    fmt::print(stderr, "twice explore: --shards N goes with --shard auto\n");
     return to_int(exit_code::bad_input);
   }
   const explore::prepared prepared = prepare_explore_argument(options.file);
@@ -63,6 +150,7 @@ int explore_command(const explore_options& options) {
   run.root_seed = options.seed;
   run.jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   run.all = options.all;
+  run.part = part.value_or(explore::shard{});
   const wall_clock::time_point start = wall_clock::now();
   if (!options.time_limit.empty()) {
     const sim::result<sim::duration> limit = sim::parse_duration(options.time_limit);
@@ -73,7 +161,7 @@ int explore_command(const explore_options& options) {
     run.deadline = start + std::chrono::microseconds(limit.value().us());
   }
   // The progress line is for a person watching; a pipe or a file gets nothing.
-  const bool terminal = isatty(fileno(stderr)) != 0;
+  const bool terminal = isatty(fileno(stderr)) != 0 && !options.json;
   if (terminal) {
     run.on_progress = [start](const explore::explore_progress& p) {
       const double elapsed = seconds_since(start);
@@ -83,65 +171,151 @@ int explore_command(const explore_options& options) {
       std::fflush(stderr);
     };
   }
-  const explore::explore_result result = explore::run_explore(input, run);
-  const double run_seconds = std::chrono::duration<double>(result.runs_wall).count();
-  if (terminal) fmt::print(stderr, "\r\033[K");
-
-  if (result.bad_run) {
-    fmt::print(stderr, "twice explore: run {} drew values the scenario cannot take:\n", *result.bad_run);
-    for (const scenario_error& e : result.bad_run_errors) fmt::print(stderr, "  {}\n", e.to_string());
+  auto bad_run = [](std::size_t index, const std::vector<scenario_error>& errors) {
+    fmt::print(stderr, "twice explore: run {} drew values the scenario cannot take:\n", index);
+    for (const scenario_error& e : errors) fmt::print(stderr, "  {}\n", e.to_string());
     return to_int(exit_code::bad_input);
-  }
+  };
+  const std::uint64_t root_seed = run.root_seed.value_or(input.file_seed);
+  const explore::explore_stamp stamp = explore::stamp_of(input, run, root_seed, version_text());
 
-  fmt::print("twice explore {}\n", input.path);
-  fmt::print("runs        {} of {} (root seed {}, {}) in {:.2f}s: {} runs/s{}\n", result.runs_done,
-             result.runs_asked, result.root_seed, sim::counted(run.jobs, "thread"), run_seconds,
-             rate(result.runs_done, run_seconds),
-             result.deadline_hit ? "; --time-limit reached" : "");
-  std::string kinds;
-  for (const std::string& k : input.kinds) kinds += (kinds.empty() ? "" : ", ") + k;
-  if (input.kinds.empty()) fmt::print("swarm       {}, no fault kinds in the file\n", input.spec.swarm ? "on" : "off");
-  else if (input.spec.swarm) fmt::print("swarm       on, over {}\n", kinds);
-  else fmt::print("swarm       off: every run keeps {}\n", kinds);
-  for (const explore_range& r : input.spec.vary) fmt::print("varied      {}\n", range_text(r));
-  if (result.violations.empty()) {
-    fmt::print("violations  none\n");
-    return to_int(exit_code::ok);
-  }
-  fmt::print("violations  in {} of {}\n", result.violating_runs, sim::counted(result.runs_done, "run"));
-  for (const auto& [invariant, count] : result.violations)
-    fmt::print("  {:<30} {}\n", invariant, sim::counted(count, "run"));
-
-  std::error_code ec;
-  std::filesystem::create_directories(options.out_dir, ec);
-  if (ec) {
-    fmt::print(stderr, "twice explore: cannot create {}: {}\n", options.out_dir, ec.message());
-    return to_int(exit_code::bad_input);
-  }
-  for (const explore::finding& f : result.findings) {
-    const std::string path = repro_path(options.out_dir, input.name, f.invariant);
-    if (input.path != scenario_stdin_name && same_path(path, input.path)) {
-      fmt::print(stderr, "twice explore: the repro {} would overwrite the scenario itself; choose another --out\n",
-                 path);
-      return to_int(exit_code::bad_input);
-    }
-    const std::string error = write_file_atomically(path, f.repro_text);
-    if (!error.empty()) {
+  if (part) {
+    const explore::run_set shard = explore::collect_runs(input, run);
+    if (terminal) fmt::print(stderr, "\r\033[K");
+    if (shard.bad_run) return bad_run(*shard.bad_run, shard.bad_run_errors);
+    const std::string text = explore::shard_json(stamp, input, shard);
+    const std::string path = (std::filesystem::path(out_dir) / explore::shard_file_name(*part)).string();
+    if (!make_out_dir("explore", out_dir)) return to_int(exit_code::bad_input);
+    if (const std::string error = write_file_atomically(path, text); !error.empty()) {
       fmt::print(stderr, "twice explore: {}\n", error);
       return to_int(exit_code::bad_input);
     }
-    fmt::print("repro       {} ({})\n", path, sim::counted(f.repro_text.size(), "byte"));
-    fmt::print("            {}: run {} (world seed {}), {}; shrunk in {} ({}) to {}\n", f.invariant, f.run_index,
-               f.world_seed, explore::describe(f.original_size), sim::counted(f.shrunk.steps.size(), "step"),
-               sim::counted(f.shrunk.runs, "candidate"), explore::describe(f.shrunk_size));
-    if (f.repro_checked) {
-      fmt::print("            twice run {} exits 1 (trace digest {:016x})\n", path, f.repro_digest);
-    } else {
-      fmt::print(stderr, "twice explore: {} does not reproduce {} when read back; please report this\n", path,
-                 f.invariant);
+    if (options.json) {
+      fmt::print("{}", text);
+      return to_int(exit_code::ok);
     }
+    const double seconds = std::chrono::duration<double>(shard.runs_wall).count();
+    std::vector<std::pair<std::string, std::size_t>> violations;
+    for (const std::string_view name : invariant_names()) {
+      std::size_t count = 0;
+      for (const explore::run_record& r : shard.runs)
+        count += static_cast<std::size_t>(std::count(r.violated.begin(), r.violated.end(), name));
+      if (count != 0) violations.emplace_back(std::string(name), count);
+    }
+    fmt::print("twice explore {}\n", input.path);
+    fmt::print("shard       {} of {}: {} of the {} (root seed {}, {}) in {:.2f}s: {} runs/s{}\n", part->index,
+               part->count, shard.runs.size(), sim::counted(shard.runs_asked, "run"), shard.root_seed,
+               sim::counted(run.jobs, "thread"), seconds, rate(shard.runs.size(), seconds),
+               shard.deadline_hit ? "; --time-limit reached" : "");
+    print_setup(input);
+    print_violations(violations, shard.violating_runs, shard.runs.size());
+    fmt::print("shard file  {} ({}): `twice merge {}` makes one result of every shard\n", path,
+               sim::counted(text.size(), "byte"), out_dir);
+    return to_int(exit_code::ok);
   }
-  return to_int(exit_code::expectations_failed);
+
+  const explore::explore_result result = explore::run_explore(input, run);
+  const double run_seconds = std::chrono::duration<double>(result.runs_wall).count();
+  if (terminal) fmt::print(stderr, "\r\033[K");
+  if (result.bad_run) return bad_run(*result.bad_run, result.bad_run_errors);
+  if (!options.json) {
+    fmt::print("twice explore {}\n", input.path);
+    fmt::print("runs        {} of {} (root seed {}, {}) in {:.2f}s: {} runs/s{}\n", result.runs_done,
+               result.runs_asked, result.root_seed, sim::counted(run.jobs, "thread"), run_seconds,
+               rate(result.runs_done, run_seconds), result.deadline_hit ? "; --time-limit reached" : "");
+    print_setup(input);
+  }
+  return report_exploration("explore", input, result, stamp, out_dir, !options.out_dir.empty(), options.json);
+}
+
+namespace {
+
+// The shard files an argument names: the file itself, or a directory's
+// shard-*-of-*.json in name order.
+bool shard_paths(const std::string& argument, std::vector<std::string>& out) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(argument, ec)) {
+    out.push_back(argument);
+    return true;
+  }
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator(argument, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("shard-") && name.ends_with(".json") && name.find("-of-") != std::string::npos)
+      found.push_back(entry.path().string());
+  }
+  if (ec) {
+    fmt::print(stderr, "twice merge: cannot read the directory {}: {}\n", argument, ec.message());
+    return false;
+  }
+  if (found.empty()) {
+    fmt::print(stderr, "twice merge: {} holds no shard files (shard-K-of-N.json, from `twice explore --shard`)\n",
+               argument);
+    return false;
+  }
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+  return true;
+}
+
+}  // namespace
+
+int merge_command(const merge_options& options) {
+  const std::string out_dir = out_dir_of(options.out_dir);
+  if (const std::string problem = output_dir_problem(out_dir); !problem.empty()) {
+    fmt::print(stderr, "twice merge: cannot write --out {}: {}\n", out_dir, problem);
+    return to_int(exit_code::bad_input);
+  }
+  std::vector<std::string> paths;
+  for (const std::string& argument : options.inputs)
+    if (!shard_paths(argument, paths)) return to_int(exit_code::bad_input);
+  std::vector<explore::shard_file> shards;
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      fmt::print(stderr, "twice merge: cannot read {}\n", path);
+      return to_int(exit_code::bad_input);
+    }
+    explore::shard_read read = explore::read_shard_json(text.str(), path);
+    if (!read.value) {
+      fmt::print(stderr, "twice merge: {}\n", read.error);
+      return to_int(exit_code::bad_input);
+    }
+    shards.push_back(std::move(*read.value));
+  }
+  if (const std::string problem = explore::merge_problem(shards); !problem.empty()) {
+    fmt::print(stderr, "twice merge: {}\n", problem);
+    return to_int(exit_code::bad_input);
+  }
+  const explore::explore_stamp& stamp = shards.front().stamp;
+  if (stamp.version != version_text()) {
+    fmt::print(stderr, "twice merge: the shards were explored by {}, this is {}: merge with the binary that ran them\n",
+               stamp.version, version_text());
+    return to_int(exit_code::bad_input);
+  }
+  const explore::prepared prepared = explore::prepare_text(shards.front().scenario_text, stamp.path);
+  for (const scenario_error& e : prepared.errors) fmt::print(stderr, "{}\n", e.to_string());
+  if (!prepared.input) return to_int(exit_code::bad_input);
+  explore::explore_options run;
+  run.runs = stamp.runs;
+  run.root_seed = stamp.root_seed;
+  run.all = stamp.all;
+  run.shrink_runs = stamp.shrink_runs;
+  std::vector<explore::run_record> runs;
+  for (explore::shard_file& s : shards)
+    std::move(s.runs.begin(), s.runs.end(), std::back_inserter(runs));
+  const explore::explore_result result =
+      explore::finish_exploration(*prepared.input, run, stamp.root_seed, stamp.runs, std::move(runs));
+  if (!options.json) {
+    fmt::print("twice merge {}\n", stamp.path);
+    fmt::print("runs        {} of {} (root seed {}) from {}{}\n", result.runs_done, result.runs_asked,
+               result.root_seed, sim::counted(shards.size(), "shard"),
+               result.deadline_hit ? "; a shard stopped at its --time-limit" : "");
+    print_setup(*prepared.input);
+  }
+  return report_exploration("merge", *prepared.input, result, stamp, out_dir, true, options.json);
 }
 
 }  // namespace twice::cli

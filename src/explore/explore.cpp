@@ -4,6 +4,7 @@
 #include <atomic>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "explore/worker_threads.hpp"
 #include "scenario/doc_writer.hpp"
@@ -47,7 +48,7 @@ void check_bounds(const explore_input& in, std::vector<scenario_error>& errors) 
 struct run_brief {
   bool loaded = false;
   std::vector<scenario_error> errors;
-  std::vector<std::string> unexpected;  // violated invariants the file neither expected violated nor ignored, report order
+  run_record record;
 };
 
 run_brief do_run(const explore_input& in, std::uint64_t root_seed, std::size_t index) {
@@ -56,17 +57,21 @@ run_brief do_run(const explore_input& in, std::uint64_t root_seed, std::size_t i
   run_brief out;
   out.loaded = r.loaded;
   out.errors = std::move(r.errors);
+  out.record.index = index;
+  out.record.world_seed = plan.world_seed;
   for (const verdict& v : r.verdicts)
     if (!v.held && !in.expect.expects_violated(v.name) && !in.expect.ignores(v.name))
-      out.unexpected.push_back(v.name);
+      out.record.violated.push_back(v.name);
   return out;
 }
 
-// Runs 0 .. runs-1 on `jobs` threads; slot i is written by the one thread
-// that ran i. Returns the results with unfinished runs left empty.
+// The shard's runs (the j-th is run part.index + j * part.count) on `jobs`
+// threads; slot j is written by the one thread that ran it. Returns the
+// results with unfinished runs left empty.
 std::vector<std::optional<run_brief>> run_all(const explore_input& in, std::uint64_t root_seed,
-                                              const explore_options& options) {
-  std::vector<std::optional<run_brief>> results(options.runs);
+                                              const explore_options& options, shard part) {
+  const std::size_t mine = part.index < options.runs ? (options.runs - part.index + part.count - 1) / part.count : 0;
+  std::vector<std::optional<run_brief>> results(mine);
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   std::atomic<std::size_t> violating{0};
@@ -77,19 +82,19 @@ std::vector<std::optional<run_brief>> run_all(const explore_input& in, std::uint
         stop = true;
         break;
       }
-      const std::size_t i = next.fetch_add(1);
-      if (i >= options.runs) break;
-      run_brief brief = do_run(in, root_seed, i);
+      const std::size_t j = next.fetch_add(1);
+      if (j >= mine) break;
+      run_brief brief = do_run(in, root_seed, part.index + j * part.count);
       if (!brief.loaded) stop = true;  // bad input: no point going on
-      if (!brief.unexpected.empty()) ++violating;
-      results[i] = std::move(brief);
+      if (!brief.record.violated.empty()) ++violating;
+      results[j] = std::move(brief);
       ++done;
     }
   };
   const unsigned threads = static_cast<unsigned>(
-      std::max<std::size_t>(1, std::min<std::size_t>(options.jobs == 0 ? 1 : options.jobs, options.runs)));
+      std::max<std::size_t>(1, std::min<std::size_t>(options.jobs == 0 ? 1 : options.jobs, mine)));
   std::function<void()> poll;
-  if (options.on_progress) poll = [&] { options.on_progress({done.load(), options.runs, violating.load()}); };
+  if (options.on_progress) poll = [&] { options.on_progress({done.load(), mine, violating.load()}); };
   run_on_threads(threads, work, poll);
   return results;
 }
@@ -174,6 +179,7 @@ prepared prepare_text(std::string_view text, const std::string& path) {
   }
   explore_input in;
   in.path = path;
+  in.text = std::string(text);
   in.name = loaded.value->name;
   in.file_seed = loaded.value->world.seed;
   in.spec = loaded.value->explore;
@@ -197,40 +203,91 @@ prepared prepare_file(const std::string& path) {
   return prepare_text(text.str(), path);
 }
 
-explore_result run_explore(const explore_input& in, const explore_options& options) {
-  explore_result out;
+run_set collect_runs(const explore_input& in, const explore_options& options) {
+  if (options.part.count == 0 || options.part.index >= options.part.count)
+    throw std::invalid_argument("a shard's index must be below its count");
+  run_set out;
   out.root_seed = options.root_seed.value_or(in.file_seed);
   out.runs_asked = options.runs;
+  out.part = options.part;
   const clock::time_point start = clock::now();
-  const std::vector<std::optional<run_brief>> results = run_all(in, out.root_seed, options);
+  std::vector<std::optional<run_brief>> results = run_all(in, out.root_seed, options, options.part);
   out.runs_wall = clock::now() - start;
-  while (out.runs_done < results.size() && results[out.runs_done]) ++out.runs_done;
-  out.deadline_hit = out.runs_done < results.size();
-  for (std::size_t i = 0; i < out.runs_done; ++i) {
-    if (!results[i]->loaded) {
-      out.bad_run = i;
-      out.bad_run_errors = results[i]->errors;
+  std::size_t done = 0;
+  while (done < results.size() && results[done]) ++done;
+  out.deadline_hit = done < results.size();
+  for (std::size_t j = 0; j < done; ++j) {
+    run_brief& r = *results[j];
+    if (!r.loaded) {
+      out.bad_run = r.record.index;
+      out.bad_run_errors = std::move(r.errors);
       out.deadline_hit = false;
-      out.runs_done = i;
+      out.runs.clear();
       return out;
     }
+    out.violating_runs += !r.record.violated.empty();
+    out.runs.push_back(std::move(r.record));
   }
+  return out;
+}
+
+explore_result finish_exploration(const explore_input& in, const explore_options& options, std::uint64_t root_seed,
+                                  std::size_t runs_asked, std::vector<run_record> runs) {
+  explore_result out;
+  out.root_seed = root_seed;
+  out.runs_asked = runs_asked;
+  std::sort(runs.begin(), runs.end(), [](const run_record& a, const run_record& b) { return a.index < b.index; });
+  // Counted: the prefix 0 .. n-1 every shard finished.
+  while (out.runs_done < runs.size() && runs[out.runs_done].index == out.runs_done) ++out.runs_done;
+  runs.resize(out.runs_done);
+  out.deadline_hit = out.runs_done < runs_asked;
 
   for (const std::string_view name : invariant_names()) out.violations.emplace_back(std::string(name), 0);
   std::vector<std::pair<std::size_t, std::string>> chosen;  // (run, invariant) to shrink, in run order
-  for (std::size_t i = 0; i < out.runs_done; ++i) {
-    const run_brief& r = *results[i];
-    out.violating_runs += !r.unexpected.empty();
-    for (const std::string& name : r.unexpected) {
+  for (const run_record& r : runs) {
+    out.violating_runs += !r.violated.empty();
+    for (const std::string& name : r.violated) {
       for (auto& [invariant, count] : out.violations) count += invariant == name;
       const bool seen = std::any_of(chosen.begin(), chosen.end(), [&](const auto& c) { return c.second == name; });
-      if ((options.all && !seen) || chosen.empty()) chosen.emplace_back(i, name);
+      if ((options.all && !seen) || chosen.empty()) chosen.emplace_back(r.index, name);
     }
   }
   std::erase_if(out.violations, [](const auto& v) { return v.second == 0; });
   for (const auto& [index, invariant] : chosen)
     out.findings.push_back(make_finding(in, out.root_seed, out.runs_done, index, invariant, options));
+  out.runs = std::move(runs);
   return out;
+}
+
+explore_result run_explore(const explore_input& in, const explore_options& options) {
+  explore_options all_runs = options;
+  all_runs.part = {};
+  run_set collected = collect_runs(in, all_runs);
+  if (collected.bad_run) {
+    explore_result out;
+    out.root_seed = collected.root_seed;
+    out.runs_asked = collected.runs_asked;
+    out.runs_done = *collected.bad_run;
+    out.runs_wall = collected.runs_wall;
+    out.bad_run = collected.bad_run;
+    out.bad_run_errors = std::move(collected.bad_run_errors);
+    return out;
+  }
+  explore_result out =
+      finish_exploration(in, options, collected.root_seed, collected.runs_asked, std::move(collected.runs));
+  out.runs_wall = collected.runs_wall;
+  return out;
+}
+
+std::string repro_file_name(std::string_view scenario_name, std::string_view invariant) {
+  std::string stem(scenario_name);
+  for (char& c : stem) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                      c == '-' || c == '.';
+    if (!keep) c = '_';
+  }
+  if (stem.empty() || stem.front() == '.') stem.insert(0, "scenario");
+  return stem + "-" + std::string(invariant) + ".toml";
 }
 
 }  // namespace twice::explore

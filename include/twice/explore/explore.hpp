@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,7 @@ namespace twice::explore {
 
 struct explore_input {
   std::string path;  // the explored file, as given
+  std::string text;  // its bytes, as read
   std::string name;
   std::uint64_t file_seed = 1;
   explore_spec spec;
@@ -58,6 +60,13 @@ struct explore_progress {
   std::size_t violating_runs = 0;  // finished runs with an unexpected violation
 };
 
+// Which of the runs 0 .. runs-1 this process does: i with i % count == index.
+struct shard {
+  std::size_t index = 0;
+  std::size_t count = 1;
+  bool operator==(const shard&) const = default;
+};
+
 struct explore_options {
   std::size_t runs = 100;
   std::optional<std::uint64_t> root_seed;  // unset: the file's seed
@@ -67,6 +76,7 @@ struct explore_options {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   bool all = false;  // shrink the first run of every distinct invariant, not only the first violation
   std::size_t shrink_runs = 400;  // candidates each shrink may try
+  shard part;                     // collect_runs() does only this shard's runs
   // Called on the calling thread about ten times a second while runs go on.
   std::function<void(const explore_progress&)> on_progress;
 };
@@ -86,6 +96,33 @@ struct finding {
   bool repro_checked = false;      // the repro text loads and violates the invariant
 };
 
+// One run's outcome: all a merge needs of it (its values are redrawn from
+// the root seed and the index when it is shrunk).
+struct run_record {
+  std::size_t index = 0;
+  std::uint64_t world_seed = 0;
+  // The invariants it violated that the file neither expected violated nor
+  // ignored, in report order.
+  std::vector<std::string> violated;
+  bool operator==(const run_record&) const = default;
+};
+
+// The runs of one shard, before anything is shrunk.
+struct run_set {
+  std::uint64_t root_seed = 0;
+  std::size_t runs_asked = 0;  // of the whole exploration, every shard's
+  shard part;
+  // The shard's runs in index order; with a deadline, the longest prefix of
+  // them that finished.
+  std::vector<run_record> runs;
+  bool deadline_hit = false;
+  std::chrono::steady_clock::duration runs_wall{};
+  std::size_t violating_runs = 0;
+  // As in explore_result: the first run whose drawn values do not load.
+  std::optional<std::size_t> bad_run;
+  std::vector<scenario_error> bad_run_errors;
+};
+
 struct explore_result {
   std::uint64_t root_seed = 0;
   std::size_t runs_asked = 0;
@@ -100,12 +137,28 @@ struct explore_result {
   // Per invariant (report order), how many counted runs violated it without the file expecting it.
   std::vector<std::pair<std::string, std::size_t>> violations;
   std::vector<finding> findings;
+  std::vector<run_record> runs;  // the counted runs, 0 .. runs_done-1
   // A run whose drawn values gave a scenario that does not load (two
   // ranges that clash): bad input, reported with the run's index.
   std::optional<std::size_t> bad_run;
   std::vector<scenario_error> bad_run_errors;
 };
 
+// collect_runs() over every run (options.part ignored), then finish_exploration().
 explore_result run_explore(const explore_input& input, const explore_options& options);
+
+// The runs of options.part, unshrunk.
+run_set collect_runs(const explore_input& input, const explore_options& options);
+
+// From the runs of every shard (any order, each run once): counts them up to
+// the first run missing (a shard's deadline), then shrinks the first
+// violating run (or, with options.all, the first per invariant) and writes
+// its repro. `root_seed` and `runs_asked` are the exploration's.
+explore_result finish_exploration(const explore_input& input, const explore_options& options, std::uint64_t root_seed,
+                                  std::size_t runs_asked, std::vector<run_record> runs);
+
+// The repro file's name for a scenario name and an invariant:
+// "double_refund-no_double_payment.toml" (only name characters kept).
+std::string repro_file_name(std::string_view scenario_name, std::string_view invariant);
 
 }  // namespace twice::explore
