@@ -141,3 +141,35 @@ TEST_CASE("twice explore reports bad input at its place and writes nothing", "[c
   CHECK(limit.exit_code == 2);
   CHECK(limit.out.find("--time-limit") != std::string::npos);
 }
+
+TEST_CASE("[expect] reach fails a run or an exploration that never reached a situation", "[cli][explore]") {
+  const auto dir = fresh_dir("reach");
+  auto with_reach = [&](const std::string& list) {
+    return flipped(dir, "double_refund.toml", "[expect]\n", "[expect]\nreach = [" + list + "]\n");
+  };
+  // The double refund's pod dies after the refund and before the ack.
+  std::string file = with_reach("\"crash_after_write_before_ack\"");
+  CHECK(run("run " + file).exit_code == 0);
+  const run_result explored = run("explore " + file + " --runs 20");
+  CHECK(explored.exit_code == 0);
+  CHECK(explored.out.find("  crash_after_write_before_ack ") != std::string::npos);
+
+  file = with_reach("\"crash_after_write_before_ack\", \"circuit_opened\"");
+  const run_result r = run("run " + file);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("the run never reached circuit_opened: a circuit breaker opened on a tool") != std::string::npos);
+  const run_result e = run("explore " + file + " --runs 20 --out " + (dir / "out").string());
+  INFO(e.out);
+  CHECK(e.exit_code == 1);
+  CHECK(e.out.find("expected    reach circuit_opened, but it never happened in 20 runs: a circuit breaker opened on "
+                   "a tool") != std::string::npos);
+  const nlohmann::json result = nlohmann::json::parse(read_text(dir / "out" / "explore.json"));
+  CHECK(result.at("unreached_expected") == nlohmann::json::array({"circuit_opened"}));
+  CHECK(result.at("violations").empty());
+
+  file = with_reach("\"circuit_open\"");
+  const run_result bad = run("run " + file);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.find(file + ":42:10: expect.reach[0]: unknown situation \"circuit_open\"; did you mean "
+                            "`circuit_opened`?") != std::string::npos);
+}

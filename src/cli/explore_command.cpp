@@ -13,12 +13,14 @@
 #include <sstream>
 #include <thread>
 #include <algorithm>
+#include <span>
 
 #include <twice/cli/exit_codes.hpp>
 #include "cli/output_file.hpp"
 #include "cli/scenario_input.hpp"
 #include "cli/shard_argument.hpp"
 #include <twice/explore/result_file.hpp>
+#include <twice/checks/situations.hpp>
 #include <twice/explore/explore.hpp>
 #include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
@@ -64,6 +66,32 @@ void print_violations(const std::vector<std::pair<std::string, std::size_t>>& vi
   for (const auto& [invariant, count] : violations) fmt::print("  {:<30} {}\n", invariant, sim::counted(count, "run"));
 }
 
+// The situations the runs reached, and those never reached: a green
+// exploration is worth only what it reached. The sentences are in --json and
+// docs/explore.md; an [expect] reach that failed prints its own.
+void print_coverage(const std::vector<std::size_t>& reached, std::size_t runs) {
+  const std::span<const situation_info> all = situations();
+  std::vector<std::string_view> never;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (reached[i] == 0) never.push_back(all[i].name);
+  fmt::print("reached     {} of {} situations\n", all.size() - never.size(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (reached[i] > 0) fmt::print("  {:<30} {}\n", all[i].name, sim::counted(reached[i], "run"));
+  if (never.empty()) return;
+  fmt::print("never       in {}:", sim::counted(runs, "run"));
+  std::size_t column = 100;  // start a line at the first name
+  for (std::size_t i = 0; i < never.size(); ++i) {
+    const std::string word = std::string(never[i]) + (i + 1 < never.size() ? "," : "");
+    if (column + 1 + word.size() > 100) {
+      fmt::print("\n           ");
+      column = 11;
+    }
+    fmt::print(" {}", word);
+    column += 1 + word.size();
+  }
+  fmt::print("\n");
+}
+
 bool make_out_dir(std::string_view command, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -77,7 +105,13 @@ bool make_out_dir(std::string_view command, const std::string& dir) {
 int report_exploration(std::string_view command, const explore::explore_input& input,
                        const explore::explore_result& result, const explore::explore_stamp& stamp,
                        const std::string& out_dir, bool write_result, bool json) {
-  if (!json) print_violations(result.violations, result.violating_runs, result.runs_done);
+  if (!json) {
+    print_violations(result.violations, result.violating_runs, result.runs_done);
+    print_coverage(result.reached, result.runs_done);
+    for (const std::string& name : result.unreached_expected)
+      fmt::print("expected    reach {}, but it never happened in {}: {}\n", name,
+                 sim::counted(result.runs_done, "run"), situations()[*situation_index(name)].sentence);
+  }
   if ((write_result || !result.findings.empty()) && !make_out_dir(command, out_dir))
     return to_int(exit_code::bad_input);
   for (const explore::finding& f : result.findings) {
@@ -114,7 +148,8 @@ int report_exploration(std::string_view command, const explore::explore_input& i
     if (!json) fmt::print("result      {} ({})\n", path, sim::counted(text.size(), "byte"));
   }
   if (json) fmt::print("{}", text);
-  return to_int(result.violations.empty() ? exit_code::ok : exit_code::expectations_failed);
+  const bool failed = !result.violations.empty() || !result.unreached_expected.empty();
+  return to_int(failed ? exit_code::expectations_failed : exit_code::ok);
 }
 
 }  // namespace
@@ -209,6 +244,10 @@ int explore_command(const explore_options& options) {
                shard.deadline_hit ? "; --time-limit reached" : "");
     print_setup(input);
     print_violations(violations, shard.violating_runs, shard.runs.size());
+    std::vector<std::size_t> reached(situations().size(), 0);
+    for (const explore::run_record& r : shard.runs)
+      for (std::size_t i = 0; i < reached.size(); ++i) reached[i] += (r.reached >> i) & 1U;
+    print_coverage(reached, shard.runs.size());
     fmt::print("shard file  {} ({}): `twice merge {}` makes one result of every shard\n", path,
                sim::counted(text.size(), "byte"), out_dir);
     return to_int(exit_code::ok);

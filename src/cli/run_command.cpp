@@ -18,6 +18,7 @@
 #include <twice/report/markdown_report.hpp>
 #include "report/perfetto_trace.hpp"
 #include <twice/checks/checked_run.hpp>
+#include <twice/checks/situations.hpp>
 #include <twice/report/timeline.hpp>
 #include "report/trace_jsonl.hpp"
 #include <twice/scenario/scenario.hpp>
@@ -236,8 +237,9 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(std::move(config));
   attempt_collector attempts(keeps.attempts ? attempt_detail_max : 0);
+  situation_tracker situations;
   checked_run_options options;
-  options.observers = {&attempts};
+  options.observers = {&attempts, &situations};
   if (keeps.stream != nullptr) options.observers.push_back(keeps.stream);
   options.progress = progress;
   options.progress_every = progress_every_events;
@@ -246,6 +248,7 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   out.summary = summarize(w, checked.result, attempts, std::move(checked.verdicts));
   out.summary.scenario = sc.name;
   out.summary.path = sc.path;
+  out.summary.reached = situations.reached();
   out.summary.expectations = evaluate(sc.expect, out.summary);
   if (keep_records) {
     out.timeline = build_timeline(w.events().records());

@@ -59,6 +59,7 @@ run_brief do_run(const explore_input& in, std::uint64_t root_seed, std::size_t i
   out.errors = std::move(r.errors);
   out.record.index = index;
   out.record.world_seed = plan.world_seed;
+  out.record.reached = r.reached;
   for (const verdict& v : r.verdicts)
     if (!v.held && !in.expect.expects_violated(v.name) && !in.expect.ignores(v.name))
       out.record.violated.push_back(v.name);
@@ -243,8 +244,10 @@ explore_result finish_exploration(const explore_input& in, const explore_options
   out.deadline_hit = out.runs_done < runs_asked;
 
   for (const std::string_view name : invariant_names()) out.violations.emplace_back(std::string(name), 0);
+  out.reached.assign(situations().size(), 0);
   std::vector<std::pair<std::size_t, std::string>> chosen;  // (run, invariant) to shrink, in run order
   for (const run_record& r : runs) {
+    for (std::size_t i = 0; i < out.reached.size(); ++i) out.reached[i] += (r.reached >> i) & 1U;
     out.violating_runs += !r.violated.empty();
     for (const std::string& name : r.violated) {
       for (auto& [invariant, count] : out.violations) count += invariant == name;
@@ -253,6 +256,8 @@ explore_result finish_exploration(const explore_input& in, const explore_options
     }
   }
   std::erase_if(out.violations, [](const auto& v) { return v.second == 0; });
+  for (const std::string& name : in.expect.reach)
+    if (const auto i = situation_index(name); i && out.reached[*i] == 0) out.unreached_expected.push_back(name);
   for (const auto& [index, invariant] : chosen)
     out.findings.push_back(make_finding(in, out.root_seed, out.runs_done, index, invariant, options));
   out.runs = std::move(runs);

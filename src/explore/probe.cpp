@@ -36,8 +36,12 @@ bool probe_result::violates(std::string_view invariant) const {
 probe_result probe(const scenario& sc) {
   world_config config = sc.world;
   config.trace_retention = sim::trace_recorder::retention::digest_only;
-  checked_result checked = run_with_checkers(std::move(config));
+  situation_tracker situations;
+  checked_run_options options;
+  options.observers = {&situations};
+  checked_result checked = run_with_checkers(std::move(config), options);
   probe_result out;
+  out.reached = situations.reached();
   out.loaded = true;
   out.verdicts = std::move(checked.verdicts);
   out.trace_digest = checked.result.trace_digest;

@@ -23,11 +23,12 @@ json stamp_json(const explore_stamp& s) {
               {"version", s.version}};
 }
 
-// Runs as [index, world seed, [violated...]]: a row a run, compact at
-// thousands of runs.
+// Runs as [index, world seed, [violated...], situations reached]: a row a
+// run, compact at thousands of runs; the last is a bitmask over the file's
+// "situations" list.
 json runs_json(const std::vector<run_record>& runs) {
   json out = json::array();
-  for (const run_record& r : runs) out.push_back(json::array({r.index, r.world_seed, r.violated}));
+  for (const run_record& r : runs) out.push_back(json::array({r.index, r.world_seed, r.violated, r.reached}));
   return out;
 }
 
@@ -61,8 +62,11 @@ explore_stamp stamp_of(const explore_input& input, const explore_options& option
 std::string shard_file_name(shard part) { return fmt::format("shard-{}-of-{}.json", part.index, part.count); }
 
 std::string shard_json(const explore_stamp& stamp, const explore_input& input, const run_set& runs) {
+  json names = json::array();
+  for (const situation_info& s : situations()) names.push_back(s.name);
   const json j{{"format", shard_format},
                {"stamp", stamp_json(stamp)},
+               {"situations", std::move(names)},
                {"shard", {{"index", runs.part.index}, {"count", runs.part.count}}},
                {"scenario_text", input.text},
                {"deadline_hit", runs.deadline_hit},
@@ -86,6 +90,9 @@ std::string result_json(const explore_stamp& stamp, const explore_input& input, 
                         {"repro", repro_file_name(input.name, f.invariant)},
                         {"repro_digest", hex64(f.repro_digest)},
                         {"reproduces", f.repro_checked}});
+  json reached = json::array();
+  for (std::size_t i = 0; i < result.reached.size(); ++i)
+    reached.push_back({{"situation", situations()[i].name}, {"runs", result.reached[i]}});
   const json j{{"format", result_format},
                {"stamp", stamp_json(stamp)},
                {"scenario", input.name},
@@ -95,6 +102,8 @@ std::string result_json(const explore_stamp& stamp, const explore_input& input, 
                {"violating_runs", result.violating_runs},
                {"violations", std::move(violations)},
                {"findings", std::move(findings)},
+               {"situations", std::move(reached)},
+               {"unreached_expected", result.unreached_expected},
                {"runs", runs_json(result.runs)}};
   return j.dump() + "\n";
 }
@@ -127,6 +136,17 @@ shard_read read_shard_json(std::string_view text, const std::string& file) {
   if (s.part.count == 0 || s.part.index >= s.part.count)
     return fail(fmt::format("shard {} of {}: the index must be below the count", s.part.index, s.part.count));
   if (!field(j, "scenario_text", s.scenario_text, error)) return fail(error);
+  // The runs' situation bits mean this build's list: another list, another build.
+  std::vector<std::string> names;
+  for (const situation_info& info : situations()) names.emplace_back(info.name);
+  std::vector<std::string> listed;
+  try {
+    listed = j.at("situations").get<std::vector<std::string>>();
+  } catch (const json::exception&) {
+    return fail("no \"situations\" list of names");
+  }
+  if (listed != names)
+    return fail("its \"situations\" list is not this build's (the shard was explored by another build)");
   const auto runs = j.find("runs");
   if (runs == j.end() || !runs->is_array()) return fail("no \"runs\" array");
   for (const json& row : *runs) {
@@ -135,8 +155,9 @@ shard_read read_shard_json(std::string_view text, const std::string& file) {
       r.index = row.at(0).get<std::size_t>();
       r.world_seed = row.at(1).get<std::uint64_t>();
       r.violated = row.at(2).get<std::vector<std::string>>();
+      r.reached = row.at(3).get<situation_set>();
     } catch (const json::exception&) {
-      return fail("a run is not [index, world seed, [invariants]]");
+      return fail("a run is not [index, world seed, [invariants], situations]");
     }
     if (r.index >= s.stamp.runs || r.index % s.part.count != s.part.index)
       return fail(fmt::format("run {} is not one of shard {} of {} of {} runs", r.index, s.part.index, s.part.count,

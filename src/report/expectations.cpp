@@ -53,6 +53,11 @@ expectation_result evaluate(const expectations& expect, const run_summary& s) {
   figure(out, "dead letters", expect.dead_letters, s.jobs_dead_lettered);
   figure(out, "attempts", expect.attempts, s.attempts_total);
   figure(out, "all jobs end", expect.all_jobs_end, s.result.all_jobs_ended);
+  for (const std::string& name : expect.reach)
+    if (const auto i = situation_index(name); i && ((s.reached >> *i) & 1U) == 0) {
+      out.met = false;
+      out.failures.push_back(fmt::format("the run never reached {}: {}", name, situations()[*i].sentence));
+    }
   return out;
 }
 

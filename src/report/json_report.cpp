@@ -50,6 +50,9 @@ std::string to_json_line(const run_summary& s) {
   json ignored = json::array();
   for (const ignored_verdict& i : s.expectations.ignored)
     ignored.push_back({{"invariant", i.name}, {"reason", i.reason}, {"held", i.held}, {"judged", i.judged}});
+  json reached = json::array();
+  for (std::size_t i = 0; i < situations().size(); ++i)
+    if ((s.reached >> i) & 1U) reached.push_back(situations()[i].name);
   json out{
       {"scenario", s.scenario},
       {"path", s.path},
@@ -83,6 +86,7 @@ std::string to_json_line(const run_summary& s) {
       {"attempts_total", s.attempts_total},
       {"attempts", std::move(attempts)},
       {"invariants", std::move(invariants)},
+      {"situations", std::move(reached)},  // reached, in checks/situations.hpp order
       {"expectations",
        {{"met", s.expectations.met},
         {"failures", s.expectations.failures},

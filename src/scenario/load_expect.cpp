@@ -6,6 +6,7 @@
 #include <limits>
 
 #include <twice/checks/invariants.hpp>
+#include <twice/checks/situations.hpp>
 
 #include "scenario/sections.hpp"
 
@@ -65,6 +66,30 @@ void load_ignored(const table_reader& r, std::vector<ignored_invariant>& out, st
       out.push_back({std::move(n.name), std::move(n.reason)});
 }
 
+// reach = ["crash_after_write_before_ack", ...]: situations (checks/situations.hpp).
+void load_reach(const table_reader& r, std::vector<std::string>& out) {
+  const std::vector<doc_node>* items =
+      r.array("reach", "an array of situation names like [\"crash_after_write_before_ack\"]");
+  if (items == nullptr) return;
+  const std::string path = r.path_of("reach");
+  std::vector<std::string_view> known;
+  for (const situation_info& s : situations()) known.push_back(s.name);
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    const doc_node& n = (*items)[i];
+    const std::optional<std::string> name = read_string(r.diag(), n, index_path(path, i));
+    if (!name) continue;
+    if (!situation_index(*name)) {
+      std::string hint = did_you_mean(*name, known);
+      if (hint.empty()) hint = "; expected one of " + join(known);
+      r.diag().error(n.pos, index_path(path, i), "unknown situation " + quote(*name) + hint);
+    } else if (std::find(out.begin(), out.end(), *name) != out.end()) {
+      r.diag().error(n.pos, index_path(path, i), "situation " + quote(*name) + " is listed twice");
+    } else {
+      out.push_back(*name);
+    }
+  }
+}
+
 void load_figure(const table_reader& r, std::string_view key, std::optional<std::uint64_t>& out) {
   std::uint64_t v = 0;
   if (r.integer(key, v, {0, std::numeric_limits<std::int64_t>::max()})) out = v;
@@ -77,7 +102,8 @@ void load_expect(const table_reader& root, load_state& s) {
   if (t == nullptr) return;
   const table_reader r(
       s.d, *t, "expect",
-      {"hold", "violated", "ignore", "ledger_rows", "vendor_refunds", "dead_letters", "attempts", "all_jobs_end"});
+      {"hold", "violated", "ignore", "ledger_rows", "vendor_refunds", "dead_letters", "attempts", "all_jobs_end",
+       "reach"});
   std::vector<listing> seen;
   load_names(r, "hold", s.expect.hold, seen);
   load_names(r, "violated", s.expect.violated, seen);
@@ -88,6 +114,7 @@ void load_expect(const table_reader& root, load_state& s) {
   load_figure(r, "attempts", s.expect.attempts);
   bool all_end = false;
   if (r.boolean("all_jobs_end", all_end)) s.expect.all_jobs_end = all_end;
+  load_reach(r, s.expect.reach);
 }
 
 }  // namespace twice::scenario_detail

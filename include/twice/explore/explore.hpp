@@ -104,6 +104,7 @@ struct run_record {
   // The invariants it violated that the file neither expected violated nor
   // ignored, in report order.
   std::vector<std::string> violated;
+  situation_set reached = 0;  // the situations it reached
   bool operator==(const run_record&) const = default;
 };
 
@@ -138,6 +139,10 @@ struct explore_result {
   std::vector<std::pair<std::string, std::size_t>> violations;
   std::vector<finding> findings;
   std::vector<run_record> runs;  // the counted runs, 0 .. runs_done-1
+  // Per situation (situations() order), how many counted runs reached it.
+  std::vector<std::size_t> reached;
+  // The situations the file's [expect] reach lists that no counted run reached.
+  std::vector<std::string> unreached_expected;
   // A run whose drawn values gave a scenario that does not load (two
   // ranges that clash): bad input, reported with the run's index.
   std::optional<std::size_t> bad_run;

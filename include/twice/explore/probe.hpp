@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <twice/checks/invariants.hpp>
+#include <twice/checks/situations.hpp>
 #include <twice/scenario/scenario.hpp>
 
 namespace twice::explore {
@@ -33,6 +34,7 @@ struct probe_result {
   std::vector<verdict> verdicts;
   std::uint64_t trace_digest = 0;
   scenario_size size;
+  situation_set reached = 0;  // the situations the run reached (checks/situations.hpp)
 
   // Whether the named invariant was checked and found violated.
   bool violates(std::string_view invariant) const;

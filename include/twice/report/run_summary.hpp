@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <twice/checks/invariants.hpp>
+#include <twice/checks/situations.hpp>
 #include <twice/report/attempts.hpp>
 #include <twice/world/tenant_waits.hpp>
 #include <twice/world/world.hpp>
@@ -112,6 +113,7 @@ struct run_summary {
   std::uint64_t attempts_total = 0;       // every attempt that started
   std::vector<attempt_summary> attempts;  // the first of them, when an output lists them
   std::vector<verdict> verdicts;
+  situation_set reached = 0;  // the situations the run reached (checks/situations.hpp)
   // "1000 total: 465 done, 0 failed, 535 dead-lettered (12 for want of retry budget)"
   std::string jobs_line() const;
   expectation_result expectations;

@@ -45,6 +45,9 @@ struct expectations {
   std::optional<std::uint64_t> dead_letters;    // jobs that ended dead-lettered
   std::optional<std::uint64_t> attempts;        // attempts started, over every job
   std::optional<bool> all_jobs_end;             // every job ended (done, failed, dead letter) within the budgets
+  // Situations (checks/situations.hpp) the run must reach; for explore, that
+  // some counted run reached.
+  std::vector<std::string> reach;
 
   bool expects_violated(std::string_view name) const {
     return std::find(violated.begin(), violated.end(), name) != violated.end();
