@@ -10,7 +10,14 @@ packages=(g++ clang libclang-rt-14-dev cmake make pkg-config
           libtomlplusplus-dev nlohmann-json3-dev libxxhash-dev libbenchmark-dev chromium
           zsh groff-base   # the completion and man-page tests (tests/shell/)
           file dpkg-dev debootstrap  # the .deb: CPack's Depends, and its test's clean root (tests/package/)
-          python3 python3-yaml)      # the sharding recipes' YAML, parsed as their engines parse it (tests/recipes/)
+          python3 python3-yaml       # the sharding recipes' YAML, parsed as their engines parse it (tests/recipes/)
+          slurm-wlm munge)           # the single-node cluster of tests/slurm/ (see below)
+# slurm-wlm and munge enable system services. Under systemd, munge's starts
+# a munged on /run/munge with /etc/munge/munge.key; slurmctld's and slurmd's
+# start only once /etc/slurm/slurm.conf exists, which nothing here writes.
+# Neither matters: tests/slurm/with_cluster.sh runs its own munged, key and
+# socket, its own slurm.conf and free ports, and reads nothing of the
+# system's.
 
 missing=()
 for p in "${packages[@]}"; do
