@@ -11,6 +11,7 @@ packages=(g++ clang libclang-rt-14-dev cmake make pkg-config
           zsh groff-base   # the completion and man-page tests (tests/shell/)
           file dpkg-dev debootstrap  # the .deb: CPack's Depends, and its test's clean root (tests/package/)
           python3 python3-yaml       # the sharding recipes' YAML, parsed as their engines parse it (tests/recipes/)
+          libxml2-utils              # xmllint: --junit against the JUnit schema (tests/junit/)
           slurm-wlm munge)           # the single-node cluster of tests/slurm/ (see below)
 # slurm-wlm and munge enable system services. Under systemd, munge's starts
 # a munged on /run/munge with /etc/munge/munge.key; slurmctld's and slurmd's

@@ -69,6 +69,9 @@ void add_run(CLI::App& app, run_options& run) {
                   "Write the trace in the Chrome trace event format (Perfetto) to this file")
       ->type_name("FILE");
   cmd->add_option("--report", run.report_path, "Write the self-contained HTML report to this file")->type_name("FILE");
+  cmd->add_option("--junit", run.junit_path,
+                  "Write a JUnit XML report (a suite per scenario, a case per invariant) to this file")
+      ->type_name("FILE");
   cmd->add_flag("--quiet", run.quiet, "Leave out the timeline");
   cmd->add_flag("--check-determinism", run.check_determinism,
                 "Run each scenario twice in fresh worlds; exit 3 at the first record where the traces differ");
@@ -147,6 +150,9 @@ void add_explore(CLI::App& app, explore_options& explore) {
       ->check(whole_number_check(1, explore_runs_max))
       ->type_name("N");
   cmd->add_flag("--json", explore.json, "Print the result (or the shard's) as JSON instead of text");
+  cmd->add_option("--junit", explore.junit_path,
+                  "Write a JUnit XML report (a case per invariant and per [expect] reach) to this file")
+      ->type_name("FILE");
   cmd->footer(
       "Exit status: 0 without violations, 1 with violations (repro files written), 2 for bad input or usage;\n"
       "a shard exits 0 once its file is written (twice merge judges). See docs/explore.md.");
@@ -161,6 +167,8 @@ void add_merge(CLI::App& app, merge_options& merge) {
   cmd->add_option("--out", merge.out_dir, "Directory for explore.json and the repro files (default explore-out)")
       ->type_name("DIR");
   cmd->add_flag("--json", merge.json, "Print the result as JSON instead of text");
+  cmd->add_option("--junit", merge.junit_path, "Write a JUnit XML report, as explore's, to this file")
+      ->type_name("FILE");
   cmd->footer(
       "The shards must come from one exploration (same scenario bytes, root seed, options and binary), every\n"
       "one of them once. The result and repro files are byte for byte those of the unsharded run.\n"

@@ -21,6 +21,7 @@
 #include "cli/shard_argument.hpp"
 #include <twice/explore/result_file.hpp>
 #include <twice/checks/situations.hpp>
+#include <twice/report/junit.hpp>
 #include <twice/explore/explore.hpp>
 #include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
@@ -92,6 +93,41 @@ void print_coverage(const std::vector<std::size_t>& reached, std::size_t runs) {
   fmt::print("\n");
 }
 
+// A case per invariant (failed when a run broke it unexpectedly, with the
+// repro when it was shrunk) and per situation [expect] reach lists.
+junit_suite explore_junit(std::string_view command, const explore::explore_input& input,
+                          const explore::explore_result& result, const std::string& out_dir) {
+  junit_suite suite{fmt::format("twice {} {}", command, input.name), input.path, {}};
+  for (const std::string_view name : invariant_names()) {
+    junit_case c{std::string(name), input.name, std::nullopt, {}, std::nullopt};
+    const auto broke = std::find_if(result.violations.begin(), result.violations.end(),
+                                    [&](const auto& v) { return v.first == name; });
+    if (broke != result.violations.end()) {
+      c.failure = fmt::format("violated in {} of {}", broke->second, sim::counted(result.runs_done, "run"));
+      for (const explore::finding& f : result.findings)
+        if (f.invariant == name) {
+          const std::string path =
+              (std::filesystem::path(out_dir) / explore::repro_file_name(input.name, f.invariant)).string();
+          *c.failure += "; repro: twice run " + path;
+          c.detail = fmt::format("run {} (world seed {}), {}; shrunk to {}\nreproduce: twice run {} (exits 1, trace "
+                                 "digest {:016x})\n",
+                                 f.run_index, f.world_seed, explore::describe(f.original_size),
+                                 explore::describe(f.shrunk_size), path, f.repro_digest);
+        }
+    }
+    suite.cases.push_back(std::move(c));
+  }
+  for (const std::string& name : input.expect.reach) {
+    junit_case c{"reach " + name, input.name, std::nullopt, {}, std::nullopt};
+    if (std::find(result.unreached_expected.begin(), result.unreached_expected.end(), name) !=
+        result.unreached_expected.end())
+      c.failure = fmt::format("never happened in {}: {}", sim::counted(result.runs_done, "run"),
+                              situations()[*situation_index(name)].sentence);
+    suite.cases.push_back(std::move(c));
+  }
+  return suite;
+}
+
 bool make_out_dir(std::string_view command, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -104,7 +140,7 @@ bool make_out_dir(std::string_view command, const std::string& dir) {
 // violations, the repro files and (when asked) explore.json, all in `out_dir`.
 int report_exploration(std::string_view command, const explore::explore_input& input,
                        const explore::explore_result& result, const explore::explore_stamp& stamp,
-                       const std::string& out_dir, bool write_result, bool json) {
+                       const std::string& out_dir, bool write_result, bool json, const std::string& junit_path) {
   if (!json) {
     print_violations(result.violations, result.violating_runs, result.runs_done);
     print_coverage(result.reached, result.runs_done);
@@ -147,6 +183,13 @@ int report_exploration(std::string_view command, const explore::explore_input& i
     }
     if (!json) fmt::print("result      {} ({})\n", path, sim::counted(text.size(), "byte"));
   }
+  if (!junit_path.empty()) {
+    const std::string xml = junit_xml(fmt::format("twice {}", command), {explore_junit(command, input, result, out_dir)});
+    if (const std::string error = write_file_atomically(junit_path, xml); !error.empty()) {
+      fmt::print(stderr, "twice {}: {}\n", command, error);
+      return to_int(exit_code::bad_input);
+    }
+  }
   if (json) fmt::print("{}", text);
   const bool failed = !result.violations.empty() || !result.unreached_expected.empty();
   return to_int(failed ? exit_code::expectations_failed : exit_code::ok);
@@ -159,6 +202,14 @@ int explore_command(const explore_options& options) {
   // Repro files go to --out when a run breaks an invariant: found out now, not after the runs.
   if (const std::string problem = output_dir_problem(out_dir); !problem.empty()) {
     fmt::print(stderr, "twice explore: cannot write --out {}: {}\n", out_dir, problem);
+    return to_int(exit_code::bad_input);
+  }
+  if (const std::string problem = outputs_problem({{"--junit", &options.junit_path}}); !problem.empty()) {
+    fmt::print(stderr, "twice explore: {}\n", problem);
+    return to_int(exit_code::bad_input);
+  }
+  if (!options.shard.empty() && !options.junit_path.empty()) {
+    fmt::print(stderr, "twice explore: --junit reports a whole exploration: give it to twice merge, not to a shard\n");
     return to_int(exit_code::bad_input);
   }
   std::optional<explore::shard> part;
@@ -264,7 +315,8 @@ int explore_command(const explore_options& options) {
                rate(result.runs_done, run_seconds), result.deadline_hit ? "; --time-limit reached" : "");
     print_setup(input);
   }
-  return report_exploration("explore", input, result, stamp, out_dir, !options.out_dir.empty(), options.json);
+  return report_exploration("explore", input, result, stamp, out_dir, !options.out_dir.empty(), options.json,
+                            options.junit_path);
 }
 
 namespace {
@@ -303,6 +355,10 @@ int merge_command(const merge_options& options) {
   const std::string out_dir = out_dir_of(options.out_dir);
   if (const std::string problem = output_dir_problem(out_dir); !problem.empty()) {
     fmt::print(stderr, "twice merge: cannot write --out {}: {}\n", out_dir, problem);
+    return to_int(exit_code::bad_input);
+  }
+  if (const std::string problem = outputs_problem({{"--junit", &options.junit_path}}); !problem.empty()) {
+    fmt::print(stderr, "twice merge: {}\n", problem);
     return to_int(exit_code::bad_input);
   }
   std::vector<std::string> paths;
@@ -354,7 +410,7 @@ int merge_command(const merge_options& options) {
                result.deadline_hit ? "; a shard stopped at its --time-limit" : "");
     print_setup(*prepared.input);
   }
-  return report_exploration("merge", *prepared.input, result, stamp, out_dir, true, options.json);
+  return report_exploration("merge", *prepared.input, result, stamp, out_dir, true, options.json, options.junit_path);
 }
 
 }  // namespace twice::cli

@@ -28,6 +28,7 @@ struct explore_options {
   std::string shard;       // "K/N" or "auto"; empty: every run
   std::size_t shards = 0;  // --shards N, with --shard auto under a Kubernetes Indexed Job
   bool json = false;       // print the result (or the shard's) as JSON
+  std::string junit_path;  // JUnit XML of the result (not of a shard)
 };
 inline constexpr std::string_view default_explore_out = "explore-out";
 
@@ -39,6 +40,7 @@ struct merge_options {
   std::vector<std::string> inputs;  // shard files, or directories holding shard-*-of-*.json
   std::string out_dir;              // empty: "explore-out"
   bool json = false;
+  std::string junit_path;
 };
 
 // `twice merge DIR... [--out DIR] [--json]`: the shards' runs as one

@@ -15,6 +15,7 @@
 #include "cli/scenario_input.hpp"
 #include "report/expectations.hpp"
 #include <twice/report/json_report.hpp>
+#include <twice/report/junit.hpp>
 #include <twice/report/markdown_report.hpp>
 #include "report/perfetto_trace.hpp"
 #include <twice/checks/checked_run.hpp>
@@ -268,7 +269,8 @@ int run_command(const run_options& options) {
   if (const std::string problem = outputs_problem({{"--trace", &options.trace_path},
                                                    {"--markdown", &options.markdown_path},
                                                    {"--perfetto", &options.perfetto_path},
-                                                   {"--report", &options.report_path}});
+                                                   {"--report", &options.report_path},
+                                                   {"--junit", &options.junit_path}});
       !problem.empty()) {
     fmt::print(stderr, "twice run: {}\n", problem);
     return to_int(exit_code::bad_input);
@@ -309,6 +311,7 @@ int run_command(const run_options& options) {
     keeps.stream = &*trace_stream;
   }
   bool all_met = true;
+  std::vector<junit_suite> junit;
   progress_line progress(progress_line::wanted(options.json));
   for (scenario& sc : scenarios) {
     if (options.seed) sc.world.seed = *options.seed;
@@ -327,6 +330,9 @@ int run_command(const run_options& options) {
       out.summary.determinism = determinism_check{2, out.records.size(), out.summary.result.trace_digest};
     }
     all_met = all_met && out.summary.expectations.met;
+    if (!options.junit_path.empty())
+      junit.push_back(junit_run_suite(
+          out.summary, fmt::format("twice run {} --seed {}", sc.path == scenario_stdin_name ? "-" : sc.path, sc.world.seed)));
     if (options.json) {
       fmt::print("{}\n", to_json_line(out.summary));
     } else {
@@ -349,6 +355,12 @@ int run_command(const run_options& options) {
       return to_int(exit_code::bad_input);
     }
   }
+  if (!options.junit_path.empty())
+    if (const std::string error = write_file_atomically(options.junit_path, junit_xml("twice run", junit));
+        !error.empty()) {
+      fmt::print(stderr, "twice run: {}\n", error);
+      return to_int(exit_code::bad_input);
+    }
   return to_int(all_met ? exit_code::ok : exit_code::expectations_failed);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // `twice run FILE... [--seed N] [--memory-limit SIZE] [--json] [--trace F.jsonl] [--perfetto F.json] [--report F.html]
-// [--markdown F.md] [--quiet] [--check-determinism]`.
+// [--markdown F.md] [--junit F.xml] [--quiet] [--check-determinism]`.
 
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +27,7 @@ struct run_options {
   std::string markdown_path;
   std::string perfetto_path;
   std::string report_path;
+  std::string junit_path;  // JUnit XML, one suite per scenario
   bool quiet = false;
   bool check_determinism = false;  // run each scenario twice; exit 3 naming the first differing record
 };

@@ -18,7 +18,10 @@ std::string run_usage_problem(const run_options& options) {
   for (const auto& [flag, path] : outputs)
     if (!path->empty() && options.files.size() != 1)
       return std::string(flag) + " writes one file; give exactly one scenario";
-  return outputs_clash(outputs, options.files.empty() ? std::string() : options.files.front());
+  // --junit writes one file for every scenario.
+  std::vector<std::pair<std::string_view, const std::string*>> all = outputs;
+  all.emplace_back("--junit", &options.junit_path);
+  return outputs_clash(all, options.files.empty() ? std::string() : options.files.front());
 }
 
 }  // namespace twice::cli
