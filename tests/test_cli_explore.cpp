@@ -173,3 +173,50 @@ TEST_CASE("[expect] reach fails a run or an exploration that never reached a sit
   CHECK(bad.out.find(file + ":42:10: expect.reach[0]: unknown situation \"circuit_open\"; did you mean "
                             "`circuit_opened`?") != std::string::npos);
 }
+
+TEST_CASE("explore --known fails only on findings not accepted, and --update-known accepts them", "[cli][explore]") {
+  const auto dir = fresh_dir("known");
+  const std::string bug = flipped(dir, "double_refund_fixed.toml", "key = \"stable\"", "key = \"none\"");
+  const std::string known = (dir / "known.json").string();
+  const std::string out = " --out " + (dir / "out").string();
+  auto explore = [&](const std::string& file, const std::string& more) {
+    return run("explore " + file + " --runs 40" + out + " --known " + known + more);
+  };
+  const run_result missing = explore(bug, "");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.out.find(known + ": no such file (--update-known writes it)") != std::string::npos);
+
+  CHECK(explore(bug, " --update-known").exit_code == 0);
+  const nlohmann::json accepted = nlohmann::json::parse(read_text(known));
+  REQUIRE(accepted.at("findings").size() == 2);  // --known implies --all: both invariants shrunk
+  CHECK(accepted.at("findings").at(0).at("invariant") == "ledgers_agree");
+  const run_result again = explore(bug, "");
+  INFO(again.out);
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("double_refund_fixed-no_double_payment.toml (") != std::string::npos);
+  CHECK(again.out.find(", known: in " + known) != std::string::npos);
+  CHECK(again.out.find("was not found this time") == std::string::npos);
+
+  // Another scenario's finding is new; accepting it keeps the first one's.
+  const std::string other = flipped(dir, "key_per_attempt_fixed.toml", "key = \"stable\"", "key = \"none\"");
+  CHECK(explore(other, "").exit_code == 1);
+  CHECK(explore(other, " --update-known").exit_code == 0);
+  CHECK(nlohmann::json::parse(read_text(known)).at("findings").size() == 4);
+  CHECK(explore(bug, "").exit_code == 0);
+
+  // A digest that no longer matches: the finding is new again, the old one said.
+  std::string text = read_text(known);
+  for (std::size_t at; (at = text.find("\"repro_digest\":\"")) != std::string::npos;)
+    text.replace(at, 16, "\"repro_digest\": \"0");
+  std::ofstream(known, std::ios::binary) << text;
+  const run_result changed = explore(bug, "");
+  CHECK(changed.exit_code == 1);
+  CHECK(changed.out.find("was not found this time: fixed? --update-known drops it") != std::string::npos);
+
+  CHECK(run("explore " + bug + " --update-known").exit_code == 2);
+  CHECK(run("explore " + bug + " --shard 0/2 --known " + known).exit_code == 2);
+  std::ofstream(known) << "{\"format\": \"something else\"}";
+  const run_result foreign = explore(bug, "");
+  CHECK(foreign.exit_code == 2);
+  CHECK(foreign.out.find("not a known-findings file") != std::string::npos);
+}

@@ -153,6 +153,10 @@ void add_explore(CLI::App& app, explore_options& explore) {
   cmd->add_option("--junit", explore.junit_path,
                   "Write a JUnit XML report (a case per invariant and per [expect] reach) to this file")
       ->type_name("FILE");
+  cmd->add_option("--known", explore.known_path,
+                  "Accepted findings (invariant and repro digest): fail only on new ones; implies --all")
+      ->type_name("FILE");
+  cmd->add_flag("--update-known", explore.update_known, "Rewrite the --known file with this exploration's findings");
   cmd->footer(
       "Exit status: 0 without violations, 1 with violations (repro files written), 2 for bad input or usage;\n"
       "a shard exits 0 once its file is written (twice merge judges). See docs/explore.md.");
@@ -169,6 +173,9 @@ void add_merge(CLI::App& app, merge_options& merge) {
   cmd->add_flag("--json", merge.json, "Print the result as JSON instead of text");
   cmd->add_option("--junit", merge.junit_path, "Write a JUnit XML report, as explore's, to this file")
       ->type_name("FILE");
+  cmd->add_option("--known", merge.known_path, "Accepted findings, as explore's --known (the shards need --all)")
+      ->type_name("FILE");
+  cmd->add_flag("--update-known", merge.update_known, "Rewrite the --known file with the merged findings");
   cmd->footer(
       "The shards must come from one exploration (same scenario bytes, root seed, options and binary), every\n"
       "one of them once. The result and repro files are byte for byte those of the unsharded run.\n"

@@ -18,6 +18,7 @@
 #include <twice/cli/exit_codes.hpp>
 #include "cli/output_file.hpp"
 #include "cli/scenario_input.hpp"
+#include "cli/known_findings.hpp"
 #include "cli/shard_argument.hpp"
 #include <twice/explore/result_file.hpp>
 #include <twice/checks/situations.hpp>
@@ -93,16 +94,30 @@ void print_coverage(const std::vector<std::size_t>& reached, std::size_t runs) {
   fmt::print("\n");
 }
 
+// --known F [--update-known]: F read (it may be missing only when it is to
+// be written), or why not.
+std::string known_usage_problem(const std::string& path, bool update, known_read& out) {
+  if (update && path.empty()) return "--update-known rewrites the file --known names: give --known F";
+  if (path.empty()) return "";
+  if (const std::string problem = output_path_problem(path); update && !problem.empty())
+    return "cannot write --known " + path + ": " + problem;
+  out = read_known_findings(path, update);
+  return out.error;
+}
+
 // A case per invariant (failed when a run broke it unexpectedly, with the
 // repro when it was shrunk) and per situation [expect] reach lists.
 junit_suite explore_junit(std::string_view command, const explore::explore_input& input,
-                          const explore::explore_result& result, const std::string& out_dir) {
+                          const explore::explore_result& result, const std::string& out_dir,
+                          const std::vector<std::string>& known) {
   junit_suite suite{fmt::format("twice {} {}", command, input.name), input.path, {}};
   for (const std::string_view name : invariant_names()) {
     junit_case c{std::string(name), input.name, std::nullopt, {}, std::nullopt};
     const auto broke = std::find_if(result.violations.begin(), result.violations.end(),
                                     [&](const auto& v) { return v.first == name; });
-    if (broke != result.violations.end()) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) {
+      c.skipped = "a known finding (--known): its repro shrinks to the digest accepted";
+    } else if (broke != result.violations.end()) {
       c.failure = fmt::format("violated in {} of {}", broke->second, sim::counted(result.runs_done, "run"));
       for (const explore::finding& f : result.findings)
         if (f.invariant == name) {
@@ -138,21 +153,41 @@ bool make_out_dir(std::string_view command, const std::string& dir) {
 
 // The end of an exploration, run whole or merged from shards: the
 // violations, the repro files and (when asked) explore.json, all in `out_dir`.
+// Where an exploration's end goes, and what it is held against.
+struct exploration_outputs {
+  std::string out_dir;
+  bool write_result = false;  // explore.json in out_dir
+  bool json = false;
+  std::string junit_path;
+  std::string known_path;  // --known: findings accepted, by (scenario, invariant, digest)
+  bool update_known = false;
+  std::vector<known_finding> known;  // read from known_path
+};
+
 int report_exploration(std::string_view command, const explore::explore_input& input,
                        const explore::explore_result& result, const explore::explore_stamp& stamp,
-                       const std::string& out_dir, bool write_result, bool json, const std::string& junit_path) {
-  if (!json) {
+                       const exploration_outputs& out) {
+  if (!out.json) {
     print_violations(result.violations, result.violating_runs, result.runs_done);
     print_coverage(result.reached, result.runs_done);
     for (const std::string& name : result.unreached_expected)
       fmt::print("expected    reach {}, but it never happened in {}: {}\n", name,
                  sim::counted(result.runs_done, "run"), situations()[*situation_index(name)].sentence);
   }
-  if ((write_result || !result.findings.empty()) && !make_out_dir(command, out_dir))
+  if ((out.write_result || !result.findings.empty()) && !make_out_dir(command, out.out_dir))
     return to_int(exit_code::bad_input);
+  // This run's findings, as --known reads them; the invariants of those accepted.
+  std::vector<known_finding> found;
+  std::vector<std::string> known_invariants;
+  for (const explore::finding& f : result.findings) {
+    found.push_back({input.name, f.invariant, fmt::format("{:016x}", f.repro_digest)});
+    if (!out.known_path.empty() && !out.update_known &&
+        std::binary_search(out.known.begin(), out.known.end(), found.back()))
+      known_invariants.push_back(f.invariant);
+  }
   for (const explore::finding& f : result.findings) {
     const std::string path =
-        (std::filesystem::path(out_dir) / explore::repro_file_name(input.name, f.invariant)).string();
+        (std::filesystem::path(out.out_dir) / explore::repro_file_name(input.name, f.invariant)).string();
     if (input.path != scenario_stdin_name && same_path(path, input.path)) {
       fmt::print(stderr, "twice {}: the repro {} would overwrite the scenario itself; choose another --out\n",
                  command, path);
@@ -162,8 +197,11 @@ int report_exploration(std::string_view command, const explore::explore_input& i
       fmt::print(stderr, "twice {}: {}\n", command, error);
       return to_int(exit_code::bad_input);
     }
-    if (json) continue;
-    fmt::print("repro       {} ({})\n", path, sim::counted(f.repro_text.size(), "byte"));
+    if (out.json) continue;
+    const bool known =
+        std::find(known_invariants.begin(), known_invariants.end(), f.invariant) != known_invariants.end();
+    fmt::print("repro       {} ({}){}\n", path, sim::counted(f.repro_text.size(), "byte"),
+               known ? fmt::format(", known: in {}", out.known_path) : "");
     fmt::print("            {}: run {} (world seed {}), {}; shrunk in {} ({}) to {}\n", f.invariant, f.run_index,
                f.world_seed, explore::describe(f.original_size), sim::counted(f.shrunk.steps.size(), "step"),
                sim::counted(f.shrunk.runs, "candidate"), explore::describe(f.shrunk_size));
@@ -174,24 +212,52 @@ int report_exploration(std::string_view command, const explore::explore_input& i
                  f.invariant);
     }
   }
+  // Accepted once, not found now: fixed, or found another way. Said, never failed on.
+  std::sort(found.begin(), found.end());
+  if (!out.known_path.empty() && !out.update_known && !out.json)
+    for (const known_finding& k : out.known)
+      if (k.scenario == input.name && !std::binary_search(found.begin(), found.end(), k))
+        fmt::print("known       {} (digest {}) was not found this time: fixed? --update-known drops it\n",
+                   k.invariant, k.repro_digest);
   const std::string text = explore::result_json(stamp, input, result);
-  if (write_result) {
-    const std::string path = (std::filesystem::path(out_dir) / explore::result_file_name).string();
+  if (out.write_result) {
+    const std::string path = (std::filesystem::path(out.out_dir) / explore::result_file_name).string();
     if (const std::string error = write_file_atomically(path, text); !error.empty()) {
       fmt::print(stderr, "twice {}: {}\n", command, error);
       return to_int(exit_code::bad_input);
     }
-    if (!json) fmt::print("result      {} ({})\n", path, sim::counted(text.size(), "byte"));
+    if (!out.json) fmt::print("result      {} ({})\n", path, sim::counted(text.size(), "byte"));
   }
-  if (!junit_path.empty()) {
-    const std::string xml = junit_xml(fmt::format("twice {}", command), {explore_junit(command, input, result, out_dir)});
-    if (const std::string error = write_file_atomically(junit_path, xml); !error.empty()) {
+  if (out.update_known) {
+    // Other scenarios' entries stay: one file serves a whole catalogue.
+    std::vector<known_finding> updated = found;
+    for (const known_finding& k : out.known)
+      if (k.scenario != input.name) updated.push_back(k);
+    if (const std::string error = write_file_atomically(out.known_path, known_findings_text(updated)); !error.empty()) {
+      fmt::print(stderr, "twice {}: {}\n", command, error);
+      return to_int(exit_code::bad_input);
+    }
+    for (const explore::finding& f : result.findings) known_invariants.push_back(f.invariant);
+    if (!out.json)
+      fmt::print("known       {} now accepts {} of {}\n", out.known_path, sim::counted(found.size(), "finding"),
+                 input.name);
+  }
+  if (!out.junit_path.empty()) {
+    const std::string xml = junit_xml(fmt::format("twice {}", command),
+                                      {explore_junit(command, input, result, out.out_dir, known_invariants)});
+    if (const std::string error = write_file_atomically(out.junit_path, xml); !error.empty()) {
       fmt::print(stderr, "twice {}: {}\n", command, error);
       return to_int(exit_code::bad_input);
     }
   }
-  if (json) fmt::print("{}", text);
-  const bool failed = !result.violations.empty() || !result.unreached_expected.empty();
+  if (out.json) fmt::print("{}", text);
+  // With --known every violated invariant was shrunk (--known implies --all):
+  // a violation fails only when its finding is new.
+  const bool new_violation =
+      std::any_of(result.violations.begin(), result.violations.end(), [&](const auto& v) {
+        return std::find(known_invariants.begin(), known_invariants.end(), v.first) == known_invariants.end();
+      });
+  const bool failed = new_violation || !result.unreached_expected.empty();
   return to_int(failed ? exit_code::expectations_failed : exit_code::ok);
 }
 
@@ -208,8 +274,15 @@ int explore_command(const explore_options& options) {
     fmt::print(stderr, "twice explore: {}\n", problem);
     return to_int(exit_code::bad_input);
   }
-  if (!options.shard.empty() && !options.junit_path.empty()) {
-    fmt::print(stderr, "twice explore: --junit reports a whole exploration: give it to twice merge, not to a shard\n");
+  if (!options.shard.empty() && (!options.junit_path.empty() || !options.known_path.empty())) {
+    fmt::print(stderr, "twice explore: --junit and --known judge a whole exploration: give them to twice merge, not to "
+                       "a shard\n");
+    return to_int(exit_code::bad_input);
+  }
+  known_read known;
+  if (const std::string problem = known_usage_problem(options.known_path, options.update_known, known);
+      !problem.empty()) {
+    fmt::print(stderr, "twice explore: {}\n", problem);
     return to_int(exit_code::bad_input);
   }
   std::optional<explore::shard> part;
@@ -235,7 +308,7 @@ int explore_command(const explore_options& options) {
   run.runs = options.runs;
   run.root_seed = options.seed;
   run.jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  run.all = options.all;
+  run.all = options.all || !options.known_path.empty();  // every violated invariant has a digest to hold
   run.part = part.value_or(explore::shard{});
   const wall_clock::time_point start = wall_clock::now();
   if (!options.time_limit.empty()) {
@@ -315,8 +388,9 @@ int explore_command(const explore_options& options) {
                rate(result.runs_done, run_seconds), result.deadline_hit ? "; --time-limit reached" : "");
     print_setup(input);
   }
-  return report_exploration("explore", input, result, stamp, out_dir, !options.out_dir.empty(), options.json,
-                            options.junit_path);
+  return report_exploration("explore", input, result, stamp,
+                            {out_dir, !options.out_dir.empty(), options.json, options.junit_path, options.known_path,
+                             options.update_known, std::move(known.findings)});
 }
 
 namespace {
@@ -361,6 +435,12 @@ int merge_command(const merge_options& options) {
     fmt::print(stderr, "twice merge: {}\n", problem);
     return to_int(exit_code::bad_input);
   }
+  known_read known;
+  if (const std::string problem = known_usage_problem(options.known_path, options.update_known, known);
+      !problem.empty()) {
+    fmt::print(stderr, "twice merge: {}\n", problem);
+    return to_int(exit_code::bad_input);
+  }
   std::vector<std::string> paths;
   for (const std::string& argument : options.inputs)
     if (!shard_paths(argument, paths)) return to_int(exit_code::bad_input);
@@ -390,6 +470,10 @@ int merge_command(const merge_options& options) {
                stamp.version, version_text());
     return to_int(exit_code::bad_input);
   }
+  if (!options.known_path.empty() && !stamp.all) {
+    fmt::print(stderr, "twice merge: --known holds every violated invariant's repro: explore the shards with --all\n");
+    return to_int(exit_code::bad_input);
+  }
   const explore::prepared prepared = explore::prepare_text(shards.front().scenario_text, stamp.path);
   for (const scenario_error& e : prepared.errors) fmt::print(stderr, "{}\n", e.to_string());
   if (!prepared.input) return to_int(exit_code::bad_input);
@@ -410,7 +494,9 @@ int merge_command(const merge_options& options) {
                result.deadline_hit ? "; a shard stopped at its --time-limit" : "");
     print_setup(*prepared.input);
   }
-  return report_exploration("merge", *prepared.input, result, stamp, out_dir, true, options.json, options.junit_path);
+  return report_exploration("merge", *prepared.input, result, stamp,
+                            {out_dir, true, options.json, options.junit_path, options.known_path, options.update_known,
+                             std::move(known.findings)});
 }
 
 }  // namespace twice::cli

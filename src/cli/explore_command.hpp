@@ -29,6 +29,8 @@ struct explore_options {
   std::size_t shards = 0;  // --shards N, with --shard auto under a Kubernetes Indexed Job
   bool json = false;       // print the result (or the shard's) as JSON
   std::string junit_path;  // JUnit XML of the result (not of a shard)
+  std::string known_path;  // --known: accepted findings (cli/known_findings.hpp); implies --all
+  bool update_known = false;
 };
 inline constexpr std::string_view default_explore_out = "explore-out";
 
@@ -41,6 +43,8 @@ struct merge_options {
   std::string out_dir;              // empty: "explore-out"
   bool json = false;
   std::string junit_path;
+  std::string known_path;
+  bool update_known = false;
 };
 
 // `twice merge DIR... [--out DIR] [--json]`: the shards' runs as one
