@@ -92,10 +92,7 @@ class invariant : public event_observer {
   // Called when a job ends (its job_done, job_failed or dead_letter event),
   // after on_event saw that event if it wants its kind: what was kept
   // about an open job may be settled or dropped.
-  virtual void on_job_end(const ev::event& e, ev::name_id job) {
-    static_cast<void>(e);
-    static_cast<void>(job);
-  }
+  virtual void on_job_end(const ev::event& /*e*/, ev::name_id /*job*/) {}
 
   // The verdict once the run has ended: held, or violated with a `detail`
   // sentence and `evidence` lines (time, actor, job, attempt, key), and
