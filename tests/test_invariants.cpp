@@ -9,6 +9,7 @@
 #include <twice/checks/checked_run.hpp>
 #include <twice/checks/invariants.hpp>
 #include <twice/sim/sleep.hpp>
+#include "checks/invariant_set.hpp"
 #include "world/incidents.hpp"
 #include "test_worlds.hpp"
 
@@ -118,7 +119,7 @@ TEST_CASE("a Retry-After above the cap keeps backoff_within_cap", "[invariants]"
   c.payments.rate_limited_ppm = 500'000;
   c.payments.retry_after = duration::from_s(30);
   world w(c);
-  invariant_checker checker({}, c);
+  invariant_set checker({}, c);
   w.events().add_observer(&checker);
   const world_result result = w.run();
   REQUIRE(result.all_jobs_ended);
@@ -162,7 +163,7 @@ TEST_CASE("a strict broker's failed heartbeat stops the slice: leases stay exclu
   c.model.latency = latency_model::fixed(duration::from_s(12));
   c.queue_faults.push_back({.what = queue_fault::kind::duplicate_delivery, .job = "job_1", .nth = 1});
   world w(c);
-  invariant_checker checker({}, c);
+  invariant_set checker({}, c);
   w.events().add_observer(&checker);
   const world_result result = w.run();
   REQUIRE(result.all_jobs_ended);
@@ -313,7 +314,7 @@ TEST_CASE("rows repeating a key, and refunds of an invoice no job names, are rep
   c.store.unique_ledger_key = false;
   c.payments.key_retention = duration::from_s(1);
   world w(c);
-  invariant_checker checker({}, c);
+  invariant_set checker({}, c);
   w.events().add_observer(&checker);
   world_result result = w.run();
   REQUIRE(w.db().ledger().size() == 1);

@@ -152,3 +152,55 @@ TEST_CASE("explore finds, shrinks and reproduces a registered invariant's violat
   REQUIRE(counted != r.violations.end());
   CHECK(counted->second > 0);
 }
+
+// The built-in invariants are the registry's too: made by name, one alone
+// observes a run and gives the verdict a checked run gives under that name,
+// as a program's own does.
+TEST_CASE("a built-in invariant is made through the registry the same way a program's own is", "[registry]") {
+  points_registered registered;
+  const std::filesystem::path root = std::filesystem::path(__FILE__).parent_path().parent_path();
+  struct case_file {
+    std::string text;
+    std::string name;
+  };
+  std::vector<case_file> files{{points_scenario("none", ""), "points.toml"}};
+  for (const char* name : {"double_refund.toml", "attempts_reset.toml", "backoff_no_cap.toml", "deploy_drain.toml"}) {
+    std::ifstream in(root / "scenarios" / name);
+    std::stringstream text;
+    text << in.rdbuf();
+    files.push_back({text.str(), name});
+  }
+  std::size_t violated = 0;
+  world_config loaded_config;
+  for (const case_file& file : files) {
+    const load_result loaded = load_scenario_text(file.text, file.name);
+    REQUIRE(loaded.ok());
+    loaded_config = loaded.value->world;
+    const checked_result all = run_with_checkers(loaded.value->world);
+    REQUIRE(all.verdicts.size() == invariant_names().size());
+    for (const std::string_view name : invariant_names()) {
+      INFO(file.name << ": " << name);
+      world w(loaded.value->world);
+      std::unique_ptr<invariant> alone = registry::make_invariant(name, w.config());
+      REQUIRE(alone != nullptr);
+      w.events().add_observer(alone.get());
+      const world_result result = w.run();
+      verdict v = alone->finish(w, result);
+      w.events().remove_observer(alone.get());
+      v.name = std::string(name);
+      const verdict& in_run = verdict_named(all, name);
+      CHECK(v.held == in_run.held);
+      CHECK(v.judged == in_run.judged);
+      CHECK(v.detail == in_run.detail);
+      CHECK(v.evidence == in_run.evidence);
+      CHECK(v.first_violation == in_run.first_violation);
+      violated += !v.held;
+    }
+  }
+  CHECK(violated >= 5);  // the files break several invariants, the points one too
+  CHECK(registry::make_invariant("no_such_invariant", loaded_config) == nullptr);
+  CHECK(registry::is_builtin_invariant("no_double_payment"));
+  CHECK_FALSE(registry::is_builtin_invariant("no_points_twice"));
+  CHECK_FALSE(registry::remove_invariant("no_double_payment"));  // built in: not removed
+  CHECK(invariant_names().front() == "one_ledger_row_per_key");
+}

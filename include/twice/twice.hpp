@@ -17,6 +17,7 @@
 #include <twice/world/registry.hpp>
 #include <twice/checks/invariants.hpp>
 #include <twice/checks/invariant.hpp>
+#include <twice/checks/evidence_log.hpp>
 #include <twice/checks/checked_run.hpp>
 #include <twice/scenario/scenario.hpp>
 #include <twice/lint/lint.hpp>

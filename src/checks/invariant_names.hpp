@@ -1,12 +1,9 @@
 #pragma once
-// The stable invariant names a scenario's [expect] may list. They live with
-// the checkers that evaluate them (a layer beneath the scenario loader), as
-// plain strings in a header of their own, so the loader reads the names
-// without the checkers' code (checks/invariants.hpp keeps the same list in
-// report order; a test keeps the two in step).
+// The built-in invariants' stable names, as constants for the code that
+// names one (the invariants themselves, the properties). Their report order
+// and their classes are the registry's (checks/builtin_invariants.cpp);
+// invariant_names() lists them with a program's own.
 
-#include <algorithm>
-#include <array>
 #include <string_view>
 
 namespace twice::invariant_name {
@@ -28,19 +25,5 @@ inline constexpr std::string_view done_jobs_paid_in_full = "done_jobs_paid_in_fu
 inline constexpr std::string_view one_effect_per_step = "one_effect_per_step";
 inline constexpr std::string_view done_jobs_had_effects = "done_jobs_had_effects";
 inline constexpr std::string_view no_tenant_starved = "no_tenant_starved";
-
-// In report order.
-inline constexpr std::array<std::string_view, 17> all = {
-    one_ledger_row_per_key,    no_double_payment,  ledgers_agree,
-    every_job_ends,            no_message_lost,    backlog_within_bound,
-    backoff_within_cap,        no_retry_of_non_retryable,
-    attempts_monotonic,        attempts_within_limit,
-    leases_exclusive_or_absorbed,
-    drain_kills_nothing,       database_not_stalled,
-    done_jobs_paid_in_full,    one_effect_per_step,
-    done_jobs_had_effects,     no_tenant_starved,
-};
-
-constexpr bool is_known(std::string_view name) { return std::find(all.begin(), all.end(), name) != all.end(); }
 
 }  // namespace twice::invariant_name

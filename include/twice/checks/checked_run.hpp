@@ -23,7 +23,7 @@ struct checked_result {
 // built.
 struct checked_run_options {
   check_options checks;
-  // Observers that see every event before the checker does, in this order:
+  // Observers that see every event before the invariants do, in this order:
   // `twice run`'s attempt collector (report/attempts.hpp, a layer above this
   // one, so its caller builds it with its detail cap). Not owned; they must
   // outlive the run, and stay attached to the world after it.
@@ -34,11 +34,12 @@ struct checked_run_options {
   std::uint64_t progress_every = 0;
 };
 
-// Runs `w` (built, not yet run) with a fresh invariant_checker observing its
-// events from the first. Observers the caller attached before see each event
-// before `options.observers` and the checker do. The world stays the
-// caller's to read (its events, store and ledgers); the checker is detached
-// from it and gone when this returns.
+// Runs `w` (built, not yet run) with every invariant fresh, observing its
+// events from the first (the registry's: the built-in ones, then a
+// program's own). Observers the caller attached before see each event
+// before `options.observers` and the invariants do. The world stays the
+// caller's to read (its events, store and ledgers); the invariants are
+// detached from it and gone when this returns.
 checked_result run_with_checkers(world& w, const checked_run_options& options = {});
 
 // The same for a world built from `config` and gone after its run, for
