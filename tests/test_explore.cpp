@@ -333,6 +333,36 @@ TEST_CASE("explore finds the same things whatever the thread count", "[explore]"
   }
 }
 
+TEST_CASE("a guided exploration is a function of the file and the seed, and its repro reproduces", "[explore]") {
+  const explore_input in = prepared_ok(flip(catalogue("double_refund_fixed.toml"), "key = \"stable\"", "key = \"none\""));
+  explore_options options;
+  options.runs = 40;
+  options.all = true;
+  options.guide = guide_mode::coverage;
+  options.generation = 8;  // five generations
+  options.jobs = 1;
+  const explore_result one = run_explore(in, options);
+  options.jobs = 3;
+  const explore_result three = run_explore(in, options);
+  REQUIRE(one.runs_done == 40);
+  CHECK(one.runs == three.runs);
+  REQUIRE_FALSE(one.findings.empty());
+  REQUIRE(one.findings.size() == three.findings.size());
+  for (std::size_t i = 0; i < one.findings.size(); ++i) {
+    CHECK(one.findings[i].repro_text == three.findings[i].repro_text);
+    CHECK(one.findings[i].repro_checked);  // the guided run's own plan was shrunk, not plan_run's
+  }
+  // The first generation is plain swarm; later ones are not all plain.
+  options.guide = guide_mode::none;
+  const explore_result plain = run_explore(in, options);
+  CHECK(std::equal(plain.runs.begin(), plain.runs.begin() + 8, one.runs.begin()));
+  CHECK(plain.runs != one.runs);
+  // A guided exploration has no shards.
+  options.guide = guide_mode::coverage;
+  options.part = {0, 2};
+  CHECK_THROWS_AS(collect_runs(in, options), std::invalid_argument);
+}
+
 TEST_CASE("a correct scenario gives no finding", "[explore]") {
   const explore_input in = prepared_ok(catalogue("key_per_attempt_fixed.toml"));
   explore_options options;

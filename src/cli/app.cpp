@@ -142,6 +142,11 @@ void add_explore(CLI::App& app, explore_options& explore) {
                   "Directory for repro files (default explore-out); given, it also gets explore.json, the result")
       ->type_name("DIR");
   cmd->add_flag("--all", explore.all, "Shrink the first run of every violated invariant, not only the first");
+  cmd->add_option("--guide", explore.guide,
+                  "coverage: in generations of 64 runs, favour near variants of runs that reached rare situations")
+      ->check(CLI::IsMember({"none", "coverage"}))
+      ->capture_default_str()
+      ->type_name("none|coverage");
   cmd->add_option("--shard", explore.shard,
                   "Only runs i with i mod N = K, written to DIR/shard-K-of-N.json for twice merge; auto reads "
                   "Slurm's, Kubernetes' or GitLab's variables")

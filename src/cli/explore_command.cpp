@@ -274,6 +274,11 @@ int explore_command(const explore_options& options) {
     fmt::print(stderr, "twice explore: {}\n", problem);
     return to_int(exit_code::bad_input);
   }
+  if (!options.shard.empty() && options.guide != "none") {
+    fmt::print(stderr, "twice explore: --guide coverage picks each generation of runs from the ones before: it cannot "
+                       "be split into shards\n");
+    return to_int(exit_code::bad_input);
+  }
   if (!options.shard.empty() && (!options.junit_path.empty() || !options.known_path.empty())) {
     fmt::print(stderr, "twice explore: --junit and --known judge a whole exploration: give them to twice merge, not to "
                        "a shard\n");
@@ -310,6 +315,7 @@ int explore_command(const explore_options& options) {
   run.jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   run.all = options.all || !options.known_path.empty();  // every violated invariant has a digest to hold
   run.part = part.value_or(explore::shard{});
+  run.guide = options.guide == "coverage" ? explore::guide_mode::coverage : explore::guide_mode::none;
   const wall_clock::time_point start = wall_clock::now();
   if (!options.time_limit.empty()) {
     const sim::result<sim::duration> limit = sim::parse_duration(options.time_limit);
@@ -386,6 +392,10 @@ int explore_command(const explore_options& options) {
     fmt::print("runs        {} of {} (root seed {}, {}) in {:.2f}s: {} runs/s{}\n", result.runs_done,
                result.runs_asked, result.root_seed, sim::counted(run.jobs, "thread"), run_seconds,
                rate(result.runs_done, run_seconds), result.deadline_hit ? "; --time-limit reached" : "");
+    if (run.guide == explore::guide_mode::coverage)
+      fmt::print("guide       coverage: generations of {} runs, half of each a near variant of a run that reached the "
+                 "rarest situation\n",
+                 run.generation);
     print_setup(input);
   }
   return report_exploration("explore", input, result, stamp,
@@ -468,6 +478,10 @@ int merge_command(const merge_options& options) {
   if (stamp.version != version_text()) {
     fmt::print(stderr, "twice merge: the shards were explored by {}, this is {}: merge with the binary that ran them\n",
                stamp.version, version_text());
+    return to_int(exit_code::bad_input);
+  }
+  if (stamp.guide != "none") {
+    fmt::print(stderr, "twice merge: the shards say --guide {}, which has no shards\n", stamp.guide);
     return to_int(exit_code::bad_input);
   }
   if (!options.known_path.empty() && !stamp.all) {

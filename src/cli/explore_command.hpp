@@ -31,6 +31,7 @@ struct explore_options {
   std::string junit_path;  // JUnit XML of the result (not of a shard)
   std::string known_path;  // --known: accepted findings (cli/known_findings.hpp); implies --all
   bool update_known = false;
+  std::string guide = "none";  // --guide none|coverage
 };
 inline constexpr std::string_view default_explore_out = "explore-out";
 

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "explore/worker_threads.hpp"
+#include <twice/checks/situations.hpp>
+#include <twice/sim/distributions.hpp>
+#include <twice/sim/random.hpp>
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
 #include "scenario/words.hpp"
@@ -51,13 +55,12 @@ struct run_brief {
   run_record record;
 };
 
-run_brief do_run(const explore_input& in, std::uint64_t root_seed, std::size_t index) {
-  const run_plan plan = plan_run(in.base, in.spec, root_seed, index);
+run_brief do_run(const explore_input& in, const run_plan& plan) {
   probe_result r = probe_document(plan.doc, in.path);
   run_brief out;
   out.loaded = r.loaded;
   out.errors = std::move(r.errors);
-  out.record.index = index;
+  out.record.index = plan.index;
   out.record.world_seed = plan.world_seed;
   out.record.reached = r.reached;
   for (const verdict& v : r.verdicts)
@@ -66,37 +69,98 @@ run_brief do_run(const explore_input& in, std::uint64_t root_seed, std::size_t i
   return out;
 }
 
-// The shard's runs (the j-th is run part.index + j * part.count) on `jobs`
-// threads; slot j is written by the one thread that ran it. Returns the
-// results with unfinished runs left empty.
+// The progress of every batch of one exploration, shared by its threads.
+struct run_counters {
+  std::atomic<std::size_t> done{0};
+  std::atomic<std::size_t> violating{0};
+  std::atomic<bool> stop{false};  // the deadline passed, or a run did not load
+};
+
+// Runs `count` plans (`plan_of(j)`, made on the thread that runs it) on
+// `jobs` threads into results[offset + j]; slot j is written by the one
+// thread that ran it, and unfinished runs are left empty.
+void run_batch(const explore_input& in, std::size_t count, const std::function<run_plan(std::size_t)>& plan_of,
+               const explore_options& options, std::size_t total, std::vector<std::optional<run_brief>>& results,
+               std::size_t offset, run_counters& c) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    while (!c.stop.load()) {
+      if (options.deadline && clock::now() >= *options.deadline) {
+        c.stop = true;
+        break;
+      }
+      const std::size_t j = next.fetch_add(1);
+      if (j >= count) break;
+      run_brief brief = do_run(in, plan_of(j));
+      if (!brief.loaded) c.stop = true;  // bad input: no point going on
+      if (!brief.record.violated.empty()) ++c.violating;
+      results[offset + j] = std::move(brief);
+      ++c.done;
+    }
+  };
+  const unsigned threads = static_cast<unsigned>(
+      std::max<std::size_t>(1, std::min<std::size_t>(options.jobs == 0 ? 1 : options.jobs, count)));
+  std::function<void()> poll;
+  if (options.on_progress) poll = [&] { options.on_progress({c.done.load(), total, c.violating.load()}); };
+  run_on_threads(threads, work, poll);
+}
+
+// The shard's runs: the j-th is run part.index + j * part.count.
 std::vector<std::optional<run_brief>> run_all(const explore_input& in, std::uint64_t root_seed,
                                               const explore_options& options, shard part) {
   const std::size_t mine = part.index < options.runs ? (options.runs - part.index + part.count - 1) / part.count : 0;
   std::vector<std::optional<run_brief>> results(mine);
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> done{0};
-  std::atomic<std::size_t> violating{0};
-  std::atomic<bool> stop{false};
-  auto work = [&] {
-    while (!stop.load()) {
-      if (options.deadline && clock::now() >= *options.deadline) {
-        stop = true;
-        break;
+  run_counters counters;
+  run_batch(
+      in, mine, [&](std::size_t j) { return plan_run(in.base, in.spec, root_seed, part.index + j * part.count); },
+      options, mine, results, 0, counters);
+  return results;
+}
+
+// --guide coverage: runs in generations of options.generation. The first is
+// plain swarm; in each later one, a run is plain swarm on a coin, else a
+// near variant (mutate_genes) of a run of the generations before that reached
+// the rarest situation reached so far. Every choice comes from run i's own
+// stream "explore.guide.<i>" and the results of whole earlier generations,
+// so the runs, like plain ones, do not depend on the thread count.
+std::vector<std::optional<run_brief>> run_guided(const explore_input& in, std::uint64_t root_seed,
+                                                 const explore_options& options, std::vector<run_genes>& genes) {
+  std::vector<std::optional<run_brief>> results(options.runs);
+  genes.assign(options.runs, {});
+  run_counters counters;
+  const std::size_t generation = std::max<std::size_t>(1, options.generation);
+  const std::size_t kinds = situations().size();
+  for (std::size_t start = 0; start < options.runs && !counters.stop.load(); start += generation) {
+    const std::size_t count = std::min(generation, options.runs - start);
+    std::vector<std::size_t> reached(kinds, 0);
+    for (std::size_t i = 0; i < start; ++i)
+      for (std::size_t k = 0; k < kinds; ++k) reached[k] += (results[i]->record.reached >> k) & 1U;
+    std::size_t rarest = 0;
+    for (std::size_t k = 0; k < kinds; ++k)
+      if (reached[k] > 0 && (rarest == 0 || reached[k] < rarest)) rarest = reached[k];
+    for (std::size_t i = start; i < start + count; ++i) {
+      sim::random_stream rng = sim::random_root(root_seed).stream("explore.guide." + std::to_string(i));
+      if (rarest == 0 || sim::bernoulli(rng, 1, 2)) {
+        genes[i] = draw_genes(in.base, in.spec, root_seed, i);
+        continue;
       }
-      const std::size_t j = next.fetch_add(1);
-      if (j >= mine) break;
-      run_brief brief = do_run(in, root_seed, part.index + j * part.count);
-      if (!brief.loaded) stop = true;  // bad input: no point going on
-      if (!brief.record.violated.empty()) ++violating;
-      results[j] = std::move(brief);
-      ++done;
+      std::vector<std::size_t> rare;  // the situations reached least, in list order
+      for (std::size_t k = 0; k < kinds; ++k)
+        if (reached[k] == rarest) rare.push_back(k);
+      const std::size_t k = rare[static_cast<std::size_t>(sim::uniform_int(rng, 0, static_cast<std::int64_t>(rare.size()) - 1))];
+      std::vector<std::size_t> parents;
+      for (std::size_t p = 0; p < start; ++p)
+        if ((results[p]->record.reached >> k) & 1U) parents.push_back(p);
+      const std::size_t parent =
+          parents[static_cast<std::size_t>(sim::uniform_int(rng, 0, static_cast<std::int64_t>(parents.size()) - 1))];
+      genes[i] = mutate_genes(in.base, in.spec, genes[parent], rng);
     }
-  };
-  const unsigned threads = static_cast<unsigned>(
-      std::max<std::size_t>(1, std::min<std::size_t>(options.jobs == 0 ? 1 : options.jobs, mine)));
-  std::function<void()> poll;
-  if (options.on_progress) poll = [&] { options.on_progress({done.load(), mine, violating.load()}); };
-  run_on_threads(threads, work, poll);
+    run_batch(
+        in, count, [&](std::size_t j) { return plan_from_genes(in.base, in.spec, genes[start + j], start + j); },
+        options, options.runs, results, start, counters);
+    for (std::size_t i = start; i < start + count; ++i)
+      if (!results[i]) counters.stop = true;  // a prefix only: the next generation needs this one whole
+  }
   return results;
 }
 
@@ -146,9 +210,9 @@ std::string repro_text(const explore_input& in, std::uint64_t root_seed, std::si
   return h + write_document(doc);
 }
 
-finding make_finding(const explore_input& in, std::uint64_t root_seed, std::size_t runs, std::size_t index,
+finding make_finding(const explore_input& in, std::uint64_t root_seed, std::size_t runs, const run_plan& plan,
                      const std::string& invariant, const explore_options& options) {
-  const run_plan plan = plan_run(in.base, in.spec, root_seed, index);
+  const std::size_t index = plan.index;
   finding f;
   f.invariant = invariant;
   f.run_index = index;
@@ -207,12 +271,16 @@ prepared prepare_file(const std::string& path) {
 run_set collect_runs(const explore_input& in, const explore_options& options) {
   if (options.part.count == 0 || options.part.index >= options.part.count)
     throw std::invalid_argument("a shard's index must be below its count");
+  if (options.guide != guide_mode::none && options.part.count != 1)
+    throw std::invalid_argument("a guided exploration picks each generation from the ones before: it has no shards");
   run_set out;
   out.root_seed = options.root_seed.value_or(in.file_seed);
   out.runs_asked = options.runs;
   out.part = options.part;
   const clock::time_point start = clock::now();
-  std::vector<std::optional<run_brief>> results = run_all(in, out.root_seed, options, options.part);
+  std::vector<std::optional<run_brief>> results = options.guide == guide_mode::coverage
+                                                      ? run_guided(in, out.root_seed, options, out.genes)
+                                                      : run_all(in, out.root_seed, options, options.part);
   out.runs_wall = clock::now() - start;
   std::size_t done = 0;
   while (done < results.size() && results[done]) ++done;
@@ -233,7 +301,8 @@ run_set collect_runs(const explore_input& in, const explore_options& options) {
 }
 
 explore_result finish_exploration(const explore_input& in, const explore_options& options, std::uint64_t root_seed,
-                                  std::size_t runs_asked, std::vector<run_record> runs) {
+                                  std::size_t runs_asked, std::vector<run_record> runs,
+                                  const std::function<run_plan(std::size_t)>& plan_of) {
   explore_result out;
   out.root_seed = root_seed;
   out.runs_asked = runs_asked;
@@ -259,7 +328,9 @@ explore_result finish_exploration(const explore_input& in, const explore_options
   for (const std::string& name : in.expect.reach)
     if (const auto i = situation_index(name); i && out.reached[*i] == 0) out.unreached_expected.push_back(name);
   for (const auto& [index, invariant] : chosen)
-    out.findings.push_back(make_finding(in, out.root_seed, out.runs_done, index, invariant, options));
+    out.findings.push_back(make_finding(in, out.root_seed, out.runs_done,
+                                        plan_of ? plan_of(index) : plan_run(in.base, in.spec, root_seed, index),
+                                        invariant, options));
   out.runs = std::move(runs);
   return out;
 }
@@ -278,8 +349,11 @@ explore_result run_explore(const explore_input& in, const explore_options& optio
     out.bad_run_errors = std::move(collected.bad_run_errors);
     return out;
   }
+  std::function<run_plan(std::size_t)> plan_of;
+  if (!collected.genes.empty())
+    plan_of = [&](std::size_t i) { return plan_from_genes(in.base, in.spec, collected.genes[i], i); };
   explore_result out =
-      finish_exploration(in, options, collected.root_seed, collected.runs_asked, std::move(collected.runs));
+      finish_exploration(in, options, collected.root_seed, collected.runs_asked, std::move(collected.runs), plan_of);
   out.runs_wall = collected.runs_wall;
   return out;
 }

@@ -20,7 +20,7 @@ std::string hex64(std::uint64_t v) { return fmt::format("{:016x}", v); }
 json stamp_json(const explore_stamp& s) {
   return json{{"path", s.path},       {"scenario_xxh3", s.scenario_hash}, {"root_seed", s.root_seed},
               {"runs", s.runs},       {"all", s.all},                     {"shrink_runs", s.shrink_runs},
-              {"version", s.version}};
+              {"guide", s.guide},     {"version", s.version}};
 }
 
 // Runs as [index, world seed, [violated...], situations reached]: a row a
@@ -53,9 +53,13 @@ bool field(const json& j, std::string_view key, T& out, std::string& error) {
 
 explore_stamp stamp_of(const explore_input& input, const explore_options& options, std::uint64_t root_seed,
                        std::string version) {
-  return {input.path,        hex64(XXH3_64bits(input.text.data(), input.text.size())),
-          root_seed,         options.runs,
-          options.all,       options.shrink_runs,
+  return {input.path,
+          hex64(XXH3_64bits(input.text.data(), input.text.size())),
+          root_seed,
+          options.runs,
+          options.all,
+          options.shrink_runs,
+          options.guide == guide_mode::coverage ? "coverage" : "none",
           std::move(version)};
 }
 
@@ -129,7 +133,7 @@ shard_read read_shard_json(std::string_view text, const std::string& file) {
   if (!field(*stamp, "path", s.stamp.path, error) || !field(*stamp, "scenario_xxh3", s.stamp.scenario_hash, error) ||
       !field(*stamp, "root_seed", s.stamp.root_seed, error) || !field(*stamp, "runs", s.stamp.runs, error) ||
       !field(*stamp, "all", s.stamp.all, error) || !field(*stamp, "shrink_runs", s.stamp.shrink_runs, error) ||
-      !field(*stamp, "version", s.stamp.version, error))
+      !field(*stamp, "guide", s.stamp.guide, error) || !field(*stamp, "version", s.stamp.version, error))
     return fail("stamp: " + error);
   if (!field(*part, "index", s.part.index, error) || !field(*part, "count", s.part.count, error))
     return fail("shard: " + error);

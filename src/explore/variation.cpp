@@ -168,26 +168,73 @@ void set_seed(doc_node& root, std::uint64_t seed) {
   else set_node(root, p, make_string(std::to_string(seed)));
 }
 
-run_plan plan_run(const doc_node& base, const explore_spec& spec, std::uint64_t root_seed, std::size_t index) {
+namespace {
+
+// The fault kinds of `base` once `values` are written (a range may make an
+// error rate non-zero, and so a kind).
+std::vector<std::string> kinds_with(const doc_node& base, const explore_spec& spec,
+                                    const std::vector<std::int64_t>& values) {
+  doc_node doc = base;
+  for (std::size_t i = 0; i < spec.vary.size(); ++i) apply_value(doc, spec.vary[i].path, spec.vary[i].kind, values[i]);
+  return fault_kinds(doc);
+}
+
+}  // namespace
+
+run_genes draw_genes(const doc_node& base, const explore_spec& spec, std::uint64_t root_seed, std::size_t index) {
+  // The order of draws is the file's contract (variation.hpp): the seed, the
+  // ranges in key order, one coin per fault kind in name order.
+  sim::random_stream rng = sim::random_root(root_seed).stream("explore.run." + std::to_string(index));
+  run_genes g;
+  // 63 bits: the repro file then writes its seed as a plain TOML integer.
+  g.world_seed = rng.next_u64() >> 1;
+  for (const explore_range& r : spec.vary) g.values.push_back(sim::uniform_int(rng, r.lo, r.hi));
+  // After the ranges: a range may name a fault that swarm then leaves out.
+  for (std::string& kind : kinds_with(base, spec, g.values)) {
+    const bool keep = !spec.swarm || sim::bernoulli(rng, 1, 2);
+    g.kinds.emplace_back(std::move(kind), keep);
+  }
+  return g;
+}
+
+run_genes mutate_genes(const doc_node& base, const explore_spec& spec, const run_genes& parent, sim::random_stream& rng) {
+  run_genes g;
+  g.world_seed = rng.next_u64() >> 1;
+  for (std::size_t i = 0; i < spec.vary.size(); ++i)
+    g.values.push_back(sim::bernoulli(rng, 1, 4) ? sim::uniform_int(rng, spec.vary[i].lo, spec.vary[i].hi)
+                                                 : parent.values[i]);
+  for (std::string& kind : kinds_with(base, spec, g.values)) {
+    const auto inherited = std::find_if(parent.kinds.begin(), parent.kinds.end(),
+                                        [&](const auto& k) { return k.first == kind; });
+    bool keep = inherited != parent.kinds.end() ? inherited->second : true;
+    if (spec.swarm && sim::bernoulli(rng, 1, 4)) keep = !keep;
+    g.kinds.emplace_back(std::move(kind), keep);
+  }
+  return g;
+}
+
+run_plan plan_from_genes(const doc_node& base, const explore_spec& spec, const run_genes& genes, std::size_t index) {
   run_plan plan;
   plan.index = index;
   plan.doc = base;
-  sim::random_stream rng = sim::random_root(root_seed).stream("explore.run." + std::to_string(index));
-  // 63 bits: the repro file then writes its seed as a plain TOML integer.
-  plan.world_seed = rng.next_u64() >> 1;
+  plan.world_seed = genes.world_seed;
   set_seed(plan.doc, plan.world_seed);
-  for (const explore_range& r : spec.vary) {
-    const std::int64_t v = sim::uniform_int(rng, r.lo, r.hi);
-    apply_value(plan.doc, r.path, r.kind, v);
-    plan.drawn.emplace_back(r.path, value_text(r.kind, v));
+  for (std::size_t i = 0; i < spec.vary.size(); ++i) {
+    const explore_range& r = spec.vary[i];
+    apply_value(plan.doc, r.path, r.kind, genes.values[i]);
+    plan.drawn.emplace_back(r.path, value_text(r.kind, genes.values[i]));
   }
-  // After the ranges: a range may name a fault that swarm then leaves out.
   for (const std::string& kind : fault_kinds(plan.doc)) {
-    const bool keep = !spec.swarm || sim::bernoulli(rng, 1, 2);
+    const auto gene = std::find_if(genes.kinds.begin(), genes.kinds.end(), [&](const auto& k) { return k.first == kind; });
+    const bool keep = gene == genes.kinds.end() || gene->second;
     (keep ? plan.kinds_kept : plan.kinds_dropped).push_back(kind);
   }
   for (const std::string& kind : plan.kinds_dropped) remove_fault_kind(plan.doc, kind);
   return plan;
+}
+
+run_plan plan_run(const doc_node& base, const explore_spec& spec, std::uint64_t root_seed, std::size_t index) {
+  return plan_from_genes(base, spec, draw_genes(base, spec, root_seed, index), index);
 }
 
 }  // namespace twice::explore

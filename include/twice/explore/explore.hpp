@@ -67,6 +67,10 @@ struct shard {
   bool operator==(const shard&) const = default;
 };
 
+// How runs are chosen: each on its own (plain swarm), or in generations,
+// favouring near variants of runs that reached rare situations.
+enum class guide_mode { none, coverage };
+
 struct explore_options {
   std::size_t runs = 100;
   std::optional<std::uint64_t> root_seed;  // unset: the file's seed
@@ -77,6 +81,8 @@ struct explore_options {
   bool all = false;  // shrink the first run of every distinct invariant, not only the first violation
   std::size_t shrink_runs = 400;  // candidates each shrink may try
   shard part;                     // collect_runs() does only this shard's runs
+  guide_mode guide = guide_mode::none;
+  std::size_t generation = 64;  // runs per generation, guided
   // Called on the calling thread about ten times a second while runs go on.
   std::function<void(const explore_progress&)> on_progress;
 };
@@ -122,6 +128,8 @@ struct run_set {
   // As in explore_result: the first run whose drawn values do not load.
   std::optional<std::size_t> bad_run;
   std::vector<scenario_error> bad_run_errors;
+  // Guided only: what each run drew (its plan is not plan_run's).
+  std::vector<run_genes> genes;
 };
 
 struct explore_result {
@@ -159,8 +167,10 @@ run_set collect_runs(const explore_input& input, const explore_options& options)
 // the first run missing (a shard's deadline), then shrinks the first
 // violating run (or, with options.all, the first per invariant) and writes
 // its repro. `root_seed` and `runs_asked` are the exploration's.
+// `plan_of(i)` is run i's plan when it is not plan_run's (a guided run).
 explore_result finish_exploration(const explore_input& input, const explore_options& options, std::uint64_t root_seed,
-                                  std::size_t runs_asked, std::vector<run_record> runs);
+                                  std::size_t runs_asked, std::vector<run_record> runs,
+                                  const std::function<run_plan(std::size_t)>& plan_of = {});
 
 // The repro file's name for a scenario name and an invariant:
 // "double_refund-no_double_payment.toml" (only name characters kept).

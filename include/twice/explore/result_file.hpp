@@ -29,7 +29,8 @@ struct explore_stamp {
   std::size_t runs = 0;  // asked, of the whole exploration
   bool all = false;
   std::size_t shrink_runs = 0;
-  std::string version;  // "twice 0.1.0"
+  std::string guide = "none";  // --guide: "none" or "coverage"
+  std::string version;         // "twice 0.1.0"
   bool operator==(const explore_stamp&) const = default;
 };
 

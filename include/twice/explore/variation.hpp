@@ -14,6 +14,7 @@
 
 #include <twice/scenario/document.hpp>
 #include <twice/scenario/explore_spec.hpp>
+#include <twice/sim/random.hpp>
 
 namespace twice::explore {
 
@@ -56,7 +57,24 @@ struct run_plan {
   doc_node doc;                            // the concrete scenario the run loads
 };
 
+// What a run draws, apart from the document it makes: its world seed, each
+// range's value (spec.vary order) and, per fault kind present, whether it is
+// kept. `--guide coverage` varies these of a run that reached something rare.
+struct run_genes {
+  std::uint64_t world_seed = 0;
+  std::vector<std::int64_t> values;
+  std::vector<std::pair<std::string, bool>> kinds;  // fault kind -> kept, in name order
+};
+
 // `base` is the scenario without its [explore] table.
 run_plan plan_run(const doc_node& base, const explore_spec& spec, std::uint64_t root_seed, std::size_t index);
+// The same from genes drawn elsewhere (a guided run's). A fault kind present
+// in the document that the genes do not name is kept.
+run_plan plan_from_genes(const doc_node& base, const explore_spec& spec, const run_genes& genes, std::size_t index);
+// The genes plan_run draws for run `index`.
+run_genes draw_genes(const doc_node& base, const explore_spec& spec, std::uint64_t root_seed, std::size_t index);
+// A near variant of `parent`: a new world seed always; each range redrawn,
+// and each fault kind's coin flipped, with probability 1/4; drawn from `rng`.
+run_genes mutate_genes(const doc_node& base, const explore_spec& spec, const run_genes& parent, sim::random_stream& rng);
 
 }  // namespace twice::explore
