@@ -68,6 +68,9 @@ void add_run(CLI::App& app, run_options& run) {
   cmd->add_option("--perfetto", run.perfetto_path,
                   "Write the trace in the Chrome trace event format (Perfetto) to this file")
       ->type_name("FILE");
+  cmd->add_option("--otlp", run.otlp_path,
+                  "Write the trace as OpenTelemetry OTLP/JSON (a trace per job, for Jaeger or Tempo) to this file")
+      ->type_name("FILE");
   cmd->add_option("--report", run.report_path, "Write the self-contained HTML report to this file")->type_name("FILE");
   cmd->add_option("--junit", run.junit_path,
                   "Write a JUnit XML report (a suite per scenario, a case per invariant) to this file")

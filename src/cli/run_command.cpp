@@ -17,6 +17,7 @@
 #include <twice/report/json_report.hpp>
 #include <twice/report/junit.hpp>
 #include <twice/report/markdown_report.hpp>
+#include "report/otlp_trace.hpp"
 #include "report/perfetto_trace.hpp"
 #include <twice/checks/checked_run.hpp>
 #include <twice/checks/situations.hpp>
@@ -269,6 +270,7 @@ int run_command(const run_options& options) {
   if (const std::string problem = outputs_problem({{"--trace", &options.trace_path},
                                                    {"--markdown", &options.markdown_path},
                                                    {"--perfetto", &options.perfetto_path},
+                                                   {"--otlp", &options.otlp_path},
                                                    {"--report", &options.report_path},
                                                    {"--junit", &options.junit_path}});
       !problem.empty()) {
@@ -296,8 +298,8 @@ int run_command(const run_options& options) {
   // writes each event as it happens instead of keeping it.
   run_keeps keeps;
   keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.markdown_path.empty() ||
-                  !options.perfetto_path.empty() || !options.report_path.empty();
-  keeps.spans = !options.perfetto_path.empty() || !options.report_path.empty();
+                  !options.perfetto_path.empty() || !options.otlp_path.empty() || !options.report_path.empty();
+  keeps.spans = !options.perfetto_path.empty() || !options.otlp_path.empty() || !options.report_path.empty();
   keeps.attempts = keeps.records || options.json;
   std::optional<streamed_file> trace_file;
   std::optional<jsonl_trace_stream> trace_stream;
@@ -348,6 +350,8 @@ int run_command(const run_options& options) {
       error = write_file_atomically(options.markdown_path, markdown_report(sc, out.summary, out.timeline));
     if (error.empty() && !options.perfetto_path.empty())
       error = write_file_atomically(options.perfetto_path, perfetto_trace(out.summary, out.spans));
+    if (error.empty() && !options.otlp_path.empty())
+      error = write_file_atomically(options.otlp_path, otlp_trace(out.summary, out.spans, TWICE_VERSION));
     if (error.empty() && !options.report_path.empty())
       error = write_file_atomically(options.report_path, html_report(sc, out.summary, out.timeline, out.spans, out.ledgers));
     if (!error.empty()) {

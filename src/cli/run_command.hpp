@@ -1,5 +1,5 @@
 #pragma once
-// `twice run FILE... [--seed N] [--memory-limit SIZE] [--json] [--trace F.jsonl] [--perfetto F.json] [--report F.html]
+// `twice run FILE... [--seed N] [--memory-limit SIZE] [--json] [--trace F.jsonl] [--perfetto F.json] [--otlp F.json] [--report F.html]
 // [--markdown F.md] [--junit F.xml] [--quiet] [--check-determinism]`.
 
 #include <cstddef>
@@ -26,6 +26,7 @@ struct run_options {
   std::string trace_path;
   std::string markdown_path;
   std::string perfetto_path;
+  std::string otlp_path;  // OpenTelemetry OTLP/JSON traces (report/otlp_trace.hpp)
   std::string report_path;
   std::string junit_path;  // JUnit XML, one suite per scenario
   bool quiet = false;
