@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/progress_mode.hpp"
+
 namespace twice::cli {
 
 struct explore_options {
@@ -31,6 +33,7 @@ struct explore_options {
   std::string junit_path;  // JUnit XML of the result (not of a shard)
   std::string known_path;  // --known: accepted findings (cli/known_findings.hpp); implies --all
   bool update_known = false;
+  progress_mode progress = progress_mode::automatic;  // --progress
 };
 inline constexpr std::string_view default_explore_out = "explore-out";
 

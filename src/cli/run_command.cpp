@@ -216,6 +216,12 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
     fmt::print("reproduce: save standard input as FILE, then twice run FILE {}   (it could not be saved: {})\n",
                options, problem);
 }
+// A finished run's counts for its final progress line: the time is the
+// story's end, as --json's sim_time_us (the world may have run on, settling).
+world_progress final_progress(const run_summary& s) {
+  return {s.result.story_end, s.result.events, s.jobs_succeeded + s.jobs_failed + s.jobs_dead_lettered, s.jobs_total};
+}
+
 struct divergence {
   std::size_t index = 0;
   std::string first, second;
@@ -314,16 +320,16 @@ int run_command(const run_options& options) {
   }
   bool all_met = true;
   std::vector<junit_suite> junit;
-  progress_line progress(progress_line::wanted(options.json));
+  progress_line progress(options.progress, options.json);
   for (scenario& sc : scenarios) {
     if (options.seed) sc.world.seed = *options.seed;
     if (options.memory_limit) sc.world.memory_budget = *options.memory_limit;
     run_outcome out = run_one(sc, keeps, progress.hook(sc.name));
-    progress.clear();
+    progress.finish(progress_line::run_snapshot(sc.name, final_progress(out.summary)));
     if (options.check_determinism) {
       // A second run in a fresh world must tell the same story, record by record.
-      const run_outcome again = run_one(sc, keeps, progress.hook(sc.name + " (again)"));
-      progress.clear();
+      const run_outcome again = run_one(sc, keeps, progress.hook(sc.name, 2));
+      progress.finish(progress_line::run_snapshot(sc.name, final_progress(again.summary), 2));
       if (const auto diverged = first_divergence(out.records, again.records)) {
         fmt::print(stderr, "twice run: {} is not deterministic: the traces diverge at record {}:\n  first:  {}\n  second: {}\n",
                    sc.path, diverged->index, diverged->first, diverged->second);
