@@ -607,3 +607,85 @@ TEST_CASE("twice sweep shows its runs on a terminal, and only there", "[cli][swe
   std::ifstream err_in(err);
   CHECK(std::string(std::istreambuf_iterator<char>(err_in), std::istreambuf_iterator<char>()).empty());
 }
+
+namespace {
+// Every line of `text` as a JSON object (a line that does not parse fails the test).
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    INFO(line);
+    REQUIRE_NOTHROW(out.push_back(nlohmann::json::parse(line)));
+    REQUIRE(out.back().is_object());
+  }
+  return out;
+}
+
+std::string file_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+}  // namespace
+
+TEST_CASE("twice run --progress json writes NDJSON progress on stderr, even in a pipe", "[cli]") {
+  const std::string file = busy_scenario().string();
+  const auto err = temp_dir() / "progress-json-stderr.txt";
+  const run_result r = run("run --quiet --progress json " + file, err.string());
+  CHECK(r.exit_code == 0);
+  // stdout is what it was without progress.
+  CHECK(r.out == run("run --quiet " + file).out);
+  const std::vector<nlohmann::json> lines = json_lines(file_text(err));
+  REQUIRE(lines.size() >= 2);  // the first hook's call, then the final line
+  std::uint64_t events = 0;
+  for (const nlohmann::json& l : lines) {
+    CHECK(l.at("command") == "run");
+    CHECK(l.at("scenario") == "steady_traffic");
+    CHECK(l.at("jobs_total") == 1000);
+    CHECK(l.at("elapsed_s").is_number());
+    CHECK(l.at("events").get<std::uint64_t>() >= events);  // counts only grow
+    events = l.at("events").get<std::uint64_t>();
+    CHECK(l.contains("final") == (&l == &lines.back()));
+  }
+  // The last reports the run's final counts, as --json does.
+  const nlohmann::json summary = nlohmann::json::parse(run("run --json " + file).out);
+  CHECK(lines.back().at("final") == true);
+  CHECK(lines.back().at("events") == summary.at("events"));
+  CHECK(lines.back().at("sim_time_us") == summary.at("sim_time_us"));
+  CHECK(lines.back().at("jobs_ended") == 1000);
+
+  // With --json on stdout too: both machine formats, each on its stream.
+  const auto err2 = temp_dir() / "progress-json-stderr-2.txt";
+  const run_result both = run("run --json --progress json --check-determinism " + scenario("double_refund.toml"),
+                              err2.string());
+  CHECK(nlohmann::json::parse(both.out).at("scenario") == "double_refund");
+  const std::vector<nlohmann::json> finals = json_lines(file_text(err2));
+  REQUIRE(finals.size() == 2);  // one final line per run; the story is too short for the hook
+  CHECK(finals[0].at("final") == true);
+  CHECK(!finals[0].contains("pass"));
+  CHECK(finals[1].at("pass") == 2);
+  CHECK(finals[1].at("events") == 70);
+  CHECK(finals[1].at("jobs_ended") == 1);
+
+  // none: not even on a terminal; a word it does not know is bad usage.
+  CHECK(on_terminal("run --quiet --progress none " + file).find("jobs ended") == std::string::npos);
+  const run_result bad = run("run --progress xml " + file);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.find("--progress: expected auto, json or none, found \"xml\"") != std::string::npos);
+}
+
+TEST_CASE("twice sweep --progress json ends with the runs done", "[cli][sweep]") {
+  const auto err = temp_dir() / "sweep-progress-json.txt";
+  const run_result r = run("sweep " + scenario("double_refund.toml") +
+                               " --vary workers.count=1,2 --seeds 2 --jobs 1 --progress json --json",
+                           err.string());
+  CHECK(r.exit_code == 0);
+  CHECK_NOTHROW(nlohmann::json::parse(r.out));
+  const std::vector<nlohmann::json> lines = json_lines(file_text(err));
+  REQUIRE(!lines.empty());
+  for (const nlohmann::json& l : lines) {
+    CHECK(l.at("command") == "sweep");
+    CHECK(l.at("total") == 4);
+  }
+  CHECK(lines.back().at("final") == true);
+  CHECK(lines.back().at("done") == 4);
+}

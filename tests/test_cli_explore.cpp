@@ -220,3 +220,32 @@ TEST_CASE("explore --known fails only on findings not accepted, and --update-kno
   CHECK(foreign.exit_code == 2);
   CHECK(foreign.out.find("not a known-findings file") != std::string::npos);
 }
+
+TEST_CASE("twice explore --progress json writes NDJSON progress ending with the final counts", "[cli][explore]") {
+  const auto dir = fresh_dir("progress-json");
+  // The fixed double refund with its key taken away: some runs violate no_double_payment.
+  const std::string bug = flipped(dir, "double_refund_fixed.toml", "key = \"stable\"", "key = \"none\"");
+  const std::string err = (dir / "stderr.txt").string();
+  const run_result r = run("explore " + bug + " --runs 30 --jobs 2 --progress json --out " +
+                               (dir / "out").string(),
+                           err);
+  CHECK(r.exit_code == 1);
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(read_text(err));
+  for (std::string line; std::getline(in, line);) {
+    INFO(line);
+    REQUIRE_NOTHROW(lines.push_back(nlohmann::json::parse(line)));
+  }
+  REQUIRE(!lines.empty());
+  for (const nlohmann::json& l : lines) {
+    CHECK(l.at("command") == "explore");
+    CHECK(l.at("total") == 30);
+    CHECK(l.at("done").get<int>() <= 30);
+    CHECK(l.at("elapsed_s").is_number());
+  }
+  const nlohmann::json result = nlohmann::json::parse(read_text(dir / "out" / "explore.json"));
+  CHECK(lines.back().at("final") == true);
+  CHECK(lines.back().at("done") == 30);
+  CHECK(result.at("violating_runs").get<int>() > 0);
+  CHECK(lines.back().at("violating_runs") == result.at("violating_runs"));
+}

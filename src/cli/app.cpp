@@ -47,6 +47,20 @@ CLI::Validator memory_limit_check() {
       "", "SIZE");
 }
 
+// --progress's word, checked as text so the message says what was expected;
+// the option then holds the enum's number.
+CLI::Validator progress_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto& words = progress_mode_words();
+        const auto found = words.find(text);
+        if (found == words.end()) return fmt::format("expected auto, json or none, found \"{}\"", text);
+        text = std::to_string(static_cast<int>(found->second));
+        return {};
+      },
+      "", "auto|json|none");
+}
+
 constexpr long long jobs_max = 1024;                // threads
 constexpr long long explore_runs_max = 100'000'000;
 
@@ -68,6 +82,9 @@ void add_run(CLI::App& app, run_options& run) {
   cmd->add_option("--perfetto", run.perfetto_path,
                   "Write the trace in the Chrome trace event format (Perfetto) to this file")
       ->type_name("FILE");
+  cmd->add_option("--otlp", run.otlp_path,
+                  "Write the trace as OpenTelemetry OTLP/JSON (a trace per job, for Jaeger or Tempo) to this file")
+      ->type_name("FILE");
   cmd->add_option("--report", run.report_path, "Write the self-contained HTML report to this file")->type_name("FILE");
   cmd->add_option("--junit", run.junit_path,
                   "Write a JUnit XML report (a suite per scenario, a case per invariant) to this file")
@@ -75,9 +92,15 @@ void add_run(CLI::App& app, run_options& run) {
   cmd->add_flag("--quiet", run.quiet, "Leave out the timeline");
   cmd->add_flag("--check-determinism", run.check_determinism,
                 "Run each scenario twice in fresh worlds; exit 3 at the first record where the traces differ");
+  cmd->add_option("--progress", run.progress,
+                  "Progress on stderr: auto (a line on a terminal, never in a pipe or with --json), json (one JSON "
+                  "object per line, about ten a second and a final one, wherever stderr goes) or none")
+      ->transform(progress_check())
+      ->default_str("auto")
+      ->type_name("auto|json|none");
   cmd->footer(
       "On a terminal, a progress line (simulated time, events, jobs ended) is shown on stderr while a\n"
-      "scenario runs; never in a pipe or with --json.\n"
+      "scenario runs; never in a pipe or with --json. --progress json writes it as JSON lines for machines.\n"
       "Exit status: 0 when every scenario met its expectations, 1 when one did not, 2 for bad input or usage,\n"
       "3 when --check-determinism found two runs that differ.");
 }
@@ -112,6 +135,12 @@ void add_sweep(CLI::App& app, sweep_options& sweep) {
       ->type_name("FILE");
   cmd->add_option("--report", sweep.report_path, "Also write a self-contained HTML page of charts and the table to FILE")
       ->type_name("FILE.html");
+  cmd->add_option("--progress", sweep.progress,
+                  "Progress on stderr: auto (a line on a terminal, never in a pipe or with --json), json (one JSON "
+                  "object per line, about ten a second and a final one, wherever stderr goes) or none")
+      ->transform(progress_check())
+      ->default_str("auto")
+      ->type_name("auto|json|none");
   cmd->footer(
       "Without --vary or a [sweep] table, --seeds N runs the file as written under N seeds (one cell).\n"
       "On a terminal, the runs done so far are shown on stderr while the sweep runs; never in a pipe or with --json.\n"
@@ -162,6 +191,12 @@ void add_explore(CLI::App& app, explore_options& explore) {
                   "Accepted findings (invariant and repro digest): fail only on new ones; implies --all")
       ->type_name("FILE");
   cmd->add_flag("--update-known", explore.update_known, "Rewrite the --known file with this exploration's findings");
+  cmd->add_option("--progress", explore.progress,
+                  "Progress on stderr: auto (a line on a terminal, never in a pipe or with --json), json (one JSON "
+                  "object per line, about ten a second and a final one, wherever stderr goes) or none")
+      ->transform(progress_check())
+      ->default_str("auto")
+      ->type_name("auto|json|none");
   cmd->footer(
       "Exit status: 0 without violations, 1 with violations (repro files written), 2 for bad input or usage;\n"
       "a shard exits 0 once its file is written (twice merge judges). See docs/explore.md.");

@@ -19,6 +19,7 @@
 #include "cli/output_file.hpp"
 #include "cli/scenario_input.hpp"
 #include "cli/known_findings.hpp"
+#include "cli/progress_line.hpp"
 #include "cli/shard_argument.hpp"
 #include <twice/explore/result_file.hpp>
 #include <twice/checks/situations.hpp>
@@ -325,15 +326,15 @@ int explore_command(const explore_options& options) {
     }
     run.deadline = start + std::chrono::microseconds(limit.value().us());
   }
-  // The progress line is for a person watching; a pipe or a file gets nothing.
-  const bool terminal = isatty(fileno(stderr)) != 0 && !options.json;
-  if (terminal) {
-    run.on_progress = [start](const explore::explore_progress& p) {
+  // A line for a person watching a terminal, NDJSON for a machine (--progress json); the last
+  // poll comes after every run ended, so finish() reports the final counts.
+  progress_line progress(options.progress, options.json);
+  if (progress.enabled()) {
+    run.on_progress = [start, &progress](const explore::explore_progress& p) {
       const double elapsed = seconds_since(start);
-      fmt::print(stderr, "\r\033[Kexplore: {}/{} {}, {} runs/s, {} with violations, {:.1f}s", p.done, p.total,
-                 sim::noun_for(p.total, "run"),
-                 rate(p.done, elapsed), p.violating_runs, elapsed);
-      std::fflush(stderr);
+      progress.show({fmt::format("explore: {}/{} {}, {} runs/s, {} with violations, {:.1f}s", p.done, p.total,
+                                 sim::noun_for(p.total, "run"), rate(p.done, elapsed), p.violating_runs, elapsed),
+                     {{"command", "explore"}, {"done", p.done}, {"total", p.total}, {"violating_runs", p.violating_runs}}});
     };
   }
   auto bad_run = [](std::size_t index, const std::vector<scenario_error>& errors) {
@@ -346,7 +347,7 @@ int explore_command(const explore_options& options) {
 
   if (part) {
     const explore::run_set shard = explore::collect_runs(input, run);
-    if (terminal) fmt::print(stderr, "\r\033[K");
+    progress.finish();
     if (shard.bad_run) return bad_run(*shard.bad_run, shard.bad_run_errors);
     const std::string text = explore::shard_json(stamp, input, shard);
     const std::string path = (std::filesystem::path(out_dir) / explore::shard_file_name(*part)).string();
@@ -385,7 +386,7 @@ int explore_command(const explore_options& options) {
 
   const explore::explore_result result = explore::run_explore(input, run);
   const double run_seconds = std::chrono::duration<double>(result.runs_wall).count();
-  if (terminal) fmt::print(stderr, "\r\033[K");
+  progress.finish();
   if (result.bad_run) return bad_run(*result.bad_run, result.bad_run_errors);
   if (!options.json) {
     fmt::print("twice explore {}\n", input.path);

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/progress_mode.hpp"
+
 namespace twice::cli {
 
 struct explore_options {
@@ -32,6 +34,7 @@ struct explore_options {
   std::string known_path;  // --known: accepted findings (cli/known_findings.hpp); implies --all
   bool update_known = false;
   std::string guide = "none";  // --guide none|coverage
+  progress_mode progress = progress_mode::automatic;  // --progress
 };
 inline constexpr std::string_view default_explore_out = "explore-out";
 

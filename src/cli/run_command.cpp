@@ -17,6 +17,7 @@
 #include <twice/report/json_report.hpp>
 #include <twice/report/junit.hpp>
 #include <twice/report/markdown_report.hpp>
+#include "report/otlp_trace.hpp"
 #include "report/perfetto_trace.hpp"
 #include <twice/checks/checked_run.hpp>
 #include <twice/checks/situations.hpp>
@@ -215,6 +216,12 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
     fmt::print("reproduce: save standard input as FILE, then twice run FILE {}   (it could not be saved: {})\n",
                options, problem);
 }
+// A finished run's counts for its final progress line: the time is the
+// story's end, as --json's sim_time_us (the world may have run on, settling).
+world_progress final_progress(const run_summary& s) {
+  return {s.result.story_end, s.result.events, s.jobs_succeeded + s.jobs_failed + s.jobs_dead_lettered, s.jobs_total};
+}
+
 struct divergence {
   std::size_t index = 0;
   std::string first, second;
@@ -269,6 +276,7 @@ int run_command(const run_options& options) {
   if (const std::string problem = outputs_problem({{"--trace", &options.trace_path},
                                                    {"--markdown", &options.markdown_path},
                                                    {"--perfetto", &options.perfetto_path},
+                                                   {"--otlp", &options.otlp_path},
                                                    {"--report", &options.report_path},
                                                    {"--junit", &options.junit_path}});
       !problem.empty()) {
@@ -296,8 +304,8 @@ int run_command(const run_options& options) {
   // writes each event as it happens instead of keeping it.
   run_keeps keeps;
   keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.markdown_path.empty() ||
-                  !options.perfetto_path.empty() || !options.report_path.empty();
-  keeps.spans = !options.perfetto_path.empty() || !options.report_path.empty();
+                  !options.perfetto_path.empty() || !options.otlp_path.empty() || !options.report_path.empty();
+  keeps.spans = !options.perfetto_path.empty() || !options.otlp_path.empty() || !options.report_path.empty();
   keeps.attempts = keeps.records || options.json;
   std::optional<streamed_file> trace_file;
   std::optional<jsonl_trace_stream> trace_stream;
@@ -312,16 +320,16 @@ int run_command(const run_options& options) {
   }
   bool all_met = true;
   std::vector<junit_suite> junit;
-  progress_line progress(progress_line::wanted(options.json));
+  progress_line progress(options.progress, options.json);
   for (scenario& sc : scenarios) {
     if (options.seed) sc.world.seed = *options.seed;
     if (options.memory_limit) sc.world.memory_budget = *options.memory_limit;
     run_outcome out = run_one(sc, keeps, progress.hook(sc.name));
-    progress.clear();
+    progress.finish(progress_line::run_snapshot(sc.name, final_progress(out.summary)));
     if (options.check_determinism) {
       // A second run in a fresh world must tell the same story, record by record.
-      const run_outcome again = run_one(sc, keeps, progress.hook(sc.name + " (again)"));
-      progress.clear();
+      const run_outcome again = run_one(sc, keeps, progress.hook(sc.name, 2));
+      progress.finish(progress_line::run_snapshot(sc.name, final_progress(again.summary), 2));
       if (const auto diverged = first_divergence(out.records, again.records)) {
         fmt::print(stderr, "twice run: {} is not deterministic: the traces diverge at record {}:\n  first:  {}\n  second: {}\n",
                    sc.path, diverged->index, diverged->first, diverged->second);
@@ -348,6 +356,8 @@ int run_command(const run_options& options) {
       error = write_file_atomically(options.markdown_path, markdown_report(sc, out.summary, out.timeline));
     if (error.empty() && !options.perfetto_path.empty())
       error = write_file_atomically(options.perfetto_path, perfetto_trace(out.summary, out.spans));
+    if (error.empty() && !options.otlp_path.empty())
+      error = write_file_atomically(options.otlp_path, otlp_trace(out.summary, out.spans, TWICE_VERSION));
     if (error.empty() && !options.report_path.empty())
       error = write_file_atomically(options.report_path, html_report(sc, out.summary, out.timeline, out.spans, out.ledgers));
     if (!error.empty()) {

@@ -1,6 +1,7 @@
 #pragma once
-// `twice run FILE... [--seed N] [--memory-limit SIZE] [--json] [--trace F.jsonl] [--perfetto F.json] [--report F.html]
-// [--markdown F.md] [--junit F.xml] [--quiet] [--check-determinism]`.
+// `twice run FILE... [--seed N] [--memory-limit SIZE] [--json] [--trace F.jsonl] [--perfetto F.json] [--otlp F.json] [--report F.html]
+// [--markdown F.md] [--junit F.xml] [--quiet] [--check-determinism]
+// [--progress auto|json|none]`.
 
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <twice/report/html_report.hpp>
 #include <twice/report/run_summary.hpp>
 #include <twice/report/timeline.hpp>
+#include "cli/progress_mode.hpp"
 
 namespace twice {
 struct scenario;
@@ -26,10 +28,12 @@ struct run_options {
   std::string trace_path;
   std::string markdown_path;
   std::string perfetto_path;
+  std::string otlp_path;  // OpenTelemetry OTLP/JSON traces (report/otlp_trace.hpp)
   std::string report_path;
   std::string junit_path;  // JUnit XML, one suite per scenario
   bool quiet = false;
   bool check_determinism = false;  // run each scenario twice; exit 3 naming the first differing record
+  progress_mode progress = progress_mode::automatic;  // --progress (cli/progress_mode.hpp)
 };
 
 struct run_outcome {

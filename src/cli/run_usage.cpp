@@ -14,6 +14,7 @@ std::string run_usage_problem(const run_options& options) {
   const std::vector<std::pair<std::string_view, const std::string*>> outputs{{"--trace", &options.trace_path},
                                                                              {"--markdown", &options.markdown_path},
                                                                              {"--perfetto", &options.perfetto_path},
+                                                                             {"--otlp", &options.otlp_path},
                                                                              {"--report", &options.report_path}};
   for (const auto& [flag, path] : outputs)
     if (!path->empty() && options.files.size() != 1)

@@ -190,18 +190,20 @@ int sweep_command(const sweep_options& options) {
   for (const scenario_error& e : prepared.errors) fmt::print(stderr, "{}\n", e.to_string());
   if (!prepared.input) return to_int(exit_code::bad_input);
   const unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  // On a terminal, the runs done so far; a pipe or --json gets nothing.
-  progress_line progress(progress_line::wanted(options.json));
+  // The runs done so far: a line on a terminal, NDJSON with --progress json (cli/progress_line.hpp).
+  progress_line progress(options.progress, options.json);
   const auto started = std::chrono::steady_clock::now();
   std::function<void(const explore::sweep_progress&)> on_progress;
   if (progress.enabled())
     on_progress = [&](const explore::sweep_progress& p) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      progress.show(fmt::format("sweep {}: {}/{} {}, {:.1f}s", prepared.input->name, p.done, p.total,
-                                sim::noun_for(p.total, "run"), seconds));
+      progress.show({fmt::format("sweep {}: {}/{} {}, {:.1f}s", prepared.input->name, p.done, p.total,
+                                 sim::noun_for(p.total, "run"), seconds),
+                     {{"command", "sweep"}, {"scenario", prepared.input->name}, {"done", p.done}, {"total", p.total}}});
     };
+  // The last poll comes after every run ended: its counts are the final ones.
   const explore::sweep_result result = explore::run_sweep(*prepared.input, jobs, on_progress);
-  progress.clear();
+  progress.finish();
   if (result.bad_cell) {
     std::string values;
     for (std::size_t a = 0; a < result.axes.size(); ++a) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/progress_mode.hpp"
+
 namespace twice::cli {
 
 struct sweep_options {
@@ -23,6 +25,7 @@ struct sweep_options {
   std::string csv_path;
   std::string markdown_path;
   std::string report_path;  // the page of charts (cli/sweep_page.hpp)
+  progress_mode progress = progress_mode::automatic;  // --progress
 };
 
 // Exit status: 0 the sweep ran, 2 bad input.

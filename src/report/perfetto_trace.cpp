@@ -62,15 +62,6 @@ std::vector<std::vector<span_event>> pack(std::vector<span_event> spans) {
   return threads;
 }
 
-std::string tool_result_text(const tool_span& t) {
-  if (!t.finished) return "interrupted";
-  std::string out = t.status == 0 ? std::string("timeout") : std::to_string(t.status);
-  if (!t.error.empty()) out += " " + t.error;
-  if (!t.ref.empty()) out += " " + t.ref;
-  if (t.replayed) out += " (replayed)";
-  return out;
-}
-
 json metadata(std::string_view what, int pid, std::optional<int> tid, json args) {
   json e{{"name", what}, {"ph", "M"}, {"ts", 0}, {"pid", pid}};
   if (tid) e["tid"] = *tid;

@@ -410,4 +410,13 @@ run_spans collect_spans(const std::vector<ev::event>& events, const name_table& 
   return std::move(b).finish();
 }
 
+std::string tool_result_text(const tool_span& t) {
+  if (!t.finished) return "interrupted";
+  std::string out = t.status == 0 ? std::string("timeout") : std::to_string(t.status);
+  if (!t.error.empty()) out += " " + t.error;
+  if (!t.ref.empty()) out += " " + t.ref;
+  if (t.replayed) out += " (replayed)";
+  return out;
+}
+
 }  // namespace twice

@@ -60,6 +60,10 @@ struct tool_span {
   bool new_write = false;
 };
 
+// "200 re_1", "503 vendor_unavailable", "timeout", "interrupted", "200
+// (replayed)": what a call came back with, as the trace writers label it.
+std::string tool_result_text(const tool_span& t);
+
 // A point in a worker's (or the relay's) life worth a marker: crash, stop,
 // start, drain, ack, nack, dead_letter, lease_expired, fault_crash, fenced,
 // lease_lost, abandoned, already_ended, job_done, job_failed.
