@@ -26,15 +26,9 @@
 
 #include <twice/sim/time.hpp>
 
-namespace twice {
+#include <twice/runtime/circuit_breaker_config.hpp>
 
-struct circuit_breaker_config {
-  sim::duration window = sim::duration::from_s(10);
-  std::uint32_t min_calls = 20;
-  std::uint32_t failure_percent = 50;  // 1..100
-  sim::duration open_for = sim::duration::from_s(5);
-  friend bool operator==(const circuit_breaker_config&, const circuit_breaker_config&) = default;
-};
+namespace twice {
 
 enum class breaker_state : std::uint8_t { closed, open, half_open };
 

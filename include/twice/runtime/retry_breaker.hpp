@@ -12,12 +12,9 @@
 
 #include <cstdint>
 
-namespace twice {
+#include <twice/runtime/retry_breaker_config.hpp>
 
-struct retry_breaker_config {
-  std::uint32_t failure_percent = 10;  // 1..100
-  friend bool operator==(const retry_breaker_config&, const retry_breaker_config&) = default;
-};
+namespace twice {
 
 class retry_breaker {
  public:

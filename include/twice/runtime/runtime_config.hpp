@@ -7,12 +7,12 @@
 #include <optional>
 
 #include <twice/broker/consumer_group_config.hpp>
-#include <twice/runtime/circuit_breaker.hpp>
+#include <twice/runtime/circuit_breaker_config.hpp>
 #include <twice/events/discipline.hpp>
 #include <twice/runtime/liveness_probe.hpp>
 #include <twice/runtime/orphan_rescue_config.hpp>
-#include <twice/runtime/retry_breaker.hpp>
-#include <twice/runtime/retry_budget.hpp>
+#include <twice/runtime/retry_breaker_config.hpp>
+#include <twice/runtime/retry_budget_config.hpp>
 #include <twice/runtime/retry_policy.hpp>
 #include <twice/runtime/sidekiq_retry_config.hpp>
 #include <twice/sim/time.hpp>

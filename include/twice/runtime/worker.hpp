@@ -36,11 +36,14 @@
 #include <twice/broker/queue.hpp>
 #include <twice/runtime/weighted_fetch.hpp>
 #include <twice/events/event_log.hpp>
+#include <twice/runtime/circuit_breaker.hpp>
 #include <twice/runtime/execution_timeout.hpp>
 #include <twice/runtime/faults.hpp>
 #include <twice/runtime/handler.hpp>
 #include <twice/runtime/job_catalogue.hpp>
 #include <twice/runtime/pubsub_ack_deadline.hpp>
+#include <twice/runtime/retry_breaker.hpp>
+#include <twice/runtime/retry_budget.hpp>
 #include <twice/runtime/retry_policy.hpp>
 #include <twice/runtime/runtime_config.hpp>
 #include <twice/store/rows.hpp>
