@@ -2,7 +2,7 @@
 // with fewer jobs over a shorter window, fewer job types and tenants and
 // fewer random draws, each step named; a shrink stopped by its candidate
 // budget or a deadline says so (never by wall time here: a budget of one
-// candidate, or a deadline already passed).
+// candidate, or a deadline already passed); --time-limit's split.
 
 #include <catch2/catch.hpp>
 
@@ -12,8 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include <twice/explore/explore.hpp>
 #include <twice/explore/probe.hpp>
+#include <twice/explore/result_file.hpp>
 #include <twice/explore/shrink.hpp>
+#include <twice/explore/time_limit.hpp>
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
 
@@ -191,4 +196,60 @@ TEST_CASE("a shrink stopped by its candidate budget or a deadline says so", "[sh
   const shrink_outcome whole = shrunk(every_job_pays_twice, "no_double_payment");
   CHECK_FALSE(whole.cut_short);
   CHECK(stop_name(whole.stop).empty());
+}
+
+TEST_CASE("--time-limit keeps a fifth for shrinking", "[shrink]") {
+  using sim::duration;
+  CHECK(split_time_limit(duration::from_s(60)) ==
+        time_split{duration::from_s(60), duration::from_s(48), duration::from_s(12)});
+  CHECK(split_time_limit(duration::from_us(7)) ==
+        time_split{duration::from_us(7), duration::from_us(5), duration::from_us(2)});
+  CHECK(split_time_limit(duration::zero()).runs == duration::zero());
+
+  explore_options options;
+  const auto start = std::chrono::steady_clock::now();
+  limit_time(options, start, duration::from_s(10));
+  CHECK(options.deadline == start + std::chrono::seconds(8));
+  CHECK(options.shrink_deadline == start + std::chrono::seconds(10));
+  CHECK(options.time_limit->shrink == duration::from_s(2));
+}
+
+TEST_CASE("an exploration says a shrink was cut short: in the repro's header and in its result", "[shrink]") {
+  std::string text(every_job_pays_twice);
+  text.insert(0, "name = \"pays_twice\"\n");
+  text += "[explore]\nswarm = false\n";  // every run keeps the fault
+  prepared p = prepare_text(text, "pays_twice.toml");
+  REQUIRE(p.input);
+  explore_options options;
+  options.runs = 2;
+  options.shrink_runs = 1;
+  limit_time(options, std::chrono::steady_clock::now(), sim::duration::from_s(600));  // never reached here
+  const explore_result r = run_explore(*p.input, options);
+  REQUIRE(r.findings.size() == 1);
+  const finding& f = r.findings.front();
+  CHECK(f.shrunk.cut_short);
+  CHECK(f.repro_checked);
+  CHECK(f.repro_text.find("(1 candidate tried, cut short by its budget of 1 candidate)") != std::string::npos);
+  CHECK(f.repro_text.find("# Shrinking was cut short: a smaller scenario may still show the violation.") !=
+        std::string::npos);
+  const nlohmann::json j =
+      nlohmann::json::parse(result_json(stamp_of(*p.input, options, r.root_seed, "twice test"), *p.input, r));
+  CHECK(j.at("findings").at(0).at("cut_short") == true);
+  CHECK(j.at("findings").at(0).at("cut_short_by") == "candidates");
+  CHECK(j.at("time_limit").at("limit_us") == 600'000'000);
+  CHECK(j.at("time_limit").at("runs_us") == 480'000'000);
+  CHECK(j.at("time_limit").at("shrink_us") == 120'000'000);
+
+  // Whole, and without a limit: not cut short, no split.
+  options = {};
+  options.runs = 2;
+  const explore_result whole = run_explore(*p.input, options);
+  REQUIRE(whole.findings.size() == 1);
+  CHECK_FALSE(whole.findings.front().shrunk.cut_short);
+  CHECK(whole.findings.front().repro_text.find("cut short") == std::string::npos);
+  const nlohmann::json k =
+      nlohmann::json::parse(result_json(stamp_of(*p.input, options, whole.root_seed, "twice test"), *p.input, whole));
+  CHECK(k.at("findings").at(0).at("cut_short") == false);
+  CHECK(k.at("findings").at(0).at("cut_short_by").is_null());
+  CHECK(k.at("time_limit").is_null());
 }
