@@ -76,6 +76,10 @@ TEST_CASE("twice explore finds a flipped bug switch and twice run reproduces the
   CHECK(result.at("runs_done") == 10);
   CHECK(result.at("findings").at(0).at("repro") == "key_per_attempt_fixed-no_double_payment.toml");
   CHECK(result.at("findings").at(0).at("repro_digest") == digest[1].str());
+  CHECK(result.at("findings").at(0).at("cut_short") == false);
+  CHECK(result.at("time_limit").is_null());
+  CHECK(r.out.find("time limit") == std::string::npos);
+  CHECK(r.out.find("cut short") == std::string::npos);
 
   const run_result again = run("run " + repro);
   INFO(again.out);
@@ -248,4 +252,31 @@ TEST_CASE("twice explore --progress json writes NDJSON progress ending with the 
   CHECK(lines.back().at("done") == 30);
   CHECK(result.at("violating_runs").get<int>() > 0);
   CHECK(lines.back().at("violating_runs") == result.at("violating_runs"));
+}
+
+TEST_CASE("explore --time-limit says how it splits, and a shrink cut short says so", "[cli][explore]") {
+  const auto dir = fresh_dir("time-limit");
+  const std::string file = flipped(dir, "key_per_attempt_fixed.toml", "key = \"stable\"", "key = \"per_attempt\"");
+  const std::string out = (dir / "out").string();
+  // A budget of one candidate cuts the shrink short whatever the clock
+  // does; ten minutes are never reached by ten runs.
+  const run_result r = run("explore " + file + " --runs 10 --time-limit 10m --shrink-runs 1 --out " + out);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 1);
+  CHECK(r.out.find("\ntime limit  10m: runs until 8m, 2m kept for shrinking\n") != std::string::npos);
+  CHECK(r.out.find(" (1 candidate; cut short by its budget of 1 candidate) to ") !=
+        std::string::npos);
+  const nlohmann::json result = nlohmann::json::parse(read_text(out + "/explore.json"));
+  CHECK(result.at("stamp").at("shrink_runs") == 1);
+  CHECK(result.at("time_limit") ==
+        nlohmann::json({{"limit_us", 600000000}, {"runs_us", 480000000}, {"shrink_us", 120000000}}));
+  CHECK(result.at("findings").at(0).at("cut_short") == true);
+  CHECK(result.at("findings").at(0).at("cut_short_by") == "candidates");
+  const std::string repro = read_text(out + "/key_per_attempt_fixed-no_double_payment.toml");
+  CHECK(repro.find("(1 candidate tried, cut short by its budget of 1 candidate)") != std::string::npos);
+  // --json has the same fields.
+  const run_result json = run("explore " + file + " --runs 10 --time-limit 10m --shrink-runs 1 --json --out " + out);
+  CHECK(nlohmann::json::parse(json.out) == result);
+
+  CHECK(run("explore " + file + " --shrink-runs 0").exit_code == 2);
 }

@@ -165,8 +165,13 @@ void add_explore(CLI::App& app, explore_options& explore) {
                   fmt::format("Threads running worlds, 1 to {} (default: the core count)", jobs_max))
       ->check(whole_number_check(1, jobs_max))
       ->type_name("N");
-  cmd->add_option("--time-limit", explore.time_limit, "Wall-clock budget, like \"10m\": no run starts after it")
+  cmd->add_option("--time-limit", explore.time_limit,
+                  "Wall-clock budget, like \"10m\": no run starts after 4/5 of it, the rest is kept for shrinking")
       ->type_name("DURATION");
+  cmd->add_option("--shrink-runs", explore.shrink_runs, "Candidates each shrink may try, 1 to 100000")
+      ->capture_default_str()
+      ->check(whole_number_check(1, 100000))
+      ->type_name("N");
   cmd->add_option("--out", explore.out_dir,
                   "Directory for repro files (default explore-out); given, it also gets explore.json, the result")
       ->type_name("DIR");

@@ -203,9 +203,11 @@ int report_exploration(std::string_view command, const explore::explore_input& i
         std::find(known_invariants.begin(), known_invariants.end(), f.invariant) != known_invariants.end();
     fmt::print("repro       {} ({}){}\n", path, sim::counted(f.repro_text.size(), "byte"),
                known ? fmt::format(", known: in {}", out.known_path) : "");
-    fmt::print("            {}: run {} (world seed {}), {}; shrunk in {} ({}) to {}\n", f.invariant, f.run_index,
+    fmt::print("            {}: run {} (world seed {}), {}; shrunk in {} ({}{}) to {}\n", f.invariant, f.run_index,
                f.world_seed, explore::describe(f.original_size), sim::counted(f.shrunk.steps.size(), "step"),
-               sim::counted(f.shrunk.runs, "candidate"), explore::describe(f.shrunk_size));
+               sim::counted(f.shrunk.runs, "candidate"),
+               f.shrunk.cut_short ? "; cut short by " + explore::stop_reason(f.shrunk.stop, stamp.shrink_runs) : "",
+               explore::describe(f.shrunk_size));
     if (f.repro_checked) {
       fmt::print("            twice run {} exits 1 (trace digest {:016x})\n", path, f.repro_digest);
     } else {
@@ -317,6 +319,7 @@ int explore_command(const explore_options& options) {
   run.all = options.all || !options.known_path.empty();  // every violated invariant has a digest to hold
   run.part = part.value_or(explore::shard{});
   run.guide = options.guide == "coverage" ? explore::guide_mode::coverage : explore::guide_mode::none;
+  run.shrink_runs = options.shrink_runs;
   const wall_clock::time_point start = wall_clock::now();
   if (!options.time_limit.empty()) {
     const sim::result<sim::duration> limit = sim::parse_duration(options.time_limit);
@@ -324,7 +327,9 @@ int explore_command(const explore_options& options) {
       fmt::print(stderr, "twice explore: --time-limit: {}\n", limit.error());
       return to_int(exit_code::bad_input);
     }
-    run.deadline = start + std::chrono::microseconds(limit.value().us());
+    // A shard only runs (the merge shrinks): its runs take the whole limit.
+    if (part) run.deadline = start + std::chrono::microseconds(limit.value().us());
+    else explore::limit_time(run, start, limit.value());
   }
   // A line for a person watching a terminal, NDJSON for a machine (--progress json); the last
   // poll comes after every run ended, so finish() reports the final counts.
@@ -393,6 +398,9 @@ int explore_command(const explore_options& options) {
     fmt::print("runs        {} of {} (root seed {}, {}) in {:.2f}s: {} runs/s{}\n", result.runs_done,
                result.runs_asked, result.root_seed, sim::counted(run.jobs, "thread"), run_seconds,
                rate(result.runs_done, run_seconds), result.deadline_hit ? "; --time-limit reached" : "");
+    if (run.time_limit)
+      fmt::print("time limit  {}: runs until {}, {} kept for shrinking\n", sim::format_duration(run.time_limit->limit),
+                 sim::format_duration(run.time_limit->runs), sim::format_duration(run.time_limit->shrink));
     if (run.guide == explore::guide_mode::coverage)
       fmt::print("guide       coverage: generations of {} runs, half of each a near variant of a run that reached the "
                  "rarest situation\n",

@@ -14,6 +14,7 @@
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
 #include "scenario/words.hpp"
+#include "sim/count_text.hpp"
 
 namespace twice::explore {
 namespace {
@@ -179,7 +180,8 @@ std::string join_words(const std::vector<std::string>& words, std::string_view n
 
 // The repro: the shrunk scenario, its [expect] replaced by the one promise
 // it breaks, under a header that says where it came from.
-std::string repro_text(const explore_input& in, std::uint64_t root_seed, std::size_t runs, const finding& f) {
+std::string repro_text(const explore_input& in, std::uint64_t root_seed, std::size_t runs, std::size_t shrink_runs,
+                       const finding& f) {
   doc_node doc = f.shrunk.doc;
   remove_node(doc, key_path{{{"expect", std::nullopt}}});
   doc_node hold;
@@ -200,10 +202,13 @@ std::string repro_text(const explore_input& in, std::uint64_t root_seed, std::si
   if (!f.kinds_dropped.empty()) h += "# Fault kinds swarm left out: " + join_words(f.kinds_dropped, "none") + ".\n";
   for (const auto& [path, value] : f.drawn) h += "# Drawn: " + path + " = " + value + "\n";
   h += "# Shrunk in " + std::to_string(f.shrunk.steps.size()) + (f.shrunk.steps.size() == 1 ? " step" : " steps") +
-       " (" + std::to_string(f.shrunk.runs) + " candidates tried" + (f.shrunk.cut_short ? ", cut short" : "") +
-       "), each keeping " + f.invariant + " violated with the same seed:\n";
+       " (" + sim::counted(f.shrunk.runs, "candidate") + " tried" +
+       (f.shrunk.cut_short ? ", cut short by " + stop_reason(f.shrunk.stop, shrink_runs) : "") + "), each keeping " +
+       f.invariant + " violated with the same seed:\n";
   for (const std::string& step : f.shrunk.steps) h += "#   - " + one_line(step) + "\n";
   h += "# Now: " + describe(f.shrunk_size) + ".\n";
+  if (f.shrunk.cut_short)
+    h += "# Shrinking was cut short: a smaller scenario may still show the violation.\n";
   h += "#\n";
   h += "# [expect] says the invariant must hold, so `twice run` on this file exits 1\n";
   h += "# and shows the violation. The explored file's own expectations are left out.\n\n";
@@ -222,10 +227,11 @@ finding make_finding(const explore_input& in, std::uint64_t root_seed, std::size
   f.kinds_dropped = plan.kinds_dropped;
   const load_result original = load_scenario_text(write_document(plan.doc), in.path);
   if (original.ok()) f.original_size = size_of(original.value->world);
-  f.shrunk = shrink(plan.doc, invariant, in.path, {options.shrink_runs, options.deadline});
+  f.shrunk = shrink(plan.doc, invariant, in.path,
+                    {options.shrink_runs, options.shrink_deadline ? options.shrink_deadline : options.deadline});
   const load_result shrunk = load_scenario_text(write_document(f.shrunk.doc), in.path);
   if (shrunk.ok()) f.shrunk_size = size_of(shrunk.value->world);
-  f.repro_text = repro_text(in, root_seed, runs, f);
+  f.repro_text = repro_text(in, root_seed, runs, options.shrink_runs, f);
   // The file as written, read back and run: what `twice run` will see.
   const probe_result check = probe_text(f.repro_text, in.path);
   f.repro_checked = check.loaded && check.violates(invariant);
@@ -311,6 +317,7 @@ explore_result finish_exploration(const explore_input& in, const explore_options
   while (out.runs_done < runs.size() && runs[out.runs_done].index == out.runs_done) ++out.runs_done;
   runs.resize(out.runs_done);
   out.deadline_hit = out.runs_done < runs_asked;
+  out.time_limit = options.time_limit;
 
   for (const std::string_view name : invariant_names()) out.violations.emplace_back(std::string(name), 0);
   out.reached.assign(situations().size(), 0);
@@ -356,6 +363,13 @@ explore_result run_explore(const explore_input& in, const explore_options& optio
       finish_exploration(in, options, collected.root_seed, collected.runs_asked, std::move(collected.runs), plan_of);
   out.runs_wall = collected.runs_wall;
   return out;
+}
+
+void limit_time(explore_options& options, std::chrono::steady_clock::time_point start, sim::duration limit) {
+  const time_split split = split_time_limit(limit);
+  options.time_limit = split;
+  options.deadline = start + std::chrono::microseconds(split.runs.us());
+  options.shrink_deadline = start + std::chrono::microseconds(split.limit.us());
 }
 
 std::string repro_file_name(std::string_view scenario_name, std::string_view invariant) {

@@ -32,6 +32,13 @@ json runs_json(const std::vector<run_record>& runs) {
   return out;
 }
 
+// --time-limit's split in microseconds (a setting, not a measurement: the
+// same limit writes the same bytes), or null without one.
+json time_limit_json(const std::optional<time_split>& split) {
+  if (!split) return nullptr;
+  return json{{"limit_us", split->limit.us()}, {"runs_us", split->runs.us()}, {"shrink_us", split->shrink.us()}};
+}
+
 // The field `key` of `j` as a T, or a message naming it.
 template <class T>
 bool field(const json& j, std::string_view key, T& out, std::string& error) {
@@ -90,6 +97,9 @@ std::string result_json(const explore_stamp& stamp, const explore_input& input, 
                         {"original", describe(f.original_size)},
                         {"shrink_steps", f.shrunk.steps.size()},
                         {"candidates", f.shrunk.runs},
+                        // Stopped before a pass changed nothing: "candidates", "time_limit" or "passes".
+                        {"cut_short", f.shrunk.cut_short},
+                        {"cut_short_by", f.shrunk.cut_short ? json(stop_name(f.shrunk.stop)) : json(nullptr)},
                         {"shrunk", describe(f.shrunk_size)},
                         {"repro", repro_file_name(input.name, f.invariant)},
                         {"repro_digest", hex64(f.repro_digest)},
@@ -103,6 +113,7 @@ std::string result_json(const explore_stamp& stamp, const explore_input& input, 
                {"runs_asked", result.runs_asked},
                {"runs_done", result.runs_done},
                {"deadline_hit", result.deadline_hit},
+               {"time_limit", time_limit_json(result.time_limit)},
                {"violating_runs", result.violating_runs},
                {"violations", std::move(violations)},
                {"findings", std::move(findings)},

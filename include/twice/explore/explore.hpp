@@ -26,6 +26,7 @@
 
 #include <twice/explore/probe.hpp>
 #include <twice/explore/shrink.hpp>
+#include <twice/explore/time_limit.hpp>
 #include <twice/explore/variation.hpp>
 #include <twice/scenario/scenario.hpp>
 
@@ -75,9 +76,13 @@ struct explore_options {
   std::size_t runs = 100;
   std::optional<std::uint64_t> root_seed;  // unset: the file's seed
   unsigned jobs = 1;                       // threads running worlds
-  // Wall clock, never seen by a world: no run starts after it, and shrinking
-  // stops there (with what it has). Only a prefix of runs counts (below).
+  // Wall clock, never seen by a world: no run starts after `deadline`, and
+  // shrinking stops at `shrink_deadline` (unset: at `deadline`) with what it
+  // has. Only a prefix of runs counts (below). limit_time() sets both from
+  // --time-limit's split.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::optional<std::chrono::steady_clock::time_point> shrink_deadline;
+  std::optional<time_split> time_limit;  // the split the two came from, reported in the result
   bool all = false;  // shrink the first run of every distinct invariant, not only the first violation
   std::size_t shrink_runs = 400;  // candidates each shrink may try
   shard part;                     // collect_runs() does only this shard's runs
@@ -86,6 +91,9 @@ struct explore_options {
   // Called on the calling thread about ten times a second while runs go on.
   std::function<void(const explore_progress&)> on_progress;
 };
+
+// --time-limit D from `start`: runs until start + split.runs, shrinking until start + D.
+void limit_time(explore_options& options, std::chrono::steady_clock::time_point start, sim::duration limit);
 
 struct finding {
   std::string invariant;
@@ -140,6 +148,7 @@ struct explore_result {
   // so `--runs n` reproduces the same result).
   std::size_t runs_done = 0;
   bool deadline_hit = false;
+  std::optional<time_split> time_limit;  // options.time_limit: how --time-limit was split
   // Wall-clock time the runs took (shrinking excluded): for runs per second only.
   std::chrono::steady_clock::duration runs_wall{};
   std::size_t violating_runs = 0;
