@@ -4,30 +4,13 @@
 
 #include <algorithm>
 
+#include "report/markup_escape.hpp"
+
 namespace twice {
 namespace {
 
-// Text fit for an XML 1.0 attribute or element: the five escapes, and the
-// control characters XML 1.0 cannot hold at all replaced by a '?'.
-std::string xml(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
-          out += '?';
-        else
-          out += c;
-    }
-  }
-  return out;
-}
+// Text fit for an XML 1.0 attribute or element (report/markup_escape.hpp).
+std::string xml(std::string_view text) { return escape_markup(text, markup::xml10); }
 
 }  // namespace
 
