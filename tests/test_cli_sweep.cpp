@@ -12,18 +12,13 @@
 
 #include "run_twice.hpp"
 #include "scenario_text.hpp"
+#include "test_files.hpp"
 
 namespace {
+using twice::test::read_text;
 using twice::test::run;
 
 const std::string double_refund = std::string(TWICE_SOURCE_DIR) + "/scenarios/double_refund.toml";
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 }  // namespace
 
 TEST_CASE("twice sweep compares the cells of a grid", "[cli][sweep]") {
@@ -51,9 +46,7 @@ TEST_CASE("twice sweep compares the cells of a grid", "[cli][sweep]") {
 TEST_CASE("twice sweep counts a verdict the budget left unjudged apart from held and violated", "[cli][sweep]") {
   // twice::test::dead_letter_job: cut at 1 h, no_message_lost cannot be judged; at
   // 48 h retention deletes the letter and it is violated.
-  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-unjudged";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = twice::test::empty_temp_dir("twice-cli-sweep-unjudged");
   const std::string file = (dir / "dead_letter.toml").string();
   std::ofstream(file) << twice::test::dead_letter_job("1h");
   const auto r = run("sweep " + file + " --vary budget.time_limit=1h,48h --json");
@@ -72,9 +65,7 @@ TEST_CASE("twice sweep counts a verdict the budget left unjudged apart from held
 }
 
 TEST_CASE("twice sweep --csv and --markdown write a row per cell", "[cli][sweep]") {
-  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = twice::test::empty_temp_dir("twice-cli-sweep-test");
   const std::string csv = (dir / "cells.csv").string();
   const std::string md = (dir / "cells.md").string();
   const auto r = run("sweep " + double_refund + " --vary workers.count=1,2,3 --csv " + csv + " --markdown " + md);
@@ -98,9 +89,7 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 }
 
 TEST_CASE("twice sweep --report draws a line per value of one key against another", "[cli][sweep]") {
-  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-report";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = twice::test::empty_temp_dir("twice-cli-sweep-report");
   const std::string page = (dir / "sweep.html").string();
   // Three axes: the numeric one is x, the first other the lines, the third a
   // set of charts per value.
