@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "checks/verdict_failure.hpp"
 #include "report/markup_escape.hpp"
 
 namespace twice {
@@ -64,15 +65,10 @@ junit_suite junit_run_suite(const run_summary& s, std::string_view reproduce) {
     const bool expected_violated = std::find(s.expectations.expected_violated.begin(),
                                              s.expectations.expected_violated.end(),
                                              v.name) != s.expectations.expected_violated.end();
-    if (ignored != s.expectations.ignored.end()) {
+    if (ignored != s.expectations.ignored.end())
       c.skipped = "ignored by [expect]: " + ignored->reason;
-    } else if (!v.judged) {
-      c.failure = "not judged: " + v.detail;
-    } else if (!v.held && !expected_violated) {
-      c.failure = "violated: " + v.detail;
-    } else if (v.held && expected_violated) {
-      c.failure = "expected to be violated, but held: " + v.detail;
-    }
+    else
+      c.failure = verdict_failure(v, expected_violated);
     if (c.failure) {
       for (const std::string& line : v.evidence) c.detail += line + "\n";
       c.detail += again + "\n";
