@@ -14,16 +14,11 @@
 
 #include "explore/sweep.hpp"
 #include <twice/scenario/sweep_spec.hpp>
+#include "test_files.hpp"
 
 namespace twice::sweep_test {
 
-inline std::string catalogue(std::string_view name) {
-  const auto path = std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios" / name;
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using twice::test::catalogue;
 
 inline sweep_axis axis(std::string_view text) {
   std::string problem;

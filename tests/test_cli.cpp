@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_twice.hpp"
+#include "test_files.hpp"
 
 namespace {
 using twice::test::run;
@@ -538,10 +539,7 @@ namespace {
 // The benchmarks' steady traffic cut to 1,000 jobs: some 23,000 events, so
 // the world calls the progress hook several times.
 std::filesystem::path busy_scenario() {
-  std::ifstream in(std::string(TWICE_SOURCE_DIR) + "/bench/scenarios/steady_traffic.toml");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
+  std::string s = twice::test::read_text(std::string(TWICE_SOURCE_DIR) + "/bench/scenarios/steady_traffic.toml");
   const std::string count = "count = 10000";
   REQUIRE(s.find(count) != std::string::npos);
   s.replace(s.find(count), count.size(), "count = 1000");

@@ -17,23 +17,15 @@
 #include <nlohmann/json.hpp>
 
 #include "run_twice.hpp"
+#include "test_files.hpp"
 
 namespace {
 using twice::test::run;
 using twice::test::run_result;
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using twice::test::read_text;
 
 std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-explore-test" / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return twice::test::empty_temp_dir(std::filesystem::path("twice-cli-explore-test") / name);
 }
 
 // The fixed scenario with one switch flipped, written beside the outputs.

@@ -17,25 +17,15 @@
 #include <nlohmann/json.hpp>
 
 #include "run_twice.hpp"
+#include "test_files.hpp"
 
 namespace {
 using twice::test::run;
 using twice::test::run_result;
+using twice::test::read_text;
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / "twice-cli-shards-test" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return twice::test::empty_temp_dir(fs::path("twice-cli-shards-test") / name); }
 
 // key_per_attempt_fixed.toml with its key switched off: explore finds
 // no_double_payment and ledgers_agree in some runs, not all.

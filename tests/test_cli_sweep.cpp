@@ -12,18 +12,13 @@
 
 #include "run_twice.hpp"
 #include "scenario_text.hpp"
+#include "test_files.hpp"
 
 namespace {
+using twice::test::read_text;
 using twice::test::run;
 
 const std::string double_refund = std::string(TWICE_SOURCE_DIR) + "/scenarios/double_refund.toml";
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 }  // namespace
 
 TEST_CASE("twice sweep compares the cells of a grid", "[cli][sweep]") {
@@ -51,9 +46,7 @@ TEST_CASE("twice sweep compares the cells of a grid", "[cli][sweep]") {
 TEST_CASE("twice sweep counts a verdict the budget left unjudged apart from held and violated", "[cli][sweep]") {
   // twice::test::dead_letter_job: cut at 1 h, no_message_lost cannot be judged; at
   // 48 h retention deletes the letter and it is violated.
-  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-unjudged";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = twice::test::empty_temp_dir("twice-cli-sweep-unjudged");
   const std::string file = (dir / "dead_letter.toml").string();
   std::ofstream(file) << twice::test::dead_letter_job("1h");
   const auto r = run("sweep " + file + " --vary budget.time_limit=1h,48h --json");
@@ -72,9 +65,7 @@ TEST_CASE("twice sweep counts a verdict the budget left unjudged apart from held
 }
 
 TEST_CASE("twice sweep --csv and --markdown write a row per cell", "[cli][sweep]") {
-  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = twice::test::empty_temp_dir("twice-cli-sweep-test");
   const std::string csv = (dir / "cells.csv").string();
   const std::string md = (dir / "cells.md").string();
   const auto r = run("sweep " + double_refund + " --vary workers.count=1,2,3 --csv " + csv + " --markdown " + md);
@@ -90,6 +81,49 @@ TEST_CASE("twice sweep --csv and --markdown write a row per cell", "[cli][sweep]
   CHECK_THAT(text, Catch::Contains("\n2,1,1,30.416000,"));
 }
 
+TEST_CASE("twice sweep --junit writes a case per cell and invariant, each failure the command that reruns it",
+          "[cli][sweep][junit]") {
+  const auto dir = twice::test::empty_temp_dir("twice-cli-sweep-junit");
+  const std::string xml_path = (dir / "sweep.xml").string();
+  const std::string csv = (dir / "cells.csv").string();
+  // double_refund.toml's [expect] has no_double_payment and ledgers_agree
+  // violated: with the stable key they hold, which is not what it asks.
+  const auto r = run("sweep " + double_refund + " --vary discipline.key=none,stable --seeds 2 --jobs 2 --csv " + csv +
+                     " --junit " + xml_path);
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);  // a sweep reports; it does not judge its exit status
+  const std::string xml = read_text(xml_path);
+  INFO(xml);
+  CHECK(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"twice sweep\" "));
+  CHECK_THAT(xml, Catch::Contains("<testsuite name=\"twice sweep double_refund\" "));
+  CHECK_THAT(xml, Catch::Contains("failures=\"2\" errors=\"0\" skipped=\"0\" file=\"" + double_refund + "\">"));
+  // As expected: violated without the key, held with it.
+  CHECK_THAT(xml, Catch::Contains("<testcase name=\"discipline.key=none: no_double_payment\" classname=\"double_refund\"/>"));
+  CHECK_THAT(xml, Catch::Contains("<testcase name=\"discipline.key=stable: every_job_ends\" classname=\"double_refund\"/>"));
+  const std::string command = "twice sweep " + double_refund + " --vary discipline.key=stable --seeds 1 --seed ";
+  CHECK_THAT(xml, Catch::Contains("<testcase name=\"discipline.key=stable: no_double_payment\" classname=\"double_refund\">\n"
+                                  "      <failure message=\"expected to be violated, but held: "));
+  CHECK_THAT(xml, Catch::Contains("(in 2 of 2 seeds, first seed 0); reproduce: " + command + "17\""));
+  CHECK_THAT(xml, Catch::Contains("the sweep also wrote " + csv + " (--csv)\n"));
+  // Each failing seed's own command: seed 1 is the second world seed.
+  const nlohmann::json cells =
+      nlohmann::json::parse(run("sweep " + double_refund + " --vary discipline.key=none,stable --seeds 2 --json").out);
+  const std::string seed_1 = std::to_string(cells["seeds"][1].get<std::uint64_t>());
+  CHECK_THAT(xml, Catch::Contains("seed 1 (world seed " + seed_1 + "): expected to be violated, but held: "));
+  CHECK_THAT(xml, Catch::Contains("reproduce: " + command + seed_1 + "\n"));
+  // The command reruns the point under that seed: the invariants hold again.
+  const auto again = run(command.substr(std::string("twice ").size()) + seed_1 + " --json");
+  const nlohmann::json j = nlohmann::json::parse(again.out);
+  REQUIRE(j["cells"].size() == 1);
+  CHECK(j["cells"][0]["violated_runs"].empty());
+  CHECK(j["seeds"][0] == cells["seeds"][1]);
+
+  // --junit is checked with the other outputs before anything runs.
+  const auto clash = run("sweep " + double_refund + " --seeds 1 --junit " + double_refund);
+  CHECK(clash.exit_code == 2);
+  std::filesystem::remove_all(dir);
+}
+
 // Counts the occurrences of `what` in `text`.
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -98,9 +132,7 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 }
 
 TEST_CASE("twice sweep --report draws a line per value of one key against another", "[cli][sweep]") {
-  const auto dir = std::filesystem::temp_directory_path() / "twice-cli-sweep-report";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const auto dir = twice::test::empty_temp_dir("twice-cli-sweep-report");
   const std::string page = (dir / "sweep.html").string();
   // Three axes: the numeric one is x, the first other the lines, the third a
   // set of charts per value.

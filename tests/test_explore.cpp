@@ -21,21 +21,16 @@
 #include "scenario/key_path.hpp"
 #include <twice/scenario/scenario.hpp>
 
+#include "test_files.hpp"
+
 using namespace twice;
 using namespace twice::explore;
 
 namespace {
 
-std::filesystem::path repo() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string catalogue(std::string_view name) { return read_text(repo() / "scenarios" / name); }
+using twice::test::catalogue;
+using twice::test::read_text;
+using twice::test::repo_root;
 
 // Replaces the one occurrence of `from` (the switch flipped).
 std::string flip(std::string text, std::string_view from, std::string_view to) {
@@ -188,7 +183,7 @@ TEST_CASE("key paths parse as error messages print them", "[explore]") {
 }
 
 TEST_CASE("every catalogue scenario written back loads as the same world", "[explore]") {
-  for (const auto& entry : std::filesystem::directory_iterator(repo() / "scenarios")) {
+  for (const auto& entry : std::filesystem::directory_iterator(repo_root() / "scenarios")) {
     INFO(entry.path().string());
     const std::string text = read_text(entry.path());
     const scenario_detail::parsed_document doc = scenario_detail::parse_document(text, "a.toml");

@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "fuzz/input_checks.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path source_dir = fs::path(__FILE__).parent_path().parent_path();
+const fs::path source_dir = twice::test::repo_root();
 
 // The inputs of one target, in name order; a directory that is absent has none.
 std::vector<fs::path> inputs_in(const fs::path& dir) {

@@ -21,6 +21,7 @@
 #include "cli/run_command.hpp"
 #include <twice/events/event_log.hpp>
 #include "scenario_run.hpp"
+#include "test_files.hpp"
 #include <twice/sim/sleep.hpp>
 
 using namespace twice;
@@ -88,13 +89,7 @@ std::string quick_jobs(int count, std::string_view more = {}) {
   return text;
 }
 
-// A scenario of the catalogue, as text.
-std::string catalogue(std::string_view name) {
-  std::ifstream in(std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios" / name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using twice::test::catalogue;
 
 }  // namespace
 

@@ -19,6 +19,7 @@
 #include <twice/scenario/scenario.hpp>
 #include <twice/runtime/job.hpp>
 #include <twice/runtime/job_type.hpp>
+#include "test_files.hpp"
 #include "test_worlds.hpp"
 
 using namespace twice;
@@ -1406,17 +1407,12 @@ std::vector<lint_fixture> lint_fixtures() {
       {"kafka_latest", kafka + agent_jobs(1)},
       {"kafka_rolling_kill", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n" + agent_jobs(1) + rolling_kill},
   };
-  const std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios";
+  const std::filesystem::path dir = twice::test::repo_root() / "scenarios";
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.path().extension() == ".toml") files.push_back(e.path());
   std::sort(files.begin(), files.end());
-  for (const std::filesystem::path& f : files) {
-    std::ifstream in(f);
-    std::stringstream text;
-    text << in.rdbuf();
-    out.push_back({f.filename().string(), text.str()});
-  }
+  for (const std::filesystem::path& f : files) out.push_back({f.filename().string(), twice::test::read_text(f)});
   return out;
 }
 

@@ -13,12 +13,13 @@
 
 #include <twice/scenario/scenario.hpp>
 #include <twice/world/world.hpp>
+#include "test_files.hpp"
 
 using namespace twice;
 
 namespace {
 
-const std::filesystem::path source_dir = std::filesystem::path(__FILE__).parent_path().parent_path();
+const std::filesystem::path source_dir = twice::test::repo_root();
 
 world_config config_of(const std::filesystem::path& path) {
   load_result r = load_scenario_file(path.string());
@@ -29,10 +30,7 @@ world_config config_of(const std::filesystem::path& path) {
 
 // The benchmarks' steady traffic, cut to a few hundred jobs.
 world_config steady_traffic(int jobs) {
-  std::ifstream in(source_dir / "bench/scenarios/steady_traffic.toml");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
+  std::string s = twice::test::read_text(source_dir / "bench/scenarios/steady_traffic.toml");
   const std::string count = "count = 10000";
   REQUIRE(s.find(count) != std::string::npos);
   s.replace(s.find(count), count.size(), "count = " + std::to_string(jobs));

@@ -20,6 +20,7 @@
 #include <twice/world/registry.hpp>
 
 #include "points.hpp"  // examples/points/
+#include "test_files.hpp"
 
 using namespace twice;
 
@@ -41,12 +42,7 @@ struct points_registered {
 // Alice's two grants, the pod dying right after the second. `key` replaces
 // its discipline's, `expect` its [expect] table.
 std::string points_scenario(std::string_view key, std::string_view expect) {
-  const std::filesystem::path file =
-      std::filesystem::path(__FILE__).parent_path().parent_path() / "examples" / "points" / "points.toml";
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
+  std::string s = test::read_text(test::repo_root() / "examples" / "points" / "points.toml");
   REQUIRE(s.find("key = \"none\"") != std::string::npos);
   s.replace(s.find("key = \"none\""), 12, "key = \"" + std::string(key) + "\"");
   s.resize(s.find("[expect]\n") + 9);
@@ -158,18 +154,13 @@ TEST_CASE("explore finds, shrinks and reproduces a registered invariant's violat
 // as a program's own does.
 TEST_CASE("a built-in invariant is made through the registry the same way a program's own is", "[registry]") {
   points_registered registered;
-  const std::filesystem::path root = std::filesystem::path(__FILE__).parent_path().parent_path();
   struct case_file {
     std::string text;
     std::string name;
   };
   std::vector<case_file> files{{points_scenario("none", ""), "points.toml"}};
-  for (const char* name : {"double_refund.toml", "attempts_reset.toml", "backoff_no_cap.toml", "deploy_drain.toml"}) {
-    std::ifstream in(root / "scenarios" / name);
-    std::stringstream text;
-    text << in.rdbuf();
-    files.push_back({text.str(), name});
-  }
+  for (const char* name : {"double_refund.toml", "attempts_reset.toml", "backoff_no_cap.toml", "deploy_drain.toml"})
+    files.push_back({test::catalogue(name), name});
   std::size_t violated = 0;
   world_config loaded_config;
   for (const case_file& file : files) {

@@ -20,13 +20,14 @@
 #include "report/text_width.hpp"
 #include "report/time_axis.hpp"
 #include <twice/scenario/scenario.hpp>
+#include "test_files.hpp"
 
 using namespace twice;
 using namespace twice::html_detail;
 
 namespace {
 
-const std::filesystem::path source_dir = std::filesystem::path(__FILE__).parent_path().parent_path();
+const std::filesystem::path source_dir = twice::test::repo_root();
 
 scenario load(const std::filesystem::path& path) {
   load_result r = load_scenario_file(path.string());

@@ -25,13 +25,14 @@
 #include <twice/report/timeline.hpp>
 #include "report/trace_jsonl.hpp"
 #include <twice/scenario/scenario.hpp>
+#include "test_files.hpp"
 
 using namespace twice;
 using json = nlohmann::json;
 
 namespace {
 
-const std::filesystem::path catalogue = std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios";
+const std::filesystem::path catalogue = twice::test::repo_root() / "scenarios";
 
 scenario load(const std::filesystem::path& path) {
   load_result r = load_scenario_file(path.string());
@@ -747,13 +748,7 @@ TEST_CASE("run: --perfetto and --report write one scenario's files, never over a
   one.perfetto_path = (dir / "run.json").string();
   one.report_path = (dir / "run.html").string();
   CHECK(cli::run_command(one) == 0);
-  std::ifstream perfetto(dir / "run.json");
-  std::stringstream perfetto_text;
-  perfetto_text << perfetto.rdbuf();
-  validate_trace_event_format(perfetto_text.str());
-  std::ifstream report(dir / "run.html");
-  std::stringstream report_text;
-  report_text << report.rdbuf();
-  CHECK(report_text.str().find("data-lane=\"worker/1\"") != std::string::npos);
+  validate_trace_event_format(twice::test::read_text(dir / "run.json"));
+  CHECK(twice::test::read_text(dir / "run.html").find("data-lane=\"worker/1\"") != std::string::npos);
   std::filesystem::remove_all(dir);
 }

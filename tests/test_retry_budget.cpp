@@ -14,6 +14,7 @@
 #include <twice/runtime/retry_budget.hpp>
 #include <twice/scenario/scenario.hpp>
 #include "scenario_run.hpp"
+#include "test_files.hpp"
 
 using namespace twice;
 
@@ -74,7 +75,7 @@ TEST_CASE("Brooker's simulation: the bucket fills per call; the breaker of retri
 }
 
 TEST_CASE("a retry budget ends the storm that a far side serving stale work keeps going", "[retry_budget][world]") {
-  const std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios";
+  const std::filesystem::path dir = twice::test::repo_root() / "scenarios";
   auto run = [&](const char* name) {
     load_result r = load_scenario_file((dir / name).string());
     REQUIRE(r.ok());

@@ -18,6 +18,7 @@
 #include "cli/run_command.hpp"
 #include <twice/scenario/scenario.hpp>
 #include "scenario_text.hpp"
+#include "test_files.hpp"
 
 using namespace twice;
 
@@ -817,12 +818,7 @@ command_output run_captured(const twice::cli::run_options& options) {
   return r;
 }
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("twice-errors-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+std::filesystem::path fresh_dir(const std::string& name) { return twice::test::empty_temp_dir("twice-errors-" + name); }
 
 std::vector<std::string> names_in(const std::filesystem::path& dir) {
   std::vector<std::string> out;
@@ -877,7 +873,7 @@ TEST_CASE("an output path that cannot be written exits 2 and leaves nothing behi
   for (const bad_output& c : cases) {
     INFO(c.flag << " " << c.path);
     twice::cli::run_options options;
-    options.files = {(std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios" / "double_refund.toml").string()};
+    options.files = {(twice::test::repo_root() / "scenarios" / "double_refund.toml").string()};
     options.json = true;
     (c.flag == "--trace" ? options.trace_path : options.markdown_path) = c.path;
     const command_output r = run_captured(options);

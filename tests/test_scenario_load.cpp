@@ -18,6 +18,7 @@
 #include "world/incidents.hpp"
 #include "scenario_text.hpp"
 #include "test_worlds.hpp"
+#include "test_files.hpp"
 
 using namespace twice;
 using sim::duration;
@@ -26,7 +27,7 @@ using sim::instant;
 namespace {
 
 std::string catalogue_file(std::string_view name) {
-  return (std::filesystem::path(__FILE__).parent_path().parent_path() / "scenarios" / name).string();
+  return (twice::test::repo_root() / "scenarios" / name).string();
 }
 
 scenario load_ok(std::string_view text) {

@@ -17,19 +17,15 @@
 #include <twice/checks/situations.hpp>
 #include <twice/explore/probe.hpp>
 
+#include "test_files.hpp"
+
 namespace {
 
-std::filesystem::path repo() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using twice::test::read_text;
+using twice::test::repo_root;
 
 std::set<std::string> reached_by(const std::string& file) {
-  const std::string path = (repo() / "scenarios" / file).string();
+  const std::string path = (repo_root() / "scenarios" / file).string();
   const twice::explore::probe_result r = twice::explore::probe_text(read_text(path), path);
   REQUIRE(r.loaded);
   std::set<std::string> out;
@@ -44,7 +40,7 @@ TEST_CASE("situations are named once, fit a mask, and are described in docs/expl
   const auto all = twice::situations();
   REQUIRE(all.size() <= 64);
   std::set<std::string_view> names;
-  const std::string docs = read_text(repo() / "docs" / "explore.md");
+  const std::string docs = read_text(repo_root() / "docs" / "explore.md");
   for (const twice::situation_info& s : all) {
     INFO(s.name);
     CHECK(names.insert(s.name).second);

@@ -211,3 +211,67 @@ TEST_CASE("stat_of: nearest-rank percentiles and Student's t interval", "[sweep]
   CHECK(stat_of({7}).ci95 == 0.0);
   CHECK(stat_of({}).n == 0);
 }
+
+namespace {
+const sweep_check& check_of(const sweep_cell& c, std::string_view name) {
+  for (const sweep_check& k : c.checks)
+    if (k.name == name) return k;
+  FAIL("no check " << name);
+  return c.checks.front();
+}
+}  // namespace
+
+TEST_CASE("a sweep holds every seed's verdicts against the cell's [expect]", "[sweep][junit]") {
+  // double_refund.toml expects no_double_payment and ledgers_agree violated:
+  // with the stable key they hold, so each seed fails the expectation.
+  const sweep_input in = prepared_ok(catalogue("double_refund.toml"), {axis("discipline.key=none,stable")}, 3);
+  const sweep_result r = run_sweep(in, 2);
+  REQUIRE(r.cells.size() == 2);
+  for (const sweep_cell& c : r.cells) {
+    REQUIRE(c.checks.size() == r.cells.front().checks.size());
+    for (const sweep_check& k : c.checks) {
+      CHECK_FALSE(k.ignored);
+      std::size_t violated = 0, unjudged = 0;
+      for (const auto& [name, runs] : c.violated) violated += name == k.name ? runs : 0;
+      for (const auto& [name, runs] : c.unjudged) unjudged += name == k.name ? runs : 0;
+      const bool expected = k.name == "no_double_payment" || k.name == "ledgers_agree";
+      CHECK(k.failed.size() == (expected ? c.runs - violated : violated + unjudged));
+    }
+  }
+  CHECK(check_of(r.cells[0], "no_double_payment").failed.empty());
+  const sweep_check& held = check_of(r.cells[1], "no_double_payment");
+  REQUIRE(held.failed.size() == 3);
+  CHECK(held.failed[2].first == 2);  // the seed's k, in seed order
+  CHECK(held.failed[0].second.starts_with("expected to be violated, but held: "));
+
+  // [expect] ignore: skipped, never failed.
+  const sweep_result ignored = run_sweep(
+      prepared_ok(catalogue("double_refund.toml") + "ignore = [{ invariant = \"every_job_ends\", reason = \"not here\" }]\n",
+                  {axis("workers.count=1")}, 1),
+      1);
+  CHECK(check_of(ignored.cells[0], "every_job_ends").ignored == std::optional<std::string>("not here"));
+}
+
+TEST_CASE("a sweep cell's --vary arguments give that cell alone, read back as written", "[sweep][junit]") {
+  // A string that reads as a number is quoted; a float keeps its point.
+  const sweep_result r = run_sweep(prepared_ok(catalogue("double_refund.toml"),
+                                               {axis("name=\"10\",ten"), axis("vendor.error_rates.unavailable=0.0")}, 1),
+                                   1);
+  REQUIRE(r.cells.size() == 2);
+  CHECK(r.cells[0].vary_arguments == std::vector<std::string>{"name=\"10\"", "vendor.error_rates.unavailable=0.0"});
+  CHECK(r.cells[1].vary_arguments == std::vector<std::string>{"name=ten", "vendor.error_rates.unavailable=0.0"});
+  CHECK(axis(r.cells[0].vary_arguments[0]).values[0].type == doc_node::kind::string);
+  CHECK(axis(r.cells[0].vary_arguments[1]).values[0].type == doc_node::kind::floating);
+
+  // A case: the keys it sets, in its order.
+  const sweep_result cases = run_sweep(
+      prepared_ok(catalogue("double_refund.toml") +
+                      "[sweep.vary]\nstrategy = [{ name = \"once\", \"retry.maximum_attempts\" = 1 },\n"
+                      "  { name = \"capped\", \"retry.maximum_attempts\" = 4, \"retry.maximum_interval\" = \"5s\" }]\n",
+                  {}, 1),
+      1);
+  REQUIRE(cases.cells.size() == 2);
+  CHECK(cases.cells[0].vary_arguments == std::vector<std::string>{"retry.maximum_attempts=1"});
+  CHECK(cases.cells[1].vary_arguments ==
+        std::vector<std::string>{"retry.maximum_attempts=4", "retry.maximum_interval=5s"});
+}

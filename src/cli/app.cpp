@@ -135,6 +135,10 @@ void add_sweep(CLI::App& app, sweep_options& sweep) {
       ->type_name("FILE");
   cmd->add_option("--report", sweep.report_path, "Also write a self-contained HTML page of charts and the table to FILE")
       ->type_name("FILE.html");
+  cmd->add_option("--junit", sweep.junit_path,
+                  "Also write a JUnit XML report (a case per cell and invariant, failed with the command that "
+                  "reruns the cell under the failing seed) to FILE")
+      ->type_name("FILE");
   cmd->add_option("--progress", sweep.progress,
                   "Progress on stderr: auto (a line on a terminal, never in a pipe or with --json), json (one JSON "
                   "object per line, about ten a second and a final one, wherever stderr goes) or none")

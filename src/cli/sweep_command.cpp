@@ -12,6 +12,7 @@
 #include <twice/cli/exit_codes.hpp>
 #include "cli/output_file.hpp"
 #include "cli/progress_line.hpp"
+#include "cli/sweep_junit.hpp"
 #include "cli/sweep_page.hpp"
 #include "explore/sweep.hpp"
 #include "sim/count_text.hpp"
@@ -178,7 +179,10 @@ int sweep_command(const sweep_options& options) {
   }
   // Every output can be written, and none overwrites the scenario or another, or nothing runs.
   const std::vector<std::pair<std::string_view, const std::string*>> output_options{
-      {"--csv", &options.csv_path}, {"--markdown", &options.markdown_path}, {"--report", &options.report_path}};
+      {"--csv", &options.csv_path},
+      {"--markdown", &options.markdown_path},
+      {"--report", &options.report_path},
+      {"--junit", &options.junit_path}};
   std::string problem = outputs_clash(output_options, options.file);
   if (problem.empty()) problem = outputs_problem(output_options);
   if (!problem.empty()) {
@@ -222,6 +226,13 @@ int sweep_command(const sweep_options& options) {
       {&options.markdown_path, [&] { return markdown_text(result, path, name); }},
       {&options.csv_path, [&] { return csv_text(result); }},
       {&options.report_path, [&] { return sweep_page_html(result, path, name); }},
+      {&options.junit_path,
+       [&] {
+         std::vector<std::pair<std::string, std::string>> written;
+         for (const auto& [option, file] : output_options)
+           if (!file->empty() && file != &options.junit_path) written.emplace_back(option, *file);
+         return junit_xml("twice sweep", {sweep_junit(result, path, name, written)});
+       }},
   };
   for (const auto& [file, text] : outputs) {
     if (file->empty()) continue;

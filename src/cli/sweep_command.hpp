@@ -25,6 +25,7 @@ struct sweep_options {
   std::string csv_path;
   std::string markdown_path;
   std::string report_path;  // the page of charts (cli/sweep_page.hpp)
+  std::string junit_path;   // JUnit XML, a case per point and invariant (cli/sweep_junit.hpp)
   progress_mode progress = progress_mode::automatic;  // --progress
 };
 

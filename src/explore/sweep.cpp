@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <twice/checks/checked_run.hpp>
+#include "checks/verdict_failure.hpp"
 #include <twice/explore/variation.hpp>
 #include "explore/worker_threads.hpp"
 #include "scenario/doc_writer.hpp"
@@ -98,6 +99,11 @@ struct run_figures {
   std::vector<std::pair<std::string, std::uint64_t>> calls_by_tool;
   std::vector<std::string> violated;
   std::vector<std::string> unjudged;
+  // Each verdict against [expect]: the invariants and the reasons of those
+  // it ignores (the same for every seed of a cell, so kept of seed 0 only),
+  // and each verdict not as [expect] asked, with why.
+  std::vector<std::pair<std::string, std::optional<std::string>>> checks;
+  std::vector<std::pair<std::string, std::string>> failures;
 };
 
 std::uint64_t seed_of(std::uint64_t root, std::uint32_t k) {
@@ -116,7 +122,7 @@ std::vector<std::size_t> choice_of(const std::vector<sweep_axis>& axes, std::siz
   return out;
 }
 
-run_figures run_cell(const sweep_input& in, std::size_t cell, std::uint64_t world_seed) {
+run_figures run_cell(const sweep_input& in, std::size_t cell, std::uint64_t world_seed, bool first_seed) {
   doc_node doc = in.base;
   const std::vector<std::size_t> choice = choice_of(in.grid.vary, cell);
   for (std::size_t a = 0; a < choice.size(); ++a) apply_value_of(doc, in.grid.vary[a], in.grid.vary[a].values[choice[a]]);
@@ -150,12 +156,40 @@ run_figures run_cell(const sweep_input& in, std::size_t cell, std::uint64_t worl
     out.calls_by_tool.emplace_back(std::string(t.name), t.stats->calls);
     out.calls += t.stats->calls;
   }
-  for (const verdict& v : checked.verdicts)
+  const expectations& expect = loaded.value->expect;
+  for (const verdict& v : checked.verdicts) {
     if (!v.held)
       out.violated.push_back(v.name);
     else if (!v.judged)
       out.unjudged.push_back(v.name);
+    const auto ignored = std::find_if(expect.ignore.begin(), expect.ignore.end(),
+                                      [&](const ignored_invariant& i) { return i.name == v.name; });
+    if (first_seed)
+      out.checks.emplace_back(v.name, ignored != expect.ignore.end() ? std::optional(ignored->reason) : std::nullopt);
+    if (ignored != expect.ignore.end()) continue;
+    if (std::optional<std::string> failure = verdict_failure(v, expect.expects_violated(v.name)))
+      out.failures.emplace_back(v.name, std::move(*failure));
+  }
   return out;
+}
+
+// A value as --vary reads it back: as written, unless that reads as
+// something else (the string "10" as a number), then a TOML string; a
+// float keeps a point so it stays one. (--vary splits at commas: a string
+// value holding one has no --vary that gives it.)
+std::string vary_text(const doc_node& v) {
+  const std::string text = value_text(v);
+  if (v.type == doc_node::kind::floating)
+    return text.find_first_of(".ein") == std::string::npos ? text + ".0" : text;
+  if (v.type != doc_node::kind::string) return text;
+  const scenario_detail::parsed_document parsed = parse_document("v = " + text, "--vary");
+  const doc_node* read = parsed.ok ? parsed.root.find("v") : nullptr;
+  if (read == nullptr || read->is_table() || read->is_array() || read->type == doc_node::kind::date_time ||
+      (read->type == doc_node::kind::string && read->text == text))
+    return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return quoted + "\"";
 }
 
 // Student's t at 97.5% for `df` degrees of freedom (a table: no libm).
@@ -180,8 +214,25 @@ double mean_of(const std::vector<double>& v) {
 
 sweep_cell gather(const sweep_input& in, std::size_t cell, const std::vector<run_figures>& runs) {
   sweep_cell out;
-  for (std::size_t a = 0; a < in.grid.vary.size(); ++a)
-    out.values.push_back(value_text(in.grid.vary[a].values[choice_of(in.grid.vary, cell)[a]]));
+  const std::vector<std::size_t> choice = choice_of(in.grid.vary, cell);
+  for (std::size_t a = 0; a < in.grid.vary.size(); ++a) {
+    const doc_node& v = in.grid.vary[a].values[choice[a]];
+    out.values.push_back(value_text(v));
+    if (!v.is_table()) {
+      out.vary_arguments.push_back(in.grid.vary[a].path + "=" + vary_text(v));
+      continue;
+    }
+    for (const scenario_detail::doc_entry& e : v.entries)  // a case: the keys it sets
+      if (e.key != "name") out.vary_arguments.push_back(e.key + "=" + vary_text(e.value));
+  }
+  if (!runs.empty())
+    for (const auto& [name, ignored] : runs.front().checks) {
+      sweep_check c{name, ignored, {}};
+      for (std::size_t k = 0; k < runs.size(); ++k)
+        for (const auto& [failed, why] : runs[k].failures)
+          if (failed == name) c.failed.emplace_back(static_cast<std::uint32_t>(k), why);
+      out.checks.push_back(std::move(c));
+    }
   std::vector<std::int64_t> makespans, job_times, calls_milli;
   std::vector<double> retries, dead_letters;
   std::map<std::string, std::size_t> broken, unjudged;
@@ -371,7 +422,7 @@ sweep_result run_sweep(const sweep_input& in, unsigned jobs,
     while (!stop.load()) {
       const std::size_t i = next.fetch_add(1);
       if (i >= total) break;
-      runs[i] = run_cell(in, i / out.seeds, out.world_seeds[i % out.seeds]);
+      runs[i] = run_cell(in, i / out.seeds, out.world_seeds[i % out.seeds], i % out.seeds == 0);
       if (!runs[i].loaded) stop = true;
       ++done;
     }

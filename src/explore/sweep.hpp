@@ -66,8 +66,22 @@ struct sweep_stat {
 };
 sweep_stat stat_of(std::vector<std::int64_t> values);
 
+// One invariant at one cell, each seed's verdict held against the cell's
+// [expect] (checks/verdict_failure.hpp): what `--junit` reports a point by.
+struct sweep_check {
+  std::string name;
+  std::optional<std::string> ignored;  // [expect] ignores it: its reason
+  // Each seed whose verdict was not what [expect] asked: its k and why
+  // ("violated: ..."), in seed order.
+  std::vector<std::pair<std::uint32_t, std::string>> failed;
+};
+
 struct sweep_cell {
   std::vector<std::string> values;  // per axis, as written
+  // The command line's --vary arguments that give this cell alone, each
+  // "KEY=VALUE" as parse_vary_argument reads it back (a case as the keys it
+  // sets): with --seeds 1 --seed W, the cell's run under world seed W.
+  std::vector<std::string> vary_arguments;
   std::size_t runs = 0;
   std::size_t runs_all_ended = 0;   // runs whose every job ended before a budget ran out
   sweep_stat makespan_us;           // per run: when the story ended
@@ -80,6 +94,7 @@ struct sweep_cell {
   // invariant -> runs that could not judge it (UNJUDGED: held only because
   // what it needs to see was lost), only those; never counted as held.
   std::vector<std::pair<std::string, std::size_t>> unjudged;
+  std::vector<sweep_check> checks;  // every invariant, in report order
 };
 
 // A cell's verdicts in one line: "none", or the invariants broken with their

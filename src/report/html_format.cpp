@@ -5,27 +5,14 @@
 #include <algorithm>
 #include <limits>
 
+#include "report/markup_escape.hpp"
 #include "sim/duration_text.hpp"
 
 namespace twice::html_detail {
 
 // ---- text ---------------------------------------------------------------------
 
-std::string esc(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string esc(std::string_view text) { return escape_markup(text, markup::html); }
 
 std::string slug(std::string_view text) {
   std::string out;

@@ -4,30 +4,14 @@
 
 #include <algorithm>
 
+#include "checks/verdict_failure.hpp"
+#include "report/markup_escape.hpp"
+
 namespace twice {
 namespace {
 
-// Text fit for an XML 1.0 attribute or element: the five escapes, and the
-// control characters XML 1.0 cannot hold at all replaced by a '?'.
-std::string xml(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
-          out += '?';
-        else
-          out += c;
-    }
-  }
-  return out;
-}
+// Text fit for an XML 1.0 attribute or element (report/markup_escape.hpp).
+std::string xml(std::string_view text) { return escape_markup(text, markup::xml10); }
 
 }  // namespace
 
@@ -81,15 +65,10 @@ junit_suite junit_run_suite(const run_summary& s, std::string_view reproduce) {
     const bool expected_violated = std::find(s.expectations.expected_violated.begin(),
                                              s.expectations.expected_violated.end(),
                                              v.name) != s.expectations.expected_violated.end();
-    if (ignored != s.expectations.ignored.end()) {
+    if (ignored != s.expectations.ignored.end())
       c.skipped = "ignored by [expect]: " + ignored->reason;
-    } else if (!v.judged) {
-      c.failure = "not judged: " + v.detail;
-    } else if (!v.held && !expected_violated) {
-      c.failure = "violated: " + v.detail;
-    } else if (v.held && expected_violated) {
-      c.failure = "expected to be violated, but held: " + v.detail;
-    }
+    else
+      c.failure = verdict_failure(v, expected_violated);
     if (c.failure) {
       for (const std::string& line : v.evidence) c.detail += line + "\n";
       c.detail += again + "\n";

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check_junit.sh TWICE SOURCE_ROOT
 #
-# The JUnit XML of `twice run`, `explore` and `merge` validates against
+# The JUnit XML of `twice run`, `explore`, `merge` and `sweep` validates against
 # tests/junit/junit.xsd (xmllint, Debian's libxml2-utils), its counts agree
 # with its cases, and a failing case says what broke and the command that
 # reproduces it.
@@ -61,11 +61,38 @@ valid merge.xml
 diff <(sed 's/twice merge/twice explore/g' merge.xml) explore.xml >/dev/null ||
   fail "merge.xml says other than explore.xml (beyond the command's name)"
 
+# A sweep: a case per point and invariant, named by the point's values; a
+# failure's message gives the command that reruns the point under the
+# failing seed, and that command breaks the invariant again.
+status=0
+"$twice" sweep bug.toml --vary workers.count=1,2 --vary discipline.key=none,stable --seeds 2 --jobs 2 \
+  --markdown sweep.md --junit sweep.xml >/dev/null || status=$?
+((status == 0)) || fail "twice sweep exited $status, expected 0 (it ran)"
+valid sweep.xml
+has sweep.xml '<testsuite name="twice sweep double_refund_fixed" '
+has sweep.xml '<testcase name="workers.count=1, discipline.key=none: no_double_payment" classname="double_refund_fixed">'
+has sweep.xml '<testcase name="workers.count=2, discipline.key=stable: no_double_payment" classname="double_refund_fixed"/>'
+has sweep.xml 'message="violated: invoice inv_17 was refunded 5997 cents but asked 1999 cents (in 2 of 2 seeds, first seed 0); reproduce: twice sweep bug.toml --vary workers.count=1 --vary discipline.key=none --seeds 1 --seed 17"'
+has sweep.xml 'the sweep also wrote sweep.md (--markdown)'
+python3 - "$twice" sweep.xml <<'PY' || fail "a sweep failure's command does not rerun its point to the same verdict"
+import json, re, shlex, subprocess, sys, xml.etree.ElementTree as ET
+twice, path = sys.argv[1], sys.argv[2]
+cases = ET.parse(path).getroot().findall("./testsuite/testcase")
+failed = [c for c in cases if c.find("failure") is not None]
+assert len(failed) == 4, len(failed)  # no_double_payment and ledgers_agree at both points without the key
+for case in failed:
+    invariant = case.get("name").rsplit(": ", 1)[1]
+    for command in re.findall(r"^reproduce: (twice sweep .*)$", case.find("failure").text, re.M):
+        run = subprocess.run([twice] + shlex.split(command)[1:] + ["--json"], capture_output=True, text=True)
+        cells = json.loads(run.stdout)["cells"]
+        assert len(cells) == 1 and cells[0]["violated_runs"].get(invariant) == 1, (command, cells)
+PY
+
 # A file that breaks the schema is caught: the check can fail.
 sed 's/<testcase name="expectations"/<testcase/' run.xml >broken.xml
 if xmllint --noout --schema "$root/tests/junit/junit.xsd" broken.xml 2>/dev/null; then
   fail "a testcase without a name validated"
 fi
 
-((failures == 0)) && echo "ok: twice run, explore and merge write JUnit XML that validates, with counts that agree"
+((failures == 0)) && echo "ok: twice run, explore, merge and sweep write JUnit XML that validates, with counts that agree"
 exit $((failures > 0))

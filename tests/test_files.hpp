@@ -1,0 +1,37 @@
+#pragma once
+// Files the tests read and write: the repository's own (the catalogue, the
+// benchmarks' scenarios, the examples) and empty directories of their own
+// for outputs. One copy, so every test reads a file the same way.
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace twice::test {
+
+// The repository's root, from this header's place in tests/ (relative when
+// the build gives relative __FILE__ paths: tests run from build/tests).
+inline std::filesystem::path repo_root() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
+
+// A whole file as it is, byte for byte; empty when it cannot be read.
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A scenario of the catalogue (scenarios/), as text.
+inline std::string catalogue(std::string_view name) { return read_text(repo_root() / "scenarios" / name); }
+
+// `relative` under the temporary directory, emptied (or made).
+inline std::filesystem::path empty_temp_dir(const std::filesystem::path& relative) {
+  const auto dir = std::filesystem::temp_directory_path() / relative;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace twice::test
