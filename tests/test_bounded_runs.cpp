@@ -12,13 +12,14 @@
 #include <twice/events/trace_events.hpp>
 #include <twice/world/world.hpp>
 #include <twice/scenario/scenario.hpp>
+#include "test_files.hpp"
 
 using namespace twice;
 
 namespace {
 
 std::string fixture(std::string_view name) {
-  return (std::filesystem::path(__FILE__).parent_path() / "scenarios" / name).string();
+  return (test::repo_root() / "tests" / "scenarios" / name).string();
 }
 
 // The never-ending story with room for ten million events: only a memory

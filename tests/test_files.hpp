@@ -11,9 +11,17 @@
 
 namespace twice::test {
 
-// The repository's root, from this header's place in tests/ (relative when
-// the build gives relative __FILE__ paths: tests run from build/tests).
-inline std::filesystem::path repo_root() { return std::filesystem::path(__FILE__).parent_path().parent_path(); }
+// The repository's root: TWICE_SOURCE_DIR, which the build defines for the
+// test programs (an absolute path, so a test may run from any folder);
+// otherwise this header's place in tests/ (__FILE__ is relative to the build
+// folder under Ninja, absolute under Make).
+inline std::filesystem::path repo_root() {
+#ifdef TWICE_SOURCE_DIR
+  return std::filesystem::path(TWICE_SOURCE_DIR);
+#else
+  return std::filesystem::path(__FILE__).parent_path().parent_path();
+#endif
+}
 
 // A whole file as it is, byte for byte; empty when it cannot be read.
 inline std::string read_text(const std::filesystem::path& p) {

@@ -25,7 +25,7 @@ using namespace twice;
 namespace {
 
 std::string fixture(std::string_view name) {
-  return (std::filesystem::path(__FILE__).parent_path() / "scenarios" / name).string();
+  return (test::repo_root() / "tests" / "scenarios" / name).string();
 }
 
 std::vector<std::string> errors_of(std::string_view text) {
