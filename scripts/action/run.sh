@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The action's run step: each of TWICE_FILES run once with its reports
 # (HTML, Markdown, JSON) written to TWICE_OUT/<name>.*, then, with
-# TWICE_EXPLORE_RUNS > 0, explored, its repro files in TWICE_OUT/repro/.
+# TWICE_EXPLORE_RUNS > 0, explored into TWICE_OUT/explore/<name>/ (its
+# explore.json and repro files: a folder per file, so one file's result
+# never overwrites another's).
 # Every file is run whatever the others did; the number that failed (a run
 # whose expectations were not met, or bad input, or an explore that found a
 # violation) goes to $GITHUB_OUTPUT as `failed`, and a table of them to
@@ -32,11 +34,11 @@ for file in "${files[@]}"; do
   explored="-"
   if ((runs > 0)) && ((status != 2)); then
     estatus=0
-    twice explore "$file" --runs "$runs" --out "$out/repro" >"$out/$name.explore.txt" 2>&1 || estatus=$?
+    twice explore "$file" --runs "$runs" --out "$out/explore/$name" >"$out/$name.explore.txt" 2>&1 || estatus=$?
     if ((estatus == 0)); then
       explored="no violation in $runs runs"
     else
-      explored="**violations** (repro files in repro/)"
+      explored="**violations** (repro files in explore/$name/)"
       status=1
     fi
   fi

@@ -45,8 +45,13 @@ grep -qx 'failed=2' "$GITHUB_OUTPUT" || fail "GITHUB_OUTPUT says $(cat "$GITHUB_
 for f in double_refund refund_no_key; do
   for ext in html md json txt; do [[ -s out/$f.$ext ]] || fail "no out/$f.$ext"; done
 done
-ls out/repro/double_refund_fixed-*.toml >/dev/null 2>&1 || fail "explore wrote no repro of refund_no_key.toml (named by its name, double_refund_fixed)"
-ls out/repro/double_refund-*.toml >/dev/null 2>&1 && fail "explore reported the violations double_refund.toml expects"
+ls out/explore/refund_no_key/double_refund_fixed-*.toml >/dev/null 2>&1 ||
+  fail "explore wrote no repro of refund_no_key.toml (named by its name, double_refund_fixed)"
+ls out/explore/double_refund/*.toml >/dev/null 2>&1 && fail "explore reported the violations double_refund.toml expects"
+# Each explored file keeps its own result: one explore.json per folder.
+for f in double_refund refund_no_key; do
+  grep -q '"runs_asked":10' "out/explore/$f/explore.json" 2>/dev/null || fail "no explore.json of $f.toml's 10 runs"
+done
 grep -q '| `refund_no_key.toml` | \*\*expectations NOT met\*\* | \*\*violations\*\*' "$GITHUB_STEP_SUMMARY" ||
   fail "the summary has no failed row for refund_no_key.toml"
 grep -q '| `bad.toml` | \*\*bad input\*\*' "$GITHUB_STEP_SUMMARY" || fail "the summary has no bad-input row"
