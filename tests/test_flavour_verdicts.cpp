@@ -168,7 +168,7 @@ TEST_CASE("a verdict the budget cut short is not judged, and [expect] does not p
   CHECK(longer.at("no_message_lost").judged);
 }
 
-TEST_CASE("an ack the broker ignored says so: the lease had expired and the message went out again",
+TEST_CASE("an ack the broker ignored says so: the message went out again since that receive",
           "[verdicts][pubsub]") {
   // Pub/Sub without lease management: a 25 s job under the 10 s ack
   // deadline, two workers. The first worker's ack comes after the second
@@ -192,5 +192,5 @@ amount_cents = 1999
   REQUIRE_FALSE(ignored.empty());
   const std::optional<timeline_line> line = timeline_entry(*ignored[0], std::nullopt);
   REQUIRE(line.has_value());
-  CHECK_THAT(line->text, Contains("ack job_1 ignored: the lease had expired"));
+  CHECK_THAT(line->text, Contains("ack job_1 ignored: the message was given out again since this receive"));
 }

@@ -80,6 +80,8 @@ TEST_CASE("each catalogue incident reaches the situations its story tells", "[si
   CHECK(reached_by("ambiguous_timeout_fixed.toml") ==
         S{"redelivered_to_another_worker", "response_lost_after_commit", "duplicate_absorbed_by_key"});
   CHECK(reached_by("email_no_dedupe_fixed.toml").contains("claim_stopped_a_repeat"));
+  // An SQS standard queue's second copy, with no crash: both workers send the email.
+  CHECK(reached_by("standard_queue_duplicate.toml").contains("duplicate_delivery"));
   CHECK(reached_by("celery_eta_beyond_visibility.toml").contains("stale_write_fenced"));
   CHECK(reached_by("orphan_rescue_over_limit.toml") == S{"redelivered_to_another_worker", "orphan_rescued"});
   CHECK(reached_by("vendor_outage_stampede.toml") == S{"succeeded_after_5xx", "backoff_hit_cap"});

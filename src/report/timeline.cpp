@@ -88,8 +88,12 @@ const std::map<std::string_view, formatter>& formatters() {
       {"ack", [](const sim::trace_record& r) { return "ack " + str(r, "job") + " (" + str(r, "status") + ")"; }},
       {"ack_ignored",
        [](const sim::trace_record& r) {
-         return "ack " + str(r, "job") + " ignored: the lease had expired and the message was given out again, so "
-                "the broker keeps it";
+         // The receipt is stale: the message was given out again since this
+         // receive, after its lease ran out or as the broker's duplicate copy;
+         // SQS then "succeeds, but the message might not be deleted" (the
+         // DeleteMessage reference).
+         return "ack " + str(r, "job") + " ignored: the message was given out again since this receive, so the broker "
+                "keeps it";
        }},
       {"claim_skipped",
        [](const sim::trace_record& r) {
