@@ -28,7 +28,7 @@
 #include <string>
 
 #include "bench/steady_world.hpp"
-#include <twice/explore/probe.hpp>
+#include "explore/probe.hpp"
 #include <twice/events/event_digest.hpp>
 #include <twice/world/world.hpp>
 

@@ -7,7 +7,7 @@
 
 #include <twice/checks/checked_run.hpp>
 #include "scenario/doc_writer.hpp"
-#include <twice/scenario/document.hpp>
+#include "scenario/document.hpp"
 #include "scenario/key_path.hpp"
 #include <twice/world/world.hpp>
 

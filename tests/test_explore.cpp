@@ -15,8 +15,8 @@
 
 #include "cli/run_command.hpp"
 #include <twice/explore/explore.hpp>
-#include <twice/explore/probe.hpp>
-#include <twice/explore/variation.hpp>
+#include "explore/probe.hpp"
+#include "explore/variation.hpp"
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
 #include <twice/scenario/scenario.hpp>
@@ -217,18 +217,18 @@ error_rates = { lost_response = 1.0, unavailable = 0.125 }
 TEST_CASE("a run plan is a pure function of the root seed and the run index", "[explore]") {
   const explore_input in = prepared_ok(catalogue("double_refund_fixed.toml"));
   CHECK(in.kinds == std::vector<std::string>{"fault:after_tool:error"});
-  const run_plan a = plan_run(in.base, in.spec, 17, 3);
-  const run_plan b = plan_run(in.base, in.spec, 17, 3);
+  const run_plan a = plan_run(*in.base, in.spec, 17, 3);
+  const run_plan b = plan_run(*in.base, in.spec, 17, 3);
   CHECK(scenario_detail::write_document(a.doc) == scenario_detail::write_document(b.doc));
   CHECK(a.world_seed == b.world_seed);
   CHECK(a.world_seed == sim::random_root(17).stream("explore.run.3").next_u64() >> 1);
-  CHECK(plan_run(in.base, in.spec, 17, 4).world_seed != a.world_seed);
-  CHECK(plan_run(in.base, in.spec, 18, 3).world_seed != a.world_seed);
+  CHECK(plan_run(*in.base, in.spec, 17, 4).world_seed != a.world_seed);
+  CHECK(plan_run(*in.base, in.spec, 18, 3).world_seed != a.world_seed);
   // Swarm keeps or drops each kind with even odds: over 64 runs both happen,
   // and a dropped kind leaves no rule of its kind behind.
   std::size_t dropped = 0;
   for (std::size_t i = 0; i < 64; ++i) {
-    const run_plan p = plan_run(in.base, in.spec, 17, i);
+    const run_plan p = plan_run(*in.base, in.spec, 17, i);
     const bool gone = !p.kinds_dropped.empty();
     dropped += gone;
     CHECK((p.doc.find("fault") == nullptr) == gone);
@@ -244,7 +244,7 @@ TEST_CASE("ranges draw within their bounds and land in the world", "[explore]") 
   const explore_input in = prepared_ok(text);
   std::set<std::int64_t> seen;
   for (std::size_t i = 0; i < 20; ++i) {
-    const run_plan p = plan_run(in.base, in.spec, 1, i);
+    const run_plan p = plan_run(*in.base, in.spec, 1, i);
     const load_result r = load_scenario_text(scenario_detail::write_document(p.doc), "x.toml");
     REQUIRE(r.ok());
     REQUIRE(r.value->world.crashes.size() == 1);
@@ -268,7 +268,7 @@ TEST_CASE("a tool's servers and a batch's items vary like any integer", "[explor
   std::set<std::uint32_t> servers;
   std::set<std::size_t> steps;
   for (std::size_t i = 0; i < 30; ++i) {
-    const run_plan p = plan_run(in.base, in.spec, 1, i);
+    const run_plan p = plan_run(*in.base, in.spec, 1, i);
     const load_result r = load_scenario_text(scenario_detail::write_document(p.doc), "x.toml");
     REQUIRE(r.ok());
     const service_tool_config& read = r.value->world.read;
@@ -292,7 +292,7 @@ TEST_CASE("the dead-letter queue's retention and redrive vary like any duration"
   const explore_input in = prepared_ok(text);
   std::set<std::int64_t> afters;
   for (std::size_t i = 0; i < 20; ++i) {
-    const run_plan p = plan_run(in.base, in.spec, 1, i);
+    const run_plan p = plan_run(*in.base, in.spec, 1, i);
     const load_result r = load_scenario_text(scenario_detail::write_document(p.doc), "x.toml");
     REQUIRE(r.ok());
     const world_config& c = r.value->world;

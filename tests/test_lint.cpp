@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <twice/lint/lint.hpp>
-#include <twice/scenario/document.hpp>
+#include "scenario/document.hpp"
 #include "scenario/key_path.hpp"
 #include <twice/scenario/scenario.hpp>
 #include <twice/runtime/job.hpp>

@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include <twice/explore/explore.hpp>
-#include <twice/explore/probe.hpp>
+#include "explore/probe.hpp"
 #include <twice/explore/result_file.hpp>
-#include <twice/explore/shrink.hpp>
+#include "explore/shrink.hpp"
 #include <twice/explore/time_limit.hpp>
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <twice/checks/situations.hpp>
-#include <twice/explore/probe.hpp>
+#include "explore/probe.hpp"
 
 #include "test_files.hpp"
 

@@ -13,6 +13,7 @@
 #include <twice/report/junit.hpp>
 #include "cli/explore_command.hpp"
 #include "cli/output_file.hpp"
+#include "explore/variation.hpp"
 #include "sim/count_text.hpp"
 
 namespace twice::cli {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include <twice/checks/invariants.hpp>
 #include <twice/checks/situations.hpp>
 #include <twice/cli/exit_codes.hpp>
 #include <twice/explore/explore.hpp>

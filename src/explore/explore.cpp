@@ -7,6 +7,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "explore/probe.hpp"
+#include "explore/shrink.hpp"
+#include "explore/variation.hpp"
 #include "explore/worker_threads.hpp"
 #include <twice/checks/situations.hpp>
 #include <twice/sim/distributions.hpp>
@@ -30,7 +33,7 @@ void check_bounds(const explore_input& in, std::vector<scenario_error>& errors) 
   for (const explore_range& r : in.spec.vary) {
     for (const bool upper : {false, true}) {
       const std::int64_t bound = upper ? r.hi : r.lo;
-      doc_node doc = in.base;
+      doc_node doc = *in.base;
       const std::string which = upper ? "the upper bound " : "the lower bound ";
       std::string problem;
       if (!apply_value(doc, r.path, r.kind, bound)) {
@@ -113,7 +116,7 @@ std::vector<std::optional<run_brief>> run_all(const explore_input& in, std::uint
   std::vector<std::optional<run_brief>> results(mine);
   run_counters counters;
   run_batch(
-      in, mine, [&](std::size_t j) { return plan_run(in.base, in.spec, root_seed, part.index + j * part.count); },
+      in, mine, [&](std::size_t j) { return plan_run(*in.base, in.spec, root_seed, part.index + j * part.count); },
       options, mine, results, 0, counters);
   return results;
 }
@@ -142,7 +145,7 @@ std::vector<std::optional<run_brief>> run_guided(const explore_input& in, std::u
     for (std::size_t i = start; i < start + count; ++i) {
       sim::random_stream rng = sim::random_root(root_seed).stream("explore.guide." + std::to_string(i));
       if (rarest == 0 || sim::bernoulli(rng, 1, 2)) {
-        genes[i] = draw_genes(in.base, in.spec, root_seed, i);
+        genes[i] = draw_genes(*in.base, in.spec, root_seed, i);
         continue;
       }
       std::vector<std::size_t> rare;  // the situations reached least, in list order
@@ -154,10 +157,10 @@ std::vector<std::optional<run_brief>> run_guided(const explore_input& in, std::u
         if ((results[p]->record.reached >> k) & 1U) parents.push_back(p);
       const std::size_t parent =
           parents[static_cast<std::size_t>(sim::uniform_int(rng, 0, static_cast<std::int64_t>(parents.size()) - 1))];
-      genes[i] = mutate_genes(in.base, in.spec, genes[parent], rng);
+      genes[i] = mutate_genes(*in.base, in.spec, genes[parent], rng);
     }
     run_batch(
-        in, count, [&](std::size_t j) { return plan_from_genes(in.base, in.spec, genes[start + j], start + j); },
+        in, count, [&](std::size_t j) { return plan_from_genes(*in.base, in.spec, genes[start + j], start + j); },
         options, options.runs, results, start, counters);
     for (std::size_t i = start; i < start + count; ++i)
       if (!results[i]) counters.stop = true;  // a prefix only: the next generation needs this one whole
@@ -178,11 +181,10 @@ std::string join_words(const std::vector<std::string>& words, std::string_view n
   return out;
 }
 
-// The repro: the shrunk scenario, its [expect] replaced by the one promise
-// it breaks, under a header that says where it came from.
+// The repro: the shrunk scenario `doc`, its [expect] replaced by the one
+// promise it breaks, under a header that says where it came from.
 std::string repro_text(const explore_input& in, std::uint64_t root_seed, std::size_t runs, std::size_t shrink_runs,
-                       const finding& f) {
-  doc_node doc = f.shrunk.doc;
+                       const finding& f, doc_node doc) {
   remove_node(doc, key_path{{{"expect", std::nullopt}}});
   doc_node hold;
   hold.type = doc_node::kind::array;
@@ -227,11 +229,12 @@ finding make_finding(const explore_input& in, std::uint64_t root_seed, std::size
   f.kinds_dropped = plan.kinds_dropped;
   const load_result original = load_scenario_text(write_document(plan.doc), in.path);
   if (original.ok()) f.original_size = size_of(original.value->world);
-  f.shrunk = shrink(plan.doc, invariant, in.path,
-                    {options.shrink_runs, options.shrink_deadline ? options.shrink_deadline : options.deadline});
-  const load_result shrunk = load_scenario_text(write_document(f.shrunk.doc), in.path);
-  if (shrunk.ok()) f.shrunk_size = size_of(shrunk.value->world);
-  f.repro_text = repro_text(in, root_seed, runs, options.shrink_runs, f);
+  shrink_outcome shrunk = shrink(plan.doc, invariant, in.path,
+                                 {options.shrink_runs, options.shrink_deadline ? options.shrink_deadline : options.deadline});
+  f.shrunk = shrunk;
+  const load_result loaded = load_scenario_text(write_document(shrunk.doc), in.path);
+  if (loaded.ok()) f.shrunk_size = size_of(loaded.value->world);
+  f.repro_text = repro_text(in, root_seed, runs, options.shrink_runs, f, std::move(shrunk.doc));
   // The file as written, read back and run: what `twice run` will see.
   const probe_result check = probe_text(f.repro_text, in.path);
   f.repro_checked = check.loaded && check.violates(invariant);
@@ -255,11 +258,12 @@ prepared prepare_text(std::string_view text, const std::string& path) {
   in.file_seed = loaded.value->world.seed;
   in.spec = loaded.value->explore;
   in.expect = loaded.value->expect;
-  in.base = parse_document(text, path).root;
-  remove_node(in.base, key_path{{{"explore", std::nullopt}}});
+  doc_node base = parse_document(text, path).root;
+  remove_node(base, key_path{{{"explore", std::nullopt}}});
+  in.base = std::make_shared<const doc_node>(std::move(base));
   check_bounds(in, out.errors);
   if (!out.errors.empty()) return out;
-  in.kinds = fault_kinds(in.base);
+  in.kinds = fault_kinds(*in.base);
   out.input = std::move(in);
   return out;
 }
@@ -308,7 +312,7 @@ run_set collect_runs(const explore_input& in, const explore_options& options) {
 
 explore_result finish_exploration(const explore_input& in, const explore_options& options, std::uint64_t root_seed,
                                   std::size_t runs_asked, std::vector<run_record> runs,
-                                  const std::function<run_plan(std::size_t)>& plan_of) {
+                                  const std::vector<run_genes>& genes) {
   explore_result out;
   out.root_seed = root_seed;
   out.runs_asked = runs_asked;
@@ -336,7 +340,8 @@ explore_result finish_exploration(const explore_input& in, const explore_options
     if (const auto i = situation_index(name); i && out.reached[*i] == 0) out.unreached_expected.push_back(name);
   for (const auto& [index, invariant] : chosen)
     out.findings.push_back(make_finding(in, out.root_seed, out.runs_done,
-                                        plan_of ? plan_of(index) : plan_run(in.base, in.spec, root_seed, index),
+                                        genes.empty() ? plan_run(*in.base, in.spec, root_seed, index)
+                                                      : plan_from_genes(*in.base, in.spec, genes.at(index), index),
                                         invariant, options));
   out.runs = std::move(runs);
   return out;
@@ -356,11 +361,8 @@ explore_result run_explore(const explore_input& in, const explore_options& optio
     out.bad_run_errors = std::move(collected.bad_run_errors);
     return out;
   }
-  std::function<run_plan(std::size_t)> plan_of;
-  if (!collected.genes.empty())
-    plan_of = [&](std::size_t i) { return plan_from_genes(in.base, in.spec, collected.genes[i], i); };
-  explore_result out =
-      finish_exploration(in, options, collected.root_seed, collected.runs_asked, std::move(collected.runs), plan_of);
+  explore_result out = finish_exploration(in, options, collected.root_seed, collected.runs_asked,
+                                          std::move(collected.runs), collected.genes);
   out.runs_wall = collected.runs_wall;
   return out;
 }

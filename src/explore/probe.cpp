@@ -1,4 +1,4 @@
-#include <twice/explore/probe.hpp>
+#include "explore/probe.hpp"
 
 #include <twice/checks/checked_run.hpp>
 #include "sim/count_text.hpp"

@@ -1,9 +1,9 @@
-#include <twice/explore/shrink.hpp>
+#include "explore/shrink.hpp"
 
 #include <algorithm>
 #include <functional>
 
-#include <twice/explore/variation.hpp>
+#include "explore/variation.hpp"
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
 #include "sim/count_text.hpp"

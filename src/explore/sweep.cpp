@@ -11,7 +11,7 @@
 
 #include <twice/checks/checked_run.hpp>
 #include "checks/verdict_failure.hpp"
-#include <twice/explore/variation.hpp>
+#include "explore/variation.hpp"
 #include "explore/worker_threads.hpp"
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
@@ -301,7 +301,7 @@ std::optional<sweep_axis> parse_vary_argument(std::string_view text, std::string
     problem = "`" + key + "` is not a key path like \"retry.jitter\" or \"crash[0].at\"";
     return std::nullopt;
   }
-  sweep_axis axis{path->to_string(), {}, 0, 0};
+  sweep_axis axis(path->to_string(), 0, 0);
   std::string_view rest = text.substr(eq + 1);
   while (true) {
     const std::size_t comma = rest.find(',');

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include <twice/scenario/document.hpp>
+#include "scenario/document.hpp"
 #include <twice/scenario/scenario.hpp>
 
 namespace twice::explore {

@@ -1,4 +1,4 @@
-#include <twice/explore/variation.hpp>
+#include "explore/variation.hpp"
 
 #include <algorithm>
 #include <optional>

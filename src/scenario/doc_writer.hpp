@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include <twice/scenario/document.hpp>
+#include "scenario/document.hpp"
 
 namespace twice::scenario_detail {
 

@@ -1,4 +1,4 @@
-#include <twice/scenario/document.hpp>
+#include "scenario/document.hpp"
 
 #include <toml++/toml.h>
 

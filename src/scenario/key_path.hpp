@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include <twice/scenario/document.hpp>
+#include "scenario/document.hpp"
 
 namespace twice::scenario_detail {
 

@@ -74,7 +74,7 @@ void load_axis(const table_reader& root, const doc_entry& e, sweep_spec& out) {
     d.error(e.value.pos, where, "expected an array of the values to run, like [\"none\", \"full\"] or [10, 50, 200]");
     return;
   }
-  sweep_axis axis{path->to_string(), {}, e.value.pos.line, e.value.pos.column};
+  sweep_axis axis(path->to_string(), e.value.pos.line, e.value.pos.column);
   // An axis of cases: each value a table naming a case and setting keys of its own.
   const bool cases = e.value.items.front().is_table();
   for (std::size_t i = 0; i < e.value.items.size(); ++i) {
@@ -121,3 +121,15 @@ void load_sweep(const table_reader& root, load_state& s, sweep_spec& out) {
 }
 
 }  // namespace twice::scenario_detail
+
+namespace twice {
+
+sweep_axis::sweep_axis(std::string path_, std::uint32_t line_, std::uint32_t column_)
+    : path(std::move(path_)), line(line_), column(column_) {}
+sweep_axis::sweep_axis(const sweep_axis&) = default;
+sweep_axis::sweep_axis(sweep_axis&&) noexcept = default;
+sweep_axis& sweep_axis::operator=(const sweep_axis&) = default;
+sweep_axis& sweep_axis::operator=(sweep_axis&&) noexcept = default;
+sweep_axis::~sweep_axis() = default;
+
+}  // namespace twice

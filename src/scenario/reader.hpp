@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include <twice/scenario/document.hpp>
+#include "scenario/document.hpp"
 #include "scenario/words.hpp"
 #include <twice/scenario/scenario.hpp>
 #include <twice/sim/time.hpp>

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <system_error>
 
-#include <twice/scenario/document.hpp>
+#include "scenario/document.hpp"
 #include "scenario/sections.hpp"
 
 namespace twice {

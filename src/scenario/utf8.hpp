@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include <twice/scenario/document.hpp>
+#include "scenario/document.hpp"
 
 namespace twice::scenario_detail {
 

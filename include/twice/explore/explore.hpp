@@ -18,16 +18,18 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <twice/explore/probe.hpp>
-#include <twice/explore/shrink.hpp>
+#include <twice/checks/situations.hpp>
+#include <twice/explore/run_genes.hpp>
+#include <twice/explore/scenario_size.hpp>
+#include <twice/explore/shrink_summary.hpp>
 #include <twice/explore/time_limit.hpp>
-#include <twice/explore/variation.hpp>
 #include <twice/scenario/scenario.hpp>
 
 namespace twice::explore {
@@ -39,7 +41,9 @@ struct explore_input {
   std::uint64_t file_seed = 1;
   explore_spec spec;
   expectations expect;           // the file's own: invariants it expects violated are not findings
-  doc_node base;                 // the file's document without [explore]
+  // The file's document without [explore], parsed once and shared by every
+  // copy (never changed: each run copies what it varies).
+  std::shared_ptr<const scenario_detail::doc_node> base;
   std::vector<std::string> kinds;  // the fault kinds present
 };
 
@@ -103,7 +107,7 @@ struct finding {
   std::vector<std::string> kinds_kept;
   std::vector<std::string> kinds_dropped;
   scenario_size original_size;  // the run's scenario, before shrinking
-  shrink_outcome shrunk;
+  shrink_summary shrunk;
   scenario_size shrunk_size;
   std::string repro_text;          // the standalone scenario file
   std::uint64_t repro_digest = 0;  // trace digest of the repro, loaded back from repro_text and run
@@ -176,10 +180,10 @@ run_set collect_runs(const explore_input& input, const explore_options& options)
 // the first run missing (a shard's deadline), then shrinks the first
 // violating run (or, with options.all, the first per invariant) and writes
 // its repro. `root_seed` and `runs_asked` are the exploration's.
-// `plan_of(i)` is run i's plan when it is not plan_run's (a guided run).
+// `genes[i]`, when given, is what run i drew (a guided run's, from run_set::genes).
 explore_result finish_exploration(const explore_input& input, const explore_options& options, std::uint64_t root_seed,
                                   std::size_t runs_asked, std::vector<run_record> runs,
-                                  const std::function<run_plan(std::size_t)>& plan_of = {});
+                                  const std::vector<run_genes>& genes = {});
 
 // The repro file's name for a scenario name and an invariant:
 // "double_refund-no_double_payment.toml" (only name characters kept).

@@ -109,7 +109,7 @@ load_result load_scenario_text(std::string_view text, std::string path_for_messa
 namespace scenario_detail {
 struct doc_node;
 }
-// Loads an already parsed document (scenario/document.hpp), as
+// Loads an already parsed document (src/scenario/document.hpp, not part of the API), as
 // load_scenario_text would load its text: `twice explore` varies a parsed
 // file and loads each variant without writing and parsing it again. Errors
 // point at the tree's own positions; the story is left empty.

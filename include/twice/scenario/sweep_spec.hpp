@@ -21,11 +21,21 @@
 #include <string>
 #include <vector>
 
-#include <twice/scenario/document.hpp>
-
 namespace twice {
 
+namespace scenario_detail {
+struct doc_node;  // the parsed document's node (src/scenario/document.hpp), not part of the API
+}
+
 struct sweep_axis {
+  // Special members out of line, where a document node is a complete type.
+  sweep_axis(std::string path, std::uint32_t line, std::uint32_t column);
+  sweep_axis(const sweep_axis&);
+  sweep_axis(sweep_axis&&) noexcept;
+  sweep_axis& operator=(const sweep_axis&);
+  sweep_axis& operator=(sweep_axis&&) noexcept;
+  ~sweep_axis();
+
   std::string path;  // the key path, as error messages print it: "retry.jitter"; a case axis's name
   // Scalars, in the order given; or, for an axis of cases, tables: `name`
   // and the key paths the case sets.

@@ -17,8 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include <twice/explore/probe.hpp>
-#include <twice/scenario/document.hpp>
+#include "explore/probe.hpp"
+#include <twice/explore/shrink_summary.hpp>
+#include "scenario/document.hpp"
 
 namespace twice::explore {
 
@@ -27,26 +28,9 @@ struct shrink_options {
   std::optional<std::chrono::steady_clock::time_point> deadline;  // wall clock: only bounds the effort
 };
 
-// What stopped a shrink before a whole pass changed nothing (when it did
-// not, the result is as small as these candidates make it).
-enum class shrink_stop : std::uint8_t {
-  finished,    // a pass changed nothing
-  candidates,  // max_runs candidates were tried
-  deadline,    // the wall-clock deadline passed
-  passes,      // every pass changed something, up to the pass limit
-};
-
-// Why, for output: "the time limit", "its budget of 400 candidates", "20 passes".
-std::string stop_reason(shrink_stop stop, std::size_t max_runs);
-// For --json: "", "candidates", "time_limit", "passes".
-std::string_view stop_name(shrink_stop stop);
-
-struct shrink_outcome {
-  scenario_detail::doc_node doc;   // the smallest scenario found that still fails
-  std::vector<std::string> steps;  // each simplification kept, in order ("workers.count: 2 -> 1")
-  std::size_t runs = 0;            // candidates tried
-  bool cut_short = false;          // stopped before a pass changed nothing: stop says why
-  shrink_stop stop = shrink_stop::finished;
+// The summary, and the smallest scenario found that still fails.
+struct shrink_outcome : shrink_summary {
+  scenario_detail::doc_node doc;
 };
 
 shrink_outcome shrink(const scenario_detail::doc_node& failing, const std::string& invariant,

@@ -12,7 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include <twice/scenario/document.hpp>
+#include <twice/explore/run_genes.hpp>
+#include "scenario/document.hpp"
 #include <twice/scenario/explore_spec.hpp>
 #include <twice/sim/random.hpp>
 
@@ -55,15 +56,6 @@ struct run_plan {
   std::vector<std::string> kinds_kept;     // the fault kinds this run kept
   std::vector<std::string> kinds_dropped;  // swarm: the ones it left out
   doc_node doc;                            // the concrete scenario the run loads
-};
-
-// What a run draws, apart from the document it makes: its world seed, each
-// range's value (spec.vary order) and, per fault kind present, whether it is
-// kept. `--guide coverage` varies these of a run that reached something rare.
-struct run_genes {
-  std::uint64_t world_seed = 0;
-  std::vector<std::int64_t> values;
-  std::vector<std::pair<std::string, bool>> kinds;  // fault kind -> kept, in name order
 };
 
 // `base` is the scenario without its [explore] table.

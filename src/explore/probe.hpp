@@ -11,22 +11,10 @@
 
 #include <twice/checks/invariants.hpp>
 #include <twice/checks/situations.hpp>
+#include <twice/explore/scenario_size.hpp>
 #include <twice/scenario/scenario.hpp>
 
 namespace twice::explore {
-
-// What a shrunk scenario is measured by: the fewer, the easier to read.
-struct scenario_size {
-  std::size_t jobs = 0;
-  std::uint32_t workers = 0;
-  // [[fault]], [[crash]], [[deploy]] and [[queue_fault]] rules, outage and
-  // latency spike windows, and non-zero error rates.
-  std::size_t faults = 0;
-};
-
-scenario_size size_of(const world_config& c);
-// "1 job, 1 worker, 2 faults"
-std::string describe(const scenario_size& s);
 
 struct probe_result {
   bool loaded = false;
