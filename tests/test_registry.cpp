@@ -15,6 +15,7 @@
 
 #include <twice/checks/checked_run.hpp>
 #include <twice/explore/explore.hpp>
+#include <twice/lint/lint.hpp>
 #include <twice/checks/invariant.hpp>
 #include <twice/scenario/scenario.hpp>
 #include <twice/world/registry.hpp>
@@ -194,4 +195,23 @@ TEST_CASE("a built-in invariant is made through the registry the same way a prog
   CHECK_FALSE(registry::is_builtin_invariant("no_points_twice"));
   CHECK_FALSE(registry::remove_invariant("no_double_payment"));  // built in: not removed
   CHECK(invariant_names().front() == "one_ledger_row_per_key");
+}
+
+TEST_CASE("lint judges a registered tool's steps by what the tool says of itself", "[registry][lint]") {
+  points_registered registered;
+  const auto warnings_of = [](std::string_view key) {
+    load_result loaded = load_scenario_text(points_scenario(key, R"(violated = ["no_points_twice"])"), "points.toml");
+    REQUIRE(loaded.ok());
+    std::string all;
+    for (const lint_warning& w : lint(loaded.value->world)) all += w.rule + ": " + w.why + "\n";
+    return all;
+  };
+  // The points API writes and honours keys (points.hpp): no key is the
+  // double refund's mistake, on the user's own tool.
+  const std::string keyless = warnings_of("none");
+  CHECK_THAT(keyless, Catch::Contains("write_without_key: job_42 step 1 calls the points tool, a write whose far "
+                                      "side honours idempotency keys, with no key at all"));
+  CHECK_THAT(keyless, Catch::Contains("the far side acts again (a registered tool: your own invariants see it)"));
+  CHECK_THAT(warnings_of("stable"), !Catch::Contains("write_without_key"));
+  CHECK_THAT(warnings_of("per_attempt"), Catch::Contains("key_per_attempt: a new key is minted every attempt"));
 }

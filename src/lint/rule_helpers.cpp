@@ -137,6 +137,8 @@ std::string first_effect(const world_config& config) {
   std::vector<std::string_view> writes{tool_name::refund, tool_name::email};
   for (const service_tool_config& t : config.tools)
     if (t.effect == tool_effect::write) writes.push_back(t.name);
+  for (const world_config::registered_tool& t : config.registered_tools)
+    if (t.writes) writes.push_back(t.name);
   const std::optional<tool_use> use = find_use(config, writes);
   if (!use) return "";
   if (use->spec.tool == tool_name::refund) return "the vendor's refund";
@@ -251,6 +253,8 @@ bool moves_money(const world_config& config, std::string_view tool) {
   if (tool == tool_name::refund) return true;
   for (const service_tool_config& t : config.tools)
     if (t.name == tool) return t.moves_money;
+  for (const world_config::registered_tool& t : config.registered_tools)
+    if (t.name == tool) return t.moves_money;
   return false;
 }
 
@@ -258,6 +262,8 @@ std::vector<std::string_view> own_write_tools(const world_config& config, bool k
   std::vector<std::string_view> out;
   for (const service_tool_config& t : config.tools)
     if (t.effect == tool_effect::write && (t.keys != key_handling::ignored) == keyed) out.push_back(t.name);
+  for (const world_config::registered_tool& t : config.registered_tools)
+    if (t.writes && t.accepts_key == keyed) out.push_back(t.name);
   return out;
 }
 

@@ -122,11 +122,12 @@ struct tool_use {
 
 std::optional<tool_use> find_use(const world_config& config, std::initializer_list<std::string_view> tools);
 std::optional<tool_use> find_use(const world_config& config, const std::vector<std::string_view>& tools);
-// The scenario's own write tools ([tools.NAME] with effect = "write") whose
-// far side takes a key (keyed = true) or ignores keys (keyed = false).
+// The scenario's own write tools ([tools.NAME] with effect = "write", then
+// the registered tools that say they write) whose far side takes a key
+// (keyed = true) or ignores keys (keyed = false).
 std::vector<std::string_view> own_write_tools(const world_config& config, bool keyed);
 // Whether steps calling `tool` move money (the refund tool, or a tool of the
-// scenario's own with moves_money).
+// scenario's own or a registered one with moves_money).
 bool moves_money(const world_config& config, std::string_view tool);
 std::string where(const tool_use& use);
 std::string stable_key(const tool_use& use);

@@ -1,5 +1,7 @@
 #include "lint/rules.hpp"
 
+#include <algorithm>
+
 namespace twice::lint_rules_detail {
 
 // Writes: whether a repeated call has its effect again (keys, claims,
@@ -15,6 +17,10 @@ void own_write_without_key(const world_config& config, std::vector<lint_warning>
   if (!use) return;
   const bool none = rules.key == key_mode::none;
   const bool money = moves_money(config, use->spec.tool);
+  // A registered tool reports no effects: the invariants that catch its
+  // repeat are the program's own.
+  const bool registered = std::any_of(config.registered_tools.begin(), config.registered_tools.end(),
+                                      [&](const auto& t) { return t.name == use->spec.tool; });
   std::vector<advised_value> keyed;
   if (none) keyed.push_back({std::string(key::discipline_key), toml_word("stable")});
   if (!rules.pass_key_to_vendor) keyed.push_back({std::string(key::pass_key_to_vendor), toml_bool(true)});
@@ -23,7 +29,9 @@ void own_write_without_key(const world_config& config, std::vector<lint_warning>
                              "runs again after {}, and the far side acts again ({}).",
                              where(*use), use->spec.tool,
                              none ? "with no key at all" : "but the key is never sent to it", step_repeats_after(config),
-                             money ? "no_double_payment, ledgers_agree" : "one_effect_per_step"),
+                             registered ? "a registered tool: your own invariants see it"
+                             : money    ? "no_double_payment, ledgers_agree"
+                                        : "one_effect_per_step"),
                  fmt::format("Set discipline.key = \"stable\" and discipline.pass_key_to_vendor = true: the far side "
                              "then recognises \"{}\" on a retry and does not act twice.",
                              stable_key(*use)),

@@ -327,7 +327,8 @@ void load_registered_tool(load_state& s, const doc_entry& entry, const std::stri
   c.effect = probe != nullptr && probe->writes() ? tool_effect::write : tool_effect::read;
   c.keys = probe != nullptr && probe->accepts_key() ? key_handling::dedupe : key_handling::ignored;
   load_claim(s, r, entry.key, c);
-  s.world.registered_tools.push_back({entry.key, name});
+  s.world.registered_tools.push_back({entry.key, name, probe != nullptr && probe->writes(),
+                                      probe != nullptr && probe->accepts_key(), probe != nullptr && probe->moves_money()});
 }
 
 void load_listed_tools(load_state& s, const doc_node& tools, bool root_has_vendor) {

@@ -139,6 +139,11 @@ struct world_config {
   struct registered_tool {
     std::string name;            // how steps call it
     std::string implementation;  // its registered name
+    // What the tool says of itself (asked once, as the file is loaded), so
+    // lint judges its steps as it judges a [tools.NAME] of the file's own.
+    bool writes = false;
+    bool accepts_key = false;
+    bool moves_money = false;
   };
   std::vector<registered_tool> registered_tools;
   std::map<std::string, std::string, std::less<>> handlers_by_type;  // [[job_type]] name -> registered handler
