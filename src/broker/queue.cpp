@@ -445,7 +445,7 @@ void queue::redrive(message_map::iterator it) {
 void queue::accept_redriven(message m, const std::string& from) {
   const sim::instant now = kernel_.now();
   // Back in a queue it left before: its old handles here go now.
-  if (const auto tomb = gone_.find(m.id); tomb != gone_.end()) forget_tombstone(tomb);
+  if (gone_.contains(m.id)) forget_tombstone(m.id);
   m.entered_at = now;
   m.queued_at = now;
   m.state = message_state::visible;
@@ -521,7 +521,7 @@ bool queue::given_out_since(receipt_handle handle) const {
 }
 
 std::uint64_t queue::footprint() const {
-  return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + sim::tree_footprint(gone_) + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
+  return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + gone_.footprint() + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
          sim::tree_footprint(visible_by_group_) + sim::tree_footprint(in_flight_by_group_) + sim::footprint_of(retention_) +
          sim::tree_footprint(receive_count_histogram_) + (fifo_ ? fifo_->footprint() : 0) + dedup_.footprint() +
          sim::tree_footprint(eta_) + sim::footprint_of(deaths_) + sim::footprint_of(poller_looks_);

@@ -60,11 +60,10 @@ void queue::retention_due(std::uint64_t seq) {
 }
 
 void queue::retention_timer_fired(message_id id) {
-  const auto tomb = gone_.find(id);
-  if (tomb != gone_.end()) {
+  if (const tombstone_table::tombstone* tomb = gone_.find(id)) {
     // A deadline armed before the tombstone's own (its retention end, when
     // it left less than 12 h before) finds it still remembered.
-    if (kernel_.now() >= tomb->second.forget_at) forget_tombstone(tomb);
+    if (kernel_.now() >= tomb->forget_at) forget_tombstone(id);
     return;
   }
   const auto it = messages_.find(id);
@@ -129,17 +128,14 @@ void queue::erase_message(message_map::iterator it) {
     const sim::instant later = kernel_.now() + longest_lease();
     const sim::instant retention_end = keeps_forever() ? later : m.sent_at + config_.retention;
     const sim::instant forget_at = std::max(retention_end, later);
-    const bool inserted = gone_.emplace(m.id, tombstone{m.handles_from, m.handles_issued, forget_at}).second;
-    TWICE_CHECK(inserted);
+    gone_.insert(m.id, tombstone_table::tombstone{m.handles_from, forget_at, m.handles_issued});
     if (forget_at != retention_end || keeps_forever()) arm_deadline(forget_at, m.id);
   }
   messages_.erase(it);
 }
 
-void queue::forget_tombstone(std::map<message_id, tombstone>::iterator tomb) {
-  const std::uint32_t rows = tomb->second.handles_issued;
-  gone_.erase(tomb);
-  forget_handles(rows);
+void queue::forget_tombstone(message_id id) {
+  forget_handles(gone_.erase(id).handles_issued);
 }
 
 // ---- receipt handles ------------------------------------------------------
@@ -153,7 +149,7 @@ message_id queue::message_of(receipt_handle handle) const {
 
 bool queue::row_live(const handle_row& row) const {
   if (const auto it = messages_.find(row.id); it != messages_.end()) return row.handle >= it->second.handles_from;
-  if (const auto tomb = gone_.find(row.id); tomb != gone_.end()) return row.handle >= tomb->second.handles_from;
+  if (const tombstone_table::tombstone* tomb = gone_.find(row.id)) return row.handle >= tomb->handles_from;
   return false;
 }
 

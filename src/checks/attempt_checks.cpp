@@ -34,7 +34,7 @@ class backoff_within_cap final : public invariant {
     if (const auto* end = std::get_if<ev::slice_end>(&e.body)) {
       // The watch drops a job's slices once none is open.
       const std::uint32_t id = jobs_.job_id(end->job);
-      if (jobs_[id].slices.empty()) settle(id, names);
+      if (jobs_.slices(jobs_[id]).empty()) settle(id, names);
     }
   }
 
@@ -78,8 +78,9 @@ class backoff_within_cap final : public invariant {
     else if (delay > std::max(cap, floor))
       log_.note(e, names, "the delay is above the cap");
     const std::int64_t attempt = b.attempt;
-    const auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
-    if (start != jw.start_index.end()) {
+    const job_watch_table::start_places& places = jobs_.start_index(jw);
+    const auto start = std::find_if(places.begin(), places.end(), [&](const auto& p) { return p.first == attempt; });
+    if (start != places.end()) {
       envelopes_[id].push_back({start->second, attempt, b.envelope.us(), e.at, e});
       ++envelope_points_;
     }

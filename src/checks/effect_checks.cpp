@@ -115,7 +115,7 @@ class done_jobs_had_effects final : public invariant {
         const std::string reference = job.id + ":step_" + std::to_string(i + 1) + ":" + step.tool;
         const auto effect = effects.find(reference);
         const job_watch_table::job_watch* watch = jobs_.watch_of(job.id, w.events().names());
-        const sim::instant done_at = watch != nullptr && watch->done_at ? *watch->done_at : sim::instant::max();
+        const sim::instant done_at = watch != nullptr ? watch->done_at().value_or(sim::instant::max()) : sim::instant::max();
         const auto timeout = timed_out.find(reference);
         const bool answered_by_timeout = timeout != timed_out.end() && timeout->second <= done_at;
         const bool late =

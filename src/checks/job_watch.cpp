@@ -39,7 +39,10 @@ void job_watch_table::on_event(const ev::event& e, const name_table& names) {
   if (const auto* done = std::get_if<ev::job_done>(&e.body)) {
     job_watch& jw = jobs_[job_id(done->job)];
     jw.ended = true;
-    if (!jw.done_at) jw.done_at = e.at;
+    if (!jw.done) {
+      jw.done = true;
+      jw.done_at_ = e.at;
+    }
     return;
   }
   if (const auto* failed = std::get_if<ev::job_failed>(&e.body)) {
@@ -85,9 +88,13 @@ void job_watch_table::on_event(const ev::event& e, const name_table& names) {
   if (const auto* moved = std::get_if<ev::moved_out>(&e.body)) job_id(moved->body);
 }
 
-// A job's watch holds its open slices (a handful; dropped once none is open).
+// A fixed-size watch per job seen, and the open work of the jobs with a
+// slice open (as many as run at once, a few rows each).
 std::uint64_t job_watch_table::footprint() const {
-  return jobs_.size() * (sizeof(job_watch) + sizeof(slice_span)) + sim::footprint_of(job_of_name_);
+  std::uint64_t open = sim::footprint_of(open_) + sim::footprint_of(free_open_);
+  for (const open_work& w : open_)
+    open += sim::footprint_of(w.start_index) + sim::footprint_of(w.slices) + 2 * sim::heap_block_overhead;
+  return sim::footprint_of(jobs_) + sim::footprint_of(job_of_name_) + open;
 }
 
 std::uint32_t job_watch_table::job_id(ev::name_id job) {
@@ -107,15 +114,53 @@ const job_watch_table::job_watch* job_watch_table::watch_of(std::string_view job
   return &jobs_[job_of_name_[*name]];
 }
 
-job_watch_table::slice_span* job_watch_table::open_slice(job_watch& jw, ev::name_id actor) {
-  for (auto it = jw.slices.rbegin(); it != jw.slices.rend(); ++it)
+const std::vector<job_watch_table::slice_span>& job_watch_table::slices(const job_watch& jw) const {
+  static const std::vector<slice_span> none;
+  return jw.open == no_open ? none : open_[jw.open].slices;
+}
+
+const job_watch_table::start_places& job_watch_table::start_index(const job_watch& jw) const {
+  static const start_places none;
+  return jw.open == no_open ? none : open_[jw.open].start_index;
+}
+
+job_watch_table::slice_span* job_watch_table::open_slice(const job_watch& jw, ev::name_id actor) {
+  if (jw.open == no_open) return nullptr;
+  std::vector<slice_span>& slices = open_[jw.open].slices;
+  for (auto it = slices.rbegin(); it != slices.rend(); ++it)
     if (it->actor_name == actor && !it->end) return &*it;
   return nullptr;
+}
+
+// A free row if there is one (which row a job gets changes nothing any
+// invariant reads: rows are only reached through their job).
+job_watch_table::open_work& job_watch_table::open_of(job_watch& jw) {
+  if (jw.open != no_open) return open_[jw.open];
+  if (free_open_.empty()) {
+    TWICE_CHECK(open_.size() < no_open);
+    jw.open = static_cast<std::uint32_t>(open_.size());
+    return open_.emplace_back();
+  }
+  jw.open = free_open_.back();
+  free_open_.pop_back();
+  return open_[jw.open];
+}
+
+// The row's vectors are freed, not kept for the next job: a job redelivered
+// without end leaves no thousand-slice buffer behind.
+void job_watch_table::close(job_watch& jw) {
+  if (jw.open == no_open) return;
+  open_work& w = open_[jw.open];
+  std::vector<slice_span>().swap(w.slices);
+  start_places().swap(w.start_index);
+  free_open_.push_back(jw.open);
+  jw.open = no_open;
 }
 
 void job_watch_table::on_attempt_start(const ev::event& e, const ev::attempt_start& start_event,
                                        const name_table& names) {
   job_watch& jw = jobs_[job_id(start_event.job)];
+  open_work& work = open_of(jw);
   const std::int64_t attempt = start_event.attempt;
   // Counting failures, a job the broker gave back runs again under its number
   // (Sidekiq's retry_test.rb: "shuts down without retrying work-in-progress").
@@ -124,12 +169,12 @@ void job_watch_table::on_attempt_start(const ev::event& e, const ev::attempt_sta
   if (last_start_.free_rerun) ++jw.free_starts;
   jw.last_attempt = attempt;
   ++jw.attempts_started;
-  auto start = std::find_if(jw.start_index.begin(), jw.start_index.end(), [&](const auto& p) { return p.first == attempt; });
-  if (start == jw.start_index.end())
-    jw.start_index.emplace_back(attempt, starts_++);
+  auto start = std::find_if(work.start_index.begin(), work.start_index.end(), [&](const auto& p) { return p.first == attempt; });
+  if (start == work.start_index.end())
+    work.start_index.emplace_back(attempt, starts_++);
   else
     start->second = starts_++;
-  jw.slices.push_back(slice_span{std::string(names.text(e.actor)), e.actor, attempt, e.at, std::nullopt, {}});
+  work.slices.push_back(slice_span{std::string(names.text(e.actor)), e.actor, attempt, e.at, std::nullopt, {}});
 }
 
 // With no slice of a job open, every span so far ended at or before now,
@@ -142,10 +187,9 @@ void job_watch_table::on_attempt_start(const ev::event& e, const ev::attempt_sta
 void job_watch_table::on_slice_end(const ev::event& e, const ev::slice_end& end) {
   job_watch& jw = jobs_[job_id(end.job)];
   if (slice_span* open = open_slice(jw, e.actor)) open->end = e.at;
-  const bool any_open = std::any_of(jw.slices.begin(), jw.slices.end(), [](const slice_span& s) { return !s.end; });
-  if (any_open) return;
-  std::vector<slice_span>().swap(jw.slices);
-  std::vector<std::pair<std::int64_t, std::uint64_t>>().swap(jw.start_index);
+  const std::vector<slice_span>& all = slices(jw);
+  const bool any_open = std::any_of(all.begin(), all.end(), [](const slice_span& s) { return !s.end; });
+  if (!any_open) close(jw);
 }
 
 // A worker's tool call (the relay's sends are no slice of a job, so its

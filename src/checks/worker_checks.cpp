@@ -38,7 +38,7 @@ class leases_exclusive_or_absorbed final : public invariant {
     const slice_span* mine = jobs_.open_slice(jw, e.actor);
     if (mine == nullptr) return;
     const std::int64_t step = call->step;
-    for (const slice_span& other : jw.slices) {
+    for (const slice_span& other : jobs_.slices(jw)) {
       if (&other == mine) continue;
       const auto earlier = std::find_if(other.new_writes.begin(), other.new_writes.end(),
                                         [step](const job_watch_table::step_write& w) { return w.step == step; });

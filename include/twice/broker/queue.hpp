@@ -200,6 +200,7 @@
 #include <twice/broker/dedup_window.hpp>
 #include <twice/broker/fifo_order.hpp>
 #include <twice/broker/pubsub_retry_policy.hpp>
+#include <twice/broker/tombstone_table.hpp>
 #include <twice/events/queue_status.hpp>
 #include <twice/events/event_log.hpp>
 #include <twice/sim/condition.hpp>
@@ -483,15 +484,6 @@ class queue {
     message_id id = 0;
   };
 
-  // A gone message's handles stay known until forget_at (its retention end,
-  // or 12 h after it left if later), so a delete with one still answers OK;
-  // then they are forgotten and memory stays bounded.
-  struct tombstone {
-    receipt_handle handles_from = 0;
-    std::uint32_t handles_issued = 0;
-    sim::instant forget_at;
-  };
-
   using message_map = std::map<message_id, message>;
 
   static void on_visibility_timer(sim::kernel& k, void* ctx, std::uint64_t arg);
@@ -555,7 +547,7 @@ class queue {
   void record_expiry(const message& m);
   // Erases the message and keeps its handles known for a while (a tombstone).
   void erase_message(message_map::iterator it);
-  void forget_tombstone(std::map<message_id, tombstone>::iterator tomb);
+  void forget_tombstone(message_id id);
   // The message a handle was issued for, while the handle is still known
   // (0: never issued here, or forgotten with its message).
   message_id message_of(receipt_handle handle) const;
@@ -588,7 +580,10 @@ class queue {
   std::uint32_t in_flight_total_ = 0;
   std::vector<handle_row> handle_rows_;
   std::uint64_t forgotten_rows_ = 0;  // rows of handle_rows_ no longer live
-  std::map<message_id, tombstone> gone_;
+  // A gone message's handles stay known until forget_at (its retention end,
+  // or 12 h after it left if later), so a delete with one still answers OK;
+  // then they are forgotten and memory stays bounded.
+  tombstone_table gone_;
   std::optional<sim::instant> last_purge_;
   // Every message's retention deadline, soonest first by (time, place in the
   // kernel's order), the place taken when the message was stored. Only the
