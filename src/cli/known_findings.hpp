@@ -8,7 +8,7 @@
 //
 //   {"format": "twice known findings 1",
 //    "findings": [{"scenario": "billing", "invariant": "no_double_payment",
-//                  "repro_digest": "5ef044187441c6c2"}]}
+//                  "repro_digest": "5b074a6675f66e1e"}]}
 
 #include <string>
 #include <vector>

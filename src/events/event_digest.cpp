@@ -3,7 +3,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cstring>
 #include <string_view>
 
 #include <twice/events/event_log.hpp>
@@ -41,18 +40,6 @@ class field_encoder {
 event_digest::event_digest() : state_(std::make_unique<state>()) {}
 event_digest::~event_digest() = default;
 
-void event_digest::put(const void* data, std::size_t size) {
-  const auto* bytes = static_cast<const std::uint8_t*>(data);
-  while (size > 0) {
-    if (used_ == buffer_.size()) flush();
-    const std::size_t n = std::min(size, buffer_.size() - used_);
-    std::memcpy(buffer_.data() + used_, bytes, n);
-    used_ += n;
-    bytes += n;
-    size -= n;
-  }
-}
-
 void event_digest::flush() {
   if (used_ == 0) return;
   TWICE_CHECK(XXH3_64bits_update(state_->xxh, buffer_.data(), used_) == XXH_OK);
@@ -60,14 +47,13 @@ void event_digest::flush() {
 }
 
 void event_digest::put_name(ev::name_id id, const name_table& names) {
-  put_u32(id);
-  if (id < written_.size() && written_[id] != 0) return;
-  if (id >= written_.size()) written_.resize(std::max<std::size_t>(static_cast<std::size_t>(id) + 1, 2 * written_.size()), 0);
-  written_[id] = 1;
-  const std::string_view text = names.text(id);
-  TWICE_CHECK(text.size() <= UINT32_MAX);
-  put_u32(static_cast<std::uint32_t>(text.size()));
-  put(text.data(), text.size());
+  if (id >= hashes_.size()) hashes_.resize(std::max<std::size_t>(static_cast<std::size_t>(id) + 1, 2 * hashes_.size()), 0);
+  std::uint64_t& hash = hashes_[id];
+  if (hash == 0) {
+    const std::string_view text = names.text(id);
+    hash = XXH3_64bits(text.data(), text.size());
+  }
+  put_u64(hash);
 }
 
 void event_digest::add(const ev::event& e, const name_table& names) {

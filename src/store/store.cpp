@@ -160,8 +160,10 @@ class acquire_wait {
 };
 
 void store_core::note_long_transaction(std::size_t index, std::string_view state, std::uint64_t dead) {
-  // One name at a time: the digest numbers names by first appearance, and
-  // the order a call's arguments are evaluated in is the compiler's choice.
+  // One name at a time, so each gets the same id under every compiler (the
+  // order a call's arguments are evaluated in is the compiler's choice): the
+  // digest hashes names by text, but tables keyed by name id iterate in id
+  // order (broker/queue.hpp's message groups).
   const ev::name_id actor = events.name("store/" + config.long_transactions[index].holder);
   const ev::long_transaction body{events.name(config.long_transactions[index].holder), events.name(state),
                                   static_cast<std::int64_t>(dead)};

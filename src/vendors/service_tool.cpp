@@ -366,8 +366,9 @@ tool_result service_tool::commit_effect(const execution& e) {
 }
 
 tool_result service_tool::commit_money(const execution& e) {
-  // Names in the order the trace has always interned them (the digest
-  // numbers names by first appearance): the row's id, its key, its target.
+  // Names one at a time, in a fixed order (the row's id, its key, its
+  // target), so each gets the same id under every compiler: the digest
+  // hashes names by text, but tables keyed by name id iterate in id order.
   const std::string id = ledger_.id_of(ledger_.size());
   const ev::name_id id_name = endpoint_.name_of(id);
   refund_ledger::row row;

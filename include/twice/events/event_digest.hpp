@@ -15,23 +15,28 @@
 // the fields are the payload's, in the order its fields(v) lists them, each
 // as its value only:
 //
-//   name     := u32 id, followed at the id's FIRST occurrence in the stream
-//               by u32 length and the name's bytes (its UTF-8 text)
+//   name     := u64 XXH3_64bits(text), seed 0, where text is the name's
+//               bytes (its UTF-8 text, no length, no terminator); at every
+//               occurrence, the empty name included
 //   integer  := i64
 //   boolean  := u8 0 or 1
 //   word     := u8 (the enumeration's value)
 //
-// Every integer is little-endian, fixed width, whatever the host. A field a
-// payload leaves out (a change_visibility that was not applied has no
-// visible_until) is simply absent. So the digest covers every text once and
-// every event's integers, and can be recomputed from the events and the
-// name table alone.
+// Every integer, a name's hash included, is little-endian, fixed width,
+// whatever the host. A field a payload leaves out (a change_visibility that
+// was not applied has no visible_until) is simply absent. So the digest
+// covers every event's names and integers, and can be recomputed from the
+// events and their names' texts alone.
+//
+// A name is its text's hash, not its id in the name table: ids follow the
+// order names were first interned over the whole run, so a digest made of
+// ids would change whenever anything interned a name earlier or later, and
+// would need every name the run ever saw kept to the end.
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <string_view>
 #include <vector>
 
 #include <twice/events/trace_events.hpp>
@@ -60,15 +65,13 @@ class event_digest {
     std::uint8_t* at = room(1);
     at[0] = v;
   }
-  void put_u32(std::uint32_t v) {
-    std::uint8_t* at = room(4);
-    for (int i = 0; i < 4; ++i) at[i] = static_cast<std::uint8_t>(v >> (8 * i));
-  }
-  void put_i64(std::int64_t v) {
-    const auto u = static_cast<std::uint64_t>(v);
+  void put_u64(std::uint64_t v) {
     std::uint8_t* at = room(8);
-    for (int i = 0; i < 8; ++i) at[i] = static_cast<std::uint8_t>(u >> (8 * i));
+    for (int i = 0; i < 8; ++i) at[i] = static_cast<std::uint8_t>(v >> (8 * i));
   }
+  void put_i64(std::int64_t v) { put_u64(static_cast<std::uint64_t>(v)); }
+  // The name's hash; `names` must be the same table at every call (the
+  // hash is kept by id).
   void put_name(ev::name_id id, const name_table& names);
 
  private:
@@ -80,7 +83,6 @@ class event_digest {
     used_ += n;
     return at;
   }
-  void put(const void* data, std::size_t size);
   void flush();
 
   struct state;
@@ -89,7 +91,12 @@ class event_digest {
   // per block, not per field.
   std::array<std::uint8_t, 4096> buffer_{};
   std::size_t used_ = 0;
-  std::vector<std::uint8_t> written_;  // by name id: 1 once its text is in the stream
+  // By name id: the text's XXH3, or 0 while not yet computed, so each name
+  // is hashed once. A text whose hash is 0 is hashed again at each
+  // occurrence: the value written is right either way, and a cache entry of
+  // 0 needs no flag beside it. Were ids ever reused for other texts, an
+  // id's entry would have to be cleared when it is.
+  std::vector<std::uint64_t> hashes_;
 };
 
 }  // namespace twice
