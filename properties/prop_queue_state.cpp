@@ -25,9 +25,10 @@
 #include <vector>
 
 #include <twice/events/event_log.hpp>
-#include <twice/broker/queue.hpp>
 #include <twice/sim/kernel.hpp>
 #include <twice/sim/trace.hpp>
+
+#include "broker/queue.hpp"
 
 using namespace twice;
 using sim::duration;

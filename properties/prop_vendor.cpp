@@ -22,7 +22,8 @@
 #include <twice/sim/task.hpp>
 #include <twice/sim/trace.hpp>
 #include <twice/vendors/latency_model.hpp>
-#include <twice/vendors/service_tool.hpp>
+
+#include "vendors/service_tool.hpp"
 
 using namespace twice;
 using sim::duration;

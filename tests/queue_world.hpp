@@ -13,9 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include <twice/broker/queue.hpp>
 #include <twice/events/event_log.hpp>
 #include <twice/sim/sleep.hpp>
+
+#include "broker/queue.hpp"
 
 namespace queue_testing {
 

@@ -15,6 +15,9 @@
 #include <twice/store/store.hpp>
 #include <twice/world/world.hpp>
 
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
+
 namespace twice::test {
 
 struct scenario_run {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <twice/broker/queue.hpp>
+#include "broker/queue.hpp"
 #include "queue_world.hpp"
 #include "scenario_run.hpp"
 

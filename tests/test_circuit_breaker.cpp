@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <twice/runtime/circuit_breaker.hpp>
+#include "runtime/circuit_breaker.hpp"
 
 using namespace twice;
 using sim::duration;

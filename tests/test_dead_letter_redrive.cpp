@@ -7,7 +7,11 @@
 
 #include <string>
 
+#include "broker/queue.hpp"
 #include "checked_world.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
+#include "world/job_book.hpp"
 #include <twice/runtime/job.hpp>
 #include <twice/store/store.hpp>
 

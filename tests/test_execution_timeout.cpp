@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <twice/scenario/scenario.hpp>
+#include "broker/queue.hpp"
 #include "scenario_run.hpp"
 
 using namespace twice;

@@ -10,8 +10,10 @@
 #include <twice/checks/invariants.hpp>
 #include <twice/sim/sleep.hpp>
 #include "checks/invariant_set.hpp"
-#include "world/incidents.hpp"
 #include "test_worlds.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
+#include "world/incidents.hpp"
 
 using namespace twice;
 using sim::duration;

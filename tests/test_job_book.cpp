@@ -9,7 +9,9 @@
 
 #include <twice/checks/checked_run.hpp>
 #include <twice/world/world.hpp>
+#include "runtime/workload.hpp"
 #include "test_worlds.hpp"
+#include "world/job_book.hpp"
 
 using namespace twice;
 using sim::duration;

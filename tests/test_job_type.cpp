@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cli/run_command.hpp"
+#include "runtime/workload.hpp"
 #include <twice/runtime/job_type.hpp>
-#include <twice/runtime/workload.hpp>
 #include <twice/scenario/scenario.hpp>
 
 using namespace twice;

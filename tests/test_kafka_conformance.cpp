@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include <twice/broker/consumer_group.hpp>
 #include "broker/consumer_lag.hpp"
-#include <twice/broker/kafka_topic.hpp>
 #include "cli/run_command.hpp"
 #include <twice/events/event_log.hpp>
+#include "broker/consumer_group.hpp"
+#include "broker/kafka_topic.hpp"
 #include "scenario_run.hpp"
 #include "test_files.hpp"
 #include <twice/sim/sleep.hpp>

@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include "checked_world.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
+#include "world/job_book.hpp"
 #include <twice/runtime/job.hpp>
 
 using namespace twice;

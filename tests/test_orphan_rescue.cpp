@@ -8,7 +8,11 @@
 
 #include "checked_world.hpp"
 #include <twice/runtime/job.hpp>
+#include "broker/queue.hpp"
 #include "store/job_rows.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
+#include "world/job_book.hpp"
 
 using namespace twice;
 using namespace twice::test_worlds;

@@ -21,7 +21,8 @@
 #include <twice/vendors/call_stats.hpp>
 #include <twice/vendors/latency_model.hpp>
 #include <twice/vendors/tool_faults.hpp>
-#include <twice/vendors/service_tool.hpp>
+
+#include "vendors/service_tool.hpp"
 
 using namespace twice;
 using namespace twice::sim::literals;

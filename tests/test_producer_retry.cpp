@@ -12,6 +12,10 @@
 #include <vector>
 
 #include "scenario_run.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
+
+#include <twice/vendors/vendor_refund.hpp>
 
 using namespace twice;
 using namespace twice::sim::literals;

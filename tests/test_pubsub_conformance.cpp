@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include <twice/broker/queue.hpp>
-#include <twice/runtime/pubsub_ack_deadline.hpp>
+#include "broker/queue.hpp"
 #include "queue_world.hpp"
+#include "runtime/pubsub_ack_deadline.hpp"
 #include "scenario_run.hpp"
 
 using namespace twice;

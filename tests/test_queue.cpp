@@ -1,14 +1,13 @@
 // The SQS standard queue model: one test per documented behaviour, each
 // driven by small coroutines on a kernel with a trace recorder.
 
-#include <twice/broker/queue.hpp>
-
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "broker/queue.hpp"
 #include "queue_world.hpp"
 
 using namespace twice;

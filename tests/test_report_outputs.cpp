@@ -25,6 +25,7 @@
 #include <twice/report/timeline.hpp>
 #include "report/trace_jsonl.hpp"
 #include <twice/scenario/scenario.hpp>
+#include <twice/tools/tool.hpp>
 #include "test_files.hpp"
 
 using namespace twice;

@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "cli/run_command.hpp"
-#include <twice/runtime/retry_breaker.hpp>
-#include <twice/runtime/retry_budget.hpp>
 #include <twice/scenario/scenario.hpp>
+#include "runtime/retry_breaker.hpp"
+#include "runtime/retry_budget.hpp"
 #include "scenario_run.hpp"
 #include "test_files.hpp"
 

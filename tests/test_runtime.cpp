@@ -13,7 +13,12 @@
 
 #include <twice/sim/sleep.hpp>
 #include <twice/world/world.hpp>
+#include "broker/queue.hpp"
+#include "runtime/worker.hpp"
 #include "test_worlds.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
+#include "world/job_book.hpp"
 
 using namespace twice;
 using sim::duration;

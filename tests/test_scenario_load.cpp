@@ -15,10 +15,12 @@
 #include <twice/checks/invariant.hpp>
 #include "checks/invariant_names.hpp"
 #include <twice/scenario/scenario.hpp>
-#include "world/incidents.hpp"
 #include "scenario_text.hpp"
-#include "test_worlds.hpp"
 #include "test_files.hpp"
+#include "test_worlds.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
+#include "world/incidents.hpp"
 
 using namespace twice;
 using sim::duration;

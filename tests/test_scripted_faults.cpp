@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include <twice/faults/scripted_faults.hpp>
 #include <twice/sim/random.hpp>
 #include <twice/world/world.hpp>
+
+#include "faults/scripted_faults.hpp"
 
 using namespace twice;
 using sim::duration;

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "cli/run_command.hpp"
+#include "vendors/server_pool.hpp"
 #include <twice/scenario/scenario.hpp>
-#include <twice/vendors/server_pool.hpp>
 
 using namespace twice;
 using sim::duration;

@@ -15,7 +15,8 @@
 #include <twice/sim/sleep.hpp>
 #include <twice/sim/task.hpp>
 #include <twice/sim/trace.hpp>
-#include <twice/vendors/service_tool.hpp>
+
+#include "vendors/service_tool.hpp"
 
 using namespace twice;
 using namespace twice::sim::literals;

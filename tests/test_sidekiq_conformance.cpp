@@ -14,9 +14,9 @@
 
 #include <fmt/format.h>
 
-#include <twice/broker/queue.hpp>
 #include <twice/checks/checked_run.hpp>
 #include <twice/scenario/scenario.hpp>
+#include "broker/queue.hpp"
 #include "queue_world.hpp"
 #include "scenario_run.hpp"
 

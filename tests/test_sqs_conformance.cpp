@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <twice/broker/queue.hpp>
+#include "broker/queue.hpp"
 #include "broker/queue_batch.hpp"
 #include "queue_world.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <twice/broker/queue.hpp>
+#include "broker/queue.hpp"
 #include "queue_world.hpp"
 
 using namespace twice;

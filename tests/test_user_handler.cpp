@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "points.hpp"  // examples/points/
+#include "world/job_book.hpp"
 
 using namespace twice;
 using points::grant_points_handler;

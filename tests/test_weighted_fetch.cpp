@@ -10,9 +10,10 @@
 #include <vector>
 
 #include <twice/events/event_log.hpp>
-#include <twice/runtime/weighted_fetch.hpp>
 #include <twice/sim/random.hpp>
 #include <twice/sim/sleep.hpp>
+
+#include "runtime/weighted_fetch.hpp"
 
 using namespace twice;
 using sim::duration;

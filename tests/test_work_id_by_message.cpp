@@ -14,6 +14,8 @@
 #include <string_view>
 
 #include "checked_world.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
 #include <twice/scenario/scenario.hpp>
 
 using namespace twice;

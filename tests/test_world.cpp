@@ -9,7 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "broker/queue.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
 #include "world/incidents.hpp"
+#include "world/job_book.hpp"
+
+#include <twice/vendors/vendor_refund.hpp>
 
 using namespace twice;
 using sim::duration;

@@ -1,4 +1,4 @@
-#include <twice/broker/consumer_group.hpp>
+#include "broker/consumer_group.hpp"
 
 #include <algorithm>
 

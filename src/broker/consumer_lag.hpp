@@ -26,9 +26,10 @@
 
 #include <cstdint>
 
-#include <twice/broker/consumer_group.hpp>
-#include <twice/broker/kafka_topic.hpp>
 #include <twice/sim/time.hpp>
+
+#include "broker/consumer_group.hpp"
+#include "broker/kafka_topic.hpp"
 
 namespace twice {
 

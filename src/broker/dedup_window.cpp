@@ -1,4 +1,4 @@
-#include <twice/broker/dedup_window.hpp>
+#include "broker/dedup_window.hpp"
 
 #include <twice/sim/footprint.hpp>
 

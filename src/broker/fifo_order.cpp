@@ -1,4 +1,4 @@
-#include <twice/broker/fifo_order.hpp>
+#include "broker/fifo_order.hpp"
 
 #include <iterator>
 

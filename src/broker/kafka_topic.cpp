@@ -1,4 +1,4 @@
-#include <twice/broker/kafka_topic.hpp>
+#include "broker/kafka_topic.hpp"
 
 #include <utility>
 

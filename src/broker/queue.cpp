@@ -4,7 +4,7 @@
 // queue_batch.cpp, fair queues in queue_fair.cpp, retention in
 // queue_retention.cpp.
 
-#include <twice/broker/queue.hpp>
+#include "broker/queue.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <twice/broker/queue.hpp>
+#include "broker/queue.hpp"
 
 namespace twice {
 

@@ -3,8 +3,9 @@
 
 #include <algorithm>
 
-#include <twice/broker/queue.hpp>
 #include <twice/sim/check.hpp>
+
+#include "broker/queue.hpp"
 
 namespace twice {
 

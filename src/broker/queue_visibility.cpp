@@ -5,9 +5,10 @@
 
 #include <algorithm>
 
-#include <twice/broker/queue.hpp>
 #include <twice/sim/check.hpp>
 #include <twice/sim/distributions.hpp>
+
+#include "broker/queue.hpp"
 
 namespace twice {
 

@@ -12,8 +12,11 @@
 #include "checks/check_context.hpp"
 #include "checks/check_text.hpp"
 #include "checks/invariant_names.hpp"
+#include "vendors/service_tool.hpp"
+#include "world/job_book.hpp"
 #include <twice/checks/evidence_log.hpp>
 #include <twice/sim/footprint.hpp>
+#include <twice/tools/tool.hpp>
 #include <twice/world/world.hpp>
 
 namespace twice {

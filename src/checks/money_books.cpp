@@ -3,7 +3,10 @@
 #include <fmt/core.h>
 
 #include "checks/check_text.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
 #include <twice/sim/checked.hpp>
+#include <twice/vendors/vendor_refund.hpp>
 
 namespace twice {
 

@@ -22,7 +22,10 @@
 
 #include <twice/events/event_log.hpp>
 #include <twice/sim/string_ids.hpp>
+#include <twice/vendors/vendor_refund.hpp>
 #include <twice/world/world.hpp>
+
+#include "vendors/refund_ledger.hpp"
 
 namespace twice {
 

@@ -14,6 +14,9 @@
 #include "checks/check_context.hpp"
 #include "checks/check_text.hpp"
 #include "checks/invariant_names.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "world/job_book.hpp"
+#include <twice/vendors/vendor_refund.hpp>
 #include <twice/world/world.hpp>
 
 namespace twice {

@@ -15,7 +15,10 @@
 #include "checks/check_text.hpp"
 #include "checks/invariant_names.hpp"
 #include <twice/checks/evidence_log.hpp>
+#include "broker/consumer_group.hpp"
+#include "broker/kafka_topic.hpp"
 #include "sim/duration_text.hpp"
+#include "world/job_book.hpp"
 #include <twice/sim/footprint.hpp>
 #include <twice/world/world.hpp>
 

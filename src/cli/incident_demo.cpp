@@ -6,7 +6,10 @@
 
 #include "cli/kernel_demo.hpp"
 #include <twice/report/timeline.hpp>
+#include <twice/vendors/vendor_refund.hpp>
 #include "sim/count_text.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
 #include "world/incidents.hpp"
 
 namespace twice::cli {

@@ -15,6 +15,7 @@
 #include "explore/worker_threads.hpp"
 #include "scenario/doc_writer.hpp"
 #include "scenario/key_path.hpp"
+#include "world/job_book.hpp"
 #include <twice/sim/footprint.hpp>
 #include <twice/sim/random.hpp>
 

@@ -1,9 +1,10 @@
-#include <twice/faults/deploy.hpp>
+#include "faults/deploy.hpp"
 
 #include <algorithm>
 
-#include <twice/runtime/worker.hpp>
 #include <twice/sim/sleep.hpp>
+
+#include "runtime/worker.hpp"
 
 namespace twice {
 

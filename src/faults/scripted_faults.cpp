@@ -1,4 +1,4 @@
-#include <twice/faults/scripted_faults.hpp>
+#include "faults/scripted_faults.hpp"
 
 #include <map>
 

@@ -1,4 +1,4 @@
-#include <twice/handlers/agent_handler.hpp>
+#include "handlers/agent_handler.hpp"
 
 #include <twice/store/store.hpp>
 

@@ -11,6 +11,8 @@
 #include "report/overpaid_refunds.hpp"
 #include <twice/report/spans.hpp>
 #include "report/time_axis.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
 #include <twice/scenario/scenario.hpp>
 
 namespace twice {

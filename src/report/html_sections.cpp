@@ -18,6 +18,7 @@
 #include <twice/runtime/retry_policy.hpp>
 #include <twice/scenario/scenario.hpp>
 #include <twice/sim/checked.hpp>
+#include <twice/vendors/vendor_refund.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice::html_detail {

@@ -7,8 +7,13 @@
 #include <fmt/core.h>
 
 #include <twice/sim/checked.hpp>
+#include <twice/vendors/vendor_refund.hpp>
+#include "broker/kafka_topic.hpp"
 #include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
+#include "vendors/refund_ledger.hpp"
+#include "vendors/service_tool.hpp"
+#include "world/job_book.hpp"
 
 namespace twice {
 

@@ -28,8 +28,9 @@
 
 #include <algorithm>
 
-#include <twice/runtime/worker.hpp>
 #include <twice/store/store.hpp>
+
+#include "runtime/worker.hpp"
 
 namespace twice {
 

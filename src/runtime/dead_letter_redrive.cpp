@@ -1,4 +1,4 @@
-#include <twice/runtime/dead_letter_redrive.hpp>
+#include "runtime/dead_letter_redrive.hpp"
 
 #include <algorithm>
 #include <utility>

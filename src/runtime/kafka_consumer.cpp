@@ -45,11 +45,12 @@
 
 #include <algorithm>
 
-#include <twice/broker/consumer_group.hpp>
-#include <twice/broker/kafka_topic.hpp>
-#include <twice/runtime/worker.hpp>
 #include <twice/store/store.hpp>
 #include <twice/sim/sleep.hpp>
+
+#include "broker/consumer_group.hpp"
+#include "broker/kafka_topic.hpp"
+#include "runtime/worker.hpp"
 
 namespace twice {
 

@@ -1,12 +1,13 @@
-#include <twice/runtime/orphan_rescue.hpp>
+#include "runtime/orphan_rescue.hpp"
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <twice/runtime/worker.hpp>
 #include <twice/sim/sleep.hpp>
 #include <twice/store/store.hpp>
+
+#include "runtime/worker.hpp"
 
 namespace twice {
 

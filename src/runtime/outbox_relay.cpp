@@ -1,4 +1,4 @@
-#include <twice/runtime/outbox_relay.hpp>
+#include "runtime/outbox_relay.hpp"
 
 #include <twice/sim/condition.hpp>
 #include <twice/sim/sleep.hpp>

@@ -1,4 +1,4 @@
-#include <twice/runtime/pubsub_ack_deadline.hpp>
+#include "runtime/pubsub_ack_deadline.hpp"
 
 #include <algorithm>
 

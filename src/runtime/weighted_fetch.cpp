@@ -1,4 +1,4 @@
-#include <twice/runtime/weighted_fetch.hpp>
+#include "runtime/weighted_fetch.hpp"
 
 #include <algorithm>
 #include <utility>

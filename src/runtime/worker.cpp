@@ -1,4 +1,5 @@
-#include <twice/runtime/worker.hpp>
+#include "broker/consumer_group.hpp"
+#include "runtime/worker.hpp"
 #include "runtime/worker_slice.hpp"
 
 #include <fmt/core.h>
@@ -6,7 +7,6 @@
 #include <memory>
 #include <string>
 
-#include <twice/broker/consumer_group.hpp>
 #include <twice/sim/condition.hpp>
 #include <twice/sim/sleep.hpp>
 #include <twice/store/store.hpp>

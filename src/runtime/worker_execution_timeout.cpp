@@ -1,8 +1,9 @@
 // A per-attempt execution timeout (runtime.execution_timeout): what each
 // flavour does at the limit is runtime/execution_timeout.hpp's.
 
-#include <twice/runtime/worker.hpp>
 #include "runtime/worker_slice.hpp"
+
+#include "runtime/worker.hpp"
 
 namespace twice {
 

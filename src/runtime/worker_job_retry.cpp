@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include <twice/runtime/worker.hpp>
+#include "runtime/worker.hpp"
 #include "runtime/worker_slice.hpp"
 #include "sim/duration_text.hpp"
 #include <twice/store/store.hpp>

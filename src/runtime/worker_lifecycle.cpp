@@ -4,10 +4,11 @@
 // a failed attempt's retry in worker_retry.cpp and worker_job_retry.cpp, the
 // execution timeout in worker_execution_timeout.cpp.
 
-#include <twice/broker/consumer_group.hpp>
-#include <twice/runtime/worker.hpp>
 #include "runtime/worker_slice.hpp"
 #include <twice/sim/sleep.hpp>
+
+#include "broker/consumer_group.hpp"
+#include "runtime/worker.hpp"
 
 namespace twice {
 

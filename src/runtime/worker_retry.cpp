@@ -4,12 +4,13 @@
 // backoff (or a Pub/Sub subscription's RetryPolicy), and the backoff's trace.
 // Sidekiq's sidekiq_retry_in and retry_for are worker_job_retry.cpp's.
 
-#include <twice/runtime/worker.hpp>
 #include "runtime/worker_slice.hpp"
 
 #include <algorithm>
 
 #include <twice/store/store.hpp>
+
+#include "runtime/worker.hpp"
 
 namespace twice {
 

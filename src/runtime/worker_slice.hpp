@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include <twice/runtime/worker.hpp>
 #include <twice/sim/condition.hpp>
+#include "runtime/worker.hpp"
 #include "sim/duration_text.hpp"
 #include <twice/store/store.hpp>
 

@@ -1,4 +1,4 @@
-#include <twice/runtime/workload.hpp>
+#include "runtime/workload.hpp"
 
 #include <charconv>
 

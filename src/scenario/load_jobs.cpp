@@ -8,8 +8,9 @@
 #include <algorithm>
 #include <initializer_list>
 
-#include <twice/runtime/workload.hpp>
 #include <twice/world/registry.hpp>
+
+#include "runtime/workload.hpp"
 
 namespace twice::scenario_detail {
 namespace {

@@ -1,4 +1,4 @@
-#include <twice/vendors/answer_desk.hpp>
+#include "vendors/answer_desk.hpp"
 
 #include <deque>
 #include <memory>

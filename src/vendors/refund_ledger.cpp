@@ -1,4 +1,4 @@
-#include <twice/vendors/refund_ledger.hpp>
+#include "vendors/refund_ledger.hpp"
 
 #include <twice/sim/check.hpp>
 

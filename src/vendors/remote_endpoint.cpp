@@ -1,4 +1,4 @@
-#include <twice/vendors/remote_endpoint.hpp>
+#include "vendors/remote_endpoint.hpp"
 
 #include <optional>
 #include <utility>

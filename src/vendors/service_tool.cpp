@@ -1,4 +1,4 @@
-#include <twice/vendors/service_tool.hpp>
+#include "vendors/service_tool.hpp"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include <twice/world/job_book.hpp>
+#include "world/job_book.hpp"
 
 #include <twice/sim/check.hpp>
 

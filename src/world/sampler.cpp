@@ -1,4 +1,4 @@
-#include <twice/world/sampler.hpp>
+#include "world/sampler.hpp"
 
 #include <algorithm>
 #include <deque>

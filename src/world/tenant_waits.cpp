@@ -6,6 +6,7 @@
 #include <map>
 
 #include "sim/duration_text.hpp"
+#include "world/job_book.hpp"
 #include <twice/world/world.hpp>
 
 namespace twice {

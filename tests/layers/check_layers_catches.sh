@@ -10,7 +10,7 @@ copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
 cp -R "$root/src" "$root/include" "$copy/"
 mkdir -p "$copy/tests/layers"
-cp "$root/tests/layers/public_pending.txt" "$copy/tests/layers/"
+cp "$root/tests/layers/private_models.txt" "$copy/tests/layers/"
 
 bash "$check" "$copy" >/dev/null || { echo "check_layers.sh fails on the tree as it is"; exit 1; }
 
@@ -40,9 +40,9 @@ plant src/world/world.cpp '#include "cli/app.hpp"' '^src/world/world.cpp:[0-9]+:
 plant src/checks/invariants.cpp '#include <twice/scenario/scenario.hpp>' '^src/checks/invariants.cpp:[0-9]+: checks may not include'
 plant include/twice/checks/invariants.hpp '#  include <twice/lint/lint.hpp>' '^include/twice/checks/invariants.hpp:[0-9]+: checks may not include lint/'
 plant include/twice/report/timeline.hpp '#include <twice/explore/explore.hpp>' '^include/twice/report/timeline.hpp:[0-9]+: report may not include explore/'
-plant include/twice/broker/queue.hpp '#include <twice/store/store.hpp>' '^include/twice/broker/queue.hpp:[0-9]+: broker may not include store/'
-plant src/vendors/service_tool.cpp '#include <twice/runtime/worker.hpp>' '^src/vendors/service_tool.cpp:[0-9]+: vendors may not include'
-plant include/twice/events/trace_events.hpp '#include <twice/broker/queue.hpp>' '^include/twice/events/trace_events.hpp:[0-9]+: events may not include broker/queue.hpp'
+plant include/twice/broker/queue_config.hpp '#include <twice/store/store.hpp>' '^include/twice/broker/queue_config.hpp:[0-9]+: broker may not include store/'
+plant src/vendors/service_tool.cpp '#include "runtime/worker.hpp"' '^src/vendors/service_tool.cpp:[0-9]+: vendors may not include'
+plant include/twice/events/trace_events.hpp '#include <twice/broker/queue_config.hpp>' '^include/twice/events/trace_events.hpp:[0-9]+: events may not include broker/queue_config.hpp'
 plant include/twice/events/job_status.hpp '#include <twice/store/store.hpp>' '^include/twice/events/job_status.hpp:[0-9]+: events may not include store/'
 plant include/twice/world/world.hpp '#include "world/incidents.hpp"' '^include/twice/world/world.hpp:[0-9]+: a public header includes "world/incidents.hpp"'
 plant include/twice/tools/tool.hpp '#include <fmt/core.h>' '^include/twice/tools/tool.hpp:[0-9]+: a public header includes <fmt/core.h>'
@@ -57,16 +57,18 @@ plant include/twice/world/queue_health.hpp '#include <rapidcheck.h>' '^include/t
 plant include/twice/testing/faults.hpp '#include <twice/cli/main.hpp>' '^include/twice/testing/faults.hpp:[0-9]+: testing may not include cli/main.hpp'
 plant src/cli/run_command.cpp '#include <twice/twice.hpp>' '^src/cli/run_command.cpp:[0-9]+: the facade <twice/twice.hpp> is for users'
 
-# The contract: a header that is not pending may not pull in a concrete model,
-# and the pending list cannot keep a line that no longer holds.
+# The contract: no public header defines a concrete model, and the list of
+# them cannot keep a line that no longer holds.
 public="$root/tests/layers/check_public_headers.sh"
 bash "$public" "$copy" >/dev/null || { echo "check_public_headers.sh fails on the tree as it is"; exit 1; }
-plant_for "$public" include/twice/world/queue_health.hpp '#include <twice/runtime/worker.hpp>' \
-  '^include/twice/world/queue_health.hpp:[0-9]+: includes <twice/runtime/worker.hpp>, which exposes a concrete model'
-plant_for "$public" tests/layers/public_pending.txt 'world/incidents.hpp' 'world/incidents.hpp is no longer public'
-plant_for "$public" tests/layers/public_pending.txt 'runtime/worker.hpp world/world.hpp world/tenant_waits.hpp' \
-  'world/tenant_waits.hpp no longer includes runtime/worker.hpp'
-
+plant_for "$public" include/twice/world/queue_health.hpp 'class worker final : public job_catalogue {' \
+  '^include/twice/world/queue_health.hpp:[0-9]+: defines worker, a concrete model'
+plant_for "$public" include/twice/world/world.hpp 'struct world_state' \
+  '^include/twice/world/world.hpp:[0-9]+: defines world_state, a concrete model'
+plant_for "$public" tests/layers/private_models.txt 'retry_storm src/runtime/retry_storm.hpp' \
+  'retry_storm: src/runtime/retry_storm.hpp does not exist'
+plant_for "$public" tests/layers/private_models.txt 'retry_storm src/runtime/worker.hpp' \
+  'retry_storm: src/runtime/worker.hpp does not define it'
 
 mkdir "$copy/src/plugins"
 touch "$copy/src/plugins/plugin.cpp"

@@ -19,27 +19,20 @@
 #include <string>
 #include <vector>
 
-#include <twice/broker/consumer_group.hpp>
-#include <twice/broker/kafka_topic.hpp>
-#include <twice/broker/queue.hpp>
+#include <twice/broker/queue_config.hpp>
 #include <twice/events/event_log.hpp>
-#include <twice/faults/deploy.hpp>
-#include <twice/faults/scripted_faults.hpp>
-#include <twice/handlers/agent_handler.hpp>
-#include <twice/runtime/dead_letter_redrive.hpp>
-#include <twice/runtime/orphan_rescue.hpp>
-#include <twice/world/queue_health.hpp>
-#include <twice/runtime/outbox_relay.hpp>
+#include <twice/faults/deploy_spec.hpp>
+#include <twice/faults/fault_specs.hpp>
+#include <twice/runtime/dead_letter_redrive_config.hpp>
+#include <twice/runtime/job.hpp>
 #include <twice/runtime/runtime_config.hpp>
-#include <twice/runtime/workload.hpp>
-#include <twice/runtime/worker.hpp>
+#include <twice/runtime/workload_spec.hpp>
 #include <twice/sim/kernel.hpp>
-#include <twice/sim/random.hpp>
 #include <twice/sim/trace.hpp>
 #include <twice/store/store.hpp>
-#include <twice/world/job_book.hpp>
-#include <twice/world/sampler.hpp>
-#include <twice/vendors/service_tool.hpp>
+#include <twice/vendors/call_stats.hpp>
+#include <twice/vendors/service_tool_config.hpp>
+#include <twice/world/queue_health.hpp>
 
 namespace twice {
 
@@ -76,7 +69,18 @@ enum class message_group_source : std::uint8_t { none, tenant, job };
 // call: a re-send of the same job is not recognised).
 enum class deduplication_source : std::uint8_t { job_id, content, per_send };
 
-class counted_tool;  // world/counted_tool.hpp (private)
+// The models a world is made of. Their classes are private (src/): a
+// program that links twice reads a run through the world's results, its
+// events and its checkers, not through the models' own interfaces.
+class queue;
+class kafka_topic;
+class consumer_group;
+class service_tool;
+class worker;
+class job_book;
+class handler;
+class tool;
+struct world_state;
 
 struct world_config {
   std::uint64_t seed = 1;
@@ -212,12 +216,12 @@ struct world_progress {
 };
 using world_progress_hook = std::function<void(const world_progress&)>;
 
-class world : private event_observer {
+class world {
  public:
   explicit world(world_config config, handler* custom_handler = nullptr);
   world(const world&) = delete;
   world& operator=(const world&) = delete;
-  ~world() override;
+  ~world();
 
   world_result run();
   // Calls `hook` after every `every_events` events of run(). It only
@@ -228,29 +232,29 @@ class world : private event_observer {
   // may read the clock or print; it must not touch the world.
   void on_progress(std::uint64_t every_events, world_progress_hook hook);
 
-  const world_config& config() const { return config_; }
+  const world_config& config() const;
   // Bytes the world holds now (sim/footprint.hpp), its observers included.
   // (Not footprint(): the world observes its own events, and an observer's
   // footprint() is counted inside this sum.)
   std::uint64_t held_bytes() const;
-  sim::kernel& kernel() { return kernel_; }
+  sim::kernel& kernel();
   // The run's typed events; checkers observe them (add_observer before run()).
-  event_log& events() { return events_; }
-  const event_log& events() const { return events_; }
+  event_log& events();
+  const event_log& events() const;
   // The job queue (with [tenants] queues, the one for jobs without a tenant).
-  queue& jobs_queue() { return *queue_; }
+  queue& jobs_queue();
   // A tenant's own job queue; null without [tenants] queues.
   queue* tenant_queue(std::string_view tenant);
-  queue* dead_letter_queue() { return dlq_.get(); }
+  queue* dead_letter_queue();
   // runtime.kafka only; null otherwise.
-  const kafka_topic* topic() const { return topic_.get(); }
-  const consumer_group* group() const { return group_.get(); }
-  queue* split_queue() { return split_queue_.get(); }
-  store& db() { return *store_; }
-  const store& db() const { return *store_; }
-  service_tool& payments() { return *payments_; }
-  const service_tool& payments() const { return *payments_; }
-  service_tool& email() { return *email_; }
+  const kafka_topic* topic() const;
+  const consumer_group* group() const;
+  queue* split_queue();
+  store& db();
+  const store& db() const;
+  service_tool& payments();
+  const service_tool& payments() const;
+  service_tool& email();
   // A tool of the scenario's own ([tools.NAME]); null for any other name.
   const service_tool* own_tool(std::string_view name) const;
   // The tools that move money, each with the name steps call it by: the
@@ -276,13 +280,13 @@ class world : private event_observer {
   };
   void for_each_held_message(const std::function<void(const held_message&)>& fn) const;
   // The workers in index order: the main pool, then the split queue's.
-  worker& worker_at(std::size_t i) { return *workers_.at(i); }
-  std::size_t worker_count() const { return workers_.size(); }
+  worker& worker_at(std::size_t i);
+  std::size_t worker_count() const;
   // The jobs' specs, and how each of the story's jobs ended.
-  const job_book& jobs() const { return book_; }
+  const job_book& jobs() const;
   // The worst of the job queue's samples so far (none when [trace]
   // sample_interval is 0s).
-  const queue_peaks& queue_health() const { return queue_peaks_; }
+  const queue_peaks& queue_health() const;
   // What each tool counted, by the name steps call it, in the order
   // refund, email, model, read, the scenario's own in its order, then the program's
   // own (registered, counted from the caller's side: world/counted_tool.hpp).
@@ -303,93 +307,7 @@ class world : private event_observer {
   void add_tool(std::string step_name, tool* t);
 
  private:
-  void on_event(const ev::event& e, const name_table& names) override;
-  void note_end(const ev::event& e);
-  void mark_end(std::string_view job, job_end how);
-  void shut_down();
-  sim::run_result run_kernel(sim::run_limits limits);
-  world_progress progress() const;
-  bool story_over() const;
-  static void shutdown_callback(sim::kernel&, void* ctx, std::uint64_t);
-  static void crash_callback(sim::kernel&, void* ctx, std::uint64_t index);
-  static void enqueue_callback(sim::kernel&, void* ctx, std::uint64_t index);
-  static void resend_callback(sim::kernel&, void* ctx, std::uint64_t index);
-  void schedule_next_arrival(sim::kernel& k);
-  void seed_rows(const job_spec& spec);
-  // `again`: the producer's retry of a send that timed out.
-  void send_job(std::string_view id, const std::string& tenant, bool again = false);
-  // Where a job's message goes: its tenant's queue, or the job queue.
-  queue& queue_for(std::string_view tenant);
-  std::vector<const queue*> job_queues() const;
-
-  world_config config_;
-  sim::kernel kernel_;
-  event_log events_;
-  sim::random_root random_;
-  queue_id_source ids_;
-  std::unique_ptr<queue> queue_;
-  std::unique_ptr<queue> dlq_;
-  // runtime.kafka: the topic the producer sends to and the workers' group
-  // (then queue_ carries nothing).
-  std::unique_ptr<consumer_group> group_;
-  std::unique_ptr<kafka_topic> topic_;
-  // [tenants] queues: each tenant's queue, the condition every job queue
-  // notifies, and the job queues' trace actors.
-  std::map<std::string, std::unique_ptr<queue>, std::less<>> tenant_queues_;
-  std::unique_ptr<sim::condition> any_job_visible_;
-  std::vector<ev::name_id> job_queue_actors_;
-  std::uint64_t fifo_sends_ = 0;  // numbers the per_send deduplication ids
-  // The producer's sends that timed out ([[queue_fault]] send_timeout), each
-  // sent again when its resend_after has passed; the story is not over while
-  // one is pending.
-  struct resend {
-    std::string job;
-    std::string tenant;
-  };
-  std::map<std::uint64_t, resend> resends_;  // pending, by the order they timed out
-  std::uint64_t resends_made_ = 0;
-  std::unique_ptr<store> store_;
-  std::unique_ptr<service_tool> payments_;
-  std::unique_ptr<service_tool> email_;
-  std::unique_ptr<service_tool> model_;
-  std::unique_ptr<service_tool> read_;
-  std::vector<std::unique_ptr<service_tool>> own_tools_;
-  std::vector<std::unique_ptr<counted_tool>> registered_tools_;  // config_.registered_tools' order
-  std::map<std::string, tool*, std::less<>> tools_;
-  job_book book_;
-  // The arrivals: job i's (in job order) takes place arrivals_seq_ + i in
-  // the kernel's order; they fire in enqueue_at order, ties by job order.
-  // Loaded jobs go in `loaded_order_` (job order unless the list is out of
-  // time order); generated ones come from the generator one at a time, in
-  // time order; the next arrival is the earlier of the two heads.
-  std::uint64_t arrivals_seq_ = 0;
-  std::vector<std::uint32_t> loaded_order_;
-  std::size_t loaded_next_ = 0;
-  std::optional<workload_generator> generator_;
-  std::optional<generated_job> generated_next_;
-  std::unique_ptr<agent_handler> default_handler_;
-  std::unique_ptr<handler> handler_by_type_;  // when config.handlers_by_type names any
-  handler* handler_;
-  std::unique_ptr<scripted_faults> faults_;
-  std::unique_ptr<runtime_services> services_;
-  std::unique_ptr<queue> split_queue_;
-  runtime_config split_runtime_;
-  std::unique_ptr<runtime_services> split_services_;
-  std::vector<std::unique_ptr<worker>> workers_;
-  std::vector<sim::process_id> deploys_;
-  sim::process_id sampler_;
-  std::unique_ptr<outbox_relay> relay_;
-  std::unique_ptr<dead_letter_redrive> redrive_;
-  std::unique_ptr<orphan_rescue> rescue_;
-  ev::name_id dlq_actor_ = 0;
-  queue_peaks queue_peaks_;
-  std::size_t open_jobs_ = 0;
-  std::uint64_t footprint_peak_ = 0;
-  sim::instant story_end_;
-  bool shutting_down_ = false;
-  bool shutdown_scheduled_ = false;
-  std::uint64_t progress_every_ = 0;
-  world_progress_hook progress_hook_;
+  std::unique_ptr<world_state> state_;  // world/world_state.hpp
 };
 
 // How the story ended, for machines: "all_jobs_ended", "time_limit",

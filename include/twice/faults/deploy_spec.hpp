@@ -1,20 +1,14 @@
 #pragma once
-// Deploys, as Kubernetes terminates pods. A drain stops leasing on the old
-// version, lets the in-flight slice finish within the grace period (default
-// 30 s, terminationGracePeriodSeconds), then terminates and starts the pod on
-// the new version. A rolling kill terminates pods in batches at intervals,
-// in-flight slices and all — the retry storm that follows is the point.
+// A deploy a scenario schedules ([[deploy]]): when, to which version, and
+// how the pods are replaced (faults/deploy.hpp in src/ runs it, as
+// Kubernetes terminates pods).
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
-#include <twice/sim/task.hpp>
 #include <twice/sim/time.hpp>
 
 namespace twice {
-
-class worker;
 
 enum class deploy_strategy : std::uint8_t { drain, rolling_kill };
 
@@ -27,8 +21,5 @@ struct deploy_spec {
   sim::duration grace_period = sim::duration::from_s(30);
   sim::duration startup = sim::duration::from_s(2);         // a new pod's start-up time
 };
-
-// Runs one deploy over `workers`, in index order, batch by batch.
-sim::task<void> run_deploy(deploy_spec spec, std::vector<worker*> workers);
 
 }  // namespace twice

@@ -33,24 +33,25 @@
 #include <optional>
 #include <string>
 
-#include <twice/broker/queue.hpp>
-#include <twice/runtime/weighted_fetch.hpp>
 #include <twice/events/event_log.hpp>
-#include <twice/runtime/circuit_breaker.hpp>
 #include <twice/runtime/execution_timeout.hpp>
 #include <twice/runtime/faults.hpp>
 #include <twice/runtime/handler.hpp>
 #include <twice/runtime/job_catalogue.hpp>
-#include <twice/runtime/pubsub_ack_deadline.hpp>
-#include <twice/runtime/retry_breaker.hpp>
-#include <twice/runtime/retry_budget.hpp>
 #include <twice/runtime/retry_policy.hpp>
 #include <twice/runtime/runtime_config.hpp>
-#include <twice/store/rows.hpp>
 #include <twice/sim/condition.hpp>
 #include <twice/sim/kernel.hpp>
 #include <twice/sim/signal.hpp>
 #include <twice/sim/trace.hpp>
+#include <twice/store/rows.hpp>
+
+#include "broker/queue.hpp"
+#include "runtime/circuit_breaker.hpp"
+#include "runtime/pubsub_ack_deadline.hpp"
+#include "runtime/retry_breaker.hpp"
+#include "runtime/retry_budget.hpp"
+#include "runtime/weighted_fetch.hpp"
 
 namespace twice {
 

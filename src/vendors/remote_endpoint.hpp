@@ -31,9 +31,10 @@
 #include <twice/sim/task.hpp>
 #include <twice/sim/time.hpp>
 #include <twice/tools/tool.hpp>
-#include <twice/vendors/answer_desk.hpp>
 #include <twice/vendors/call_stats.hpp>
 #include <twice/vendors/tool_faults.hpp>
+
+#include "vendors/answer_desk.hpp"
 
 namespace twice {
 

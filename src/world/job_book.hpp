@@ -16,8 +16,9 @@
 #include <vector>
 
 #include <twice/runtime/job_catalogue.hpp>
-#include <twice/runtime/job_index.hpp>
-#include <twice/runtime/workload.hpp>
+
+#include "runtime/job_index.hpp"
+#include "runtime/workload.hpp"
 
 namespace twice {
 

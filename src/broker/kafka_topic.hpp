@@ -17,10 +17,11 @@
 #include <string_view>
 #include <vector>
 
-#include <twice/broker/queue.hpp>
 #include <twice/events/event_log.hpp>
 #include <twice/sim/condition.hpp>
 #include <twice/sim/kernel.hpp>
+
+#include "broker/queue.hpp"
 
 namespace twice {
 

@@ -43,10 +43,6 @@
 
 namespace twice {
 
-// "Amazon SQS FIFO queue looks through the first 20k messages to determine
-// available message groups" (the knowledge-center article above).
-inline constexpr std::uint32_t fifo_scan_window_sqs = 20'000;
-
 class fifo_order {
  public:
   using id_type = std::uint64_t;  // the queue's message id

@@ -12,10 +12,11 @@
 #include <span>
 #include <vector>
 
-#include <twice/broker/queue.hpp>
 #include <twice/sim/condition.hpp>
 #include <twice/sim/random.hpp>
 #include <twice/sim/task.hpp>
+
+#include "broker/queue.hpp"
 
 namespace twice {
 

@@ -5,8 +5,9 @@
 // at least once: a crash between the send and the mark sends it again on
 // the next poll, which is why the key must reach the vendor.
 
-#include <twice/runtime/worker.hpp>
 #include <twice/sim/task.hpp>
+
+#include "runtime/worker.hpp"
 
 namespace twice {
 

@@ -6,13 +6,14 @@
 #include <functional>
 #include <vector>
 
-#include <twice/broker/consumer_group.hpp>
-#include <twice/broker/kafka_topic.hpp>
-#include <twice/broker/queue.hpp>
 #include <twice/events/event_log.hpp>
 #include <twice/sim/kernel.hpp>
 #include <twice/sim/task.hpp>
 #include <twice/sim/trace.hpp>
+
+#include "broker/consumer_group.hpp"
+#include "broker/kafka_topic.hpp"
+#include "broker/queue.hpp"
 
 namespace twice {
 
