@@ -1,6 +1,6 @@
 #pragma once
 // What every input must satisfy, whatever its bytes: the properties the
-// libFuzzer targets check, shared with tests/test_fuzz_regressions.cpp, which
+// libFuzzer targets check, shared with tests/unit/explore/test_fuzz_regressions.cpp, which
 // replays the committed corpus and every input that once failed through the
 // same checks in the normal (gcc, ASan) test run. Each check returns an empty
 // string when the input passed, else what went wrong; a crash, a hang or a

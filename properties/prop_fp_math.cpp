@@ -1,7 +1,7 @@
 // fp_math properties (sim/fp_math.hpp): exp and log are monotone, including
 // on neighbouring doubles, and exp(log(x)) comes back to x within the error
 // that log's rounding makes exp amplify. The exact-bit and error-bound
-// checks are in tests/test_fp_math.cpp.
+// checks are in tests/unit/sim/test_fp_math.cpp.
 
 #include <rapidcheck/catch.h>
 

@@ -2,7 +2,7 @@
 # Regenerates reports/ from scenarios/ with the built CLI: one Markdown
 # incident write-up per scenario, the sweeps of the published experiments, and the double refund's HTML report (its
 # screenshot, reports/double_refund.png, comes from CTest `browser`). Commit the result; CI regenerates it and
-# fails on any byte of difference (tests/check_reports.sh).
+# fails on any byte of difference (tests/shell/check_reports.sh).
 # Usage: scripts/reports.sh [path/to/twice] [out-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."

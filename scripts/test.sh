@@ -29,5 +29,5 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 # scenario the same trace digest as the gcc release build above.
 CXX=clang++ configure build-clang -DCMAKE_BUILD_TYPE=Debug -DTWICE_BUILD_TESTS=OFF -DTWICE_WERROR=ON
 cmake --build build-clang -j2 --target twice
-bash tests/check_reports.sh . build-clang/twice
-bash tests/compare_digests.sh build-release/twice build-clang/twice
+bash tests/shell/check_reports.sh . build-clang/twice
+bash tests/shell/compare_digests.sh build-release/twice build-clang/twice

@@ -3,8 +3,8 @@
 // honours idempotency keys), the handler that grants a job's points, and
 // the invariant that no step grants its points twice; registered by name
 // so scenario files can name them. docs/writing-a-handler.md quotes the
-// marked blocks (tests/check_doc_quotes.sh keeps the two the same);
-// tests/test_user_handler.cpp and tests/test_registry.cpp run them too.
+// marked blocks (tests/shell/check_doc_quotes.sh keeps the two the same);
+// tests/unit/world/test_user_handler.cpp and tests/unit/world/test_registry.cpp run them too.
 
 #include <map>
 #include <memory>

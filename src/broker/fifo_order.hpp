@@ -2,7 +2,7 @@
 // The delivery order of an SQS FIFO queue: which visible messages a receive
 // may take, and in what order. Every rule below is what AWS answered in
 // LocalStack's AWS-validated FIFO tests (localstack/localstack@8b9a79f05846,
-// tests/aws/services/sqs/test_sqs.py; tests/sqs_conformance.md names each).
+// tests/aws/services/sqs/test_sqs.py; tests/conformance/sqs_conformance.md names each).
 //
 //  * A message group keeps its messages in send order. A receive may take a
 //    group's messages only from its head on, and only up to the first one

@@ -58,7 +58,7 @@ constexpr std::string_view to_string(queue_status status) {
 
 // The error code SQS answers with (JSON protocol; the query protocol drops
 // the "AWS.SimpleQueueService." prefix), as AWS-validated tests recorded them
-// (tests/sqs_conformance.md). Empty for ok, and for stale_handle, which SQS
+// (tests/conformance/sqs_conformance.md). Empty for ok, and for stale_handle, which SQS
 // never answers (handle_semantics::strict is Pub/Sub's exactly-once rule).
 constexpr std::string_view aws_error_code(queue_status status) {
   switch (status) {

@@ -33,7 +33,7 @@ struct advised_value {
 };
 
 // One way to fix a warning: the values it sets, together. The loader
-// accepts the scenario it was advised for with them set (tests/test_lint.cpp
+// accepts the scenario it was advised for with them set (tests/unit/lint/test_lint.cpp
 // sets each advice's values in turn and loads the result).
 struct lint_advice {
   std::vector<advised_value> values;

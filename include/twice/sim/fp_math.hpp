@@ -8,7 +8,7 @@
 // versions, and between its FMA and non-FMA code paths on one x86-64 build).
 //
 // Requirements that the build states and the known-answer tests in
-// tests/test_fp_math.cpp catch if broken: round-to-nearest-even (the default
+// tests/unit/sim/test_fp_math.cpp catch if broken: round-to-nearest-even (the default
 // mode; nothing in the simulator changes it), no excess precision
 // (FLT_EVAL_METHOD == 0, asserted at compile time: x87 builds are refused),
 // and no contraction of a * b + c into an FMA (-ffp-contract=off in the
@@ -20,7 +20,7 @@
 // inputs per range, the worst errors are 0.53 ulp for exp with a normal
 // result, 0.76 ulp for exp with a subnormal result (rounded twice, once to
 // 53 bits and once to the subnormal's fewer; the simulator clamps such
-// values to zero anyway) and 0.56 ulp for log; tests/test_fp_math.cpp
+// values to zero anyway) and 0.56 ulp for log; tests/unit/sim/test_fp_math.cpp
 // asserts < 0.6 (< 1 for subnormal results). Neither they nor glibc's
 // (about 0.51 ulp) are correctly rounded, so near rounding midpoints the two
 // disagree by one ulp: for about 0.25% of exp arguments and 0.3-0.4% of log

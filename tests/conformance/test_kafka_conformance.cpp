@@ -1,7 +1,7 @@
 // A Kafka topic, consumer group and the Java client's poll loop against
 // Kafka's own source and documentation (apache/kafka@1eb7644349cb) and
 // Spring Kafka's (spring-projects/spring-kafka@3f3cf7d88cd5): one test case
-// per row of tests/kafka_conformance.md. K1..K3 and K8 test the topic and
+// per row of tests/conformance/kafka_conformance.md. K1..K3 and K8 test the topic and
 // the group on their own; the others run whole worlds from scenario text.
 
 #include <catch2/catch.hpp>

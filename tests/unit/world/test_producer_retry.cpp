@@ -1,5 +1,5 @@
 // A producer's retry of a send that timed out after SQS took it, on a FIFO
-// queue (rows F9a-F9c of tests/sqs_fifo_conformance.md): what the 5-minute
+// queue (rows F9a-F9c of tests/conformance/sqs_fifo_conformance.md): what the 5-minute
 // deduplication drops, and what a consumer keyed on the job row or on the
 // messageId makes of a second message. Whole worlds from scenario text, so
 // apart from the queue-level cases in test_sqs_fifo_conformance.cpp.

@@ -13,13 +13,13 @@ namespace twice::test {
 
 // The repository's root: TWICE_SOURCE_DIR, which the build defines for the
 // test programs (an absolute path, so a test may run from any folder);
-// otherwise this header's place in tests/ (__FILE__ is relative to the build
+// otherwise this header's place in tests/support/ (__FILE__ is relative to the build
 // folder under Ninja, absolute under Make).
 inline std::filesystem::path repo_root() {
 #ifdef TWICE_SOURCE_DIR
   return std::filesystem::path(TWICE_SOURCE_DIR);
 #else
-  return std::filesystem::path(__FILE__).parent_path().parent_path();
+  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
 #endif
 }
 

@@ -1,7 +1,7 @@
 // A Pub/Sub subscription and Google's streaming pull client against their
 // own documentation and source (google/pubsub/v1 as
 // googleapis/python-pubsub@63796ff3def3 documents it, and that client's
-// lease management): one test case per row of tests/pubsub_conformance.md.
+// lease management): one test case per row of tests/conformance/pubsub_conformance.md.
 // P1..P6 test the broker (queue_config::pubsub) on its own, as do the first
 // half of P10 and P11 (the client's deadline); the rest run
 // whole worlds from scenario text.

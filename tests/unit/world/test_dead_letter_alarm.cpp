@@ -1,6 +1,6 @@
 // CloudWatch alarm states on the dead-letter queue and the pager that
 // auto-resolves its pages (runtime/dead_letter_redrive.hpp): rows CW1..CW6
-// of tests/sqs_conformance.md.
+// of tests/conformance/sqs_conformance.md.
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // A job's sidekiq_retry_in block and its retry_for (runtime/sidekiq_retry_in.hpp,
 // worker_job_retry.cpp) against Sidekiq's JobRetry (sidekiq/sidekiq v8.1.7,
 // lib/sidekiq/job_retry.rb; test/retry_test.rb "custom retry delay" and
-// "retry_for"): row K5 of tests/sidekiq_conformance.md.
+// "retry_for"): row K5 of tests/conformance/sidekiq_conformance.md.
 
 #include <catch2/catch.hpp>
 

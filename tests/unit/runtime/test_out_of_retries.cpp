@@ -4,8 +4,8 @@
 // FAILURE; Sidekiq with no dead set (`dead: false`, or `retry: false`)
 // discards it; an SQS consumer with no dead-letter queue drops it. With one
 // (SQS's dead-letter queue, Sidekiq's dead set) it is dead-lettered as before.
-// Rows C15 (tests/celery_redis_conformance.md) and K6b
-// (tests/sidekiq_conformance.md).
+// Rows C15 (tests/conformance/celery_redis_conformance.md) and K6b
+// (tests/conformance/sidekiq_conformance.md).
 
 #include <catch2/catch.hpp>
 

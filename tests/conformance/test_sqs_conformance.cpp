@@ -2,7 +2,7 @@
 // LocalStack's AWS-validated tests (localstack/localstack@8b9a79f05846,
 // tests/aws/services/sqs/test_sqs.py, marked aws.validated, and the real
 // answers in test_sqs.snapshot.json). One test case per row of
-// tests/sqs_conformance.md, named after the LocalStack test it restates;
+// tests/conformance/sqs_conformance.md, named after the LocalStack test it restates;
 // that table holds the verdict of each.
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // The example of docs/writing-a-handler.md (examples/points/points.hpp)
 // in a world built by hand: a user's own tool and handler under the
 // simulator with a crash after the write. The document quotes the marked
-// block (tests/check_doc_quotes.sh).
+// block (tests/shell/check_doc_quotes.sh).
 
 #include <catch2/catch.hpp>
 

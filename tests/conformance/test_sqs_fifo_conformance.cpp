@@ -1,7 +1,7 @@
 // The SQS FIFO queue against what AWS answered, as recorded by LocalStack's
 // AWS-validated tests (localstack/localstack@8b9a79f05846,
 // tests/aws/services/sqs/test_sqs.py and its snapshots). One test case per
-// row of tests/sqs_fifo_conformance.md, named after the LocalStack test it
+// row of tests/conformance/sqs_fifo_conformance.md, named after the LocalStack test it
 // restates; that table holds the verdict of each.
 
 #include <catch2/catch.hpp>

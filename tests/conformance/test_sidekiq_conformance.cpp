@@ -1,6 +1,6 @@
 // Sidekiq's BasicFetch and its retries against Sidekiq's own source
 // (sidekiq/sidekiq v8.1.7, commit 1bb4aa06e5aa): one test case per row of
-// tests/sidekiq_conformance.md. The queue side (queue_config::hold_until_ack)
+// tests/conformance/sidekiq_conformance.md. The queue side (queue_config::hold_until_ack)
 // is tested here; the runtime's side (the schedule, the shutdown timeout) in
 // test_retry_policy.cpp and by the catalogue pair sidekiq_term_timeout.
 

@@ -12,7 +12,7 @@ fi
 first=$(realpath "$1")
 second=$(realpath "$2")
 shift 2
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 scenarios=("$@")
 ((${#scenarios[@]})) || scenarios=(scenarios/*.toml)
 

@@ -1,6 +1,6 @@
 // Celery on its Redis transport against Celery's and kombu's own source
 // (celery/celery@5dc781f0bd5f, celery/kombu@9ee8595b835c): one test case per
-// row of tests/celery_redis_conformance.md. C1..C7 test the broker
+// row of tests/conformance/celery_redis_conformance.md. C1..C7 test the broker
 // (queue_config::redis_ack_emulation) on its own; C8..C14 run whole worlds
 // (runtime/celery_consumer.cpp) from scenario text.
 
