@@ -244,7 +244,7 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   world_config config = sc.world;
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(std::move(config));
-  attempt_collector attempts(keeps.attempts ? attempt_detail_max : 0);
+  attempt_collector attempts(keeps.attempts ? run_attempt_detail : attempt_detail::none());
   situation_tracker situations;
   checked_run_options options;
   options.observers = {&attempts, &situations};

@@ -57,8 +57,11 @@ struct run_keeps {
   // Sees every event as it happens (a streamed trace); not owned.
   event_observer* stream = nullptr;
 };
-// At most this many attempts are summarised; all are counted.
-inline constexpr std::size_t attempt_detail_max = 1'000'000;
+// Which attempts are summarised (report/attempts.hpp); all are counted. Every
+// one of the first 10,000, then only the retries, crashes, duplicates and
+// unfinished ones, at most 20,000 held at once: --json's line and the memory
+// behind it stop growing with the jobs (~200 bytes of JSON each).
+inline constexpr attempt_detail run_attempt_detail{.every_first = 10'000, .listed_max = 20'000};
 run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_hook& progress = {});
 // keep_records: keep everything (records, spans, attempts) or nothing.
 inline run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_hook& progress = {}) {

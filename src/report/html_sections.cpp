@@ -302,8 +302,8 @@ void attempt_table(html_lines& html, const run_summary& s) {
                           a.new_write ? "yes" : "no", esc(a.outcome),
                           a.backoff_us > 0 ? esc(sim::format_duration(sim::duration::from_us(a.backoff_us))) : ""));
   }
-  if (s.attempts.size() > shown)
-    html.line(fmt::format("<tr><td colspan=\"7\">and {} more attempts</td></tr>", s.attempts.size() - shown));
+  const std::uint64_t all = s.attempts.size() + s.attempts_omitted;
+  if (all > shown) html.line(fmt::format("<tr><td colspan=\"7\">and {} more attempts</td></tr>", all - shown));
   html.line("</tbody></table>");
 }
 
@@ -317,7 +317,12 @@ void write_attempts(html_lines& html, const run_summary& s) {
   for (const attempt_summary& a : s.attempts) ++per_job[a.job_id];
   std::map<std::int64_t, std::int64_t> histogram;  // attempts -> jobs
   for (const auto& [job, n] : per_job) ++histogram[n];
-  const std::int64_t without = static_cast<std::int64_t>(s.jobs_total) - static_cast<std::int64_t>(per_job.size());
+  // A first attempt that ended done and was let go (report/attempts.hpp) was
+  // its job's only one.
+  const auto let_go = static_cast<std::int64_t>(s.attempts_let_go);
+  if (let_go > 0) histogram[1] += let_go;
+  const std::int64_t without =
+      static_cast<std::int64_t>(s.jobs_total) - static_cast<std::int64_t>(per_job.size()) - let_go;
   if (without > 0) histogram[0] += without;
   // The caption (and its note) above the counts' row above the tallest bar.
   const std::int64_t width = 5600, height = 2400, chart_top = 520, chart_height = 1580;

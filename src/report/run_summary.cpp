@@ -64,6 +64,8 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
   s.queue_is_topic = w.topic() != nullptr;
   s.waiting_word = words_of(w.config()).waiting;
   s.attempts_total = attempts.started();
+  s.attempts_omitted = attempts.omitted();
+  s.attempts_let_go = attempts.let_go();
   s.attempts = attempts.take_attempts();
   s.verdicts = std::move(verdicts);
   return s;
