@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -71,7 +72,6 @@ TEST_CASE("attempts past the first few: a first attempt done is counted, anythin
   f.start("job_f", "worker/3", 0);
   CHECK(f.attempts.started() == 8);
   CHECK(f.attempts.omitted() == 1);  // job_c's only attempt
-  CHECK(f.attempts.let_go() == 1);
   CHECK(listed(f.attempts.take_attempts()) ==
         std::vector<std::string>{"job_a#0 done", "job_b#0 done", "job_d#0 retry", "job_d#1 done", "job_e#0 done",
                                  "job_e#1 done", "job_f#0 running"});
@@ -85,8 +85,21 @@ TEST_CASE("attempts held at once are capped, and those past the cap only counted
   }
   CHECK(f.attempts.started() == 3);
   CHECK(f.attempts.omitted() == 1);
-  CHECK(f.attempts.let_go() == 0);  // job_c was never summarised, not let go
   CHECK(listed(f.attempts.take_attempts()) == std::vector<std::string>{"job_a#0 retry", "job_b#0 retry"});
+}
+
+TEST_CASE("attempts counted per job are every attempt, listed or not", "[attempts]") {
+  feed f(attempt_detail{.every_first = 0, .listed_max = 1, .per_job = true});
+  for (const char* job : {"job_a", "job_b", "job_c"}) {
+    f.start(job, "worker/1", 0);
+    f.done(job, "worker/1");
+  }
+  f.start("job_d", "worker/1", 0);
+  f.backoff("job_d", "worker/1");
+  f.start("job_d", "worker/1", 1);
+  f.done("job_d", "worker/1");
+  CHECK(f.attempts.omitted() == 4);  // job_d#0 alone is held: the first attempts let go, job_d#1 past the cap
+  CHECK(f.attempts.jobs_by_attempts() == std::map<std::int64_t, std::int64_t>{{1, 3}, {2, 1}});
 }
 
 TEST_CASE("an unbounded collector lists every attempt, as before", "[attempts]") {

@@ -244,10 +244,14 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   world_config config = sc.world;
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(std::move(config));
-  attempt_collector attempts(keeps.attempts ? run_attempt_detail : attempt_detail::none());
+  attempt_detail detail = keeps.attempts ? run_attempt_detail : attempt_detail::none();
+  detail.per_job = keeps.attempts && keeps.records;  // the HTML report's histogram (the records cost far more)
+  attempt_collector attempts(detail);
   situation_tracker situations;
+  span_collector spans;
   checked_run_options options;
   options.observers = {&attempts, &situations};
+  if (keeps.spans) options.observers.push_back(&spans);
   if (keeps.stream != nullptr) options.observers.push_back(keeps.stream);
   options.progress = progress;
   options.progress_every = progress_every_events;
@@ -258,9 +262,9 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   out.summary.path = sc.path;
   out.summary.reached = situations.reached();
   out.summary.expectations = evaluate(sc.expect, out.summary);
+  if (keeps.spans) out.spans = spans.take();
   if (keep_records) {
     out.timeline = build_timeline(w.events().records());
-    if (keeps.spans) out.spans = collect_spans(w.events().events(), w.events().names());
     out.records = w.events().take_records();
     out.ledgers = collect_ledgers(w, out.summary);
   }
@@ -303,8 +307,10 @@ int run_command(const run_options& options) {
   // does not grow with the run, and one whose only output is --trace
   // writes each event as it happens instead of keeping it.
   run_keeps keeps;
+  // --perfetto and --otlp draw spans built as the run goes (span_collector);
+  // the HTML report's timeline still reads the kept records.
   keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.markdown_path.empty() ||
-                  !options.perfetto_path.empty() || !options.otlp_path.empty() || !options.report_path.empty();
+                  !options.report_path.empty();
   keeps.spans = !options.perfetto_path.empty() || !options.otlp_path.empty() || !options.report_path.empty();
   keeps.attempts = keeps.records || options.json;
   std::optional<streamed_file> trace_file;

@@ -52,7 +52,7 @@ struct run_outcome {
 // those and --json).
 struct run_keeps {
   bool records = false;
-  bool spans = false;  // the events as intervals, for the drawn outputs (needs records)
+  bool spans = false;  // the events as intervals, built as they happen, for the drawn outputs
   bool attempts = false;
   // Sees every event as it happens (a streamed trace); not owned.
   event_observer* stream = nullptr;

@@ -6,7 +6,13 @@ namespace twice {
 
 // A summary's job id, worker, key and outcome: ~64 bytes of text.
 std::uint64_t attempt_collector::footprint() const {
-  return sim::tree_footprint(held_) + held_.size() * 64 + sim::tree_footprint(open_);
+  return sim::tree_footprint(held_) + held_.size() * 64 + sim::tree_footprint(open_) + sim::tree_footprint(per_job_);
+}
+
+std::map<std::int64_t, std::int64_t> attempt_collector::jobs_by_attempts() const {
+  std::map<std::int64_t, std::int64_t> out;
+  for (const auto& [job, n] : per_job_) ++out[n];
+  return out;
 }
 
 std::vector<attempt_summary> attempt_collector::take_attempts() {
@@ -36,7 +42,6 @@ void attempt_collector::job_ended(ev::name_id job, const char* outcome, ev::name
   h.summary.outcome = outcome;
   if (order >= detail_.every_first && h.summary.attempt == 0 && h.summary.outcome == "done" && !h.beside_another) {
     held_.erase(order);
-    ++let_go_;
   }
 }
 
@@ -47,6 +52,7 @@ void attempt_collector::on_event(const ev::event& e, const name_table& names) {
   }
   if (const auto* start = std::get_if<ev::attempt_start>(&e.body)) {
     const std::uint64_t order = started_++;
+    if (detail_.per_job) ++per_job_[start->job];
     open_.erase({start->job, e.actor});  // not its earlier attempt's any more
     // Another attempt of the job still open in another worker: a duplicate
     // delivery, both kept.

@@ -313,16 +313,17 @@ void write_attempts(html_lines& html, const run_summary& s) {
   html.line("<section id=\"attempts-section\">");
   html.line("<h2>Attempts</h2>");
   html.line("<div class=\"charts\">");
-  std::map<std::string, std::int64_t, std::less<>> per_job;
-  for (const attempt_summary& a : s.attempts) ++per_job[a.job_id];
-  std::map<std::int64_t, std::int64_t> histogram;  // attempts -> jobs
-  for (const auto& [job, n] : per_job) ++histogram[n];
-  // A first attempt that ended done and was let go (report/attempts.hpp) was
-  // its job's only one.
-  const auto let_go = static_cast<std::int64_t>(s.attempts_let_go);
-  if (let_go > 0) histogram[1] += let_go;
-  const std::int64_t without =
-      static_cast<std::int64_t>(s.jobs_total) - static_cast<std::int64_t>(per_job.size()) - let_go;
+  // Attempts -> jobs: counted per job by the run when it did (the attempts
+  // listed are not all of them past the first 10,000), else from the list.
+  std::map<std::int64_t, std::int64_t> histogram = s.jobs_by_attempts;
+  if (histogram.empty()) {
+    std::map<std::string, std::int64_t, std::less<>> per_job;
+    for (const attempt_summary& a : s.attempts) ++per_job[a.job_id];
+    for (const auto& [job, n] : per_job) ++histogram[n];
+  }
+  std::int64_t with = 0;
+  for (const auto& [n, jobs] : histogram) with += jobs;
+  const std::int64_t without = static_cast<std::int64_t>(s.jobs_total) - with;
   if (without > 0) histogram[0] += without;
   // The caption (and its note) above the counts' row above the tallest bar.
   const std::int64_t width = 5600, height = 2400, chart_top = 520, chart_height = 1580;

@@ -36,7 +36,10 @@ struct attempt_summary {
 struct attempt_detail {
   std::size_t every_first = SIZE_MAX;
   std::size_t listed_max = SIZE_MAX;
-  static constexpr attempt_detail none() { return {0, 0}; }
+  // Count every job's attempts (a small integer per job), for the HTML
+  // report's histogram, exact when the summaries are not.
+  bool per_job = false;
+  static constexpr attempt_detail none() { return {0, 0, false}; }
 };
 
 class attempt_collector final : public event_observer {
@@ -50,9 +53,9 @@ class attempt_collector final : public event_observer {
   std::uint64_t started() const { return started_; }
   // Attempts that started and are not (or no longer) summarised.
   std::uint64_t omitted() const { return started_ - held_.size(); }
-  // Of those, the first attempts that ended done and were let go: each the
-  // whole story of its job, unless the job was delivered again later.
-  std::uint64_t let_go() const { return let_go_; }
+  // With attempt_detail::per_job: attempts -> jobs that started that many
+  // (jobs that started none are not in it).
+  std::map<std::int64_t, std::int64_t> jobs_by_attempts() const;
   // Bytes held (sim/footprint.hpp): the summaries and the open attempts.
   std::uint64_t footprint() const override;
 
@@ -65,7 +68,7 @@ class attempt_collector final : public event_observer {
   void job_ended(ev::name_id job, const char* outcome, ev::name_id worker);
   attempt_detail detail_;
   std::uint64_t started_ = 0;
-  std::uint64_t let_go_ = 0;
+  std::map<ev::name_id, std::int64_t> per_job_;  // job -> attempts started, with detail_.per_job
   // By start order (the attempt's number among all that started).
   std::map<std::uint64_t, held> held_;
   // (job, worker) -> start order of that worker's latest attempt of the job,
