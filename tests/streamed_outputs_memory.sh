@@ -7,7 +7,10 @@
 #      is enough today); kept whole, the records need ~250 MiB of RSS;
 #   2. the same with --json beside it, the digest the bench world pins;
 #   3. --quiet --json of 30,000 steady jobs: the attempts array stops at its
-#      20,000 and counts the rest in attempts_omitted.
+#      20,000 and counts the rest in attempts_omitted;
+#   4. --quiet --report of the 10,000 jobs under 128 MiB (~51 MiB of RSS
+#      today; keeping the records for its timeline took ~220 MiB): the page
+#      counts every line of the story and lists the first 2,000.
 # Usage: streamed_outputs_memory.sh TWICE_BINARY STEADY_SCENARIO [sanitized]
 # Under AddressSanitizer the caps are left off (its shadow memory reserves
 # terabytes of address space); the counts are still checked.
@@ -61,8 +64,19 @@ listed=$(grep -o '"started_us":' "$work/30k.txt" | wc -l)
 [[ $listed -le 20000 ]] || fail "--json, 30,000 jobs: $listed attempts listed, the most is 20,000"
 [[ $((listed + omitted)) -eq ${total:-0} ]] || fail "--json, 30,000 jobs: $listed listed + $omitted omitted != $total"
 
+capped $((128 * 1024)) "$twice" run --quiet --report "$work/report.html" "$scenario" >"$work/report.txt" \
+  2>"$work/report.err"
+rc=$?
+[[ $rc -eq 0 ]] || fail "--quiet --report: exit $rc, expected 0; stderr: $(head -c 300 "$work/report.err")"
+grep -q '<h2>What happened, line by line ([0-9]* lines)</h2>' "$work/report.html" || fail "--quiet --report: no story"
+story=$(grep -o 'line by line ([0-9]* lines)' "$work/report.html" | grep -o '[0-9]*')
+shown=$(sed -n '/<details id="story"/,/<\/details>/p' "$work/report.html" | grep -c '^<tr><td class="num">')
+[[ ${story:-0} -gt 2000 && $shown -eq 2000 ]] || fail "--quiet --report: $shown of ${story:-?} story lines shown, expected 2000"
+grep -q "and $((${story:-0} - 2000)) more lines" "$work/report.html" || fail "--quiet --report: the lines left out are not counted"
+
 if [[ $failures -ne 0 ]]; then
   echo "streamed_outputs_memory: $failures failure(s)"
   exit 1
 fi
-echo "streamed_outputs_memory: --trace written as it ran ($records records), --json listed $listed of $total attempts"
+echo "streamed_outputs_memory: --trace written as it ran ($records records), --json listed $listed of $total attempts," \
+  "--report counted $story story lines"

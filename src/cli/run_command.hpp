@@ -39,6 +39,8 @@ struct run_options {
 struct run_outcome {
   run_summary summary;
   std::vector<timeline_line> timeline;
+  // Set when `timeline` is only the first lines (run_keeps::story): all of them.
+  std::optional<std::size_t> timeline_total;
   std::vector<sim::trace_record> records;
   run_spans spans;        // when run_keeps::spans
   final_ledgers ledgers;  // kept with the records
@@ -54,6 +56,9 @@ struct run_keeps {
   bool records = false;
   bool spans = false;  // the events as intervals, built as they happen, for the drawn outputs
   bool attempts = false;
+  // Without the records: the timeline's first lines built as the run goes,
+  // all counted (the HTML report's story), and the final ledgers.
+  bool story = false;
   // Sees every event as it happens (a streamed trace); not owned.
   event_observer* stream = nullptr;
 };

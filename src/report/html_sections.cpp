@@ -536,8 +536,6 @@ void write_backoff(html_lines& html, const run_spans& spans) {
 namespace {
 // Rows of each ledger shown besides the unmatched ones (all of which are).
 constexpr std::size_t ledger_rows_shown = 200;
-// Lines of the story as text; `twice run` prints them all.
-constexpr std::size_t story_lines_shown = 2000;
 }  // namespace
 
 namespace {
@@ -656,19 +654,20 @@ void write_invariants(html_lines& html, const run_summary& s) {
 }
 
 // ---- the story as text ----------------------------------------------------------
-void write_story(html_lines& html, const std::vector<timeline_line>& lines) {
+void write_story(html_lines& html, const std::vector<timeline_line>& lines, std::size_t total) {
+  constexpr std::size_t story_lines_shown = html_story_lines_shown;
   html.line("<section id=\"story-section\">");
-  html.line(fmt::format("<h2>What happened, line by line ({} lines)</h2>", lines.size()));
-  html.line("<details id=\"story\"" + std::string(lines.size() <= 60 ? " open" : "") + ">");
+  html.line(fmt::format("<h2>What happened, line by line ({} lines)</h2>", total));
+  html.line("<details id=\"story\"" + std::string(total <= 60 ? " open" : "") + ">");
   html.line("<summary>the timeline as text</summary>");
   html.line("<table><thead><tr><th class=\"num\">time</th><th>actor</th><th>what happened</th></tr></thead><tbody>");
   for (std::size_t i = 0; i < lines.size() && i < story_lines_shown; ++i)
     html.line(fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>", secs(lines[i].at),
                           esc(lines[i].actor), esc(lines[i].text)));
-  if (lines.size() > story_lines_shown)
+  if (total > story_lines_shown)
     html.line(fmt::format("<tr class=\"more\"><td colspan=\"3\">and {} more lines: <code>twice run</code> prints "
                           "them all</td></tr>",
-                          lines.size() - story_lines_shown));
+                          total - story_lines_shown));
   html.line("</tbody></table>");
   html.line("</details>");
   html.line("</section>");
