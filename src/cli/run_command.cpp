@@ -244,10 +244,17 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   world_config config = sc.world;
   if (!keep_records) config.trace_retention = sim::trace_recorder::retention::digest_only;
   world w(std::move(config));
-  attempt_collector attempts(keeps.attempts ? attempt_detail_max : 0);
+  attempt_detail detail = keeps.attempts ? run_attempt_detail : attempt_detail::none();
+  // The HTML report's histogram (an integer per job; the records or spans cost far more).
+  detail.per_job = keeps.attempts && (keeps.records || keeps.story);
+  attempt_collector attempts(detail);
   situation_tracker situations;
+  span_collector spans;
+  timeline_collector story(html_story_lines_shown);
   checked_run_options options;
   options.observers = {&attempts, &situations};
+  if (keeps.spans) options.observers.push_back(&spans);
+  if (keeps.story && !keep_records) options.observers.push_back(&story);
   if (keeps.stream != nullptr) options.observers.push_back(keeps.stream);
   options.progress = progress;
   options.progress_every = progress_every_events;
@@ -258,12 +265,15 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   out.summary.path = sc.path;
   out.summary.reached = situations.reached();
   out.summary.expectations = evaluate(sc.expect, out.summary);
+  if (keeps.spans) out.spans = spans.take();
   if (keep_records) {
     out.timeline = build_timeline(w.events().records());
-    if (keeps.spans) out.spans = collect_spans(w.events().events(), w.events().names());
     out.records = w.events().take_records();
-    out.ledgers = collect_ledgers(w, out.summary);
+  } else if (keeps.story) {
+    out.timeline = story.take_lines();
+    out.timeline_total = story.total();
   }
+  if (keep_records || keeps.story) out.ledgers = collect_ledgers(w, out.summary);
   return out;
 }
 
@@ -303,10 +313,13 @@ int run_command(const run_options& options) {
   // does not grow with the run, and one whose only output is --trace
   // writes each event as it happens instead of keeping it.
   run_keeps keeps;
-  keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.markdown_path.empty() ||
-                  !options.perfetto_path.empty() || !options.otlp_path.empty() || !options.report_path.empty();
+  // --perfetto, --otlp and --report draw spans built as the run goes
+  // (span_collector); the report lists the first lines of the timeline,
+  // built as it goes too (timeline_collector).
+  keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.markdown_path.empty();
   keeps.spans = !options.perfetto_path.empty() || !options.otlp_path.empty() || !options.report_path.empty();
-  keeps.attempts = keeps.records || options.json;
+  keeps.story = !options.report_path.empty();
+  keeps.attempts = keeps.records || keeps.story || options.json;
   std::optional<streamed_file> trace_file;
   std::optional<jsonl_trace_stream> trace_stream;
   if (!keeps.records && !options.trace_path.empty()) {
@@ -359,7 +372,8 @@ int run_command(const run_options& options) {
     if (error.empty() && !options.otlp_path.empty())
       error = write_file_atomically(options.otlp_path, otlp_trace(out.summary, out.spans, TWICE_VERSION));
     if (error.empty() && !options.report_path.empty())
-      error = write_file_atomically(options.report_path, html_report(sc, out.summary, out.timeline, out.spans, out.ledgers));
+      error = write_file_atomically(options.report_path, html_report(sc, out.summary, out.timeline, out.spans, out.ledgers,
+                                                                        out.timeline_total));
     if (!error.empty()) {
       fmt::print(stderr, "twice run: {}\n", error);
       return to_int(exit_code::bad_input);

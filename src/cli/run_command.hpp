@@ -39,6 +39,8 @@ struct run_options {
 struct run_outcome {
   run_summary summary;
   std::vector<timeline_line> timeline;
+  // Set when `timeline` is only the first lines (run_keeps::story): all of them.
+  std::optional<std::size_t> timeline_total;
   std::vector<sim::trace_record> records;
   run_spans spans;        // when run_keeps::spans
   final_ledgers ledgers;  // kept with the records
@@ -52,13 +54,19 @@ struct run_outcome {
 // those and --json).
 struct run_keeps {
   bool records = false;
-  bool spans = false;  // the events as intervals, for the drawn outputs (needs records)
+  bool spans = false;  // the events as intervals, built as they happen, for the drawn outputs
   bool attempts = false;
+  // Without the records: the timeline's first lines built as the run goes,
+  // all counted (the HTML report's story), and the final ledgers.
+  bool story = false;
   // Sees every event as it happens (a streamed trace); not owned.
   event_observer* stream = nullptr;
 };
-// At most this many attempts are summarised; all are counted.
-inline constexpr std::size_t attempt_detail_max = 1'000'000;
+// Which attempts are summarised (report/attempts.hpp); all are counted. Every
+// one of the first 10,000, then only the retries, crashes, duplicates and
+// unfinished ones, at most 20,000 held at once: --json's line and the memory
+// behind it stop growing with the jobs (~200 bytes of JSON each).
+inline constexpr attempt_detail run_attempt_detail{.every_first = 10'000, .listed_max = 20'000};
 run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_hook& progress = {});
 // keep_records: keep everything (records, spans, attempts) or nothing.
 inline run_outcome run_one(const scenario& sc, bool keep_records, const world_progress_hook& progress = {}) {

@@ -190,7 +190,7 @@ final_ledgers collect_ledgers(const world& w, const run_summary& s) {
 }
 
 std::string html_report(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& story,
-                        const run_spans& spans, const final_ledgers& ledgers) {
+                        const run_spans& spans, const final_ledgers& ledgers, std::optional<std::size_t> story_total) {
   // The run from its start to where the story ended across the plot, long
   // idle stretches drawn narrow: the timeline's axis, and the charts' under
   // it. A refund the vendor committed after the story (a request nobody
@@ -219,7 +219,7 @@ std::string html_report(const scenario& sc, const run_summary& s, const std::vec
   write_backoff(html, spans);
   write_ledgers(html, s, ledgers, overpaying);
   write_invariants(html, s);
-  write_story(html, story);
+  write_story(html, story, story_total.value_or(story.size()));
   html.line("<script>" + std::string(script) + "</script>");
   html.line("</body>");
   html.line("</html>");

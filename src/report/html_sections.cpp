@@ -303,8 +303,8 @@ void attempt_table(html_lines& html, const run_summary& s) {
                           a.new_write ? "yes" : "no", esc(a.outcome),
                           a.backoff_us > 0 ? esc(sim::format_duration(sim::duration::from_us(a.backoff_us))) : ""));
   }
-  if (s.attempts.size() > shown)
-    html.line(fmt::format("<tr><td colspan=\"7\">and {} more attempts</td></tr>", s.attempts.size() - shown));
+  const std::uint64_t all = s.attempts.size() + s.attempts_omitted;
+  if (all > shown) html.line(fmt::format("<tr><td colspan=\"7\">and {} more attempts</td></tr>", all - shown));
   html.line("</tbody></table>");
 }
 
@@ -314,11 +314,17 @@ void write_attempts(html_lines& html, const run_summary& s) {
   html.line("<section id=\"attempts-section\">");
   html.line("<h2>Attempts</h2>");
   html.line("<div class=\"charts\">");
-  std::map<std::string, std::int64_t, std::less<>> per_job;
-  for (const attempt_summary& a : s.attempts) ++per_job[a.job_id];
-  std::map<std::int64_t, std::int64_t> histogram;  // attempts -> jobs
-  for (const auto& [job, n] : per_job) ++histogram[n];
-  const std::int64_t without = static_cast<std::int64_t>(s.jobs_total) - static_cast<std::int64_t>(per_job.size());
+  // Attempts -> jobs: counted per job by the run when it did (the attempts
+  // listed are not all of them past the first 10,000), else from the list.
+  std::map<std::int64_t, std::int64_t> histogram = s.jobs_by_attempts;
+  if (histogram.empty()) {
+    std::map<std::string, std::int64_t, std::less<>> per_job;
+    for (const attempt_summary& a : s.attempts) ++per_job[a.job_id];
+    for (const auto& [job, n] : per_job) ++histogram[n];
+  }
+  std::int64_t with = 0;
+  for (const auto& [n, jobs] : histogram) with += jobs;
+  const std::int64_t without = static_cast<std::int64_t>(s.jobs_total) - with;
   if (without > 0) histogram[0] += without;
   // The caption (and its note) above the counts' row above the tallest bar.
   const std::int64_t width = 5600, height = 2400, chart_top = 520, chart_height = 1580;
@@ -531,8 +537,6 @@ void write_backoff(html_lines& html, const run_spans& spans) {
 namespace {
 // Rows of each ledger shown besides the unmatched ones (all of which are).
 constexpr std::size_t ledger_rows_shown = 200;
-// Lines of the story as text; `twice run` prints them all.
-constexpr std::size_t story_lines_shown = 2000;
 }  // namespace
 
 namespace {
@@ -651,19 +655,20 @@ void write_invariants(html_lines& html, const run_summary& s) {
 }
 
 // ---- the story as text ----------------------------------------------------------
-void write_story(html_lines& html, const std::vector<timeline_line>& lines) {
+void write_story(html_lines& html, const std::vector<timeline_line>& lines, std::size_t total) {
+  constexpr std::size_t story_lines_shown = html_story_lines_shown;
   html.line("<section id=\"story-section\">");
-  html.line(fmt::format("<h2>What happened, line by line ({} lines)</h2>", lines.size()));
-  html.line("<details id=\"story\"" + std::string(lines.size() <= 60 ? " open" : "") + ">");
+  html.line(fmt::format("<h2>What happened, line by line ({} lines)</h2>", total));
+  html.line("<details id=\"story\"" + std::string(total <= 60 ? " open" : "") + ">");
   html.line("<summary>the timeline as text</summary>");
   html.line("<table><thead><tr><th class=\"num\">time</th><th>actor</th><th>what happened</th></tr></thead><tbody>");
   for (std::size_t i = 0; i < lines.size() && i < story_lines_shown; ++i)
     html.line(fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>", secs(lines[i].at),
                           esc(lines[i].actor), esc(lines[i].text)));
-  if (lines.size() > story_lines_shown)
+  if (total > story_lines_shown)
     html.line(fmt::format("<tr class=\"more\"><td colspan=\"3\">and {} more lines: <code>twice run</code> prints "
                           "them all</td></tr>",
-                          lines.size() - story_lines_shown));
+                          total - story_lines_shown));
   html.line("</tbody></table>");
   html.line("</details>");
   html.line("</section>");

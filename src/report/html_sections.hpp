@@ -50,6 +50,8 @@ void write_backoff(html_lines& html, const run_spans& spans);
 void write_ledgers(html_lines& html, const run_summary& s, const final_ledgers& ledgers,
                    const std::set<std::string, std::less<>>& overpaying);
 void write_invariants(html_lines& html, const run_summary& s);
-void write_story(html_lines& html, const std::vector<timeline_line>& lines);
+// `total`: the story's lines, `lines` being at least the first
+// html_story_lines_shown of them.
+void write_story(html_lines& html, const std::vector<timeline_line>& lines, std::size_t total);
 
 }  // namespace twice::html_detail

@@ -85,6 +85,7 @@ std::string to_json_line(const run_summary& s) {
         {"peak_oldest_age_at_us", s.queue.oldest_age_at.us()}}},
       {"attempts_total", s.attempts_total},
       {"attempts", std::move(attempts)},
+      {"attempts_omitted", s.attempts_omitted},
       {"invariants", std::move(invariants)},
       {"situations", std::move(reached)},  // reached, in checks/situations.hpp order
       {"expectations",

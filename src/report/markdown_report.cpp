@@ -83,9 +83,13 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
                      a.key.empty() ? "(none)" : "`" + a.key + "`", a.new_write ? "yes" : "no", a.outcome,
                      a.backoff_us > 0 ? sim::format_duration(sim::duration::from_us(a.backoff_us)) : ""));
   }
-  if (s.attempts_total > attempts_shown)
+  if (s.attempts_total > attempts_shown && s.attempts_omitted == 0)
     line(fmt::format("\n(the first {} of {} attempts; `twice run {} --json` lists them all)", attempts_shown,
                      s.attempts_total, sc.path));
+  else if (s.attempts_total > attempts_shown)
+    line(fmt::format("\n(the first {} of {} attempts; `twice run {} --json` lists {} of them, docs/json-output.md says "
+                     "which)",
+                     attempts_shown, s.attempts_total, sc.path, s.attempts.size()));
   line("");
   line("## Timeline");
   line("");

@@ -91,8 +91,10 @@ class trace_writer {
   }
 
   void add_counter(int pid, int tid, std::int64_t at, std::string name, json args) {
-    events_.push_back({pid, tid, at, 0, json{{"name", std::move(name)}, {"ph", "C"}, {"ts", at}, {"pid", pid},
-                                             {"tid", tid}, {"args", std::move(args)}}});
+    events_.push_back({pid, tid, at, 0,
+                       json{{"name", std::move(name)}, {"ph", "C"}, {"ts", at}, {"pid", pid}, {"tid", tid},
+                            {"args", std::move(args)}}
+                           .dump()});
   }
 
   void add_thread_name(int pid, int tid, std::string_view name) {
@@ -120,28 +122,34 @@ class trace_writer {
       out += e.dump();
     };
     for (const json& m : meta_) add(m);
-    for (const placed& p : events_) add(p.event);
+    for (const placed& p : events_) {
+      if (!first) out += ",\n";
+      first = false;
+      out += p.text;
+    }
     out += "\n]}\n";
     return out;
   }
 
  private:
+  // An event's line, written when it is placed: a million-job trace holds
+  // a few hundred bytes of text per event instead of a tree of JSON nodes.
   struct placed {
     int pid = 0, tid = 0;
     std::int64_t ts = 0, dur = 0;
-    json event;
+    std::string text;
   };
 
   void place(json body, int pid, int tid, std::int64_t ts, std::int64_t dur) {
     json e{{"name", body["name"]}, {"cat", body["cat"]}, {"ph", "X"}, {"ts", ts}, {"dur", dur}, {"pid", pid}, {"tid", tid}};
     e["args"] = std::move(body["args"]);
-    events_.push_back({pid, tid, ts, dur, std::move(e)});
+    events_.push_back({pid, tid, ts, dur, e.dump()});
   }
 
   void place_instant(json body, int pid, int tid, std::int64_t ts) {
     json e{{"name", body["name"]}, {"cat", body["cat"]}, {"ph", "i"}, {"s", "t"}, {"ts", ts}, {"pid", pid}, {"tid", tid}};
     e["args"] = std::move(body["args"]);
-    events_.push_back({pid, tid, ts, 0, std::move(e)});
+    events_.push_back({pid, tid, ts, 0, e.dump()});
   }
 
   std::vector<json> meta_;

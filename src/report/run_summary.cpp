@@ -69,6 +69,8 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
   s.queue_is_topic = w.topic() != nullptr;
   s.waiting_word = words_of(w.config()).waiting;
   s.attempts_total = attempts.started();
+  s.attempts_omitted = attempts.omitted();
+  s.jobs_by_attempts = attempts.jobs_by_attempts();
   s.attempts = attempts.take_attempts();
   s.verdicts = std::move(verdicts);
   return s;

@@ -11,6 +11,7 @@
 #include <twice/events/event_log.hpp>
 #include <twice/events/trace_events.hpp>
 #include <twice/report/timeline.hpp>
+#include <twice/sim/footprint.hpp>
 #include "sim/duration_text.hpp"
 
 namespace twice {
@@ -101,6 +102,25 @@ class span_builder {
     if (actor.starts_with("queue/")) return broker(e);
     if (actor.starts_with("vendor/")) return vendor(e, std::string(actor));
     if (is_lane_actor(actor)) return lane(e, std::string(actor));
+  }
+
+  // Bytes held: the spans so far (each element with ~48 bytes of text
+  // outside its strings' own room) and the open state beside them.
+  std::uint64_t footprint() const {
+    using sim::footprint_of;
+    const std::uint64_t elements = out_.leases.size() + out_.tools.size() + out_.marks.size() +
+                                   out_.executions.size() + out_.refunds.size() + out_.vendor_marks.size() +
+                                   out_.backoffs.size() + out_.pods_down.size() + out_.pod_starts.size() +
+                                   out_.redeliveries.size();
+    std::uint64_t buckets = 0;
+    for (const auto& [vendor, b] : out_.requests) buckets += footprint_of(b);
+    return footprint_of(out_.leases) + footprint_of(out_.tools) + footprint_of(out_.marks) +
+           footprint_of(out_.executions) + footprint_of(out_.refunds) + footprint_of(out_.vendor_marks) +
+           footprint_of(out_.samples) + footprint_of(out_.backoffs) + footprint_of(out_.pods_down) +
+           footprint_of(out_.pod_starts) + footprint_of(out_.redeliveries) + buckets + elements * 48 +
+           footprint_of(pending_) + sim::tree_footprint(lanes_) + sim::tree_footprint(by_delivery_) +
+           sim::tree_footprint(waiting_redelivery_) + sim::tree_footprint(executions_) +
+           sim::tree_footprint(refunds_per_invoice_);
   }
 
   run_spans finish() && {
@@ -408,6 +428,30 @@ run_spans collect_spans(const std::vector<ev::event>& events, const name_table& 
   span_builder b(names);
   for (const ev::event& e : events) b.add(e);
   return std::move(b).finish();
+}
+
+// The builder lives behind a pointer: its state is this file's own.
+struct span_collector::state {
+  explicit state(const name_table& names) : builder(names) {}
+  span_builder builder;
+};
+
+span_collector::span_collector() = default;
+span_collector::~span_collector() = default;
+
+// The table is the world's, the same for every event of the run.
+void span_collector::on_event(const ev::event& e, const name_table& names) {
+  if (!state_) state_ = std::make_unique<state>(names);
+  state_->builder.add(e);
+}
+
+std::uint64_t span_collector::footprint() const { return state_ ? state_->builder.footprint() : 0; }
+
+run_spans span_collector::take() {
+  if (!state_) return {};
+  run_spans out = std::move(state_->builder).finish();
+  state_.reset();
+  return out;
 }
 
 std::string tool_result_text(const tool_span& t) {

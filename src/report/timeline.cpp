@@ -1,5 +1,7 @@
 #include <twice/report/timeline.hpp>
 
+#include <twice/sim/footprint.hpp>
+
 #include <fmt/core.h>
 
 #include <map>
@@ -415,6 +417,21 @@ std::optional<timeline_line> timeline_entry(const sim::trace_record& r,
 
 std::string format_timeline_line(const timeline_line& line) {
   return fmt::format("{:>12}  {:<16} {}", secs(line.at.us()), line.actor, line.text);
+}
+
+void timeline_collector::on_event(const ev::event& e, const name_table& names) {
+  const sim::trace_record r = as_record(e, names);
+  causes_.observe(r);
+  if (auto line = timeline_entry(r, causes_.backoff_for(r))) {
+    ++total_;
+    if (lines_.size() < kept_max_) lines_.push_back(std::move(*line));
+  }
+}
+
+// A line's actor and text: ~100 bytes beside it. The redelivery causes are
+// a few per open backoff, not counted.
+std::uint64_t timeline_collector::footprint() const {
+  return sim::footprint_of(lines_) + lines_.size() * 100;
 }
 
 std::vector<timeline_line> build_timeline(const std::vector<sim::trace_record>& records) {

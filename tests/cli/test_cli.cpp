@@ -128,6 +128,8 @@ TEST_CASE("twice run --json carries the documented fields", "[cli]") {
   for (const auto& t : tools) CHECK(t.at("rejected").is_object());
   const auto& attempts = j.at("attempts");
   REQUIRE(attempts.size() == 3);
+  CHECK(j.at("attempts_total") == 3);
+  CHECK(j.at("attempts_omitted") == 0);
   for (int a = 0; a < 3; ++a) {
     CHECK(attempts[a].at("job_id") == "job_17");
     CHECK(attempts[a].at("attempt") == a);

@@ -29,6 +29,7 @@
 //
 // Deterministic: the same run gives the same bytes.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,9 +59,14 @@ struct final_ledgers {
 // Copies the ledgers out of the world after its run, for the tools `s.money` lists.
 final_ledgers collect_ledgers(const world& w, const run_summary& s);
 
-// `story`: the run's timeline lines (report/timeline.hpp); `spans`: its
-// events as intervals (report/spans.hpp).
+// Lines of the story the page lists as text; `twice run` prints them all.
+inline constexpr std::size_t html_story_lines_shown = 2000;
+
+// `story`: the run's timeline lines (report/timeline.hpp), or at least the
+// first html_story_lines_shown of them when `story_total` counts them all
+// (timeline_collector); `spans`: its events as intervals (report/spans.hpp).
 std::string html_report(const scenario& sc, const run_summary& s, const std::vector<timeline_line>& story,
-                        const run_spans& spans, const final_ledgers& ledgers);
+                        const run_spans& spans, const final_ledgers& ledgers,
+                        std::optional<std::size_t> story_total = std::nullopt);
 
 }  // namespace twice

@@ -111,7 +111,11 @@ struct run_summary {
   // oldest uncommitted record 9m6s old at most (at 546.000s)"
   std::string queue_line() const;
   std::uint64_t attempts_total = 0;       // every attempt that started
-  std::vector<attempt_summary> attempts;  // the first of them, when an output lists them
+  std::vector<attempt_summary> attempts;  // those summarised, when an output lists them (attempt_detail)
+  std::uint64_t attempts_omitted = 0;     // started and not in `attempts`
+  // Attempts -> jobs that started that many, when the run counted them
+  // (attempt_detail::per_job); empty: the HTML report counts `attempts`.
+  std::map<std::int64_t, std::int64_t> jobs_by_attempts;
   std::vector<verdict> verdicts;
   situation_set reached = 0;  // the situations the run reached (checks/situations.hpp)
   // "1000 total: 465 done, 0 failed, 535 dead-lettered (12 for want of retry budget)"

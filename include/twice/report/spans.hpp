@@ -12,10 +12,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <twice/events/event_log.hpp>
 #include <twice/sim/time.hpp>
 
 namespace twice {
@@ -174,6 +176,26 @@ struct run_spans {
 
 // `names`: the table the events' name ids are in (the run's event log's).
 run_spans collect_spans(const std::vector<ev::event>& events, const name_table& names);
+
+// The same spans built as the run goes, from each event as it is emitted:
+// an output that draws spans (--perfetto, --otlp) needs the run's events
+// kept no longer. What it holds is the spans themselves, counted against
+// the world's memory budget.
+class span_collector final : public event_observer {
+ public:
+  span_collector();
+  ~span_collector() override;
+  span_collector(const span_collector&) = delete;
+  span_collector& operator=(const span_collector&) = delete;
+  void on_event(const ev::event& e, const name_table& names) override;
+  std::uint64_t footprint() const override;
+  // The spans of every event seen, closed at the last one (collect_spans).
+  run_spans take();
+
+ private:
+  struct state;
+  std::unique_ptr<state> state_;
+};
 
 // "worker/2" before "worker/10": actor names compared with their trailing
 // number as a number.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <twice/events/event_log.hpp>
 #include <twice/sim/trace.hpp>
 
 namespace twice {
@@ -52,6 +53,24 @@ class redelivery_causes {
 std::optional<timeline_line> timeline_entry(const sim::trace_record& r,
                                             const std::optional<redelivery_causes::backoff_ended>& backoff = {});
 std::vector<timeline_line> build_timeline(const std::vector<sim::trace_record>& records);
+
+// The same lines made as the run goes, each event as it is emitted: the
+// first `kept_max` are kept, all are counted. An output that shows only the
+// first lines (the HTML report's story) needs the run's records kept no longer.
+class timeline_collector final : public event_observer {
+ public:
+  explicit timeline_collector(std::size_t kept_max) : kept_max_(kept_max) {}
+  void on_event(const ev::event& e, const name_table& names) override;
+  std::uint64_t footprint() const override;
+  std::vector<timeline_line> take_lines() { return std::move(lines_); }
+  std::size_t total() const { return total_; }
+
+ private:
+  std::size_t kept_max_;
+  std::size_t total_ = 0;
+  redelivery_causes causes_;
+  std::vector<timeline_line> lines_;
+};
 // "      2.423000s  worker/0         refund job_17 step 3 ..."
 std::string format_timeline_line(const timeline_line& line);
 

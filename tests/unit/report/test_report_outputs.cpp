@@ -753,3 +753,21 @@ TEST_CASE("run: --perfetto and --report write one scenario's files, never over a
   CHECK(twice::test::read_text(dir / "run.html").find("data-lane=\"worker/1\"") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("html report: built as the run goes without the records it is the page a kept run draws", "[report][html]") {
+  // metastable_retry_storm: over 2,000 story lines and 27,462 attempts, so the
+  // page lists the first lines, counts the rest, and counts attempts per job.
+  for (const char* name : {"double_refund", "metastable_retry_storm"}) {
+    INFO(name);
+    const scenario sc = catalogue_scenario(name);
+    const cli::run_outcome kept = cli::run_one(sc, true);
+    const cli::run_outcome streamed =
+        cli::run_one(sc, cli::run_keeps{.records = false, .spans = true, .attempts = true, .story = true});
+    CHECK(streamed.records.empty());
+    REQUIRE(streamed.timeline_total.has_value());
+    CHECK(*streamed.timeline_total == kept.timeline.size());
+    CHECK(streamed.timeline.size() == std::min(kept.timeline.size(), html_story_lines_shown));
+    CHECK(html_report(sc, streamed.summary, streamed.timeline, streamed.spans, streamed.ledgers,
+                      streamed.timeline_total) == html_report(sc, kept.summary, kept.timeline, kept.spans, kept.ledgers));
+  }
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Outputs that do not grow with the jobs (issue 41): each run here is capped
+# (ulimit -v) at what the world alone needs, so an output that starts keeping
+# every event again fails here instead of on a user's million-job run.
+#   1. --quiet --trace, 10,000 steady jobs (310,000 records, 39 MB of JSON
+#      lines): written as the run goes, under 128 MiB of address space (64
+#      is enough today); kept whole, the records need ~250 MiB of RSS;
+#   2. the same with --json beside it, the digest the bench world pins;
+#   3. --quiet --json of 30,000 steady jobs: the attempts array stops at its
+#      20,000 and counts the rest in attempts_omitted;
+#   4. --quiet --report of the 10,000 jobs under 128 MiB (~51 MiB of RSS
+#      today; keeping the records for its timeline took ~220 MiB): the page
+#      counts every line of the story and lists the first 2,000.
+# Usage: streamed_outputs_memory.sh TWICE_BINARY STEADY_SCENARIO [sanitized]
+# Under AddressSanitizer the caps are left off (its shadow memory reserves
+# terabytes of address space); the counts are still checked.
+set -uo pipefail
+twice=$1
+scenario=$2
+sanitized=${3:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+  echo "streamed_outputs_memory: $*"
+  failures=$((failures + 1))
+}
+
+capped() {  # KiB, then the command
+  local kib=$1
+  shift
+  if [[ "$sanitized" == "sanitized" ]]; then
+    "$@"
+  else
+    (ulimit -v "$kib" && "$@")
+  fi
+}
+
+capped $((128 * 1024)) "$twice" run --quiet --trace "$work/trace.jsonl" "$scenario" >"$work/quiet.txt" 2>"$work/quiet.err"
+rc=$?
+[[ $rc -eq 0 ]] || fail "--quiet --trace: exit $rc, expected 0; stderr: $(head -c 300 "$work/quiet.err")"
+records=$(wc -l <"$work/trace.jsonl")
+[[ $records -gt 300000 ]] || fail "--quiet --trace: $records records written, expected over 300,000"
+tail -n 1 "$work/trace.jsonl" | grep -q '^{"t_us":.*}$' || fail "--quiet --trace: the last line is cut short"
+
+capped $((128 * 1024)) "$twice" run --quiet --json --trace "$work/trace2.jsonl" "$scenario" >"$work/json.txt" \
+  2>"$work/json.err"
+rc=$?
+[[ $rc -eq 0 ]] || fail "--quiet --json --trace: exit $rc, expected 0; stderr: $(head -c 300 "$work/json.err")"
+grep -q '"trace_digest":"b0bb9edb92c340f0"' "$work/json.txt" || fail "--quiet --json --trace: not the bench world's digest"
+cmp -s "$work/trace.jsonl" "$work/trace2.jsonl" || fail "--json beside --trace changed the trace"
+
+sed 's/^count = 10000$/count = 30000/' "$scenario" >"$work/steady_30k.toml"
+grep -q '^count = 30000$' "$work/steady_30k.toml" || fail "the steady world has no 'count = 10000' line to raise"
+"$twice" run --quiet --json "$work/steady_30k.toml" >"$work/30k.txt" 2>"$work/30k.err"
+rc=$?
+[[ $rc -eq 0 ]] || fail "--json, 30,000 jobs: exit $rc, expected 0; stderr: $(head -c 300 "$work/30k.err")"
+total=$(grep -o '"attempts_total":[0-9]*' "$work/30k.txt" | cut -d: -f2)
+omitted=$(grep -o '"attempts_omitted":[0-9]*' "$work/30k.txt" | cut -d: -f2)
+listed=$(grep -o '"started_us":' "$work/30k.txt" | wc -l)
+[[ -n "$total" && -n "$omitted" ]] || fail "--json, 30,000 jobs: no attempts_total or attempts_omitted"
+[[ $total -ge 30000 ]] || fail "--json, 30,000 jobs: attempts_total $total"
+[[ $listed -le 20000 ]] || fail "--json, 30,000 jobs: $listed attempts listed, the most is 20,000"
+[[ $((listed + omitted)) -eq ${total:-0} ]] || fail "--json, 30,000 jobs: $listed listed + $omitted omitted != $total"
+
+capped $((128 * 1024)) "$twice" run --quiet --report "$work/report.html" "$scenario" >"$work/report.txt" \
+  2>"$work/report.err"
+rc=$?
+[[ $rc -eq 0 ]] || fail "--quiet --report: exit $rc, expected 0; stderr: $(head -c 300 "$work/report.err")"
+grep -q '<h2>What happened, line by line ([0-9]* lines)</h2>' "$work/report.html" || fail "--quiet --report: no story"
+story=$(grep -o 'line by line ([0-9]* lines)' "$work/report.html" | grep -o '[0-9]*')
+shown=$(sed -n '/<details id="story"/,/<\/details>/p' "$work/report.html" | grep -c '^<tr><td class="num">')
+[[ ${story:-0} -gt 2000 && $shown -eq 2000 ]] || fail "--quiet --report: $shown of ${story:-?} story lines shown, expected 2000"
+grep -q "and $((${story:-0} - 2000)) more lines" "$work/report.html" || fail "--quiet --report: the lines left out are not counted"
+
+if [[ $failures -ne 0 ]]; then
+  echo "streamed_outputs_memory: $failures failure(s)"
+  exit 1
+fi
+echo "streamed_outputs_memory: --trace written as it ran ($records records), --json listed $listed of $total attempts," \
+  "--report counted $story story lines"
