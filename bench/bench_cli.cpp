@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   const std::string scenario = read_file(TWICE_SOURCE_DIR "/bench/scenarios/steady_traffic.toml");
   const std::string count_key = "\n[workload]\ncount = ";
   const std::size_t count_at = scenario.find(count_key);
-  const std::size_t count_end = count_at == std::string::npos ? count_at : scenario.find('\n', count_at + count_key.size());
+  const std::size_t count_end =
+      count_at == std::string::npos ? count_at : scenario.find('\n', count_at + count_key.size());
   if (count_end == std::string::npos) {
     std::fprintf(stderr, "steady_traffic.toml: no `count = ` line right under [workload]\n");
     return 2;
@@ -112,7 +113,8 @@ int main(int argc, char** argv) {
     if (jobs == 10'000 || jobs == 100'000)
       target = std::string(">= 85000 jobs/s: ") + (rate >= 85'000 ? "MET" : "MISSED");
     else if (jobs == 1'000'000)
-      target = std::string("< 5 s: ") + (r.wall_s < 5 ? "MET" : "MISSED") + ", < 512 MiB: " + (mib < 512 ? "MET" : "MISSED");
+      target =
+          std::string("< 5 s: ") + (r.wall_s < 5 ? "MET" : "MISSED") + ", < 512 MiB: " + (mib < 512 ? "MET" : "MISSED");
     std::printf("%10" PRIu64 " %10.3f %12.0f %10.1f  %s\n", jobs, r.wall_s, rate, mib, target.c_str());
     std::fflush(stdout);
   }

@@ -78,9 +78,7 @@ struct increment_cursor {
 };
 
 // Fold of the dispatch times, only for the schedule check in main().
-std::uint64_t mix(std::uint64_t h, std::int64_t t) {
-  return (h ^ static_cast<std::uint64_t>(t)) * 0x100000001b3ULL;
-}
+std::uint64_t mix(std::uint64_t h, std::int64_t t) { return (h ^ static_cast<std::uint64_t>(t)) * 0x100000001b3ULL; }
 
 // Warm-up before timing: a hold model starting with everything at time 0
 // needs a few rounds of the population to reach its steady-state shape.
@@ -328,8 +326,8 @@ void print_summary(const summary_reporter& rep) {
   const std::vector<std::string> pops = rep.populations();
   if (pops.empty()) return;
   std::printf("\nSummary: hold model, events per second in millions (ratio = kernel / bare_heap)\n");
-  std::printf("%-10s %12s %12s %12s %12s %12s\n", "pending", "bare_heap", "kernel_timer", "kernel_coro",
-              "timer/heap", "coro/heap");
+  std::printf("%-10s %12s %12s %12s %12s %12s\n", "pending", "bare_heap", "kernel_timer", "kernel_coro", "timer/heap",
+              "coro/heap");
   for (const std::string& p : pops) {
     const double heap = rep.rate(p, "bare_heap");
     const double timer = rep.rate(p, "kernel_timer");

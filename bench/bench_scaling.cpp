@@ -86,9 +86,12 @@ int main(int argc, char** argv) {
   long one = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--scenario") path = argv[i + 1];
-    else if (flag == "--sizes") sizes = parse_sizes(argv[i + 1]);
-    else if (flag == "--one") one = std::atol(argv[i + 1]);
+    if (flag == "--scenario")
+      path = argv[i + 1];
+    else if (flag == "--sizes")
+      sizes = parse_sizes(argv[i + 1]);
+    else if (flag == "--one")
+      one = std::atol(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: %s [--scenario FILE] [--sizes N,N,...]\n", argv[0]);
       return 2;
@@ -130,7 +133,8 @@ int main(int argc, char** argv) {
     std::printf("\nTargets for 1,000,000 jobs\n");
     std::printf("  %-44s %10.2f s    target < 3 s: %s\n", "wall time (load + run)", million->load_s + million->run_s,
                 million->load_s + million->run_s < 3.0 ? "MET" : "MISSED");
-    std::printf("  %-44s %10.1f MiB  target < 512 MiB: %s\n", "peak resident memory", mib, mib < 512 ? "MET" : "MISSED");
+    std::printf("  %-44s %10.1f MiB  target < 512 MiB: %s\n", "peak resident memory", mib,
+                mib < 512 ? "MET" : "MISSED");
     std::printf("  %-44s %10.2fx     target <= 2x: %s\n", "run cost per job vs 10,000 jobs", ratio,
                 ratio <= 2.0 ? "MET" : "MISSED");
   }

@@ -108,9 +108,7 @@ void check_parse_is_total(const std::string& text) {
 }  // namespace
 
 TEST_CASE("duration text properties", "[duration_text]") {
-  rc::prop("format then parse returns any non-negative duration", [] {
-    check_round_trip(*any_non_negative_us());
-  });
+  rc::prop("format then parse returns any non-negative duration", [] { check_round_trip(*any_non_negative_us()); });
 
   rc::prop("format then parse returns durations built from h/m/s/ms/us", [] {
     const components c = any_components();
@@ -138,13 +136,9 @@ TEST_CASE("duration text properties", "[duration_text]") {
     RC_ASSERT(format_duration(reparsed.value()) == canonical);
   });
 
-  rc::prop("parse never crashes on arbitrary strings", [] {
-    check_parse_is_total(*rc::gen::string<std::string>());
-  });
+  rc::prop("parse never crashes on arbitrary strings", [] { check_parse_is_total(*rc::gen::string<std::string>()); });
 
-  rc::prop("parse never crashes on duration-like strings", [] {
-    check_parse_is_total(*duration_like_string());
-  });
+  rc::prop("parse never crashes on duration-like strings", [] { check_parse_is_total(*duration_like_string()); });
 
   rc::prop("any text containing '-' or '.' is rejected", [] {
     std::string text = *rc::gen::oneOf(rc::gen::string<std::string>(), duration_like_string());

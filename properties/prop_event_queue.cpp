@@ -94,7 +94,8 @@ TEST_CASE("event queue total order", "[properties][kernel]") {
     k.run();
     std::vector<std::size_t> expected(sleeps.size());
     for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i;
-    std::stable_sort(expected.begin(), expected.end(), [&](std::size_t a, std::size_t b) { return sleeps[a] < sleeps[b]; });
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](std::size_t a, std::size_t b) { return sleeps[a] < sleeps[b]; });
     RC_ASSERT(woke == expected);
   });
 }

@@ -89,8 +89,7 @@ struct model_queue {
   }
 
   void forget_handles_of(message_id id) {
-    for (auto it = handles.begin(); it != handles.end();)
-      it = it->second == id ? handles.erase(it) : std::next(it);
+    for (auto it = handles.begin(); it != handles.end();) it = it->second == id ? handles.erase(it) : std::next(it);
   }
 };
 
@@ -113,8 +112,8 @@ struct queue_model {
     for (model_queue& mq : q) {
       for (auto it = mq.live.begin(); it != mq.live.end();) {
         model_message& m = it->second;
-        const bool protected_by_lease =
-            mutant == mutation::retention_ignores_in_flight && m.st == model_message::state::in_flight && m.visible_at > t;
+        const bool protected_by_lease = mutant == mutation::retention_ignores_in_flight &&
+                                        m.st == model_message::state::in_flight && m.visible_at > t;
         if (m.sent_at + mq.retention <= t && !protected_by_lease) {
           ++mq.expired;
           ++mq.finals[m.receive_count];
@@ -381,12 +380,12 @@ struct send_cmd final : queue_command {
 struct receive_cmd final : queue_command {
   where w = gen_where();
   // Now and then out of range (0 or 11): InvalidParameterValue, nothing taken.
-  std::uint32_t max_messages = *rc::gen::weightedOneOf<std::uint32_t>(
-      {{6, rc::gen::just<std::uint32_t>(1)}, {2, rc::gen::inRange<std::uint32_t>(1, 11)},
-       {1, rc::gen::element<std::uint32_t>(0, 11)}});
-  std::optional<std::int64_t> timeout =
-      *rc::gen::weightedElement<int>({{3, 0}, {1, 1}}) == 0 ? std::nullopt
-                                                              : std::optional(std::clamp<std::int64_t>(gen_timeout(), 0, twelve_hours));
+  std::uint32_t max_messages = *rc::gen::weightedOneOf<std::uint32_t>({{6, rc::gen::just<std::uint32_t>(1)},
+                                                                       {2, rc::gen::inRange<std::uint32_t>(1, 11)},
+                                                                       {1, rc::gen::element<std::uint32_t>(0, 11)}});
+  std::optional<std::int64_t> timeout = *rc::gen::weightedElement<int>({{3, 0}, {1, 1}}) == 0
+                                            ? std::nullopt
+                                            : std::optional(std::clamp<std::int64_t>(gen_timeout(), 0, twelve_hours));
   bool duplicate = *rc::gen::weightedElement<bool>({{6, false}, {1, true}});
 
   bool valid() const { return max_messages >= 1 && max_messages <= 10; }
@@ -395,7 +394,8 @@ struct receive_cmd final : queue_command {
   }
   void run(const queue_model& m, queue_sut& s) const override {
     queue_model next = m;
-    const auto expected = valid() ? next.receive(w, max_messages, timeout, duplicate) : std::vector<queue_model::delivery>{};
+    const auto expected =
+        valid() ? next.receive(w, max_messages, timeout, duplicate) : std::vector<queue_model::delivery>{};
     receive_options o;
     o.max_messages = max_messages;
     if (timeout) o.visibility_timeout = duration::from_us(*timeout);
@@ -582,23 +582,22 @@ TEST_CASE("the model comparison catches a rule flipped in the model", "[properti
     mutation what;
     handle_semantics semantics;
   };
-  for (const mutant& mu : {mutant{"old handle heartbeat ignored", mutation::old_handle_heartbeat_ignored, handle_semantics::sqs},
-                           mutant{"expired handle cannot delete", mutation::expired_handle_cannot_delete, handle_semantics::sqs},
-                           mutant{"expired handle cannot delete (strict)", mutation::expired_handle_cannot_delete,
-                                  handle_semantics::strict},
-                           mutant{"redrive one receive late", mutation::redrive_one_receive_late, handle_semantics::sqs},
-                           mutant{"retention spares a leased message", mutation::retention_ignores_in_flight,
-                                  handle_semantics::sqs},
-                           mutant{"a requeued message goes behind", mutation::requeue_goes_behind, handle_semantics::sqs},
-                           mutant{"a gone message's handle cannot delete", mutation::gone_handle_cannot_delete,
-                                  handle_semantics::sqs}}) {
+  for (const mutant& mu :
+       {mutant{"old handle heartbeat ignored", mutation::old_handle_heartbeat_ignored, handle_semantics::sqs},
+        mutant{"expired handle cannot delete", mutation::expired_handle_cannot_delete, handle_semantics::sqs},
+        mutant{"expired handle cannot delete (strict)", mutation::expired_handle_cannot_delete,
+               handle_semantics::strict},
+        mutant{"redrive one receive late", mutation::redrive_one_receive_late, handle_semantics::sqs},
+        mutant{"retention spares a leased message", mutation::retention_ignores_in_flight, handle_semantics::sqs},
+        mutant{"a requeued message goes behind", mutation::requeue_goes_behind, handle_semantics::sqs},
+        mutant{"a gone message's handle cannot delete", mutation::gone_handle_cannot_delete, handle_semantics::sqs}}) {
     INFO(mu.name);
     // At least 1,000 cases whatever RC_PARAMS says (the sanitizer build
     // runs fewer): with the CI seed the slowest mutant is caught after 300.
     rc::detail::TestParams params = rc::detail::configuration().testParams;
     params.maxSuccess = std::max(params.maxSuccess, 1000);
-    const auto result = rc::detail::checkTestable([&] { check_queue(mu.semantics, mu.what); },
-                                                  rc::detail::TestMetadata{}, params);
+    const auto result =
+        rc::detail::checkTestable([&] { check_queue(mu.semantics, mu.what); }, rc::detail::TestMetadata{}, params);
     CHECK(result.template is<rc::detail::FailureResult>());
     if (std::getenv("TWICE_SHOW_MUTANTS") != nullptr && result.template is<rc::detail::FailureResult>())
       std::cerr << mu.name << ": " << result.template get<rc::detail::FailureResult>() << "\n";

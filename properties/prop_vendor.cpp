@@ -36,7 +36,7 @@ namespace {
 constexpr duration latency = duration::from_us(100'500);
 
 struct request_plan {
-  std::int64_t gap_ms = 1;         // after the previous request (>= 1: one at a time)
+  std::int64_t gap_ms = 1;           // after the previous request (>= 1: one at a time)
   std::optional<std::uint32_t> key;  // key number, or none
   std::uint32_t invoice = 0;
   std::int64_t amount_cents = 100;
@@ -44,8 +44,10 @@ struct request_plan {
 
 void showValue(const request_plan& r, std::ostream& os) {
   os << "+" << r.gap_ms << "ms in_" << r.invoice << " " << r.amount_cents << " cents key ";
-  if (r.key) os << "k" << *r.key;
-  else os << "(none)";
+  if (r.key)
+    os << "k" << *r.key;
+  else
+    os << "(none)";
 }
 
 rc::Gen<request_plan> gen_request() {

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(g++ clang libclang-rt-14-dev cmake make pkg-config
           catch2 librapidcheck-dev libfmt-dev libcli11-dev
           libtomlplusplus-dev nlohmann-json3-dev libxxhash-dev libbenchmark-dev chromium
+          clang-format     # one style for the tree (tests/shell/check_format.sh)
           zsh groff-base   # the completion and man-page tests (tests/shell/)
           file dpkg-dev debootstrap  # the .deb: CPack's Depends, and its test's clean root (tests/package/)
           python3 python3-yaml       # the sharding recipes' YAML, parsed as their engines parse it (tests/recipes/)

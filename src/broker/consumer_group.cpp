@@ -9,8 +9,10 @@ namespace twice {
 
 std::string_view to_string(offset_commit_status s) {
   switch (s) {
-    case offset_commit_status::ok: return "ok";
-    case offset_commit_status::commit_failed: return "commit_failed";
+    case offset_commit_status::ok:
+      return "ok";
+    case offset_commit_status::commit_failed:
+      return "commit_failed";
   }
   return "?";
 }

@@ -53,7 +53,6 @@
 
 namespace twice {
 
-
 enum class offset_commit_status : std::uint8_t { ok, commit_failed };
 std::string_view to_string(offset_commit_status);
 
@@ -129,7 +128,7 @@ class consumer_group {
     bool rejoined = false;         // in the rebalance under way
     bool dead = false;             // heartbeats stopped
     bool in_poll = false;
-    std::uint32_t polls = 0;       // poll timers armed for an earlier poll do nothing
+    std::uint32_t polls = 0;  // poll timers armed for an earlier poll do nothing
     std::vector<std::uint32_t> partitions;
   };
   using member_map = std::map<std::string, member, std::less<>>;
@@ -156,8 +155,8 @@ class consumer_group {
   std::uint32_t next_serial_ = 1;
   std::int64_t generation_ = 0;
   bool rebalancing_ = false;
-  bool stopped_ = false;  // stop(): every timer does nothing
-  std::uint32_t round_ = 0;    // rebalances begun; a deadline timer of an earlier one does nothing
+  bool stopped_ = false;     // stop(): every timer does nothing
+  std::uint32_t round_ = 0;  // rebalances begun; a deadline timer of an earlier one does nothing
   // An empty group's delayed join: under way, whether a member joined since
   // the delay began, the delay running and what is left of the rebalance timeout.
   bool initial_ = false;

@@ -28,7 +28,8 @@ void fifo_order::leave(ev::name_id group, id_type id) {
   g.by_rank.erase(rank);
   g.members.erase(member);
   refresh(group, g);
-  if (g.members.empty()) groups_.erase(it);  // an empty group costs nothing (test_fifo_empty_message_groups_added_back_to_queue)
+  if (g.members.empty())
+    groups_.erase(it);  // an empty group costs nothing (test_fifo_empty_message_groups_added_back_to_queue)
 }
 
 void fifo_order::set_visible(ev::name_id group, id_type id, bool visible, std::uint64_t place) {

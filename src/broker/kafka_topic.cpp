@@ -29,13 +29,18 @@ std::int32_t kafka_murmur2(std::string_view key) {
   }
   const std::size_t tail = length & ~3U;
   switch (length % 4) {
-    case 3: h ^= byte(tail + 2) << 16; [[fallthrough]];
-    case 2: h ^= byte(tail + 1) << 8; [[fallthrough]];
+    case 3:
+      h ^= byte(tail + 2) << 16;
+      [[fallthrough]];
+    case 2:
+      h ^= byte(tail + 1) << 8;
+      [[fallthrough]];
     case 1:
       h ^= byte(tail);
       h *= m;
       break;
-    default: break;
+    default:
+      break;
   }
   h ^= h >> 13;
   h *= m;

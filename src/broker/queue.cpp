@@ -25,7 +25,8 @@ constexpr std::uint32_t max_receive_count_max = 1000;
 }  // namespace
 
 queue_status check_receive_options(const receive_options& options) {
-  if (options.max_messages < 1 || options.max_messages > max_messages_per_receive) return queue_status::invalid_parameter;
+  if (options.max_messages < 1 || options.max_messages > max_messages_per_receive)
+    return queue_status::invalid_parameter;
   if (options.wait && (*options.wait < sim::duration::zero() || *options.wait > max_long_poll))
     return queue_status::invalid_parameter;
   if (options.visibility_timeout &&
@@ -61,9 +62,8 @@ queue::queue(sim::kernel& k, event_log& events, queue_id_source& ids, queue_conf
   TWICE_CHECK(config_.receive_wait >= sim::duration::zero() && config_.receive_wait <= max_long_poll);
   TWICE_CHECK(config_.fifo || !config_.content_based_deduplication);
   TWICE_CHECK(config_.fifo_scan_window >= 1);
-  TWICE_CHECK(int{config_.fifo} + int{config_.hold_until_ack} + int{config_.redis_ack_emulation} +
-                  int{config_.pubsub} <=
-              1);
+  TWICE_CHECK(
+      int{config_.fifo} + int{config_.hold_until_ack} + int{config_.redis_ack_emulation} + int{config_.pubsub} <= 1);
   TWICE_CHECK(!config_.redis_ack_emulation || config_.restore_sweep > sim::duration::zero());
   TWICE_CHECK(!config_.super_fetch || config_.hold_until_ack);
   if (config_.fifo) fifo_.emplace(config_.fifo_scan_window);
@@ -136,8 +136,8 @@ send_result queue::send_message(send_request request) {
   const bool by_content = request.deduplication_id.empty();
   dedup_window::key key{by_content, by_content ? request.body : request.deduplication_id};
   if (const std::optional<message_id> first = dedup_.find(key, now)) {
-    events_.emit(actor_name_, ev::send_deduplicated{*first, events_.name(request.body),
-                                                    events_.name(request.deduplication_id)});
+    events_.emit(actor_name_,
+                 ev::send_deduplicated{*first, events_.name(request.body), events_.name(request.deduplication_id)});
     out.id = *first;
     out.deduplicated = true;
     return out;
@@ -228,8 +228,7 @@ void queue::take_visible(const receive_options& options, std::vector<received_me
     const auto it = messages_.find(id);
     TWICE_CHECK(it != messages_.end());
     TWICE_CHECK(it->second.state == message_state::visible);
-    const bool redrive_due =
-        config_.max_receive_count > 0 && it->second.receive_count >= config_.max_receive_count;
+    const bool redrive_due = config_.max_receive_count > 0 && it->second.receive_count >= config_.max_receive_count;
     if (redrive_due) {
       // The receive that would be delivery N+1 moves it instead, and goes
       // on looking for another message (SQS moves the message "when the
@@ -488,11 +487,17 @@ queue_stats queue::stats() const {
   for (const auto& entry : messages_) {
     const message& m = entry.second;
     switch (m.state) {
-      case message_state::visible: ++s.visible; break;
-      case message_state::delayed: ++s.delayed; break;
+      case message_state::visible:
+        ++s.visible;
+        break;
+      case message_state::delayed:
+        ++s.delayed;
+        break;
       // Held until the ack, a message that is not with a process waits out
       // a retry in Sidekiq's retry set: scheduled, not in flight.
-      case message_state::in_flight: ++(config_.hold_until_ack && !m.held ? s.delayed : s.in_flight); break;
+      case message_state::in_flight:
+        ++(config_.hold_until_ack && !m.held ? s.delayed : s.in_flight);
+        break;
     }
     if (m.entered_at < oldest) oldest = m.entered_at;
   }
@@ -521,10 +526,12 @@ bool queue::given_out_since(receipt_handle handle) const {
 }
 
 std::uint64_t queue::footprint() const {
-  return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + gone_.footprint() + sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
-         sim::tree_footprint(visible_by_group_) + sim::tree_footprint(in_flight_by_group_) + sim::footprint_of(retention_) +
-         sim::tree_footprint(receive_count_histogram_) + (fifo_ ? fifo_->footprint() : 0) + dedup_.footprint() +
-         sim::tree_footprint(eta_) + sim::footprint_of(deaths_) + sim::footprint_of(poller_looks_);
+  return sim::tree_footprint(messages_) + sim::footprint_of(handle_rows_) + gone_.footprint() +
+         sim::tree_footprint(visible_index_) + sim::tree_footprint(visible_ungrouped_) +
+         sim::tree_footprint(visible_by_group_) + sim::tree_footprint(in_flight_by_group_) +
+         sim::footprint_of(retention_) + sim::tree_footprint(receive_count_histogram_) +
+         (fifo_ ? fifo_->footprint() : 0) + dedup_.footprint() + sim::tree_footprint(eta_) +
+         sim::footprint_of(deaths_) + sim::footprint_of(poller_looks_);
 }
 
 }  // namespace twice

@@ -238,8 +238,8 @@ struct send_request {
   std::string body;
   // None: the queue's DelaySeconds. FIFO queues take none, or 0 (the queue's too).
   std::optional<sim::duration> delay;
-  std::string group;             // MessageGroupId: required on FIFO; on a standard queue, the fair-queue tenant
-  std::string deduplication_id;  // MessageDeduplicationId: FIFO only
+  std::string group;                // MessageGroupId: required on FIFO; on a standard queue, the fair-queue tenant
+  std::string deduplication_id;     // MessageDeduplicationId: FIFO only
   std::optional<sim::instant> eta;  // Redis ack emulation only: Celery's eta header
 };
 
@@ -277,7 +277,7 @@ class queue_faults {
 };
 
 struct queue_stats {
-  std::size_t visible = 0;    // receivable now
+  std::size_t visible = 0;  // receivable now
   // Sent with a delay not yet passed; held until the ack (Sidekiq), also a
   // retry waiting in the retry set (scheduled: with no process).
   std::size_t delayed = 0;
@@ -290,7 +290,7 @@ struct queue_stats {
   std::uint64_t sent = 0, received = 0, deleted = 0, expired = 0, redriven = 0;
   std::uint64_t purged = 0;
   std::uint64_t lost_with_process = 0;  // hold_until_ack: held by a process that died
-  std::uint64_t moved_out = 0;  // by move tasks (a dead-letter redrive back to the source)
+  std::uint64_t moved_out = 0;          // by move tasks (a dead-letter redrive back to the source)
   std::map<std::uint32_t, std::uint64_t> receive_count_histogram;  // receive count at delete/redrive/expiry -> messages
 };
 
@@ -303,7 +303,7 @@ class queue {
   queue& operator=(const queue&) = delete;
 
   const queue_config& config() const { return config_; }
-  void set_dead_letter(queue* dlq);      // redrive target; needs max_receive_count > 0
+  void set_dead_letter(queue* dlq);  // redrive target; needs max_receive_count > 0
   // The random stream of the scheduled poller's waits; needs scheduled_poll_average > 0.
   void set_scheduled_poller(sim::random_stream waits);
   void set_faults(queue_faults* faults);  // not owned; nullptr = none
@@ -384,7 +384,6 @@ class queue {
   const std::string& actor() const { return actor_; }
 
  private:
-
   // One record per message. Kernel timers name a message by id and carry
   // the version they were armed for, so a timer that a later visibility
   // change (a heartbeat, a delete, a new receive) made obsolete does nothing.
@@ -392,14 +391,14 @@ class queue {
     message_id id = 0;
     std::string body;
     ev::name_id body_name = 0;  // the body in the event log's names
-    sim::instant sent_at;     // original enqueue; kept on redrive (retention counts from it)
-    sim::instant entered_at;  // when this queue got it (send, or redrive into a DLQ)
+    sim::instant sent_at;       // original enqueue; kept on redrive (retention counts from it)
+    sim::instant entered_at;    // when this queue got it (send, or redrive into a DLQ)
     std::uint32_t receive_count = 0;
     message_state state = message_state::visible;
-    sim::instant visible_at;   // delayed / in flight: when it becomes visible; visible: since when
-    sim::instant received_at;  // start of the current lease: the 12 h limit counts from it
-    receipt_handle latest_handle = 0;     // 0: never received in this queue
-    std::uint64_t version = 0;            // bumped on every visibility change
+    sim::instant visible_at;           // delayed / in flight: when it becomes visible; visible: since when
+    sim::instant received_at;          // start of the current lease: the 12 h limit counts from it
+    receipt_handle latest_handle = 0;  // 0: never received in this queue
+    std::uint64_t version = 0;         // bumped on every visibility change
     // Its place in the receive order: when it first became visible here
     // (a Celery push-back at a warm shutdown: just before the head).
     sim::instant queued_at;
@@ -408,7 +407,7 @@ class queue {
     receipt_handle handles_from = 0;
     std::uint32_t handles_issued = 0;
     bool grouped = false;
-    ev::name_id group = 0;  // its MessageGroupId, when grouped
+    ev::name_id group = 0;    // its MessageGroupId, when grouped
     std::uint64_t place = 0;  // FIFO: its place in the order of groups (broker/fifo_order.hpp)
     bool held = false;        // hold_until_ack: with the process that received it, not waiting out a retry
   };
@@ -536,7 +535,7 @@ class queue {
     message_id id;
     bool scheduled;  // in the kernel's queue
   };
-  std::vector<retention_entry> retention_;  // a min-heap
+  std::vector<retention_entry> retention_;                  // a min-heap
   std::deque<std::pair<sim::instant, message_id>> deaths_;  // the dead set's entries, oldest death first
   // The scheduled poller's looks, drawn as far as a retry asked, from the
   // last one before now (see queue_config::scheduled_poll_average).
@@ -544,8 +543,8 @@ class queue {
   std::deque<sim::instant> poller_looks_;
   sim::instant poller_drawn_until_;
   sim::instant scheduled_poll_at_or_after(sim::instant due);
-  std::optional<fifo_order> fifo_;  // FIFO queues only
-  dedup_window dedup_;               // FIFO queues only
+  std::optional<fifo_order> fifo_;          // FIFO queues only
+  dedup_window dedup_;                      // FIFO queues only
   std::map<message_id, sim::instant> eta_;  // Redis ack emulation: the messages sent with an ETA
   // super_fetch: the orphaned messages and since when; each message's
   // recoveries in the current 72 h window (count, window start).

@@ -38,7 +38,7 @@ struct batch_entry_result {
 };
 
 struct batch_result {
-  queue_status status = queue_status::ok;  // of the request; not ok: `entries` is empty
+  queue_status status = queue_status::ok;   // of the request; not ok: `entries` is empty
   std::vector<batch_entry_result> entries;  // in the request's order
 };
 

@@ -113,8 +113,8 @@ queue_status queue::reject_requeue(receipt_handle handle) {
   const auto it = held(handle);
   if (it == messages_.end()) return queue_status::invalid_handle;
   message& m = it->second;
-  events_.emit(actor_name_, ev::change_visibility{m.id, handle, sim::duration::zero(), queue_status::ok, true, true,
-                                                  kernel_.now()});
+  events_.emit(actor_name_,
+               ev::change_visibility{m.id, handle, sim::duration::zero(), queue_status::ok, true, true, kernel_.now()});
   make_visible(m, /*at_back=*/true);  // LPUSH: behind everything waiting
   return queue_status::ok;
 }

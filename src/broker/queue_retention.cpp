@@ -135,9 +135,7 @@ void queue::erase_message(message_map::iterator it) {
   messages_.erase(it);
 }
 
-void queue::forget_tombstone(message_id id) {
-  forget_handles(gone_.erase(id).handles_issued);
-}
+void queue::forget_tombstone(message_id id) { forget_handles(gone_.erase(id).handles_issued); }
 
 // ---- receipt handles ------------------------------------------------------
 

@@ -8,7 +8,8 @@
 namespace twice {
 
 const tombstone_table::row* tombstone_table::row_of(std::uint64_t id) const {
-  const auto it = std::lower_bound(rows_.begin(), rows_.end(), id, [](const row& r, std::uint64_t i) { return r.id < i; });
+  const auto it =
+      std::lower_bound(rows_.begin(), rows_.end(), id, [](const row& r, std::uint64_t i) { return r.id < i; });
   return it != rows_.end() && it->id == id ? &*it : nullptr;
 }
 
@@ -20,7 +21,8 @@ const tombstone_table::tombstone* tombstone_table::find(std::uint64_t id) const 
 
 void tombstone_table::insert(std::uint64_t id, const tombstone& t) {
   TWICE_CHECK(t.handles_issued != 0);
-  const auto at = std::lower_bound(rows_.begin(), rows_.end(), id, [](const row& r, std::uint64_t i) { return r.id < i; });
+  const auto at =
+      std::lower_bound(rows_.begin(), rows_.end(), id, [](const row& r, std::uint64_t i) { return r.id < i; });
   if (at != rows_.end() && at->id == id) {
     // Its forgotten row, not yet dropped (an id is never in both parts).
     TWICE_CHECK(at->t.handles_issued == 0);
@@ -37,7 +39,8 @@ void tombstone_table::insert(std::uint64_t id, const tombstone& t) {
 }
 
 tombstone_table::tombstone tombstone_table::erase(std::uint64_t id) {
-  const auto at = std::lower_bound(rows_.begin(), rows_.end(), id, [](const row& r, std::uint64_t i) { return r.id < i; });
+  const auto at =
+      std::lower_bound(rows_.begin(), rows_.end(), id, [](const row& r, std::uint64_t i) { return r.id < i; });
   if (at != rows_.end() && at->id == id && at->t.handles_issued != 0) {
     const tombstone t = at->t;
     at->t.handles_issued = 0;
@@ -57,8 +60,6 @@ void tombstone_table::compact() {
   if (rows_.capacity() > 4 * rows_.size() + 1024) rows_.shrink_to_fit();
 }
 
-std::uint64_t tombstone_table::footprint() const {
-  return sim::footprint_of(rows_) + sim::tree_footprint(stragglers_);
-}
+std::uint64_t tombstone_table::footprint() const { return sim::footprint_of(rows_) + sim::tree_footprint(stragglers_); }
 
 }  // namespace twice

@@ -49,9 +49,8 @@ class backoff_within_cap final : public invariant {
     std::vector<std::uint32_t> with_envelopes;
     for (const auto& [id, points] : envelopes_)
       if (points.size() > 1) with_envelopes.push_back(id);
-    std::sort(with_envelopes.begin(), with_envelopes.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return names.text(jobs_[a].name) < names.text(jobs_[b].name);
-    });
+    std::sort(with_envelopes.begin(), with_envelopes.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return names.text(jobs_[a].name) < names.text(jobs_[b].name); });
     for (const std::uint32_t id : with_envelopes) settle(id, names);
     return log_.streaming_verdict(invariant_name::backoff_within_cap,
                                   "every backoff stayed under its cap and the envelope never fell",
@@ -104,9 +103,10 @@ class backoff_within_cap final : public invariant {
       if (now.envelope_us >= before.envelope_us) continue;
       log_.count(now.at);
       if (log_.worth_keeping(now.at))
-        log_.keep(now.at, describe(as_record(now.backoff, names)) +
-                              fmt::format("  <- the envelope fell from {}us (the backoff after attempt {} at {}) to {}us",
-                                          before.envelope_us, before.attempt, clock(before.at), now.envelope_us));
+        log_.keep(now.at,
+                  describe(as_record(now.backoff, names)) +
+                      fmt::format("  <- the envelope fell from {}us (the backoff after attempt {} at {}) to {}us",
+                                  before.envelope_us, before.attempt, clock(before.at), now.envelope_us));
     }
     envelope_points_ -= points.size() - 1;
     points.erase(points.begin(), points.end() - 1);
@@ -115,7 +115,7 @@ class backoff_within_cap final : public invariant {
   evidence_log log_;
   job_watch_table& jobs_;
   std::map<std::uint32_t, std::vector<envelope_point>> envelopes_;  // by job id: the jobs that backed off
-  std::uint64_t envelope_points_ = 0;                                // in all of envelopes_
+  std::uint64_t envelope_points_ = 0;                               // in all of envelopes_
 };
 
 // A retry is a decision: the slice that heard the 4xx schedules another
@@ -132,7 +132,8 @@ class no_retry_of_non_retryable final : public invariant {
     if (const auto* call = std::get_if<ev::tool_call>(&e.body)) {
       if (!non_retryable_status(call->status)) return;
       std::vector<heard_answer>& answers = heard_[jobs_.job_id(call->job)];
-      auto heard = std::find_if(answers.begin(), answers.end(), [&](const heard_answer& h) { return h.actor == e.actor; });
+      auto heard =
+          std::find_if(answers.begin(), answers.end(), [&](const heard_answer& h) { return h.actor == e.actor; });
       if (heard == answers.end()) heard = answers.insert(answers.end(), heard_answer{e.actor, {}, {}});
       heard->error = fmt::format("{} {}", call->status, names.text(call->error));
       heard->record = describe(as_record(e, names));
@@ -234,7 +235,8 @@ class attempts_within_limit final : public invariant {
   evidence_log log_;
   job_watch_table& jobs_;
   std::uint32_t limit_ = 0;  // 0: unlimited
-  std::map<std::uint32_t, std::uint32_t> redriven_;  // by job id: the jobs redriven from the dead-letter queue, how often
+  std::map<std::uint32_t, std::uint32_t>
+      redriven_;  // by job id: the jobs redriven from the dead-letter queue, how often
 };
 
 }  // namespace

@@ -35,13 +35,15 @@ void effect_watch::on_event(const ev::event& e, const name_table& names) {
   // marked done after that is the known price of at most once, not a job
   // that skipped a call still running (done_jobs_had_effects).
   if (const auto* call = std::get_if<ev::tool_call>(&e.body); call != nullptr && call->status == 0) {
-    const std::string reference = fmt::format("{}:step_{}:{}", names.text(call->job), call->step, names.text(call->tool));
+    const std::string reference =
+        fmt::format("{}:step_{}:{}", names.text(call->job), call->step, names.text(call->tool));
     timed_out_.emplace(reference, e.at);  // the first timeout stays
   }
 }
 
 std::uint64_t effect_watch::footprint() const {
-  return sim::tree_footprint(timed_out_) + timed_out_.size() * 48 + sim::tree_footprint(effects_) + effects_.size() * 48;
+  return sim::tree_footprint(timed_out_) + timed_out_.size() * 48 + sim::tree_footprint(effects_) +
+         effects_.size() * 48;
 }
 
 namespace {
@@ -95,8 +97,11 @@ class done_jobs_had_effects final : public invariant {
   void on_event(const ev::event&, const name_table&) override {}
 
   verdict finish(const world& w, const world_result&) override {
-    verdict v{std::string(invariant_name::done_jobs_had_effects), true,
-              "every job that ended done had each write step's effect by then", {}, {}};
+    verdict v{std::string(invariant_name::done_jobs_had_effects),
+              true,
+              "every job that ended done had each write step's effect by then",
+              {},
+              {}};
     const std::string& split_tool = w.config().runtime.rules.split_tool;
     const bool effects_follow = w.config().runtime.rules.checkpoint == checkpoint_mode::outbox;
     const auto& effects = effects_.effects();
@@ -113,12 +118,14 @@ class done_jobs_had_effects final : public invariant {
       for (std::size_t i = 0; i < job.steps.size(); ++i) {
         const step_spec& step = job.steps[i];
         const tool* t = w.tool_named(step.tool);
-        if (t == nullptr || !t->writes() || t->moves_money() || step.tool == split_tool || !modelled.contains(step.tool))
+        if (t == nullptr || !t->writes() || t->moves_money() || step.tool == split_tool ||
+            !modelled.contains(step.tool))
           continue;
         const std::string reference = job.id + ":step_" + std::to_string(i + 1) + ":" + step.tool;
         const auto effect = effects.find(reference);
         const job_watch_table::job_watch* watch = jobs_.watch_of(job.id, w.events().names());
-        const sim::instant done_at = watch != nullptr ? watch->done_at().value_or(sim::instant::max()) : sim::instant::max();
+        const sim::instant done_at =
+            watch != nullptr ? watch->done_at().value_or(sim::instant::max()) : sim::instant::max();
         const auto timeout = timed_out.find(reference);
         const bool answered_by_timeout = timeout != timed_out.end() && timeout->second <= done_at;
         const bool late =
@@ -133,9 +140,10 @@ class done_jobs_had_effects final : public invariant {
         v.held = false;
         missing = true;
         if (v.evidence.size() < evidence_max_)
-          v.evidence.push_back(late ? fmt::format("{}: done at {}; the effect at vendor/{} for {} only at {}", job.id,
-                                                  clock(done_at), step.tool, reference, clock(effect->second.first))
-                                    : fmt::format("{}: done; no effect at vendor/{} for {}", job.id, step.tool, reference));
+          v.evidence.push_back(
+              late ? fmt::format("{}: done at {}; the effect at vendor/{} for {} only at {}", job.id, clock(done_at),
+                                 step.tool, reference, clock(effect->second.first))
+                   : fmt::format("{}: done; no effect at vendor/{} for {}", job.id, step.tool, reference));
       }
       if (missing) ++missing_jobs;
     });

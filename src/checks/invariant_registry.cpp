@@ -40,7 +40,8 @@ bool remove_invariant(std::string_view name) { return invariants().remove(name);
 std::vector<std::string_view> registered_invariant_names() { return invariants().views(); }
 bool is_builtin_invariant(std::string_view name) { return find_builtin_invariant(name) != nullptr; }
 
-std::unique_ptr<invariant> make_invariant(std::string_view name, const world_config& config, const check_options& checks) {
+std::unique_ptr<invariant> make_invariant(std::string_view name, const world_config& config,
+                                          const check_options& checks) {
   if (const builtin_invariant* builtin = find_builtin_invariant(name)) {
     return std::make_unique<lone_builtin>(builtin->name, config, checks);
   }

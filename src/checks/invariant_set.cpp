@@ -27,7 +27,8 @@ invariant_set::invariant_set(const check_options& options, const world_config& c
 }
 
 void invariant_set::add(std::string_view name, std::unique_ptr<invariant> made) {
-  if (made == nullptr) throw std::invalid_argument("the invariant \"" + std::string(name) + "\" made nothing to check with");
+  if (made == nullptr)
+    throw std::invalid_argument("the invariant \"" + std::string(name) + "\" made nothing to check with");
   invariants_.emplace_back(name, std::move(made));
 }
 

@@ -18,8 +18,8 @@ bool job_watch_table::counts_failures(const world_config& config) {
 event_kinds job_watch_table::kinds() {
   return event_kinds::of<ev::tool_call, ev::attempt_start, ev::slice_end, ev::backoff, ev::stop, ev::job_done,
                          ev::job_failed, ev::dead_letter, ev::send, ev::produced, ev::message_delete,
-                         ev::lost_with_process, ev::pushed_back, ev::orphan_recovered, ev::crash,
-                         ev::retention_expired, ev::moved_out>();
+                         ev::lost_with_process, ev::pushed_back, ev::orphan_recovered, ev::crash, ev::retention_expired,
+                         ev::moved_out>();
 }
 
 void job_watch_table::on_event(const ev::event& e, const name_table& names) {
@@ -169,7 +169,8 @@ void job_watch_table::on_attempt_start(const ev::event& e, const ev::attempt_sta
   if (last_start_.free_rerun) ++jw.free_starts;
   jw.last_attempt = attempt;
   ++jw.attempts_started;
-  auto start = std::find_if(work.start_index.begin(), work.start_index.end(), [&](const auto& p) { return p.first == attempt; });
+  auto start =
+      std::find_if(work.start_index.begin(), work.start_index.end(), [&](const auto& p) { return p.first == attempt; });
   if (start == work.start_index.end())
     work.start_index.emplace_back(attempt, starts_++);
   else
@@ -202,7 +203,8 @@ void job_watch_table::on_tool_call(const ev::event& e, const ev::tool_call& call
   slice_span* mine = open_slice(jw, e.actor);
   if (mine == nullptr) return;
   const std::int64_t step = call.step;
-  if (std::none_of(mine->new_writes.begin(), mine->new_writes.end(), [step](const step_write& w) { return w.step == step; }))
+  if (std::none_of(mine->new_writes.begin(), mine->new_writes.end(),
+                   [step](const step_write& w) { return w.step == step; }))
     mine->new_writes.push_back({step, e.at});
 }
 

@@ -48,16 +48,16 @@ class job_watch_table final : public event_observer {
   // is open is these 48 bytes; its slices and its attempts' places live apart
   // (open_work) only while a slice is open.
   struct job_watch {
-    std::int64_t last_attempt = 0;        // meaningful once attempts_started > 0
-    std::uint64_t attempts_started = 0;   // every attempt_start seen, whatever numbers they carried
-    std::uint64_t free_starts = 0;        // starts of re-runs the broker owed, counting failures: no attempt spent
-    ev::name_id name = 0;                 // the job's id in the run's names
-    std::uint32_t open = no_open;         // its open work in open_, while a slice of it is open
-    bool ended = false;  // done or failed: its messages were processed
-    bool sent = false;   // a message of it was sent (or a record produced)
-    bool cut = false;    // a slice of it was running when the run's end stopped every pod
-    bool rerun_owed = false;  // the broker gave it back (pushed back, rescued) since its last start
-    bool done = false;        // it ended done at least once, first at done_at_
+    std::int64_t last_attempt = 0;       // meaningful once attempts_started > 0
+    std::uint64_t attempts_started = 0;  // every attempt_start seen, whatever numbers they carried
+    std::uint64_t free_starts = 0;       // starts of re-runs the broker owed, counting failures: no attempt spent
+    ev::name_id name = 0;                // the job's id in the run's names
+    std::uint32_t open = no_open;        // its open work in open_, while a slice of it is open
+    bool ended = false;                  // done or failed: its messages were processed
+    bool sent = false;                   // a message of it was sent (or a record produced)
+    bool cut = false;                    // a slice of it was running when the run's end stopped every pod
+    bool rerun_owed = false;             // the broker gave it back (pushed back, rescued) since its last start
+    bool done = false;                   // it ended done at least once, first at done_at_
 
     // When it first ended done.
     std::optional<sim::instant> done_at() const { return done ? std::optional(done_at_) : std::nullopt; }
@@ -69,9 +69,9 @@ class job_watch_table final : public event_observer {
   using start_places = std::vector<std::pair<std::int64_t, std::uint64_t>>;  // attempt -> place in the start order
   // The attempt_start just seen (the invariants judge it against what came before).
   struct start_seen {
-    bool after_another = false;     // the job had started an attempt before
+    bool after_another = false;         // the job had started an attempt before
     std::int64_t previous_attempt = 0;  // that attempt's number
-    bool free_rerun = false;        // a re-run the broker owed: no attempt spent
+    bool free_rerun = false;            // a re-run the broker owed: no attempt spent
   };
 
   explicit job_watch_table(bool counts_failures) : counts_failures_(counts_failures) {}
@@ -122,9 +122,9 @@ class job_watch_table final : public event_observer {
   void close(job_watch& jw);
 
   std::vector<std::uint32_t> job_of_name_;  // name id -> job id; no_job where none
-  std::deque<job_watch> jobs_;  // by id (a deque grows without copying a million watches)
-  std::deque<open_work> open_;  // rows in use are those some job's `open` names
-  std::vector<std::uint32_t> free_open_;  // rows of open_ no job uses
+  std::deque<job_watch> jobs_;              // by id (a deque grows without copying a million watches)
+  std::deque<open_work> open_;              // rows in use are those some job's `open` names
+  std::vector<std::uint32_t> free_open_;    // rows of open_ no job uses
 };
 
 }  // namespace twice

@@ -59,7 +59,8 @@ class text_ids {
 // Ids in ascending order of their strings (`names.name(id)`).
 template <class Names>
 std::vector<std::uint32_t> sorted_by_name(std::vector<std::uint32_t> ids, const Names& names) {
-  std::sort(ids.begin(), ids.end(), [&names](std::uint32_t a, std::uint32_t b) { return names.name(a) < names.name(b); });
+  std::sort(ids.begin(), ids.end(),
+            [&names](std::uint32_t a, std::uint32_t b) { return names.name(a) < names.name(b); });
   return ids;
 }
 

@@ -70,8 +70,11 @@ class one_ledger_row_per_key final : public money_invariant {
     const name_table& names = w.events().names();
     const ledger_table& local_ledger = w.db().ledger();
     const std::size_t evidence_max = shared_.evidence_max();
-    verdict v{std::string(invariant_name::one_ledger_row_per_key), true,
-              "every idempotency key has at most one row in each ledger", {}, {}};
+    verdict v{std::string(invariant_name::one_ledger_row_per_key),
+              true,
+              "every idempotency key has at most one row in each ledger",
+              {},
+              {}};
     std::size_t repeated_count = 0;
     auto report = [&](const auto& ledger, const auto& key_of, const auto& line_of, std::string_view name) {
       for (const auto& [key, rows] : repeated_keys(ledger.size(), names, key_of)) {
@@ -115,11 +118,13 @@ class no_double_payment final : public money_invariant {
   verdict finish(const world& w, const world_result&) override {
     const money_books& m = shared_.money(w);
     const name_table& names = w.events().names();
-    verdict v{std::string(invariant_name::no_double_payment), true,
+    verdict v{std::string(invariant_name::no_double_payment),
+              true,
               m.used().empty()   ? std::string("no tool moves money: nothing could be paid twice")
               : m.only_refunds() ? std::string("no invoice was refunded more than its jobs asked for")
                                  : "no target was paid more than its jobs asked for",
-              {}, {}};
+              {},
+              {}};
     std::size_t overpaid_count = 0;
     bool only_invoices = true;  // the refund tool's targets are invoices; another's are its own
     for (const money_book& b : m.books()) {
@@ -131,7 +136,8 @@ class no_double_payment final : public money_invariant {
       if (!overpaid.empty() && b.step_name != "refund") only_invoices = false;
       for (const std::uint32_t id : overpaid) {
         const sv target = b.targets.ids.name(id);
-        if (v.held) v.detail = fmt::format("{} but asked {}", b.moved(target, b.targets.paid[id]), money(b.targets.asked[id]));
+        if (v.held)
+          v.detail = fmt::format("{} but asked {}", b.moved(target, b.targets.paid[id]), money(b.targets.asked[id]));
         v.held = false;
         for (std::size_t i = 0; i < b.ledger->size() && v.evidence.size() < shared_.evidence_max(); ++i)
           if (names.text(b.ledger->raw(i).invoice) == target) v.evidence.push_back(b.line((*b.ledger)[i]));
@@ -153,13 +159,15 @@ class ledgers_agree final : public money_invariant {
     const std::vector<const money_book*>& used = m.used();
     // Whose ledger ours is held against: the payment vendor's, a money tool's
     // of the scenario's own, or every far side's at once.
-    const std::string theirs_name = used.size() != 1 ? std::string("the far sides'")
+    const std::string theirs_name = used.size() != 1   ? std::string("the far sides'")
                                     : m.only_refunds() ? std::string("the vendor's")
                                                        : "the " + std::string(used[0]->step_name) + " tool's";
-    verdict v{std::string(invariant_name::ledgers_agree), true,
+    verdict v{std::string(invariant_name::ledgers_agree),
+              true,
               used.empty() ? std::string("no tool moves money: there is no far side's ledger to hold ours against")
                            : fmt::format("for every job, our ledger and {} hold the same total", theirs_name),
-              {}, {}};
+              {},
+              {}};
     // Every job either ledger names, each once. A vendor refund of an invoice
     // no job names counts against a job of its own, "(unknown invoice inv_9)".
     text_ids jobs(names);
@@ -220,11 +228,13 @@ class done_jobs_paid_in_full final : public money_invariant {
   using money_invariant::money_invariant;
   verdict finish(const world& w, const world_result&) override {
     const money_books& m = shared_.money(w);
-    verdict v{std::string(invariant_name::done_jobs_paid_in_full), true,
+    verdict v{std::string(invariant_name::done_jobs_paid_in_full),
+              true,
               m.used().empty()   ? std::string("no tool moves money: no job has a money step to pay")
               : m.only_refunds() ? std::string("every job that ended done was refunded in full")
                                  : "every job that ended done had each money step in full",
-              {}, {}};
+              {},
+              {}};
     std::size_t unpaid_jobs = 0;
     for_each_job(w.config(), [&](const job_spec& job) {
       if (w.jobs().end_of(job.id) != job_end::done) return;
@@ -235,7 +245,8 @@ class done_jobs_paid_in_full final : public money_invariant {
         const std::int64_t paid = b->targets.paid_for(step.target);
         const std::int64_t asked = b->targets.asked_for(step.target);
         if (paid >= asked) continue;
-        if (v.held) v.detail = fmt::format("{} ended done but {} of {}", job.id, b->moved(step.target, paid), money(asked));
+        if (v.held)
+          v.detail = fmt::format("{} ended done but {} of {}", job.id, b->moved(step.target, paid), money(asked));
         v.held = false;
         unpaid = true;
         if (v.evidence.size() < shared_.evidence_max())

@@ -29,13 +29,17 @@ using namespace check_text;
 
 class every_job_ends final : public invariant {
  public:
-  every_job_ends(const check_options& options, job_watch_table& jobs) : evidence_max_(options.evidence_max), jobs_(jobs) {}
+  every_job_ends(const check_options& options, job_watch_table& jobs)
+      : evidence_max_(options.evidence_max), jobs_(jobs) {}
   void on_event(const ev::event&, const name_table&) override {}
   event_kinds wants() const override { return {}; }
 
   verdict finish(const world& w, const world_result& result) override {
-    verdict v{std::string(invariant_name::every_job_ends), result.all_jobs_ended,
-              "every job ended: done, failed or dead-lettered", {}, {}};
+    verdict v{std::string(invariant_name::every_job_ends),
+              result.all_jobs_ended,
+              "every job ended: done, failed or dead-lettered",
+              {},
+              {}};
     if (v.held) return v;
     std::vector<std::string> open;  // in id order
     w.jobs().for_each_end([&open](std::string_view job, job_end end) {
@@ -69,10 +73,14 @@ class every_job_ends final : public invariant {
 
 std::string_view budget_words(sim::stop_reason r) {
   switch (r) {
-    case sim::stop_reason::time_limit: return "[budget] time_limit";
-    case sim::stop_reason::event_budget: return "[budget] events";
-    case sim::stop_reason::memory_budget: return "[budget] memory";
-    default: return sim::to_string(r);
+    case sim::stop_reason::time_limit:
+      return "[budget] time_limit";
+    case sim::stop_reason::event_budget:
+      return "[budget] events";
+    case sim::stop_reason::memory_budget:
+      return "[budget] memory";
+    default:
+      return sim::to_string(r);
   }
 }
 
@@ -213,9 +221,10 @@ class no_message_lost final : public invariant {
     if (waiting != 0)
       held_text += (held_text.empty() ? "" : " and ") +
                    count_of(waiting, "message of a job not yet processed", "messages of jobs not yet processed");
-    return fmt::format("not judged: {} still held when the run stopped ({}) at {}; retention deletes the first at {} "
-                       "unless it is processed first",
-                       held_text, budget_words(stop), clock(result.now), clock(*first_deletion));
+    return fmt::format(
+        "not judged: {} still held when the run stopped ({}) at {}; retention deletes the first at {} "
+        "unless it is processed first",
+        held_text, budget_words(stop), clock(result.now), clock(*first_deletion));
   }
 
   evidence_log log_;

@@ -14,14 +14,16 @@ constexpr std::array<situation_info, 19> all = {{
     {"crash_after_write_before_ack",
      "a worker died (a crash, or a kill at the end of a drain) after a slice's write took effect and before the "
      "slice acked"},
-    {"lease_expired_mid_slice", "a message's lease (visibility timeout, ack deadline) ran out while a slice of its job "
-                                "was still running"},
+    {"lease_expired_mid_slice",
+     "a message's lease (visibility timeout, ack deadline) ran out while a slice of its job "
+     "was still running"},
     {"redelivered_to_another_worker", "a job's next attempt ran on a different worker than its previous one"},
     {"duplicate_delivery", "the broker delivered a message again while it was still in flight"},
     {"succeeded_after_5xx", "a tool answered 5xx and a later call of the same step succeeded"},
     {"response_lost_after_commit", "a far side acted but its answer was lost on the way back"},
-    {"duplicate_absorbed_by_key", "a far side answered a repeated request from its idempotency key instead of "
-                                  "acting again"},
+    {"duplicate_absorbed_by_key",
+     "a far side answered a repeated request from its idempotency key instead of "
+     "acting again"},
     {"claim_stopped_a_repeat", "a claim (a dedupe row) stopped a step from running twice"},
     {"stale_write_fenced", "a slice that had lost its lease was refused a write by its fencing token"},
     {"lease_extended", "a slow slice's heartbeat extended its lease"},
@@ -32,8 +34,9 @@ constexpr std::array<situation_info, 19> all = {{
     {"expired_by_retention", "retention deleted a message"},
     {"orphan_rescued", "a job whose process died was rescued and handed out again"},
     {"pod_drained", "a pod was drained (a deploy or a scale-in) while the run went on"},
-    {"drain_timed_out", "a drain ran out of time (the grace period or the runtime's shutdown timeout) with a slice in "
-                        "flight"},
+    {"drain_timed_out",
+     "a drain ran out of time (the grace period or the runtime's shutdown timeout) with a slice in "
+     "flight"},
     {"rebalance_mid_batch", "a consumer group rebalanced while a member had a record in flight"},
 }};
 static_assert(all.size() <= 64, "a run's situations are one 64-bit mask");
@@ -84,7 +87,8 @@ void situation_tracker::on_event(const ev::event& e, const name_table& names) {
 
   if (const auto* start = std::get_if<ev::attempt_start>(&e.body)) {
     slices_[e.actor] = {start->job, false};
-    if (start->job >= last_actor_.size()) last_actor_.resize(std::max<std::size_t>(start->job + 1, 2 * last_actor_.size()));
+    if (start->job >= last_actor_.size())
+      last_actor_.resize(std::max<std::size_t>(start->job + 1, 2 * last_actor_.size()));
     ev::name_id& last = last_actor_[start->job];
     if (last != 0 && last != e.actor) reach(other_worker);
     last = e.actor;
@@ -93,7 +97,8 @@ void situation_tracker::on_event(const ev::event& e, const name_table& names) {
   if (const auto* call = std::get_if<ev::tool_call>(&e.body)) {
     const bool ok = call->status >= 200 && call->status < 300;
     if (call->new_write && ok)
-      if (const auto s = slices_.find(e.actor); s != slices_.end() && s->second.job == call->job) s->second.wrote = true;
+      if (const auto s = slices_.find(e.actor); s != slices_.end() && s->second.job == call->job)
+        s->second.wrote = true;
     const auto key = std::tuple{call->job, call->step, call->tool};
     if (call->status >= 500) failed_5xx_.insert(key);
     if (ok && failed_5xx_.erase(key) > 0) reach(after_5xx);

@@ -32,25 +32,29 @@ class no_tenant_starved final : public invariant {
   verdict finish(const world& w, const world_result& result) override {
     const sim::duration bound = w.config().tenant_wait_bound;
     const std::vector<tenant_wait> tenants = tenant_waits(w, result.story_end);
-    verdict v{std::string(invariant_name::no_tenant_starved), true,
-              tenants.empty() ? std::string("no job names a tenant")
-                              : fmt::format("every tenant within its share of the jobs waited p99 {} or less in the queue",
-                                            sim::format_duration(bound)),
-              {}, {}};
+    verdict v{std::string(invariant_name::no_tenant_starved),
+              true,
+              tenants.empty()
+                  ? std::string("no job names a tenant")
+                  : fmt::format("every tenant within its share of the jobs waited p99 {} or less in the queue",
+                                sim::format_duration(bound)),
+              {},
+              {}};
     std::size_t starved = 0;
     for (const tenant_wait& t : tenants) {
       if (t.above_share || t.p99 <= bound) continue;
       if (v.held)
-        v.detail = fmt::format("tenant {} ({} of the jobs, no more than its share) waited p99 {} in the queue, above {}",
-                               t.tenant, t.jobs, sim::format_duration(sim::duration::from_ms(t.p99.us() / 1000)),
-                               sim::format_duration(bound));
+        v.detail = fmt::format(
+            "tenant {} ({} of the jobs, no more than its share) waited p99 {} in the queue, above {}", t.tenant, t.jobs,
+            sim::format_duration(sim::duration::from_ms(t.p99.us() / 1000)), sim::format_duration(bound));
       v.held = false;
       ++starved;
     }
     if (!v.held) {
       for (const tenant_wait& t : tenants)
         if (v.evidence.size() < evidence_max_)
-          v.evidence.push_back(fmt::format("{}{}: {}", t.tenant, t.above_share ? " (above its share)" : "", t.describe()));
+          v.evidence.push_back(
+              fmt::format("{}{}: {}", t.tenant, t.above_share ? " (above its share)" : "", t.describe()));
       if (starved > 1) v.detail += and_more(starved - 1, "tenant", "tenants");
     }
     return v;

@@ -62,8 +62,9 @@ class leases_exclusive_or_absorbed final : public invariant {
   static std::string overlap_why(std::int64_t step, const slice_span& other, sim::instant other_wrote,
                                  sim::instant mine_started) {
     const sim::instant from = std::max(other.start, mine_started);
-    const std::string overlap = other.end ? fmt::format("overlapped this one from {} to {}", clock(from), clock(*other.end))
-                                          : fmt::format("still runs, overlapping this one since {}", clock(from));
+    const std::string overlap = other.end
+                                    ? fmt::format("overlapped this one from {} to {}", clock(from), clock(*other.end))
+                                    : fmt::format("still runs, overlapping this one since {}", clock(from));
     return fmt::format("a second new write for step {}: {} (attempt {}) wrote it at {} in a slice that {}", step,
                        other.actor, other.attempt, clock(other_wrote), overlap);
   }
@@ -98,7 +99,8 @@ class drain_kills_nothing final : public invariant {
 
 class database_not_stalled final : public invariant {
  public:
-  explicit database_not_stalled(const check_options& options) : log_(options.evidence_max), bound_(options.stall_bound) {}
+  explicit database_not_stalled(const check_options& options)
+      : log_(options.evidence_max), bound_(options.stall_bound) {}
   event_kinds wants() const override { return event_kinds::of<ev::pool_wait>(); }
   void on_event(const ev::event& e, const name_table& names) override {
     const auto* wait = std::get_if<ev::pool_wait>(&e.body);
@@ -108,9 +110,10 @@ class database_not_stalled final : public invariant {
                             sim::format_duration(bound_)));
   }
   verdict finish(const world&, const world_result&) override {
-    return log_.streaming_verdict(invariant_name::database_not_stalled,
-                                  "no transaction waited longer than " + sim::format_duration(bound_) + " for a connection",
-                                  "a transaction waited too long for a connection: the pool was exhausted");
+    return log_.streaming_verdict(
+        invariant_name::database_not_stalled,
+        "no transaction waited longer than " + sim::format_duration(bound_) + " for a connection",
+        "a transaction waited too long for a connection: the pool was exhausted");
   }
 
  private:

@@ -24,13 +24,16 @@ namespace {
 std::string seed_problem(const std::string& text) {
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits =
+      !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (digits && ec == std::errc() && end == text.data() + text.size()) return {};
   return fmt::format("expected a seed from 0 to {} (a whole number), found \"{}\"",
                      std::numeric_limits<std::uint64_t>::max(), text);
 }
 
-CLI::Validator seed_check() { return CLI::Validator([](std::string& text) { return seed_problem(text); }, "", "SEED"); }
+CLI::Validator seed_check() {
+  return CLI::Validator([](std::string& text) { return seed_problem(text); }, "", "SEED");
+}
 
 // A size in the budget's range, checked as text so the message says what
 // was expected; the option then holds it in bytes.
@@ -61,7 +64,7 @@ CLI::Validator progress_check() {
       "", "auto|json|none");
 }
 
-constexpr long long jobs_max = 1024;                // threads
+constexpr long long jobs_max = 1024;  // threads
 constexpr long long explore_runs_max = 100'000'000;
 
 constexpr const char* bad_usage_only = "Exit status: 0, or 2 for bad usage.";
@@ -78,7 +81,8 @@ void add_run(CLI::App& app, run_options& run) {
       ->type_name("SIZE");
   cmd->add_flag("--json", run.json, "Print one JSON object per scenario (see docs/json-output.md)");
   cmd->add_option("--trace", run.trace_path, "Write the trace as JSON lines to this file")->type_name("FILE");
-  cmd->add_option("--markdown", run.markdown_path, "Write the incident write-up (Markdown) to this file")->type_name("FILE");
+  cmd->add_option("--markdown", run.markdown_path, "Write the incident write-up (Markdown) to this file")
+      ->type_name("FILE");
   cmd->add_option("--perfetto", run.perfetto_path,
                   "Write the trace in the Chrome trace event format (Perfetto) to this file")
       ->type_name("FILE");
@@ -118,7 +122,8 @@ void add_sweep(CLI::App& app, sweep_options& sweep) {
   cmd->add_option("file", sweep.file, "Scenario file (TOML); its [sweep] table is the default grid")
       ->required()
       ->type_name("FILE");
-  cmd->add_option("--vary", sweep.vary, "A key and its values, like retry.jitter=none,full (repeatable; replaces [sweep])")
+  cmd->add_option("--vary", sweep.vary,
+                  "A key and its values, like retry.jitter=none,full (repeatable; replaces [sweep])")
       ->type_name("KEY=V1,V2,...");
   cmd->add_option("--seeds", sweep.seeds,
                   fmt::format("Runs per cell, 1 to {}: the root seed, then seeds derived from it", sweep_seeds_max))
@@ -133,7 +138,8 @@ void add_sweep(CLI::App& app, sweep_options& sweep) {
   cmd->add_option("--csv", sweep.csv_path, "Also write one CSV row per cell to FILE")->type_name("FILE");
   cmd->add_option("--markdown", sweep.markdown_path, "Also write the cells as a Markdown table to FILE")
       ->type_name("FILE");
-  cmd->add_option("--report", sweep.report_path, "Also write a self-contained HTML page of charts and the table to FILE")
+  cmd->add_option("--report", sweep.report_path,
+                  "Also write a self-contained HTML page of charts and the table to FILE")
       ->type_name("FILE.html");
   cmd->add_option("--junit", sweep.junit_path,
                   "Also write a JUnit XML report (a case per cell and invariant, failed with the command that "
@@ -152,8 +158,8 @@ void add_sweep(CLI::App& app, sweep_options& sweep) {
 }
 
 void add_explore(CLI::App& app, explore_options& explore) {
-  CLI::App* cmd =
-      app.add_subcommand("explore", "Run a scenario under many seeds and variations; shrink a violation to a repro file");
+  CLI::App* cmd = app.add_subcommand(
+      "explore", "Run a scenario under many seeds and variations; shrink a violation to a repro file");
   cmd->add_option("file", explore.file,
                   "Scenario file (TOML; - reads standard input); its [explore] table says what may vary")
       ->required()
@@ -307,8 +313,8 @@ int print_help(const CLI::App& app, const std::string& topic) {
   } else {
     const CLI::App* cmd = find_command(app, topic);
     if (cmd == nullptr) return unknown_command(app, topic);
-    fmt::print("{}", cmd->get_formatter()->make_help(cmd, app.get_name() + " " + cmd->get_name(),
-                                                      CLI::AppFormatMode::Normal));
+    fmt::print(
+        "{}", cmd->get_formatter()->make_help(cmd, app.get_name() + " " + cmd->get_name(), CLI::AppFormatMode::Normal));
   }
   return to_int(exit_code::ok);
 }

@@ -23,7 +23,6 @@ std::string range_text(const explore_range& r) {
   return r.path + " in [" + explore::value_text(r.kind, r.lo) + ", " + explore::value_text(r.kind, r.hi) + "]";
 }
 
-
 // A case per invariant (failed when a run broke it unexpectedly, with the
 // repro when it was shrunk) and per situation [expect] reach lists.
 junit_suite explore_junit(std::string_view command, const explore::explore_input& input,
@@ -43,10 +42,11 @@ junit_suite explore_junit(std::string_view command, const explore::explore_input
           const std::string path =
               (std::filesystem::path(out_dir) / explore::repro_file_name(input.name, f.invariant)).string();
           *c.failure += "; repro: twice run " + path;
-          c.detail = fmt::format("run {} (world seed {}), {}; shrunk to {}\nreproduce: twice run {} (exits 1, trace "
-                                 "digest {:016x})\n",
-                                 f.run_index, f.world_seed, explore::describe(f.original_size),
-                                 explore::describe(f.shrunk_size), path, f.repro_digest);
+          c.detail = fmt::format(
+              "run {} (world seed {}), {}; shrunk to {}\nreproduce: twice run {} (exits 1, trace "
+              "digest {:016x})\n",
+              f.run_index, f.world_seed, explore::describe(f.original_size), explore::describe(f.shrunk_size), path,
+              f.repro_digest);
         }
     }
     suite.cases.push_back(std::move(c));
@@ -72,9 +72,12 @@ std::string version_text() { return std::string("twice ") + TWICE_VERSION; }
 void print_setup(const explore::explore_input& input) {
   std::string kinds;
   for (const std::string& k : input.kinds) kinds += (kinds.empty() ? "" : ", ") + k;
-  if (input.kinds.empty()) fmt::print("swarm       {}, no fault kinds in the file\n", input.spec.swarm ? "on" : "off");
-  else if (input.spec.swarm) fmt::print("swarm       on, over {}\n", kinds);
-  else fmt::print("swarm       off: every run keeps {}\n", kinds);
+  if (input.kinds.empty())
+    fmt::print("swarm       {}, no fault kinds in the file\n", input.spec.swarm ? "on" : "off");
+  else if (input.spec.swarm)
+    fmt::print("swarm       on, over {}\n", kinds);
+  else
+    fmt::print("swarm       off: every run keeps {}\n", kinds);
   for (const explore_range& r : input.spec.vary) fmt::print("varied      {}\n", range_text(r));
 }
 
@@ -138,8 +141,8 @@ int report_exploration(std::string_view command, const explore::explore_input& i
     print_violations(result.violations, result.violating_runs, result.runs_done);
     print_coverage(result.reached, result.runs_done);
     for (const std::string& name : result.unreached_expected)
-      fmt::print("expected    reach {}, but it never happened in {}: {}\n", name,
-                 sim::counted(result.runs_done, "run"), situations()[*situation_index(name)].sentence);
+      fmt::print("expected    reach {}, but it never happened in {}: {}\n", name, sim::counted(result.runs_done, "run"),
+                 situations()[*situation_index(name)].sentence);
   }
   if ((out.write_result || !result.findings.empty()) && !make_out_dir(command, out.out_dir))
     return to_int(exit_code::bad_input);
@@ -156,8 +159,8 @@ int report_exploration(std::string_view command, const explore::explore_input& i
     const std::string path =
         (std::filesystem::path(out.out_dir) / explore::repro_file_name(input.name, f.invariant)).string();
     if (input.path != scenario_stdin_name && same_path(path, input.path)) {
-      fmt::print(stderr, "twice {}: the repro {} would overwrite the scenario itself; choose another --out\n",
-                 command, path);
+      fmt::print(stderr, "twice {}: the repro {} would overwrite the scenario itself; choose another --out\n", command,
+                 path);
       return to_int(exit_code::bad_input);
     }
     if (const std::string error = write_file_atomically(path, f.repro_text); !error.empty()) {
@@ -186,8 +189,8 @@ int report_exploration(std::string_view command, const explore::explore_input& i
   if (!out.known_path.empty() && !out.update_known && !out.json)
     for (const known_finding& k : out.known)
       if (k.scenario == input.name && !std::binary_search(found.begin(), found.end(), k))
-        fmt::print("known       {} (digest {}) was not found this time: fixed? --update-known drops it\n",
-                   k.invariant, k.repro_digest);
+        fmt::print("known       {} (digest {}) was not found this time: fixed? --update-known drops it\n", k.invariant,
+                   k.repro_digest);
   const std::string text = explore::result_json(stamp, input, result);
   if (out.write_result) {
     const std::string path = (std::filesystem::path(out.out_dir) / explore::result_file_name).string();
@@ -222,10 +225,9 @@ int report_exploration(std::string_view command, const explore::explore_input& i
   if (out.json) fmt::print("{}", text);
   // With --known every violated invariant was shrunk (--known implies --all):
   // a violation fails only when its finding is new.
-  const bool new_violation =
-      std::any_of(result.violations.begin(), result.violations.end(), [&](const auto& v) {
-        return std::find(known_invariants.begin(), known_invariants.end(), v.first) == known_invariants.end();
-      });
+  const bool new_violation = std::any_of(result.violations.begin(), result.violations.end(), [&](const auto& v) {
+    return std::find(known_invariants.begin(), known_invariants.end(), v.first) == known_invariants.end();
+  });
   const bool failed = new_violation || !result.unreached_expected.empty();
   return to_int(failed ? exit_code::expectations_failed : exit_code::ok);
 }

@@ -49,13 +49,15 @@ int explore_command(const explore_options& options) {
     return to_int(exit_code::bad_input);
   }
   if (!options.shard.empty() && options.guide != "none") {
-    fmt::print(stderr, "twice explore: --guide coverage picks each generation of runs from the ones before: it cannot "
-                       "be split into shards\n");
+    fmt::print(stderr,
+               "twice explore: --guide coverage picks each generation of runs from the ones before: it cannot "
+               "be split into shards\n");
     return to_int(exit_code::bad_input);
   }
   if (!options.shard.empty() && (!options.junit_path.empty() || !options.known_path.empty())) {
-    fmt::print(stderr, "twice explore: --junit and --known judge a whole exploration: give them to twice merge, not to "
-                       "a shard\n");
+    fmt::print(stderr,
+               "twice explore: --junit and --known judge a whole exploration: give them to twice merge, not to "
+               "a shard\n");
     return to_int(exit_code::bad_input);
   }
   known_read known;
@@ -99,8 +101,10 @@ int explore_command(const explore_options& options) {
       return to_int(exit_code::bad_input);
     }
     // A shard only runs (the merge shrinks): its runs take the whole limit.
-    if (part) run.deadline = start + std::chrono::microseconds(limit.value().us());
-    else explore::limit_time(run, start, limit.value());
+    if (part)
+      run.deadline = start + std::chrono::microseconds(limit.value().us());
+    else
+      explore::limit_time(run, start, limit.value());
   }
   // A line for a person watching a terminal, NDJSON for a machine (--progress json); the last
   // poll comes after every run ended, so finish() reports the final counts.
@@ -108,9 +112,10 @@ int explore_command(const explore_options& options) {
   if (progress.enabled()) {
     run.on_progress = [start, &progress](const explore::explore_progress& p) {
       const double elapsed = seconds_since(start);
-      progress.show({fmt::format("explore: {}/{} {}, {} runs/s, {} with violations, {:.1f}s", p.done, p.total,
-                                 sim::noun_for(p.total, "run"), rate(p.done, elapsed), p.violating_runs, elapsed),
-                     {{"command", "explore"}, {"done", p.done}, {"total", p.total}, {"violating_runs", p.violating_runs}}});
+      progress.show(
+          {fmt::format("explore: {}/{} {}, {} runs/s, {} with violations, {:.1f}s", p.done, p.total,
+                       sim::noun_for(p.total, "run"), rate(p.done, elapsed), p.violating_runs, elapsed),
+           {{"command", "explore"}, {"done", p.done}, {"total", p.total}, {"violating_runs", p.violating_runs}}});
     };
   }
   auto bad_run = [](std::size_t index, const std::vector<scenario_error>& errors) {
@@ -166,16 +171,17 @@ int explore_command(const explore_options& options) {
   if (result.bad_run) return bad_run(*result.bad_run, result.bad_run_errors);
   if (!options.json) {
     fmt::print("twice explore {}\n", input.path);
-    fmt::print("runs        {} of {} (root seed {}, {}) in {:.2f}s: {} runs/s{}\n", result.runs_done,
-               result.runs_asked, result.root_seed, sim::counted(run.jobs, "thread"), run_seconds,
-               rate(result.runs_done, run_seconds), result.deadline_hit ? "; --time-limit reached" : "");
+    fmt::print("runs        {} of {} (root seed {}, {}) in {:.2f}s: {} runs/s{}\n", result.runs_done, result.runs_asked,
+               result.root_seed, sim::counted(run.jobs, "thread"), run_seconds, rate(result.runs_done, run_seconds),
+               result.deadline_hit ? "; --time-limit reached" : "");
     if (run.time_limit)
       fmt::print("time limit  {}: runs until {}, {} kept for shrinking\n", sim::format_duration(run.time_limit->limit),
                  sim::format_duration(run.time_limit->runs), sim::format_duration(run.time_limit->shrink));
     if (run.guide == explore::guide_mode::coverage)
-      fmt::print("guide       coverage: generations of {} runs, half of each a near variant of a run that reached the "
-                 "rarest situation\n",
-                 run.generation);
+      fmt::print(
+          "guide       coverage: generations of {} runs, half of each a near variant of a run that reached the "
+          "rarest situation\n",
+          run.generation);
     print_setup(input);
   }
   return report_exploration("explore", input, result, stamp,

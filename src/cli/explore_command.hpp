@@ -33,8 +33,8 @@ struct explore_options {
   std::string junit_path;  // JUnit XML of the result (not of a shard)
   std::string known_path;  // --known: accepted findings (cli/known_findings.hpp); implies --all
   bool update_known = false;
-  std::string guide = "none";  // --guide none|coverage
-  std::size_t shrink_runs = 400;  // --shrink-runs: candidates each shrink may try
+  std::string guide = "none";                         // --guide none|coverage
+  std::size_t shrink_runs = 400;                      // --shrink-runs: candidates each shrink may try
   progress_mode progress = progress_mode::automatic;  // --progress
 };
 inline constexpr std::string_view default_explore_out = "explore-out";

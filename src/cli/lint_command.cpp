@@ -33,7 +33,8 @@ int lint_command(const std::vector<std::string>& files) {
     std::vector<lint_warning> found;
     std::vector<std::pair<lint_warning, const lint_allowance*>> kept;
     for (lint_warning& w : lint(loaded.value->world)) {
-      const auto a = std::find_if(allowed.begin(), allowed.end(), [&](const lint_allowance& x) { return x.rule == w.rule; });
+      const auto a =
+          std::find_if(allowed.begin(), allowed.end(), [&](const lint_allowance& x) { return x.rule == w.rule; });
       if (a == allowed.end()) {
         found.push_back(std::move(w));
       } else {

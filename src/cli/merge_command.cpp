@@ -113,14 +113,13 @@ int merge_command(const merge_options& options) {
   run.all = stamp.all;
   run.shrink_runs = stamp.shrink_runs;
   std::vector<explore::run_record> runs;
-  for (explore::shard_file& s : shards)
-    std::move(s.runs.begin(), s.runs.end(), std::back_inserter(runs));
+  for (explore::shard_file& s : shards) std::move(s.runs.begin(), s.runs.end(), std::back_inserter(runs));
   const explore::explore_result result =
       explore::finish_exploration(*prepared.input, run, stamp.root_seed, stamp.runs, std::move(runs));
   if (!options.json) {
     fmt::print("twice merge {}\n", stamp.path);
-    fmt::print("runs        {} of {} (root seed {}) from {}{}\n", result.runs_done, result.runs_asked,
-               result.root_seed, sim::counted(shards.size(), "shard"),
+    fmt::print("runs        {} of {} (root seed {}) from {}{}\n", result.runs_done, result.runs_asked, result.root_seed,
+               sim::counted(shards.size(), "shard"),
                result.deadline_hit ? "; a shard stopped at its --time-limit" : "");
     print_setup(*prepared.input);
   }

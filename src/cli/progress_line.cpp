@@ -23,8 +23,12 @@ progress_line::progress_line(progress_mode mode, bool json_stdout) {
     case progress_mode::automatic:
       style_ = !json_stdout && isatty(fileno(stderr)) != 0 ? style::line : style::off;
       break;
-    case progress_mode::json: style_ = style::ndjson; break;
-    case progress_mode::none: style_ = style::off; break;
+    case progress_mode::json:
+      style_ = style::ndjson;
+      break;
+    case progress_mode::none:
+      style_ = style::off;
+      break;
   }
 }
 
@@ -34,8 +38,8 @@ progress_snapshot progress_line::run_snapshot(const std::string& name, const wor
   s.line = fmt::format("{}{}: {}.{}s simulated, {}, {}/{} {} ended", name, pass > 1 ? " (again)" : "", us / 1'000'000,
                        us % 1'000'000 / 100'000, sim::counted(p.events, "event"), p.jobs_ended, p.jobs_total,
                        sim::noun_for(p.jobs_total, "job"));
-  s.fields = {{"command", "run"},  {"scenario", name},           {"sim_time_us", us}, {"events", p.events},
-              {"jobs_ended", p.jobs_ended}, {"jobs_total", p.jobs_total}};
+  s.fields = {{"command", "run"},   {"scenario", name},           {"sim_time_us", us},
+              {"events", p.events}, {"jobs_ended", p.jobs_ended}, {"jobs_total", p.jobs_total}};
   if (pass > 1) s.fields["pass"] = pass;
   return s;
 }

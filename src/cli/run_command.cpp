@@ -54,45 +54,52 @@ void print_settings(const scenario& s) {
     fmt::print("broker     Sidekiq {}, shutdown timeout {}, dead set {}\n",
                c.queue.super_fetch ? "Pro super_fetch (a dead process's jobs recovered at a later start)"
                                    : "BasicFetch (a job held until its ack, no lease)",
-               rt.shutdown_timeout ? text(*rt.shutdown_timeout) : std::string("none"), c.dead_letter_queue ? "on" : "off");
+               rt.shutdown_timeout ? text(*rt.shutdown_timeout) : std::string("none"),
+               c.dead_letter_queue ? "on" : "off");
   } else if (rt.celery) {
-    fmt::print("broker     Celery on Redis, visibility timeout {} (restored by a sweep every {}), acks_late {}, prefetch "
-               "multiplier {}, reject_on_worker_lost {}\n",
-               text(c.queue.visibility_timeout), text(c.queue.restore_sweep), rt.celery->acks_late ? "on" : "off",
-               rt.celery->prefetch_multiplier, rt.celery->reject_on_worker_lost ? "on" : "off");
+    fmt::print(
+        "broker     Celery on Redis, visibility timeout {} (restored by a sweep every {}), acks_late {}, prefetch "
+        "multiplier {}, reject_on_worker_lost {}\n",
+        text(c.queue.visibility_timeout), text(c.queue.restore_sweep), rt.celery->acks_late ? "on" : "off",
+        rt.celery->prefetch_multiplier, rt.celery->reject_on_worker_lost ? "on" : "off");
   } else if (rt.kafka) {
     const kafka_config& k = *rt.kafka;
-    fmt::print("broker     Kafka, {} partition{}, group {} (session timeout {}, max.poll.interval {}{}), max.poll.records "
-               "{}, {}, auto.offset.reset {}, dead-letter topic {}\n",
-               k.group.partitions, k.group.partitions == 1 ? "" : "s", k.group.name, text(k.group.session_timeout),
-               text(k.group.max_poll_interval),
-               k.group.rebalance_timeout ? ", rebalance timeout " + text(*k.group.rebalance_timeout) : std::string(),
-               k.max_poll_records,
-               k.enable_auto_commit && k.client == kafka_client::librdkafka
-                   ? fmt::format("librdkafka, auto-commit every {} in the background of the offsets stored {}",
-                                 text(k.auto_commit_interval),
-                                 k.enable_auto_offset_store ? "as poll hands a message over" : "after each message ran")
-               : k.enable_auto_commit ? "auto-commit every " + text(k.auto_commit_interval)
-                                    : std::string(k.manual_commit == kafka_manual_commit::per_record
-                                                      ? "commitSync after each record"
-                                                      : "commitSync after each batch"),
-               k.reset_to_earliest ? "earliest" : "latest", c.dead_letter_queue ? "on" : "off");
+    fmt::print(
+        "broker     Kafka, {} partition{}, group {} (session timeout {}, max.poll.interval {}{}), max.poll.records "
+        "{}, {}, auto.offset.reset {}, dead-letter topic {}\n",
+        k.group.partitions, k.group.partitions == 1 ? "" : "s", k.group.name, text(k.group.session_timeout),
+        text(k.group.max_poll_interval),
+        k.group.rebalance_timeout ? ", rebalance timeout " + text(*k.group.rebalance_timeout) : std::string(),
+        k.max_poll_records,
+        k.enable_auto_commit && k.client == kafka_client::librdkafka
+            ? fmt::format("librdkafka, auto-commit every {} in the background of the offsets stored {}",
+                          text(k.auto_commit_interval),
+                          k.enable_auto_offset_store ? "as poll hands a message over" : "after each message ran")
+        : k.enable_auto_commit
+            ? "auto-commit every " + text(k.auto_commit_interval)
+            : std::string(k.manual_commit == kafka_manual_commit::per_record ? "commitSync after each record"
+                                                                             : "commitSync after each batch"),
+        k.reset_to_earliest ? "earliest" : "latest", c.dead_letter_queue ? "on" : "off");
   } else if (c.queue.pubsub) {
     // With lease management the client's own deadline is what holds a message.
-    fmt::print("broker     Pub/Sub, ack deadline {}, {}, lease management {}, retry policy {}, max delivery attempts {}\n",
-               text(c.queue.visibility_timeout), c.queue.semantics == handle_semantics::strict ? "exactly once" : "at least once",
-               rt.heartbeat_interval
-                   ? fmt::format("every {} by the client's deadline ({} s, then the p99 of ack times) up to {}",
-                                 text(*rt.heartbeat_interval), c.queue.semantics == handle_semantics::strict ? "60" : "10",
-                                 rt.max_lease_duration ? text(*rt.max_lease_duration) : std::string("no limit"))
-                   : std::string("off"),
-               c.queue.retry_policy ? fmt::format("{}..{} exponential", text(c.queue.retry_policy->minimum_backoff),
-                                                  text(c.queue.retry_policy->maximum_backoff))
-                                    : std::string("none (a nack redelivers at once)"),
-               c.queue.max_receive_count == 0 ? std::string("none") : std::to_string(c.queue.max_receive_count));
+    fmt::print(
+        "broker     Pub/Sub, ack deadline {}, {}, lease management {}, retry policy {}, max delivery attempts {}\n",
+        text(c.queue.visibility_timeout),
+        c.queue.semantics == handle_semantics::strict ? "exactly once" : "at least once",
+        rt.heartbeat_interval
+            ? fmt::format("every {} by the client's deadline ({} s, then the p99 of ack times) up to {}",
+                          text(*rt.heartbeat_interval), c.queue.semantics == handle_semantics::strict ? "60" : "10",
+                          rt.max_lease_duration ? text(*rt.max_lease_duration) : std::string("no limit"))
+            : std::string("off"),
+        c.queue.retry_policy ? fmt::format("{}..{} exponential", text(c.queue.retry_policy->minimum_backoff),
+                                           text(c.queue.retry_policy->maximum_backoff))
+                             : std::string("none (a nack redelivers at once)"),
+        c.queue.max_receive_count == 0 ? std::string("none") : std::to_string(c.queue.max_receive_count));
   } else {
     fmt::print("broker     {} semantics, visibility timeout {}, max receive count {}, dead-letter queue {}\n",
-               c.queue.fifo ? "SQS FIFO" : c.queue.semantics == handle_semantics::sqs ? "SQS" : "strict",
+               c.queue.fifo                                 ? "SQS FIFO"
+               : c.queue.semantics == handle_semantics::sqs ? "SQS"
+                                                            : "strict",
                text(rt.visibility_timeout.value_or(c.queue.visibility_timeout)),
                c.queue.max_receive_count == 0 ? std::string("none") : std::to_string(c.queue.max_receive_count),
                c.dead_letter_queue ? "on" : "off");
@@ -128,8 +135,7 @@ void print_settings(const scenario& s) {
              d.pass_key_to_vendor ? "" : " (not sent to the far side)", d.ledger_guard ? "on" : "off",
              to_string(d.checkpoint), to_string(d.retry), d.retry_non_retryable ? ", RETRIES 4xx" : "",
              d.reset_attempts_on_reenqueue ? ", RESETS attempts on every delivery" : "",
-             d.hold_transaction_across_model ? ", HOLDS a transaction across the model call" : "",
-             claims_text(d));
+             d.hold_transaction_across_model ? ", HOLDS a transaction across the model call" : "", claims_text(d));
   if (!d.split_tool.empty())
     fmt::print("split      {} steps as jobs of their own on {}, visibility timeout {}, {}\n", d.split_tool,
                c.split.queue.name, text(c.split.queue.visibility_timeout), sim::counted(c.split.workers, "worker"));
@@ -169,18 +175,20 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
     fmt::print("\ntimeline\n");
     for (const timeline_line& line : timeline) fmt::print("{}\n", format_timeline_line(line));
   }
-  fmt::print("\noutcome    {} at {}, {}, trace digest {:016x}\n", describe_end(s.result),
-             clock(s.result.story_end), sim::counted(s.result.events, "event"), s.result.trace_digest);
+  fmt::print("\noutcome    {} at {}, {}, trace digest {:016x}\n", describe_end(s.result), clock(s.result.story_end),
+             sim::counted(s.result.events, "event"), s.result.trace_digest);
   if (const std::string settling = describe_settling(s.result); !settling.empty())
     fmt::print("           {}\n", settling);
   if (s.result.reason == sim::stop_reason::memory_budget) {
-    fmt::print("memory     the world held {} at event {}, over its budget of {}: raise [budget] memory or "
-               "--memory-limit, or find what keeps growing\n",
-               sim::describe_byte_size(s.result.footprint_peak), s.result.events,
-               sim::format_byte_size(sc.world.memory_budget));
+    fmt::print(
+        "memory     the world held {} at event {}, over its budget of {}: raise [budget] memory or "
+        "--memory-limit, or find what keeps growing\n",
+        sim::describe_byte_size(s.result.footprint_peak), s.result.events,
+        sim::format_byte_size(sc.world.memory_budget));
     if (kept_events)
-      fmt::print("           (this run kept every event for the timeline and the output files, ~1 KB each; "
-                 "--quiet without output files keeps none)\n");
+      fmt::print(
+          "           (this run kept every event for the timeline and the output files, ~1 KB each; "
+          "--quiet without output files keeps none)\n");
   }
   fmt::print("jobs       {}\n", s.jobs_line());
   // Only the ledgers the world keeps: ours, then each money tool's far side.
@@ -201,8 +209,8 @@ void print_text(const scenario& sc, const run_summary& s, const std::vector<time
   for (const std::string& f : s.expectations.failures) fmt::print("  - {}\n", f);
   for (const ignored_verdict& i : s.expectations.ignored) fmt::print("  - {}\n", describe(i));
   if (s.expectations.met) return;
-  const std::string options = fmt::format("--seed {}{}", s.seed,
-                                          memory_limit ? " --memory-limit " + sim::format_byte_size(*memory_limit) : "");
+  const std::string options =
+      fmt::format("--seed {}{}", s.seed, memory_limit ? " --memory-limit " + sim::format_byte_size(*memory_limit) : "");
   if (sc.path != scenario_stdin_name) {
     fmt::print("reproduce: twice run {} {}\n", sc.path, options);
     return;
@@ -344,7 +352,8 @@ int run_command(const run_options& options) {
       const run_outcome again = run_one(sc, keeps, progress.hook(sc.name, 2));
       progress.finish(progress_line::run_snapshot(sc.name, final_progress(again.summary), 2));
       if (const auto diverged = first_divergence(out.records, again.records)) {
-        fmt::print(stderr, "twice run: {} is not deterministic: the traces diverge at record {}:\n  first:  {}\n  second: {}\n",
+        fmt::print(stderr,
+                   "twice run: {} is not deterministic: the traces diverge at record {}:\n  first:  {}\n  second: {}\n",
                    sc.path, diverged->index, diverged->first, diverged->second);
         return to_int(exit_code::nondeterminism);
       }
@@ -353,7 +362,8 @@ int run_command(const run_options& options) {
     all_met = all_met && out.summary.expectations.met;
     if (!options.junit_path.empty())
       junit.push_back(junit_run_suite(
-          out.summary, fmt::format("twice run {} --seed {}", sc.path == scenario_stdin_name ? "-" : sc.path, sc.world.seed)));
+          out.summary,
+          fmt::format("twice run {} --seed {}", sc.path == scenario_stdin_name ? "-" : sc.path, sc.world.seed)));
     if (options.json) {
       fmt::print("{}\n", to_json_line(out.summary));
     } else {
@@ -372,8 +382,8 @@ int run_command(const run_options& options) {
     if (error.empty() && !options.otlp_path.empty())
       error = write_file_atomically(options.otlp_path, otlp_trace(out.summary, out.spans, TWICE_VERSION));
     if (error.empty() && !options.report_path.empty())
-      error = write_file_atomically(options.report_path, html_report(sc, out.summary, out.timeline, out.spans, out.ledgers,
-                                                                        out.timeline_total));
+      error = write_file_atomically(
+          options.report_path, html_report(sc, out.summary, out.timeline, out.spans, out.ledgers, out.timeline_total));
     if (!error.empty()) {
       fmt::print(stderr, "twice run: {}\n", error);
       return to_int(exit_code::bad_input);

@@ -1,5 +1,6 @@
 #pragma once
-// `twice run FILE... [--seed N] [--memory-limit SIZE] [--json] [--trace F.jsonl] [--perfetto F.json] [--otlp F.json] [--report F.html]
+// `twice run FILE... [--seed N] [--memory-limit SIZE] [--json] [--trace F.jsonl] [--perfetto F.json] [--otlp F.json]
+// [--report F.html]
 // [--markdown F.md] [--junit F.xml] [--quiet] [--check-determinism]
 // [--progress auto|json|none]`.
 

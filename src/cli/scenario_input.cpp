@@ -30,8 +30,10 @@ stdin_text read_stdin() {
     out.text.append(buffer.data(), n);
     if (n < buffer.size()) break;
   }
-  if (std::ferror(stdin)) out.problem = "cannot read standard input: " + std::generic_category().message(errno);
-  else if (out.text.size() > scenario_file_size_max) out.problem = "standard input is larger than 16 MiB";
+  if (std::ferror(stdin))
+    out.problem = "cannot read standard input: " + std::generic_category().message(errno);
+  else if (out.text.size() > scenario_file_size_max)
+    out.problem = "standard input is larger than 16 MiB";
   return out;
 }
 

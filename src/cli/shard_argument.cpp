@@ -46,8 +46,8 @@ shard_choice parse_shard_argument(std::string_view text, std::size_t shards,
   std::optional<std::size_t> id, count, min, step, index, node, total;
   for (const auto& [name, out] : {std::pair{"SLURM_ARRAY_TASK_ID", &id}, std::pair{"SLURM_ARRAY_TASK_COUNT", &count},
                                   std::pair{"SLURM_ARRAY_TASK_MIN", &min}, std::pair{"SLURM_ARRAY_TASK_STEP", &step},
-                                  std::pair{"JOB_COMPLETION_INDEX", &index},
-                                  std::pair{"CI_NODE_INDEX", &node}, std::pair{"CI_NODE_TOTAL", &total}})
+                                  std::pair{"JOB_COMPLETION_INDEX", &index}, std::pair{"CI_NODE_INDEX", &node},
+                                  std::pair{"CI_NODE_TOTAL", &total}})
     if (std::string problem = number(name, *out); !problem.empty()) return {std::nullopt, problem};
 
   if (id) {
@@ -55,16 +55,18 @@ shard_choice parse_shard_argument(std::string_view text, std::size_t shards,
     if (shards != 0) return {std::nullopt, "--shard auto: under a Slurm array the count is the array's; drop --shards"};
     // `--array=0-7:2` leaves holes; task ids must be min .. min+count-1.
     if (step.value_or(1) != 1)
-      return {std::nullopt, "--shard auto: a Slurm array with a step (--array=A-B:S) numbers its tasks with holes; "
-                            "submit --array=0-N-1"};
+      return {std::nullopt,
+              "--shard auto: a Slurm array with a step (--array=A-B:S) numbers its tasks with holes; "
+              "submit --array=0-N-1"};
     const std::size_t first = min.value_or(0);
     if (*id < first) return {std::nullopt, "--shard auto: SLURM_ARRAY_TASK_ID is below SLURM_ARRAY_TASK_MIN"};
     return checked(*id - first, *count, fmt::format("auto (Slurm array task {} of {})", *id, *count));
   }
   if (index) {
     if (shards == 0)
-      return {std::nullopt, "--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job); give the Job's "
-                            "completions as --shards N"};
+      return {std::nullopt,
+              "--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job); give the Job's "
+              "completions as --shards N"};
     return checked(*index, shards, fmt::format("auto (Kubernetes completion index {} of {})", *index, shards));
   }
   if (node) {
@@ -72,8 +74,9 @@ shard_choice parse_shard_argument(std::string_view text, std::size_t shards,
     if (*node == 0) return {std::nullopt, "--shard auto: CI_NODE_INDEX counts from 1 and is 0"};
     return checked(*node - 1, *total, fmt::format("auto (GitLab node {} of {})", *node, *total));
   }
-  return {std::nullopt, "--shard auto: none of SLURM_ARRAY_TASK_ID (a Slurm job array), JOB_COMPLETION_INDEX (a "
-                        "Kubernetes Indexed Job) or CI_NODE_INDEX (GitLab's parallel:) is set; give --shard K/N"};
+  return {std::nullopt,
+          "--shard auto: none of SLURM_ARRAY_TASK_ID (a Slurm job array), JOB_COMPLETION_INDEX (a "
+          "Kubernetes Indexed Job) or CI_NODE_INDEX (GitLab's parallel:) is set; give --shard K/N"};
 }
 
 }  // namespace twice::cli

@@ -75,7 +75,8 @@ std::string bash_command_case(const command_doc& c) {
   for (const option_doc& o : c.options) {
     if (o.value_name.empty()) continue;
     const std::string action = bash_value(o.value_name, false);
-    value_cases += fmt::format("        {}) {};;\n", joined(o.names, "|"), action == "return" ? action : action + "; return");
+    value_cases +=
+        fmt::format("        {}) {};;\n", joined(o.names, "|"), action == "return" ? action : action + "; return");
   }
   if (!value_cases.empty()) out += "      case $option in\n" + value_cases + "      esac\n";
   const std::string positional = c.positionals.empty() ? "return" : bash_value(c.positionals.front().value_name, true);
@@ -90,9 +91,12 @@ std::string bash_command_case(const command_doc& c) {
 std::string zsh_quoted(std::string_view text) {
   std::string out;
   for (const char c : text) {
-    if (c == '\'') out += "'\\''";
-    else if (c == '[' || c == ']' || c == ':' || c == '\\') out += std::string("\\") + c;
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else if (c == '[' || c == ']' || c == ':' || c == '\\')
+      out += std::string("\\") + c;
+    else
+      out += c;
   }
   return out;
 }
@@ -117,7 +121,8 @@ std::string zsh_option_specs(const command_doc& c) {
     }
   }
   for (const positional_doc& p : c.positionals) {
-    out += fmt::format("    '{}:{}:{}' \\\n", p.many ? "*" : "", zsh_quoted(p.value_name), zsh_action(p.value_name, true));
+    out +=
+        fmt::format("    '{}:{}:{}' \\\n", p.many ? "*" : "", zsh_quoted(p.value_name), zsh_action(p.value_name, true));
   }
   return out;
 }
@@ -129,9 +134,12 @@ std::string zsh_option_specs(const command_doc& c) {
 std::string roff(std::string_view text) {
   std::string out;
   for (const char c : text) {
-    if (c == '\\') out += "\\e";
-    else if (c == '-') out += "\\-";
-    else out += c;
+    if (c == '\\')
+      out += "\\e";
+    else if (c == '-')
+      out += "\\-";
+    else
+      out += c;
   }
   if (!out.empty() && (out.front() == '.' || out.front() == '\'')) out.insert(0, "\\&");
   return out;
@@ -176,8 +184,10 @@ command_doc describe(const CLI::App& app) {
   out.description = app.get_description();
   out.footer = app.get_footer();
   for (const CLI::Option* o : app.get_options()) {
-    if (o->get_positional() && !o->nonpositional()) out.positionals.push_back(describe_positional(*o));
-    else out.options.push_back(describe_option(*o));
+    if (o->get_positional() && !o->nonpositional())
+      out.positionals.push_back(describe_positional(*o));
+    else
+      out.options.push_back(describe_option(*o));
   }
   for (const CLI::App* sub : app.get_subcommands({})) out.commands.push_back(describe(*sub));
   return out;
@@ -290,7 +300,8 @@ std::string man_page(const command_doc& app, const std::string& version) {
       ".SH NAME\n{0} \\- {3}\n"
       ".SH SYNOPSIS\n.B {0}\n.I COMMAND\n.RI [ OPTIONS ]\n.RI [ ARGUMENTS ]\n"
       ".SH DESCRIPTION\n",
-      app.name, [&] {
+      app.name,
+      [&] {
         std::string upper = app.name;
         for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         return upper;
@@ -301,8 +312,10 @@ std::string man_page(const command_doc& app, const std::string& version) {
   std::string exit_status;
   constexpr std::string_view exit_prefix = "Exit status: ";
   for (std::string& p : paragraphs(app.footer)) {
-    if (p.starts_with(exit_prefix)) exit_status += ".PP\n" + roff(p.substr(exit_prefix.size())) + "\n";
-    else described.push_back(std::move(p));
+    if (p.starts_with(exit_prefix))
+      exit_status += ".PP\n" + roff(p.substr(exit_prefix.size())) + "\n";
+    else
+      described.push_back(std::move(p));
   }
   for (std::size_t i = 0; i < described.size(); ++i) out += (i == 0 ? "" : ".PP\n") + roff(described[i]) + "\n";
   out += ".SH OPTIONS\n" + man_options(app);
@@ -312,8 +325,9 @@ std::string man_page(const command_doc& app, const std::string& version) {
     out += ".RS\n" + man_options(c) + ".RE\n" + man_paragraphs(c.footer);
   }
   out += ".SH EXIT STATUS\n" + exit_status;
-  out += ".SH FILES\nScenario files are TOML; their keys are in \\fIdocs/scenario\\-format.md\\fR, the JSON of "
-         "\\fB\\-\\-json\\fR in \\fIdocs/json\\-output.md\\fR.\n";
+  out +=
+      ".SH FILES\nScenario files are TOML; their keys are in \\fIdocs/scenario\\-format.md\\fR, the JSON of "
+      "\\fB\\-\\-json\\fR in \\fIdocs/json\\-output.md\\fR.\n";
   out += fmt::format(".SH SEE ALSO\nThe README and docs/ of the {} sources.\n", app.name);
   return out;
 }

@@ -14,7 +14,7 @@ struct option_doc {
   std::vector<std::string> names;  // "-h", "--help"
   std::string value_name;          // "FILE", "SEED"; empty for a flag
   std::string description;
-  std::string default_value;       // as --help shows it; empty: none
+  std::string default_value;  // as --help shows it; empty: none
 };
 
 struct positional_doc {

@@ -10,8 +10,9 @@
 namespace twice::cli {
 
 inline std::string shell_word(std::string_view word) {
-  const bool plain = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                             "0123456789_-./:=,+@%") == std::string_view::npos;
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                          "0123456789_-./:=,+@%") == std::string_view::npos;
   if (plain) return std::string(word);
   std::string out = "'";
   for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);

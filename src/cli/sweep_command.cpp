@@ -35,16 +35,17 @@ std::string csv_field(const std::string& s) {
 std::string csv_text(const explore::sweep_result& r) {
   std::string out;
   for (const sweep_axis& a : r.axes) out += csv_field(a.path) + ",";
-  out += "runs,runs_all_ended,makespan_mean_s,makespan_ci95_s,makespan_p50_s,makespan_p99_s,job_time_p50_s,"
-         "job_time_p99_s,calls_per_job_mean,calls_per_job_ci95,retries_mean,dead_letters_mean,violations\n";
+  out +=
+      "runs,runs_all_ended,makespan_mean_s,makespan_ci95_s,makespan_p50_s,makespan_p99_s,job_time_p50_s,"
+      "job_time_p99_s,calls_per_job_mean,calls_per_job_ci95,retries_mean,dead_letters_mean,violations\n";
   for (const explore::sweep_cell& c : r.cells) {
     for (const std::string& v : c.values) out += csv_field(v) + ",";
     out += fmt::format("{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.3f},{:.3f},{:.3f},{}\n", c.runs,
                        c.runs_all_ended, c.makespan_us.mean / 1e6, c.makespan_us.ci95 / 1e6,
                        static_cast<double>(c.makespan_us.p50) / 1e6, static_cast<double>(c.makespan_us.p99) / 1e6,
                        static_cast<double>(c.job_time_us.p50) / 1e6, static_cast<double>(c.job_time_us.p99) / 1e6,
-                       c.calls_per_job_milli.mean / 1e3, c.calls_per_job_milli.ci95 / 1e3, c.retries,
-                       c.dead_letters, csv_field(explore::verdicts_text(c)));
+                       c.calls_per_job_milli.mean / 1e3, c.calls_per_job_milli.ci95 / 1e3, c.retries, c.dead_letters,
+                       csv_field(explore::verdicts_text(c)));
   }
   return out;
 }
@@ -108,9 +109,10 @@ std::string markdown_text(const explore::sweep_result& r, const std::string& pat
                                                         sim::counted(r.seeds, "seed"));
   std::string out =
       fmt::format("# Sweep: {}\n\n`twice sweep {}`: {} (root seed {}).\n\n", name, path, grid, r.root_seed);
-  out += "Per cell: the makespan (mean over the seeds, ±95% interval), each job's time from its send to its end, "
-         "tool calls per job (amplification), retries and dead letters per run, and the seeds that broke each "
-         "invariant.\n\n|";
+  out +=
+      "Per cell: the makespan (mean over the seeds, ±95% interval), each job's time from its send to its end, "
+      "tool calls per job (amplification), retries and dead letters per run, and the seeds that broke each "
+      "invariant.\n\n|";
   for (const sweep_axis& a : r.axes) out += " `" + a.path + "` |";
   out += " makespan | job p50 | job p99 | calls/job | retries | dead letters | violations |\n|";
   for (std::size_t a = 0; a < r.axes.size(); ++a) out += "---|";
@@ -144,8 +146,8 @@ void print_table(const explore::sweep_result& r, const std::string& path, unsign
   }
   std::string header;
   for (std::size_t a = 0; a < r.axes.size(); ++a) header += fmt::format("{:<{}}  ", r.axes[a].path, width[a]);
-  fmt::print("\n{}{:>22}  {:>10}  {:>10}  {:>10}  {:>16}  {:>8}  {:>8}  {}\n", header, "makespan mean ±95%",
-             "p99", "job p50", "job p99", "calls/job ±95%", "retries", "dead", "violations (runs)");
+  fmt::print("\n{}{:>22}  {:>10}  {:>10}  {:>10}  {:>16}  {:>8}  {:>8}  {}\n", header, "makespan mean ±95%", "p99",
+             "job p50", "job p99", "calls/job ±95%", "retries", "dead", "violations (runs)");
   for (const explore::sweep_cell& c : r.cells) {
     std::string row;
     for (std::size_t a = 0; a < c.values.size(); ++a) row += fmt::format("{:<{}}  ", c.values[a], width[a]);
@@ -242,8 +244,10 @@ int sweep_command(const sweep_options& options) {
       return to_int(exit_code::bad_input);
     }
   }
-  if (options.json) fmt::print("{}", json_text(result, path));
-  else print_table(result, path, jobs);
+  if (options.json)
+    fmt::print("{}", json_text(result, path));
+  else
+    print_table(result, path, jobs);
   return to_int(exit_code::ok);
 }
 

@@ -17,15 +17,15 @@ namespace twice::cli {
 
 struct sweep_options {
   std::string file;
-  std::vector<std::string> vary;      // "KEY=V1,V2,..."
-  std::optional<std::uint32_t> seeds; // unset: the file's [sweep] seeds (1 without)
-  std::optional<std::uint64_t> seed;  // the root seed; unset: the file's
-  unsigned jobs = 0;                  // 0: the core count
+  std::vector<std::string> vary;       // "KEY=V1,V2,..."
+  std::optional<std::uint32_t> seeds;  // unset: the file's [sweep] seeds (1 without)
+  std::optional<std::uint64_t> seed;   // the root seed; unset: the file's
+  unsigned jobs = 0;                   // 0: the core count
   bool json = false;
   std::string csv_path;
   std::string markdown_path;
-  std::string report_path;  // the page of charts (cli/sweep_page.hpp)
-  std::string junit_path;   // JUnit XML, a case per point and invariant (cli/sweep_junit.hpp)
+  std::string report_path;                            // the page of charts (cli/sweep_page.hpp)
+  std::string junit_path;                             // JUnit XML, a case per point and invariant (cli/sweep_junit.hpp)
   progress_mode progress = progress_mode::automatic;  // --progress
 };
 

@@ -11,7 +11,8 @@ junit_suite sweep_junit(const explore::sweep_result& r, const std::string& path,
                         const std::vector<std::pair<std::string, std::string>>& written) {
   junit_suite suite{"twice sweep " + name, path, {}};
   std::string outputs;
-  for (const auto& [option, file] : written) outputs += fmt::format("{}{} ({})", outputs.empty() ? "" : ", ", file, option);
+  for (const auto& [option, file] : written)
+    outputs += fmt::format("{}{} ({})", outputs.empty() ? "" : ", ", file, option);
   for (const explore::sweep_cell& cell : r.cells) {
     std::string point;
     for (std::size_t a = 0; a < r.axes.size(); ++a)
@@ -31,8 +32,8 @@ junit_suite sweep_junit(const explore::sweep_result& r, const std::string& path,
         c.failure = fmt::format("{} (in {} of {}, first seed {}); reproduce: {}", why, check.failed.size(),
                                 sim::counted(r.seeds, "seed"), first, reproduce(first));
         for (const auto& [k, reason] : check.failed)
-          c.detail += fmt::format("seed {} (world seed {}): {}\nreproduce: {}\n", k, r.world_seeds[k], reason,
-                                  reproduce(k));
+          c.detail +=
+              fmt::format("seed {} (world seed {}): {}\nreproduce: {}\n", k, r.world_seeds[k], reason, reproduce(k));
         if (!outputs.empty()) c.detail += "the sweep also wrote " + outputs + "\n";
       }
       suite.cases.push_back(std::move(c));

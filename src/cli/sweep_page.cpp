@@ -120,8 +120,10 @@ layout layout_of(const sweep_result& r) {
   }
   for (std::size_t a = 0; a < r.axes.size(); ++a) {
     if (a == l.x) continue;
-    if (!l.lines) l.lines = a;
-    else l.panels.push_back(a);
+    if (!l.lines)
+      l.lines = a;
+    else
+      l.panels.push_back(a);
   }
   return l;
 }
@@ -178,16 +180,18 @@ std::string chart_of(const sweep_result& r, const layout& l, const metric& m, st
 std::string table_of(const sweep_result& r) {
   std::string out = "<table>\n<tr>";
   for (const auto& a : r.axes) out += "<th class=\"key\">" + esc(a.path) + "</th>";
-  out += "<th>makespan (s)</th><th>±95%</th><th>job p50 (s)</th><th>job p99 (s)</th><th>calls/job</th><th>±95%</th>"
-         "<th>retries</th><th>dead letters</th><th class=\"key\">violations (seeds)</th></tr>\n";
+  out +=
+      "<th>makespan (s)</th><th>±95%</th><th>job p50 (s)</th><th>job p99 (s)</th><th>calls/job</th><th>±95%</th>"
+      "<th>retries</th><th>dead letters</th><th class=\"key\">violations (seeds)</th></tr>\n";
   for (const sweep_cell& c : r.cells) {
     out += "<tr>";
     for (const std::string& v : c.values) out += "<td class=\"key\">" + esc(v) + "</td>";
-    out += fmt::format("<td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td>"
-                       "<td>{:.2f}</td><td>{:.2f}</td>",
-                       c.makespan_us.mean / 1e6, c.makespan_us.ci95 / 1e6,
-                       static_cast<double>(c.job_time_us.p50) / 1e6, static_cast<double>(c.job_time_us.p99) / 1e6,
-                       c.calls_per_job_milli.mean / 1e3, c.calls_per_job_milli.ci95 / 1e3, c.retries, c.dead_letters);
+    out += fmt::format(
+        "<td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td>"
+        "<td>{:.2f}</td><td>{:.2f}</td>",
+        c.makespan_us.mean / 1e6, c.makespan_us.ci95 / 1e6, static_cast<double>(c.job_time_us.p50) / 1e6,
+        static_cast<double>(c.job_time_us.p99) / 1e6, c.calls_per_job_milli.mean / 1e3,
+        c.calls_per_job_milli.ci95 / 1e3, c.retries, c.dead_letters);
     out += c.violated.empty() && c.unjudged.empty() ? "<td class=\"none\">none</td>"
            : c.violated.empty()                     ? "<td class=\"unjudged\">" + esc(verdicts_text(c)) + "</td>"
                                                     : "<td class=\"violated\">" + esc(verdicts_text(c)) + "</td>";
@@ -201,13 +205,13 @@ std::string table_of(const sweep_result& r) {
 std::string sweep_page_html(const sweep_result& r, const std::string& path, const std::string& name) {
   std::string keys;
   for (const auto& a : r.axes) keys += (keys.empty() ? "" : ", ") + a.path;
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>twice sweep: " +
-                    esc(name) + "</title>\n<style>" + std::string(style) + "</style>\n</head>\n<body>\n";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>twice sweep: " + esc(name) +
+      "</title>\n<style>" + std::string(style) + "</style>\n</head>\n<body>\n";
   out += "<h1>Sweep: " + esc(name) + "</h1>\n";
-  const std::string grid =
-      r.axes.empty() ? "the file as written, " + sim::counted(r.seeds, "seed")
-                     : fmt::format("{} ({}), {} each", sim::counted(r.cells.size(), "cell"), esc(keys),
-                                   sim::counted(r.seeds, "seed"));
+  const std::string grid = r.axes.empty() ? "the file as written, " + sim::counted(r.seeds, "seed")
+                                          : fmt::format("{} ({}), {} each", sim::counted(r.cells.size(), "cell"),
+                                                        esc(keys), sim::counted(r.seeds, "seed"));
   out += fmt::format("<p class=\"meta\">twice sweep {}: {} (root seed {}).</p>\n", esc(path), grid, r.root_seed);
   if (!r.axes.empty() && !r.cells.empty()) {
     const layout l = layout_of(r);

@@ -12,7 +12,6 @@
 namespace twice::cli {
 namespace {
 
-
 // "FILE", "SEED": the value's name as --help shows it, without the validator's note.
 std::string value_name(const CLI::Option& o) {
   const std::string full = o.get_type_name();
@@ -23,8 +22,10 @@ std::string value_name(const CLI::Option& o) {
 std::vector<std::string> option_names(const CLI::App& command) {
   std::vector<std::string> out;
   for (const CLI::Option* o : command.get_options()) {
-    if (!o->get_lnames().empty()) out.push_back("--" + o->get_lnames().front());
-    else if (!o->get_snames().empty()) out.push_back("-" + o->get_snames().front());
+    if (!o->get_lnames().empty())
+      out.push_back("--" + o->get_lnames().front());
+    else if (!o->get_snames().empty())
+      out.push_back("-" + o->get_snames().front());
   }
   return out;
 }

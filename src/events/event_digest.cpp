@@ -47,7 +47,8 @@ void event_digest::flush() {
 }
 
 void event_digest::put_name(ev::name_id id, const name_table& names) {
-  if (id >= hashes_.size()) hashes_.resize(std::max<std::size_t>(static_cast<std::size_t>(id) + 1, 2 * hashes_.size()), 0);
+  if (id >= hashes_.size())
+    hashes_.resize(std::max<std::size_t>(static_cast<std::size_t>(id) + 1, 2 * hashes_.size()), 0);
   std::uint64_t& hash = hashes_[id];
   if (hash == 0) {
     const std::string_view text = names.text(id);

@@ -151,7 +151,8 @@ std::vector<std::optional<run_brief>> run_guided(const explore_input& in, std::u
       std::vector<std::size_t> rare;  // the situations reached least, in list order
       for (std::size_t k = 0; k < kinds; ++k)
         if (reached[k] == rarest) rare.push_back(k);
-      const std::size_t k = rare[static_cast<std::size_t>(sim::uniform_int(rng, 0, static_cast<std::int64_t>(rare.size()) - 1))];
+      const std::size_t k =
+          rare[static_cast<std::size_t>(sim::uniform_int(rng, 0, static_cast<std::int64_t>(rare.size()) - 1))];
       std::vector<std::size_t> parents;
       for (std::size_t p = 0; p < start; ++p)
         if ((results[p]->record.reached >> k) & 1U) parents.push_back(p);
@@ -209,8 +210,7 @@ std::string repro_text(const explore_input& in, std::uint64_t root_seed, std::si
        f.invariant + " violated with the same seed:\n";
   for (const std::string& step : f.shrunk.steps) h += "#   - " + one_line(step) + "\n";
   h += "# Now: " + describe(f.shrunk_size) + ".\n";
-  if (f.shrunk.cut_short)
-    h += "# Shrinking was cut short: a smaller scenario may still show the violation.\n";
+  if (f.shrunk.cut_short) h += "# Shrinking was cut short: a smaller scenario may still show the violation.\n";
   h += "#\n";
   h += "# [expect] says the invariant must hold, so `twice run` on this file exits 1\n";
   h += "# and shows the violation. The explored file's own expectations are left out.\n\n";
@@ -229,8 +229,9 @@ finding make_finding(const explore_input& in, std::uint64_t root_seed, std::size
   f.kinds_dropped = plan.kinds_dropped;
   const load_result original = load_scenario_text(write_document(plan.doc), in.path);
   if (original.ok()) f.original_size = size_of(original.value->world);
-  shrink_outcome shrunk = shrink(plan.doc, invariant, in.path,
-                                 {options.shrink_runs, options.shrink_deadline ? options.shrink_deadline : options.deadline});
+  shrink_outcome shrunk =
+      shrink(plan.doc, invariant, in.path,
+             {options.shrink_runs, options.shrink_deadline ? options.shrink_deadline : options.deadline});
   f.shrunk = shrunk;
   const load_result loaded = load_scenario_text(write_document(shrunk.doc), in.path);
   if (loaded.ok()) f.shrunk_size = size_of(loaded.value->world);
@@ -377,8 +378,8 @@ void limit_time(explore_options& options, std::chrono::steady_clock::time_point 
 std::string repro_file_name(std::string_view scenario_name, std::string_view invariant) {
   std::string stem(scenario_name);
   for (char& c : stem) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                      c == '-' || c == '.';
+    const bool keep =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
     if (!keep) c = '_';
   }
   if (stem.empty() || stem.front() == '.') stem.insert(0, "scenario");

@@ -11,20 +11,22 @@ scenario_size size_of(const world_config& c) {
   s.workers = c.workers;
   s.faults = c.point_faults.size() + c.crashes.size() + c.deploys.size() + c.queue_faults.size();
   s.faults += c.payments.outages.size() + c.payments.latency_spikes.size();
-  for (const std::uint32_t ppm : {c.payments.unavailable_ppm, c.payments.rate_limited_ppm, c.payments.internal_error_ppm,
-                                  c.payments.lost_request_ppm, c.payments.lost_response_ppm})
+  for (const std::uint32_t ppm :
+       {c.payments.unavailable_ppm, c.payments.rate_limited_ppm, c.payments.internal_error_ppm,
+        c.payments.lost_request_ppm, c.payments.lost_response_ppm})
     s.faults += ppm != 0;
   for (const service_tool_config* t : service_tools(c)) {
     s.faults += t->outages.size() + t->latency_spikes.size();
-    for (const std::uint32_t ppm : {t->unavailable_ppm, t->rate_limited_ppm, t->internal_error_ppm, t->lost_request_ppm,
-                                    t->lost_response_ppm})
+    for (const std::uint32_t ppm :
+         {t->unavailable_ppm, t->rate_limited_ppm, t->internal_error_ppm, t->lost_request_ppm, t->lost_response_ppm})
       s.faults += ppm != 0;
   }
   return s;
 }
 
 std::string describe(const scenario_size& s) {
-  return sim::counted(s.jobs, "job") + ", " + sim::counted(s.workers, "worker") + ", " + sim::counted(s.faults, "fault");
+  return sim::counted(s.jobs, "job") + ", " + sim::counted(s.workers, "worker") + ", " +
+         sim::counted(s.faults, "fault");
 }
 
 bool probe_result::violates(std::string_view invariant) const {

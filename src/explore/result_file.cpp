@@ -18,9 +18,8 @@ constexpr std::string_view result_format = "twice explore result 1";
 std::string hex64(std::uint64_t v) { return fmt::format("{:016x}", v); }
 
 json stamp_json(const explore_stamp& s) {
-  return json{{"path", s.path},       {"scenario_xxh3", s.scenario_hash}, {"root_seed", s.root_seed},
-              {"runs", s.runs},       {"all", s.all},                     {"shrink_runs", s.shrink_runs},
-              {"guide", s.guide},     {"version", s.version}};
+  return json{{"path", s.path}, {"scenario_xxh3", s.scenario_hash}, {"root_seed", s.root_seed}, {"runs", s.runs},
+              {"all", s.all},   {"shrink_runs", s.shrink_runs},     {"guide", s.guide},         {"version", s.version}};
 }
 
 // Runs as [index, world seed, [violated...], situations reached]: a row a
@@ -75,12 +74,9 @@ std::string shard_file_name(shard part) { return fmt::format("shard-{}-of-{}.jso
 std::string shard_json(const explore_stamp& stamp, const explore_input& input, const run_set& runs) {
   json names = json::array();
   for (const situation_info& s : situations()) names.push_back(s.name);
-  const json j{{"format", shard_format},
-               {"stamp", stamp_json(stamp)},
-               {"situations", std::move(names)},
-               {"shard", {{"index", runs.part.index}, {"count", runs.part.count}}},
-               {"scenario_text", input.text},
-               {"deadline_hit", runs.deadline_hit},
+  const json j{{"format", shard_format},         {"stamp", stamp_json(stamp)},
+               {"situations", std::move(names)}, {"shard", {{"index", runs.part.index}, {"count", runs.part.count}}},
+               {"scenario_text", input.text},    {"deadline_hit", runs.deadline_hit},
                {"runs", runs_json(runs.runs)}};
   return j.dump() + "\n";
 }
@@ -190,9 +186,10 @@ std::string merge_problem(const std::vector<shard_file>& shards) {
     const explore_stamp& a = first.stamp;
     const explore_stamp& b = s.stamp;
     auto differ = [&](std::string_view what, const std::string& x, const std::string& y) {
-      return fmt::format("{} and {} come from different explorations: {} {} against {} (merge only the shards of one "
-                         "`twice explore ... --shard K/N` run)",
-                         first.file, s.file, what, x, y);
+      return fmt::format(
+          "{} and {} come from different explorations: {} {} against {} (merge only the shards of one "
+          "`twice explore ... --shard K/N` run)",
+          first.file, s.file, what, x, y);
     };
     if (a.scenario_hash != b.scenario_hash) return differ("scenario bytes (XXH3)", a.scenario_hash, b.scenario_hash);
     if (a.path != b.path) return differ("scenario path", a.path, b.path);

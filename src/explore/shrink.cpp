@@ -35,7 +35,8 @@ std::vector<std::string> tool_paths(const doc_node& root) {
 }
 
 std::vector<far_side> far_sides(const doc_node& root) {
-  std::vector<far_side> out = {{"vendor", "300ms"}, {"tools.email", "150ms"}, {"tools.model", "4s"}, {"tools.read", "5ms"}};
+  std::vector<far_side> out = {
+      {"vendor", "300ms"}, {"tools.email", "150ms"}, {"tools.model", "4s"}, {"tools.read", "5ms"}};
   const std::vector<std::string> tools = tool_paths(root);
   for (std::size_t i = 3; i < tools.size(); ++i) out.push_back({tools[i], "100ms"});
   return out;
@@ -140,7 +141,8 @@ class shrinker {
     for (const std::string& array : arrays) {
       for (std::size_t i = array_size(out_.doc, array); i-- > 0;) {
         const doc_node* item = find_node(out_.doc, path_of(array + "[" + std::to_string(i) + "]"));
-        const std::string what = item != nullptr && array.find('.') == std::string::npos ? fault_kind_of(array, *item) : "";
+        const std::string what =
+            item != nullptr && array.find('.') == std::string::npos ? fault_kind_of(array, *item) : "";
         remove_element(array, i, what);
       }
     }
@@ -207,8 +209,10 @@ class shrinker {
     smaller("workload.count", 1);
     earlier("workload.start");
     if (workload_count() > 1) {
-      if (node_at("workload.rate") != nullptr) higher_rate();
-      else shorter_interval();
+      if (node_at("workload.rate") != nullptr)
+        higher_rate();
+      else
+        shorter_interval();
     }
     if (const doc_node* a = node_at("workload.arrival");
         a != nullptr && a->type == doc_node::kind::string && a->text == "poisson")
@@ -252,9 +256,8 @@ class shrinker {
       if (n == nullptr || n->type != doc_node::kind::integer) return;
       const std::int64_t was = n->integer;
       const std::int64_t now = std::min<std::int64_t>(was * 2, 1'000'000);
-      if (now <= was ||
-          !attempt([&](doc_node& d) { return set_node(d, path_of("workload.rate"), make_integer(now)); },
-                   "workload.rate: " + std::to_string(was) + " -> " + std::to_string(now)))
+      if (now <= was || !attempt([&](doc_node& d) { return set_node(d, path_of("workload.rate"), make_integer(now)); },
+                                 "workload.rate: " + std::to_string(was) + " -> " + std::to_string(now)))
         return;
     }
   }
@@ -366,7 +369,8 @@ class shrinker {
   void smaller(const std::string& path, std::int64_t default_value) {
     for (int round = 0; round < 4; ++round) {
       const doc_node* count = find_node(out_.doc, path_of(path));
-      const std::int64_t n = count != nullptr && count->type == doc_node::kind::integer ? count->integer : default_value;
+      const std::int64_t n =
+          count != nullptr && count->type == doc_node::kind::integer ? count->integer : default_value;
       std::vector<std::int64_t> targets{1};
       for (std::int64_t cut = n / 2; cut >= 1; cut /= 2)
         if (n - cut > targets.back()) targets.push_back(n - cut);
@@ -424,7 +428,8 @@ class shrinker {
       if (n != nullptr && n->is_table()) {
         if (n->find("fixed") != nullptr) continue;
         was = write_inline(*n);
-        if (const doc_node* p50 = n->find("p50"); p50 != nullptr && p50->type == doc_node::kind::string) fixed = p50->text;
+        if (const doc_node* p50 = n->find("p50"); p50 != nullptr && p50->type == doc_node::kind::string)
+          fixed = p50->text;
         if (const doc_node* u = n->find("uniform"); u != nullptr && u->is_array() && !u->items.empty())
           fixed = u->items.front().text;
       }
@@ -455,7 +460,7 @@ class shrinker {
   std::string path_;
   shrink_options options_;
   shrink_outcome out_;
-  std::uint64_t digest_ = 0;  // of out_.doc's run
+  std::uint64_t digest_ = 0;                     // of out_.doc's run
   shrink_stop skipped_ = shrink_stop::finished;  // why a candidate was refused untried, once one was
 };
 
@@ -463,20 +468,28 @@ class shrinker {
 
 std::string stop_reason(shrink_stop stop, std::size_t max_runs) {
   switch (stop) {
-    case shrink_stop::finished: return "";
-    case shrink_stop::candidates: return "its budget of " + sim::counted(max_runs, "candidate");
-    case shrink_stop::deadline: return "the time limit";
-    case shrink_stop::passes: return std::to_string(shrinker::passes_max) + " passes";
+    case shrink_stop::finished:
+      return "";
+    case shrink_stop::candidates:
+      return "its budget of " + sim::counted(max_runs, "candidate");
+    case shrink_stop::deadline:
+      return "the time limit";
+    case shrink_stop::passes:
+      return std::to_string(shrinker::passes_max) + " passes";
   }
   return "";
 }
 
 std::string_view stop_name(shrink_stop stop) {
   switch (stop) {
-    case shrink_stop::finished: return "";
-    case shrink_stop::candidates: return "candidates";
-    case shrink_stop::deadline: return "time_limit";
-    case shrink_stop::passes: return "passes";
+    case shrink_stop::finished:
+      return "";
+    case shrink_stop::candidates:
+      return "candidates";
+    case shrink_stop::deadline:
+      return "time_limit";
+    case shrink_stop::passes:
+      return "passes";
   }
   return "";
 }

@@ -24,7 +24,7 @@
 namespace twice::explore {
 
 struct shrink_options {
-  std::size_t max_runs = 400;  // candidates tried, at most
+  std::size_t max_runs = 400;                                     // candidates tried, at most
   std::optional<std::chrono::steady_clock::time_point> deadline;  // wall clock: only bounds the effort
 };
 

@@ -68,13 +68,20 @@ void check_values(const sweep_input& in, std::vector<scenario_error>& errors) {
 class sweep_observer final : public event_observer {
  public:
   void on_event(const ev::event& e, const name_table&) override {
-    if (const auto* s = std::get_if<ev::send>(&e.body)) sent_.emplace(s->body, e.at);
-    else if (const auto* p = std::get_if<ev::produced>(&e.body)) sent_.emplace(p->body, e.at);
-    else if (const auto* d = std::get_if<ev::job_done>(&e.body)) ended_.emplace(d->job, e.at);
-    else if (const auto* f = std::get_if<ev::job_failed>(&e.body)) ended_.emplace(f->job, e.at);
-    else if (const auto* l = std::get_if<ev::dead_letter>(&e.body)) ended_.emplace(l->job, e.at);
-    else if (const auto* r = std::get_if<ev::redrive>(&e.body)) ended_.emplace(r->body, e.at);
-    else if (std::holds_alternative<ev::attempt_start>(e.body)) ++attempts_;
+    if (const auto* s = std::get_if<ev::send>(&e.body))
+      sent_.emplace(s->body, e.at);
+    else if (const auto* p = std::get_if<ev::produced>(&e.body))
+      sent_.emplace(p->body, e.at);
+    else if (const auto* d = std::get_if<ev::job_done>(&e.body))
+      ended_.emplace(d->job, e.at);
+    else if (const auto* f = std::get_if<ev::job_failed>(&e.body))
+      ended_.emplace(f->job, e.at);
+    else if (const auto* l = std::get_if<ev::dead_letter>(&e.body))
+      ended_.emplace(l->job, e.at);
+    else if (const auto* r = std::get_if<ev::redrive>(&e.body))
+      ended_.emplace(r->body, e.at);
+    else if (std::holds_alternative<ev::attempt_start>(e.body))
+      ++attempts_;
   }
   std::uint64_t footprint() const override { return sim::tree_footprint(sent_) + sim::tree_footprint(ended_); }
   std::optional<sim::duration> time_of(ev::name_id job) const {
@@ -126,7 +133,8 @@ std::vector<std::size_t> choice_of(const std::vector<sweep_axis>& axes, std::siz
 run_figures run_cell(const sweep_input& in, std::size_t cell, std::uint64_t world_seed, bool first_seed) {
   doc_node doc = in.base;
   const std::vector<std::size_t> choice = choice_of(in.grid.vary, cell);
-  for (std::size_t a = 0; a < choice.size(); ++a) apply_value_of(doc, in.grid.vary[a], in.grid.vary[a].values[choice[a]]);
+  for (std::size_t a = 0; a < choice.size(); ++a)
+    apply_value_of(doc, in.grid.vary[a], in.grid.vary[a].values[choice[a]]);
   set_seed(doc, world_seed);
   load_result loaded = load_scenario_document(doc, in.path);
   run_figures out;
@@ -180,8 +188,7 @@ run_figures run_cell(const sweep_input& in, std::size_t cell, std::uint64_t worl
 // value holding one has no --vary that gives it.)
 std::string vary_text(const doc_node& v) {
   const std::string text = value_text(v);
-  if (v.type == doc_node::kind::floating)
-    return text.find_first_of(".ein") == std::string::npos ? text + ".0" : text;
+  if (v.type == doc_node::kind::floating) return text.find_first_of(".ein") == std::string::npos ? text + ".0" : text;
   if (v.type != doc_node::kind::string) return text;
   const scenario_detail::parsed_document parsed = parse_document("v = " + text, "--vary");
   const doc_node* read = parsed.ok ? parsed.root.find("v") : nullptr;
@@ -261,8 +268,10 @@ sweep_cell gather(const sweep_input& in, std::size_t cell, const std::vector<run
   out.dead_letters = mean_of(dead_letters);
   for (const auto& [tool, values] : by_tool) out.calls_per_job_by_tool.emplace_back(tool, mean_of(values));
   for (const std::string_view name : invariant_names()) {
-    if (const auto it = broken.find(std::string(name)); it != broken.end()) out.violated.emplace_back(it->first, it->second);
-    if (const auto it = unjudged.find(std::string(name)); it != unjudged.end()) out.unjudged.emplace_back(it->first, it->second);
+    if (const auto it = broken.find(std::string(name)); it != broken.end())
+      out.violated.emplace_back(it->first, it->second);
+    if (const auto it = unjudged.find(std::string(name)); it != unjudged.end())
+      out.unjudged.emplace_back(it->first, it->second);
   }
   return out;
 }
@@ -272,21 +281,29 @@ sweep_cell gather(const sweep_input& in, std::size_t cell, const std::vector<run
 std::string verdicts_text(const sweep_cell& c) {
   if (c.violated.empty() && c.unjudged.empty()) return "none";
   std::string out;
-  for (const auto& [name, runs] : c.violated) out += (out.empty() ? "" : ", ") + fmt::format("{} {}/{}", name, runs, c.runs);
+  for (const auto& [name, runs] : c.violated)
+    out += (out.empty() ? "" : ", ") + fmt::format("{} {}/{}", name, runs, c.runs);
   std::string unjudged;
-  for (const auto& [name, runs] : c.unjudged) unjudged += (unjudged.empty() ? "" : ", ") + fmt::format("{} {}/{}", name, runs, c.runs);
+  for (const auto& [name, runs] : c.unjudged)
+    unjudged += (unjudged.empty() ? "" : ", ") + fmt::format("{} {}/{}", name, runs, c.runs);
   if (!unjudged.empty()) out += (out.empty() ? "" : "; ") + ("unjudged: " + unjudged);
   return out;
 }
 
 std::string value_text(const doc_node& v) {
   switch (v.type) {
-    case doc_node::kind::string: return v.text;
-    case doc_node::kind::integer: return std::to_string(v.integer);
-    case doc_node::kind::floating: return fmt::format("{}", v.floating);
-    case doc_node::kind::boolean: return v.boolean ? "true" : "false";
-    case doc_node::kind::table: return v.find("name") != nullptr ? v.find("name")->text : "?";  // a case
-    default: return "?";
+    case doc_node::kind::string:
+      return v.text;
+    case doc_node::kind::integer:
+      return std::to_string(v.integer);
+    case doc_node::kind::floating:
+      return fmt::format("{}", v.floating);
+    case doc_node::kind::boolean:
+      return v.boolean ? "true" : "false";
+    case doc_node::kind::table:
+      return v.find("name") != nullptr ? v.find("name")->text : "?";  // a case
+    default:
+      return "?";
   }
 }
 
@@ -345,7 +362,8 @@ sweep_stat stat_of(std::vector<std::int64_t> values) {
   s.mean = sum / static_cast<double>(s.n);
   if (s.n >= 2) {
     double squares = 0;
-    for (const std::int64_t v : values) squares += (static_cast<double>(v) - s.mean) * (static_cast<double>(v) - s.mean);
+    for (const std::int64_t v : values)
+      squares += (static_cast<double>(v) - s.mean) * (static_cast<double>(v) - s.mean);
     const double sd = std::sqrt(squares / static_cast<double>(s.n - 1));
     s.ci95 = t975(s.n - 1) * sd / std::sqrt(static_cast<double>(s.n));
   }
@@ -380,11 +398,17 @@ sweep_prepared prepare_sweep_text(std::string_view text, const std::string& path
   // [sweep] table's seeds) a look at the spread of seeds alone. With neither,
   // nothing says what to sweep.
   if (in.grid.vary.empty() && !seeds && !loaded.value->sweep.present)
-    out.errors.push_back({path, 0, 0, {},
+    out.errors.push_back({path,
+                          0,
+                          0,
+                          {},
                           "nothing to sweep: give --vary KEY=V1,V2,..., --seeds N (the file as written under N seeds) "
                           "or a [sweep] table in the file"});
   else if (cell_count(in.grid.vary) * in.grid.seeds > 1'000'000)
-    out.errors.push_back({path, 0, 0, {},
+    out.errors.push_back({path,
+                          0,
+                          0,
+                          {},
                           fmt::format("{} cells of {} seeds is more than a million runs; sweep fewer values",
                                       cell_count(in.grid.vary), in.grid.seeds)});
   else
@@ -441,9 +465,10 @@ sweep_result run_sweep(const sweep_input& in, unsigned jobs,
     return out;
   }
   for (std::size_t c = 0; c < cells; ++c)
-    out.cells.push_back(gather(in, c,
-                               std::vector<run_figures>(runs.begin() + static_cast<std::ptrdiff_t>(c * out.seeds),
-                                                        runs.begin() + static_cast<std::ptrdiff_t>((c + 1) * out.seeds))));
+    out.cells.push_back(
+        gather(in, c,
+               std::vector<run_figures>(runs.begin() + static_cast<std::ptrdiff_t>(c * out.seeds),
+                                        runs.begin() + static_cast<std::ptrdiff_t>((c + 1) * out.seeds))));
   out.wall = std::chrono::steady_clock::now() - start;
   return out;
 }

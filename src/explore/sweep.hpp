@@ -83,13 +83,13 @@ struct sweep_cell {
   // sets): with --seeds 1 --seed W, the cell's run under world seed W.
   std::vector<std::string> vary_arguments;
   std::size_t runs = 0;
-  std::size_t runs_all_ended = 0;   // runs whose every job ended before a budget ran out
-  sweep_stat makespan_us;           // per run: when the story ended
-  sweep_stat job_time_us;           // per job of every run: from its send to its end (jobs that ended)
-  sweep_stat calls_per_job_milli;   // per run: tool calls over story jobs, in thousandths
+  std::size_t runs_all_ended = 0;  // runs whose every job ended before a budget ran out
+  sweep_stat makespan_us;          // per run: when the story ended
+  sweep_stat job_time_us;          // per job of every run: from its send to its end (jobs that ended)
+  sweep_stat calls_per_job_milli;  // per run: tool calls over story jobs, in thousandths
   std::vector<std::pair<std::string, double>> calls_per_job_by_tool;  // mean over runs, tools in world order
-  double retries = 0;               // mean per run: attempts started beyond each job's first
-  double dead_letters = 0;          // mean per run
+  double retries = 0;                                         // mean per run: attempts started beyond each job's first
+  double dead_letters = 0;                                    // mean per run
   std::vector<std::pair<std::string, std::size_t>> violated;  // invariant -> runs that broke it (only those broken)
   // invariant -> runs that could not judge it (UNJUDGED: held only because
   // what it needs to see was lost), only those; never counted as held.

@@ -29,10 +29,14 @@ constexpr std::string_view item_arrays[] = {"fault", "crash", "deploy", "queue_f
 // A rate the file sets to something other than zero.
 bool nonzero(const doc_node& n) {
   switch (n.type) {
-    case doc_node::kind::integer: return n.integer != 0;
-    case doc_node::kind::floating: return n.floating != 0.0;
-    case doc_node::kind::string: return n.text.find_first_not_of("0.") != std::string::npos;
-    default: return true;  // a wrong type: the loader has said so
+    case doc_node::kind::integer:
+      return n.integer != 0;
+    case doc_node::kind::floating:
+      return n.floating != 0.0;
+    case doc_node::kind::string:
+      return n.text.find_first_not_of("0.") != std::string::npos;
+    default:
+      return true;  // a wrong type: the loader has said so
   }
 }
 
@@ -91,7 +95,8 @@ std::string decimal_ppm(std::int64_t ppm) {
 }  // namespace
 
 std::string fault_kind_of(std::string_view array, const doc_node& item) {
-  if (array == "fault") return "fault:" + text_of(item.find("point"), "?") + ":" + text_of(item.find("action"), "crash");
+  if (array == "fault")
+    return "fault:" + text_of(item.find("point"), "?") + ":" + text_of(item.find("action"), "crash");
   if (array == "deploy") return "deploy:" + text_of(item.find("strategy"), "drain");
   if (array == "queue_fault") return "queue_fault:" + text_of(item.find("kind"), "?");
   return std::string(array);
@@ -132,9 +137,12 @@ void remove_fault_kind(doc_node& root, std::string_view kind) {
 std::string value_text(explore_value kind, std::int64_t v) {
   switch (kind) {
     case explore_value::time:
-    case explore_value::duration: return sim::format_duration(sim::duration::from_us(v));
-    case explore_value::probability: return decimal_ppm(v);
-    case explore_value::integer: return std::to_string(v);
+    case explore_value::duration:
+      return sim::format_duration(sim::duration::from_us(v));
+    case explore_value::probability:
+      return decimal_ppm(v);
+    case explore_value::integer:
+      return std::to_string(v);
   }
   return {};
 }
@@ -164,8 +172,10 @@ bool apply_value(doc_node& root, const std::string& path, explore_value kind, st
 
 void set_seed(doc_node& root, std::uint64_t seed) {
   const key_path p{{{"seed", std::nullopt}}};
-  if (seed <= static_cast<std::uint64_t>(INT64_MAX)) set_node(root, p, make_integer(static_cast<std::int64_t>(seed)));
-  else set_node(root, p, make_string(std::to_string(seed)));
+  if (seed <= static_cast<std::uint64_t>(INT64_MAX))
+    set_node(root, p, make_integer(static_cast<std::int64_t>(seed)));
+  else
+    set_node(root, p, make_string(std::to_string(seed)));
 }
 
 namespace {
@@ -197,15 +207,16 @@ run_genes draw_genes(const doc_node& base, const explore_spec& spec, std::uint64
   return g;
 }
 
-run_genes mutate_genes(const doc_node& base, const explore_spec& spec, const run_genes& parent, sim::random_stream& rng) {
+run_genes mutate_genes(const doc_node& base, const explore_spec& spec, const run_genes& parent,
+                       sim::random_stream& rng) {
   run_genes g;
   g.world_seed = rng.next_u64() >> 1;
   for (std::size_t i = 0; i < spec.vary.size(); ++i)
     g.values.push_back(sim::bernoulli(rng, 1, 4) ? sim::uniform_int(rng, spec.vary[i].lo, spec.vary[i].hi)
                                                  : parent.values[i]);
   for (std::string& kind : kinds_with(base, spec, g.values)) {
-    const auto inherited = std::find_if(parent.kinds.begin(), parent.kinds.end(),
-                                        [&](const auto& k) { return k.first == kind; });
+    const auto inherited =
+        std::find_if(parent.kinds.begin(), parent.kinds.end(), [&](const auto& k) { return k.first == kind; });
     bool keep = inherited != parent.kinds.end() ? inherited->second : true;
     if (spec.swarm && sim::bernoulli(rng, 1, 4)) keep = !keep;
     g.kinds.emplace_back(std::move(kind), keep);
@@ -225,7 +236,8 @@ run_plan plan_from_genes(const doc_node& base, const explore_spec& spec, const r
     plan.drawn.emplace_back(r.path, value_text(r.kind, genes.values[i]));
   }
   for (const std::string& kind : fault_kinds(plan.doc)) {
-    const auto gene = std::find_if(genes.kinds.begin(), genes.kinds.end(), [&](const auto& k) { return k.first == kind; });
+    const auto gene =
+        std::find_if(genes.kinds.begin(), genes.kinds.end(), [&](const auto& k) { return k.first == kind; });
     const bool keep = gene == genes.kinds.end() || gene->second;
     (keep ? plan.kinds_kept : plan.kinds_dropped).push_back(kind);
   }

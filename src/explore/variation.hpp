@@ -53,9 +53,9 @@ struct run_plan {
   std::size_t index = 0;
   std::uint64_t world_seed = 0;
   std::vector<std::pair<std::string, std::string>> drawn;  // key path -> value text, in file order
-  std::vector<std::string> kinds_kept;     // the fault kinds this run kept
-  std::vector<std::string> kinds_dropped;  // swarm: the ones it left out
-  doc_node doc;                            // the concrete scenario the run loads
+  std::vector<std::string> kinds_kept;                     // the fault kinds this run kept
+  std::vector<std::string> kinds_dropped;                  // swarm: the ones it left out
+  doc_node doc;                                            // the concrete scenario the run loads
 };
 
 // `base` is the scenario without its [explore] table.
@@ -67,6 +67,7 @@ run_plan plan_from_genes(const doc_node& base, const explore_spec& spec, const r
 run_genes draw_genes(const doc_node& base, const explore_spec& spec, std::uint64_t root_seed, std::size_t index);
 // A near variant of `parent`: a new world seed always; each range redrawn,
 // and each fault kind's coin flipped, with probability 1/4; drawn from `rng`.
-run_genes mutate_genes(const doc_node& base, const explore_spec& spec, const run_genes& parent, sim::random_stream& rng);
+run_genes mutate_genes(const doc_node& base, const explore_spec& spec, const run_genes& parent,
+                       sim::random_stream& rng);
 
 }  // namespace twice::explore

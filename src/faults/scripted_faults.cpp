@@ -16,18 +16,24 @@ std::string text_field(std::string_view key, std::string_view text) {
 
 std::string_view action_name(point_action a) {
   switch (a) {
-    case point_action::proceed: return "proceed";
-    case point_action::crash: return "crash";
-    case point_action::error: return "error";
+    case point_action::proceed:
+      return "proceed";
+    case point_action::crash:
+      return "crash";
+    case point_action::error:
+      return "error";
   }
   return "?";
 }
 
 std::string_view kind_name(queue_fault::kind k) {
   switch (k) {
-    case queue_fault::kind::duplicate_delivery: return "duplicate_delivery";
-    case queue_fault::kind::lose_delete: return "lose_delete";
-    case queue_fault::kind::send_timeout: return "send_timeout";
+    case queue_fault::kind::duplicate_delivery:
+      return "duplicate_delivery";
+    case queue_fault::kind::lose_delete:
+      return "lose_delete";
+    case queue_fault::kind::send_timeout:
+      return "send_timeout";
   }
   return "?";
 }

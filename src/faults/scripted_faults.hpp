@@ -47,12 +47,12 @@ class scripted_faults final : public fault_plan, public queue_faults {
   const queue_fault* queue_rule_fires(queue_fault::kind kind, std::string_view job, std::uint32_t nth);
 
   std::vector<point_fault> points_;
-  std::vector<std::uint32_t> fired_;             // per point rule
-  std::vector<sim::random_stream> point_rngs_;   // per point rule
+  std::vector<std::uint32_t> fired_;            // per point rule
+  std::vector<sim::random_stream> point_rngs_;  // per point rule
   std::vector<queue_fault> queue_faults_;
-  std::vector<sim::random_stream> queue_rngs_;   // per queue rule (only those without a job draw)
-  bool counts_deletes_ = false;  // some rule is a lose_delete
-  bool counts_sends_ = false;    // some rule is a send_timeout
+  std::vector<sim::random_stream> queue_rngs_;                    // per queue rule (only those without a job draw)
+  bool counts_deletes_ = false;                                   // some rule is a lose_delete
+  bool counts_sends_ = false;                                     // some rule is a send_timeout
   std::map<std::string, std::uint32_t, std::less<>> sends_seen_;  // per job, with a send_timeout rule only
   std::map<message_id, std::string> jobs_by_message_;
   std::map<message_id, std::uint32_t> deletes_seen_;

@@ -54,8 +54,7 @@ std::vector<lint_warning> lint(const world_config& config) {
 }
 
 std::string format_warning(const lint_warning& warning) {
-  return fmt::format("warning[{}] {}\n  why: {}\n  fix: {}\n", warning.rule, warning.setting, warning.why,
-                     warning.fix);
+  return fmt::format("warning[{}] {}\n  why: {}\n  fix: {}\n", warning.rule, warning.setting, warning.why, warning.fix);
 }
 
 }  // namespace twice

@@ -26,10 +26,11 @@ struct consumed_queue {
 std::vector<consumed_queue> consumed_queues(const world_config& config) {
   const broker_kind broker = broker_of(config);
   const bool retains = broker != broker_kind::sidekiq && broker != broker_kind::celery && broker != broker_kind::kafka;
-  const sim::duration lease = broker == broker_kind::kafka ? config.runtime.kafka->group.session_timeout : visibility(config);
-  std::vector<consumed_queue> queues{
-      {redrive_setting(config), lease, retains ? std::optional(config.queue.retention) : std::nullopt,
-       redrive_active(config)}};
+  const sim::duration lease =
+      broker == broker_kind::kafka ? config.runtime.kafka->group.session_timeout : visibility(config);
+  std::vector<consumed_queue> queues{{redrive_setting(config), lease,
+                                      retains ? std::optional(config.queue.retention) : std::nullopt,
+                                      redrive_active(config)}};
   const std::string_view split_tool = config.runtime.rules.split_tool;
   if (!split_tool.empty() && find_use(config, {split_tool})) {
     const queue_config& split = config.split.queue;
@@ -72,7 +73,8 @@ std::string_view missing_bound_setting(const world_config& config, const redeliv
   if (config.runtime.retry.maximum_attempts == 0) return key::maximum_attempts;
   const std::string_view redrive = paths.unredriven.front()->redrive_setting;
   // Without a redrive by receive count, the attempts are the only bound.
-  if (redrive.empty()) return config.runtime.rules.reset_attempts_on_reenqueue ? key::reset_attempts : key::maximum_attempts;
+  if (redrive.empty())
+    return config.runtime.rules.reset_attempts_on_reenqueue ? key::reset_attempts : key::maximum_attempts;
   // Pub/Sub's max_delivery_attempts names the dead-letter topic too.
   if (!config.dead_letter_queue && !config.queue.pubsub) return key::dead_letter_enabled;
   return redrive;
@@ -82,10 +84,14 @@ std::string_view missing_bound_setting(const world_config& config, const redeliv
 // "Kafka has no redrive by delivery count".
 std::string no_redrive_text(const world_config& config, const redelivery_paths& paths) {
   switch (broker_of(config)) {
-    case broker_kind::sidekiq: return "Sidekiq has none by delivery count: its dead set takes a job out of retries";
-    case broker_kind::celery: return "Celery has none: a task out of retries fails";
-    case broker_kind::kafka: return "Kafka has none by delivery count: the recoverer takes a record out of retries";
-    default: break;
+    case broker_kind::sidekiq:
+      return "Sidekiq has none by delivery count: its dead set takes a job out of retries";
+    case broker_kind::celery:
+      return "Celery has none: a task out of retries fails";
+    case broker_kind::kafka:
+      return "Kafka has none by delivery count: the recoverer takes a record out of retries";
+    default:
+      break;
   }
   if (!config.dead_letter_queue && !config.queue.pubsub) return "the dead-letter queue is disabled";
   std::vector<std::string_view> settings;
@@ -100,21 +106,24 @@ std::string dead_letter_why(const world_config& config, const redelivery_paths& 
   std::vector<std::string> causes;
   if (attempts == 0) causes.emplace_back("retry.maximum_attempts is unlimited");
   if (attempts != 0 && config.runtime.rules.reset_attempts_on_reenqueue) {
-    causes.push_back(fmt::format("discipline.reset_attempts_on_reenqueue sets the attempt counter back to 0 on "
-                                 "every delivery, so {} never reaches retry.maximum_attempts = {}",
-                                 failures_counted(config) ? "a crash loop" : "a failing job", attempts));
+    causes.push_back(
+        fmt::format("discipline.reset_attempts_on_reenqueue sets the attempt counter back to 0 on "
+                    "every delivery, so {} never reaches retry.maximum_attempts = {}",
+                    failures_counted(config) ? "a crash loop" : "a failing job", attempts));
   }
   if (attempts != 0 && config.runtime.count_attempts == attempt_counting::at_failure &&
       !config.runtime.rules.reset_attempts_on_reenqueue) {
-    causes.push_back(fmt::format("runtime.count_attempts = \"at_failure\" counts only failures a slice records, so "
-                                 "a crash loop never reaches retry.maximum_attempts = {}",
-                                 attempts));
+    causes.push_back(
+        fmt::format("runtime.count_attempts = \"at_failure\" counts only failures a slice records, so "
+                    "a crash loop never reaches retry.maximum_attempts = {}",
+                    attempts));
   }
   if (!paths.unredriven.empty())
     causes.push_back(fmt::format("there is no redrive ({})", no_redrive_text(config, paths)));
   if (in_slice && paths.failing_job && paths.unredriven.empty()) {
-    causes.emplace_back("the broker's redrive counts deliveries, while discipline.retry = \"in_slice\" retries "
-                        "inside one delivery");
+    causes.emplace_back(
+        "the broker's redrive counts deliveries, while discipline.retry = \"in_slice\" retries "
+        "inside one delivery");
   }
 
   std::vector<std::string> effects;
@@ -138,7 +147,7 @@ std::string dead_letter_why(const world_config& config, const redelivery_paths& 
     why += fmt::format(" (until the queue's retention, {}, drops it)", text(*paths.unredriven.front()->retention));
   }
   why += effects.size() > 1 ? "; neither is ever dead-lettered, and nobody is told."
-                             : "; it is never dead-lettered, and nobody is told.";
+                            : "; it is never dead-lettered, and nobody is told.";
   if (!paths.crash_loop) {
     // Say which path is still bounded, so the warning does not read as if
     // every poison message cycled forever.
@@ -147,15 +156,18 @@ std::string dead_letter_why(const world_config& config, const redelivery_paths& 
                                          : " (A task whose process dies is lost with it, not run again: it was acked "
                                            "when received.)";
     } else if (config.queue.super_fetch && !crash_loops_counted(config)) {
-      why += " (A job whose process dies on every run goes to the dead set at its fourth recovery in 72 h: super_fetch.)";
+      why +=
+          " (A job whose process dies on every run goes to the dead set at its fourth recovery in 72 h: super_fetch.)";
     } else if (crash_loops_counted(config)) {
-      why += fmt::format(" (A slice that crashes{} on every delivery is still dead-lettered after {} attempts: each "
-                         "delivery's attempt is counted on the job row.)",
-                         config.runtime.kafka ? "" : " or loses its lease", attempts);
+      why += fmt::format(
+          " (A slice that crashes{} on every delivery is still dead-lettered after {} attempts: each "
+          "delivery's attempt is counted on the job row.)",
+          config.runtime.kafka ? "" : " or loses its lease", attempts);
     } else {
-      why += fmt::format(" (A slice that crashes or loses its lease on every delivery is still redriven after "
-                         "{} = {} deliveries.)",
-                         redrive_setting(config), config.queue.max_receive_count);
+      why += fmt::format(
+          " (A slice that crashes or loses its lease on every delivery is still redriven after "
+          "{} = {} deliveries.)",
+          redrive_setting(config), config.queue.max_receive_count);
     }
   }
   return why;
@@ -184,10 +196,10 @@ dead_letter_fix_text dead_letter_fix(const world_config& config, const redeliver
     counting.emplace_back("set runtime.count_attempts = \"at_start\"");
     counted.push_back({"runtime.count_attempts", toml_word("at_start")});
   }
-  const std::string by_attempts =
-      fmt::format("{}: the runtime counts an attempt on the job row when a slice starts, before the handler runs, "
-                  "and dead-letters the job once they are used up, whether its slices fail or crash.",
-                  fmt::join(counting, " and "));
+  const std::string by_attempts = fmt::format(
+      "{}: the runtime counts an attempt on the job row when a slice starts, before the handler runs, "
+      "and dead-letters the job once they are used up, whether its slices fail or crash.",
+      fmt::join(counting, " and "));
   lint_advice attempts_advice = advise(std::move(counted));
   // A redrive bounds every path that redelivers the message; retries inside
   // a slice are not redeliveries. Only SQS and Pub/Sub redrive by count.
@@ -195,8 +207,8 @@ dead_letter_fix_text dead_letter_fix(const world_config& config, const redeliver
                                 !(rules.retry == retry_mode::in_slice && paths.failing_job);
   if (!redrive_suffices) return {capitalized(by_attempts), {std::move(attempts_advice)}};
   // Pub/Sub takes 5 to 100 delivery attempts.
-  const std::uint32_t deliveries =
-      config.queue.pubsub ? std::clamp<std::uint32_t>(attempts == 0 ? 5 : attempts, 5, 100) : (attempts == 0 ? 5 : attempts);
+  const std::uint32_t deliveries = config.queue.pubsub ? std::clamp<std::uint32_t>(attempts == 0 ? 5 : attempts, 5, 100)
+                                                       : (attempts == 0 ? 5 : attempts);
   std::vector<std::string_view> settings;
   std::vector<advised_value> redriven;
   const bool enable = !config.dead_letter_queue && !config.queue.pubsub;
@@ -232,12 +244,11 @@ void dead_letter_threshold(const world_config& config, std::vector<lint_warning>
 // Nothing reads the dead-letter queue and it keeps messages no longer than
 // the source queue does. Every dead letter is deleted unread in the end; one
 // the broker redrove there keeps its ORIGINAL enqueue time on a standard
-// queue, so after most of its retention spent being retried it goes soon ("it is a best practice to always set the retention period of a
-// dead-letter queue to be longer than the retention period of the original
-// queue", SQS Developer Guide, "Setting-up dead-letter queue retention").
-// Within the run's own horizon ([budget] time_limit) the same deletion is
-// what the run will show: no_message_lost breaks; past it, the verdict
-// cannot be judged when the run stops with dead letters still held.
+// queue, so after most of its retention spent being retried it goes soon ("it is a best practice to always set the
+// retention period of a dead-letter queue to be longer than the retention period of the original queue", SQS Developer
+// Guide, "Setting-up dead-letter queue retention"). Within the run's own horizon ([budget] time_limit) the same
+// deletion is what the run will show: no_message_lost breaks; past it, the verdict cannot be judged when the run stops
+// with dead letters still held.
 void dead_letters_unread(const world_config& config, std::vector<lint_warning>& out) {
   if (!config.dead_letter_queue || config.dead_letter_redrive) return;
   const bool shorter_than_source = config.dead_letter.retention <= config.queue.retention;
@@ -248,7 +259,8 @@ void dead_letters_unread(const world_config& config, std::vector<lint_warning>& 
                                         text(config.dead_letter.retention), text(config.queue.retention))
                           : fmt::format("it keeps messages {}, less than this run lasts ([budget] time_limit = {})",
                                         text(config.dead_letter.retention), text(config.time_limit));
-  out.push_back({"dead_letters_unread", "dead_letter_queue.retention",
+  out.push_back({"dead_letters_unread",
+                 "dead_letter_queue.retention",
                  fmt::format("Nothing reads the dead-letter queue (no redrive_after), and {}. Every dead letter is "
                              "deleted unread once that passes (sooner for one the broker moved there: it keeps its "
                              "first enqueue time){}, and nothing ever says that its work was never done.",
@@ -292,7 +304,8 @@ void page_resolved_before_answer(const world_config& config, std::vector<lint_wa
   // Half the pager's timeout before the answer: open then, wherever the minute falls.
   const sim::duration age = r.after - sim::duration::from_us(r.auto_resolve->us() / 2);
   out.push_back(
-      {"page_resolved_before_answer", "dead_letter_queue.page_auto_resolve",
+      {"page_resolved_before_answer",
+       "dead_letter_queue.page_auto_resolve",
        fmt::format("The pager resolves a page by itself after {} (page_auto_resolve), before the on-call answers it "
                    "({} after, redrive_after), {}. The depth alarm stays in ALARM while dead letters wait and pages "
                    "only on OK -> ALARM, so nothing is open when the on-call looks: no redrive, and retention deletes "
@@ -338,19 +351,22 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
   std::vector<std::string> ways;
   std::vector<lint_advice> advice;
   if (broker == broker_kind::sqs && config.message_group == message_group_source::none) {
-    ways.emplace_back("set queue.message_group_id = \"tenant\" (SQS fair queues: a standard queue that sees message "
-                      "group ids serves quiet tenants first while one is noisy)");
+    ways.emplace_back(
+        "set queue.message_group_id = \"tenant\" (SQS fair queues: a standard queue that sees message "
+        "group ids serves quiet tenants first while one is noisy)");
     advice.push_back(advise("queue.message_group_id", toml_word("tenant")));
   }
   if (broker != broker_kind::celery && config.workers > 1) {
-    ways.emplace_back(fmt::format("limit each tenant to fewer slices than there are workers ([tenants] "
-                                  "concurrency_limit, e.g. {})",
-                                  config.workers - 1));
+    ways.emplace_back(
+        fmt::format("limit each tenant to fewer slices than there are workers ([tenants] "
+                    "concurrency_limit, e.g. {})",
+                    config.workers - 1));
     advice.push_back(advise("tenants.concurrency_limit", toml_int(config.workers - 1)));
   }
   if (broker != broker_kind::celery && broker != broker_kind::kafka) {
-    ways.emplace_back("give each tenant a queue of its own, fetched by weight ([tenants] queues = \"one_per_tenant\", "
-                      "Sidekiq's weighted queues)");
+    ways.emplace_back(
+        "give each tenant a queue of its own, fetched by weight ([tenants] queues = \"one_per_tenant\", "
+        "Sidekiq's weighted queues)");
     advice.push_back(advise("tenants.queues", toml_word("one_per_tenant")));
   }
   if (ways.empty())
@@ -382,7 +398,8 @@ void tenants_share_queue_unfairly(const world_config& config, std::vector<lint_w
     return;
   }
   if (config.workers > 30) return;
-  out.push_back({"tenants_share_queue_unfairly", "workers.count",
+  out.push_back({"tenants_share_queue_unfairly",
+                 "workers.count",
                  fmt::format("Messages carry their tenant as the group id, but {} workers can have at most {} "
                              "messages in flight, and SQS treats a tenant as a noisy neighbour only with at least 30 "
                              "of its own in flight: fair delivery never starts.",
@@ -403,13 +420,16 @@ void fifo_deduplication_per_send(const world_config& config, std::vector<lint_wa
             "job twice.";
   // botocore builds every retry of a request from the same parameters, so
   // the SDK's own retries carry the same id; the producer's do not.
-  out.push_back({"fifo_deduplication_per_send", "queue.deduplication",
-                 "Each send carries a new MessageDeduplicationId: when a send times out after SQS had in fact "
-                 "accepted it, the producer's retry becomes a second message, since FIFO's 5-minute deduplication "
-                 "only drops a send whose id it has seen. The job is enqueued twice. " + consumer,
-                 "Set queue.deduplication = \"job_id\" (an id that names the job, the same on every retry) or "
-                 "\"content\" (ContentBasedDeduplication: the SHA-256 of the body, which names the job).",
-                 {advise("queue.deduplication", toml_word("job_id")), advise("queue.deduplication", toml_word("content"))}});
+  out.push_back(
+      {"fifo_deduplication_per_send",
+       "queue.deduplication",
+       "Each send carries a new MessageDeduplicationId: when a send times out after SQS had in fact "
+       "accepted it, the producer's retry becomes a second message, since FIFO's 5-minute deduplication "
+       "only drops a send whose id it has seen. The job is enqueued twice. " +
+           consumer,
+       "Set queue.deduplication = \"job_id\" (an id that names the job, the same on every retry) or "
+       "\"content\" (ContentBasedDeduplication: the SHA-256 of the body, which names the job).",
+       {advise("queue.deduplication", toml_word("job_id")), advise("queue.deduplication", toml_word("content"))}});
 }
 
 // A consumer keyed on the messageId: every second message of a job is new
@@ -421,10 +441,10 @@ void work_id_by_message(const world_config& config, std::vector<lint_warning>& o
   // redelivery is new work (worker::keeps_message_record).
   const bool kafka = config.runtime.kafka.has_value();
   if (kafka || config.queue.pubsub || config.queue.hold_until_ack || config.queue.redis_ack_emulation) {
-    const std::string_view again = kafka                      ? "a record re-read after a rebalance or a crash"
-                                   : config.queue.pubsub      ? "a message redelivered past its ack deadline"
+    const std::string_view again = kafka                         ? "a record re-read after a rebalance or a crash"
+                                   : config.queue.pubsub         ? "a message redelivered past its ack deadline"
                                    : config.queue.hold_until_ack ? "a job pushed back at shutdown or retried"
-                                                              : "a message restored unacked or retried";
+                                                                 : "a message restored unacked or retried";
     // In each broker's words; Sidekiq's fetch holds no lease to outlive.
     const std::string_view forever =
         kafka ? " Slower than max.poll.interval.ms, it may run for ever: each run's record is handed to another "
@@ -434,7 +454,8 @@ void work_id_by_message(const world_config& config, std::vector<lint_warning>& o
         : config.queue.hold_until_ack ? ""
                                       : " Slower than the visibility timeout, it may run for ever: each run's ack "
                                         "comes after the message was restored.";
-    out.push_back({"work_id_by_message", "discipline.work_id",
+    out.push_back({"work_id_by_message",
+                   "discipline.work_id",
                    fmt::format("The consumer keeps no job table and no record of the messages it handled "
                                "(discipline.work_id = \"message\"): every delivery is new work from the first "
                                "step, so {} runs its effects again.{}",
@@ -452,16 +473,20 @@ void work_id_by_message(const world_config& config, std::vector<lint_warning>& o
   if (config.queue.fifo && late == nullptr) return;
   const std::string why =
       config.queue.fifo
-          ? fmt::format("The consumer keys its work on the messageId (discipline.work_id = \"message\"), and a "
-                        "producer's retry {} after its send comes after FIFO's 5-minute deduplication interval: "
-                        "a second message, with a messageId of its own, which this consumer runs again from the "
-                        "first step.",
-                        text(late->resend_after))
-          : std::string("The consumer keys its work on the messageId (discipline.work_id = \"message\"), but a "
-                        "standard queue deduplicates no send: a producer's retry after a timeout, or a relay that "
-                        "sends twice, is a second message with a messageId of its own, which this consumer runs "
-                        "again from the first step, each write under a new key.");
-  out.push_back({"work_id_by_message", "discipline.work_id", why,
+          ? fmt::format(
+                "The consumer keys its work on the messageId (discipline.work_id = \"message\"), and a "
+                "producer's retry {} after its send comes after FIFO's 5-minute deduplication interval: "
+                "a second message, with a messageId of its own, which this consumer runs again from the "
+                "first step.",
+                text(late->resend_after))
+          : std::string(
+                "The consumer keys its work on the messageId (discipline.work_id = \"message\"), but a "
+                "standard queue deduplicates no send: a producer's retry after a timeout, or a relay that "
+                "sends twice, is a second message with a messageId of its own, which this consumer runs "
+                "again from the first step, each write under a new key.");
+  out.push_back({"work_id_by_message",
+                 "discipline.work_id",
+                 why,
                  "Key the work on the job (discipline.work_id = \"job\": keys like job_17:step_3:refund, and the "
                  "job row's end, which a second message of the job finds), or send to a FIFO queue whose "
                  "deduplication id names the job, and retry a timed-out send within 5 minutes.",
@@ -481,7 +506,8 @@ void fifo_group_held_by_retry(const world_config& config, std::vector<lint_warni
     if (!job.tenant.empty() && ++jobs_of[job.tenant] == 2 && crowded.empty()) crowded = job.tenant;
   });
   if (crowded.empty()) return;
-  out.push_back({"fifo_group_held_by_retry", "queue.message_group_id",
+  out.push_back({"fifo_group_held_by_retry",
+                 "queue.message_group_id",
                  fmt::format("Messages are grouped by tenant on a FIFO queue, and a job being retried keeps its "
                              "message in flight through each backoff (up to retry.maximum_interval = {}): every "
                              "later job of tenant {} waits behind it, and a job that fails every attempt holds the "

@@ -51,17 +51,18 @@ void no_backoff_cap(const world_config& config, std::vector<lint_warning>& out) 
   // retries wait as ETAs in the workers, Sidekiq's in its retry set (no
   // limit), and a retry in place sleeps in the slice.
   const broker_kind broker = broker_of(config);
-  const bool held_by_broker = config.runtime.rules.retry == retry_mode::nack &&
-                              (broker == broker_kind::sqs || broker == broker_kind::sqs_fifo ||
-                               broker == broker_kind::pubsub);
+  const bool held_by_broker =
+      config.runtime.rules.retry == retry_mode::nack &&
+      (broker == broker_kind::sqs || broker == broker_kind::sqs_fifo || broker == broker_kind::pubsub);
   const sim::duration limit = broker == broker_kind::pubsub ? max_ack_deadline : max_visibility_timeout;
   if (const std::optional<std::uint32_t> n = first_retry_above(policy, limit); n && held_by_broker) {
-    why += fmt::format(" and retry #{} passes {}, the longest the broker can hold a message back", *n + 1,
-                       text(limit));
+    why += fmt::format(" and retry #{} passes {}, the longest the broker can hold a message back", *n + 1, text(limit));
   }
   why += "; a job that failed through an outage then waits hours after the dependency recovered.";
   const sim::duration cap = std::min(policy.initial_interval * 100, uncapped_ceiling);
-  out.push_back({"no_backoff_cap", std::string(key::maximum_interval), std::move(why),
+  out.push_back({"no_backoff_cap",
+                 std::string(key::maximum_interval),
+                 std::move(why),
                  fmt::format("Set retry.maximum_interval to a duration (Temporal's default is 100 x the initial "
                              "interval: {}).",
                              text(cap)),
@@ -89,10 +90,10 @@ void no_jitter(const world_config& config, std::vector<lint_warning>& out) {
                      : "Set retry.jitter = \"full\" (or \"equal\", \"decorrelated\"): each worker draws its delays "
                        "from its own stream and the retries spread out.",
                  effective_cap(policy) == sim::duration::zero()
-                     ? std::vector<lint_advice>{advise({{"retry.initial_interval", toml_duration(sim::duration::from_s(1))},
-                                                        {std::string(key::maximum_interval),
-                                                         toml_duration(sim::duration::from_s(30))},
-                                                        {std::string(key::jitter), toml_word("full")}})}
+                     ? std::vector<lint_advice>{advise(
+                           {{"retry.initial_interval", toml_duration(sim::duration::from_s(1))},
+                            {std::string(key::maximum_interval), toml_duration(sim::duration::from_s(30))},
+                            {std::string(key::jitter), toml_word("full")}})}
                      : std::vector<lint_advice>{advise(std::string(key::jitter), toml_word("full"))}});
 }
 
@@ -100,12 +101,15 @@ void retries_non_retryable(const world_config& config, std::vector<lint_warning>
   if (!config.runtime.rules.retry_non_retryable) return;
   const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
   const std::string cost =
-      attempts == 0 ? std::string("is retried forever (retry.maximum_attempts is unlimited), hammering the tool, and "
-                                  "never reaches the failure someone must look at")
-                    : fmt::format("burns all {} attempts and their backoff before it fails, hammering the tool and "
-                                  "delaying the failure someone must look at",
-                                  attempts);
-  out.push_back({"retries_non_retryable", std::string(key::retry_non_retryable),
+      attempts == 0 ? std::string(
+                          "is retried forever (retry.maximum_attempts is unlimited), hammering the tool, and "
+                          "never reaches the failure someone must look at")
+                    : fmt::format(
+                          "burns all {} attempts and their backoff before it fails, hammering the tool and "
+                          "delaying the failure someone must look at",
+                          attempts);
+  out.push_back({"retries_non_retryable",
+                 std::string(key::retry_non_retryable),
                  fmt::format("non-retryable errors (400: invoice_not_found, idempotency_error) are retried like "
                              "503s: they fail the same way every time, so each such job {}.",
                              cost),
@@ -118,10 +122,11 @@ void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_wa
   const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
   std::string why;
   if (attempts == 0) {
-    why = fmt::format("the attempt counter on the job row goes back to 0 on every delivery ({}): attempt numbers "
-                      "repeat, so nothing can tell how often a job ran, and a retry.maximum_attempts set later never "
-                      "takes effect.",
-                      redeliveries(config));
+    why = fmt::format(
+        "the attempt counter on the job row goes back to 0 on every delivery ({}): attempt numbers "
+        "repeat, so nothing can tell how often a job ran, and a retry.maximum_attempts set later never "
+        "takes effect.",
+        redeliveries(config));
   } else {
     const std::string bound =
         redrive_active(config)
@@ -130,17 +135,20 @@ void attempts_reset_on_reenqueue(const world_config& config, std::vector<lint_wa
             : std::string("forever, and nothing else stops it");
     // What the count still bounds: failures retried inside one delivery.
     const std::string lease = lease_word(config).empty() ? std::string()
-                              : config.queue.pubsub       ? std::string(" or outlives its ack deadline")
-                                                          : std::string(" or outlives its lease");
+                              : config.queue.pubsub      ? std::string(" or outlives its ack deadline")
+                                                         : std::string(" or outlives its lease");
     const std::string who = failures_counted(config)
                                 ? fmt::format("a {} whose slice crashes{} on every delivery",
                                               config.runtime.kafka ? "record" : "message", lease)
                                 : std::string("a job that always fails, or whose slice crashes on every delivery,");
-    why = fmt::format("the attempt counter on the job row goes back to 0 on every delivery ({}), so "
-                      "retry.maximum_attempts = {} is never reached across deliveries: {} comes back {}.",
-                      redeliveries(config), attempts, who, bound);
+    why = fmt::format(
+        "the attempt counter on the job row goes back to 0 on every delivery ({}), so "
+        "retry.maximum_attempts = {} is never reached across deliveries: {} comes back {}.",
+        redeliveries(config), attempts, who, bound);
   }
-  out.push_back({"attempts_reset_on_reenqueue", std::string(key::reset_attempts), std::move(why),
+  out.push_back({"attempts_reset_on_reenqueue",
+                 std::string(key::reset_attempts),
+                 std::move(why),
                  "Set discipline.reset_attempts_on_reenqueue = false: the counter lives on the job row and only "
                  "goes up.",
                  {advise(std::string(key::reset_attempts), toml_bool(false))}});
@@ -155,7 +163,8 @@ void orphan_rescue_revives_exhausted(const world_config& config, std::vector<lin
   const std::optional<orphan_rescue_config>& rescue = config.runtime.orphan_rescue;
   const std::uint32_t attempts = config.runtime.retry.maximum_attempts;
   if (!rescue || rescue->exhausted != exhausted_orphans::retry || attempts == 0) return;
-  out.push_back({"orphan_rescue_revives_exhausted", "runtime.orphan_rescue.exhausted",
+  out.push_back({"orphan_rescue_revives_exhausted",
+                 "runtime.orphan_rescue.exhausted",
                  fmt::format("the orphan rescue grants a job that has used its {} attempt{} one more on every rescue: "
                              "a job that kills its worker (out of memory, a segfault, a liveness kill) never records a "
                              "failure, is taken for an orphan every {} and runs again, killing a worker each time, "
@@ -176,7 +185,8 @@ void attempts_given_back(const world_config& config, std::vector<lint_warning>& 
   const attempt_take_back take_back = config.runtime.uncount_unavailable;
   if (take_back == attempt_take_back::never) return;
   const bool twice = take_back == attempt_take_back::twice;
-  out.push_back({"attempts_given_back", "runtime.uncount_unavailable",
+  out.push_back({"attempts_given_back",
+                 "runtime.uncount_unavailable",
                  twice ? std::string("each 503 or 429 gives its attempt back twice, so the counter goes down with "
                                      "every one: attempt numbers repeat and fall, the counter never reaches "
                                      "retry.maximum_attempts while a dependency stays down, the job never "
@@ -198,7 +208,8 @@ void attempts_left_by_equality(const world_config& config, std::vector<lint_warn
   if (config.runtime.attempts_left != attempts_left_check::not_at_limit) return;
   if (config.runtime.retry.maximum_attempts == 0) return;  // unlimited either way
   const bool twice = config.runtime.count_failures == failure_counting::twice;
-  out.push_back({"attempts_left_by_equality", "runtime.attempts_left",
+  out.push_back({"attempts_left_by_equality",
+                 "runtime.attempts_left",
                  std::string("a job is out of attempts only when its count equals retry.maximum_attempts, so a "
                              "count that steps over the limit never stops it") +
                      (twice ? ": each failure adds 2 (runtime.count_failures = \"twice\"), so with an odd limit the "
@@ -217,7 +228,8 @@ void attempts_left_by_equality(const world_config& config, std::vector<lint_warn
 // copies. The fix re-raises a Shutdown found in the cause chain.
 void sidekiq_wrapped_shutdown_retried(const world_config& config, std::vector<lint_warning>& out) {
   if (!config.queue.hold_until_ack || !config.runtime.sidekiq_retry.wrapped_shutdown_retried) return;
-  out.push_back({"sidekiq_wrapped_shutdown_retried", "sidekiq.wrapped_shutdown",
+  out.push_back({"sidekiq_wrapped_shutdown_retried",
+                 "sidekiq.wrapped_shutdown",
                  "this Sidekiq predates PR #1805 (merged 2014-06-27): at a hard shutdown (after the shutdown "
                  "timeout, -t) it pushes the unfinished jobs back, then raises Sidekiq::Shutdown in each busy "
                  "thread; one blocked in a call sees it wrapped in the client's own error, which JobRetry takes "
@@ -244,7 +256,8 @@ void retry_in_gives_up_transient(const world_config& config, std::vector<lint_wa
     const std::string kind(sidekiq_failure_names[i]);
     const std::string setting = "sidekiq.retry_in." + kind;
     out.push_back(
-        {"retry_in_gives_up_transient", setting,
+        {"retry_in_gives_up_transient",
+         setting,
          fmt::format("sidekiq_retry_in returns :{} for {}, a failure the next attempt may get past: the first one "
                      "ends the job, with no retry. {}",
                      discard ? "discard" : "kill", kind,
@@ -263,7 +276,8 @@ void retry_in_gives_up_transient(const world_config& config, std::vector<lint_wa
 // that serves its queue oldest first with no queue timeout: a short slowdown
 // can tip it into a storm that outlives the slowdown (server_pool.hpp).
 void retries_without_budget(const world_config& config, std::vector<lint_warning>& out) {
-  if (config.runtime.retry_budget || config.runtime.circuit_breaker || config.runtime.retry.maximum_attempts == 1) return;
+  if (config.runtime.retry_budget || config.runtime.circuit_breaker || config.runtime.retry.maximum_attempts == 1)
+    return;
   for (const called_tool& called : called_tools(config)) {  // the payment vendor ("refund") too
     const std::string_view name = called.step_name;
     const service_tool_config* tool = called.tool;
@@ -272,9 +286,11 @@ void retries_without_budget(const world_config& config, std::vector<lint_warning
     const std::optional<tool_use> use = find_use(config, {name});
     if (!use) continue;
     // The refund tool's far side is [vendor] (or [tools.refund]).
-    const std::string far_side = name == tool_name::refund ? std::string("vendor.") : "tools." + std::string(name) + ".";
+    const std::string far_side =
+        name == tool_name::refund ? std::string("vendor.") : "tools." + std::string(name) + ".";
     out.push_back(
-        {"retries_without_budget", "retry.budget",
+        {"retries_without_budget",
+         "retry.budget",
          fmt::format("{} calls the {} tool, which has {} servers and serves its queue oldest first, including the "
                      "requests whose callers already timed out; retries have no budget. A slowdown that pushes "
                      "waits past the {} client timeout makes every caller retry, every abandoned request still takes "
@@ -282,7 +298,8 @@ void retries_without_budget(const world_config& config, std::vector<lint_warning
                      where(*use), name, pool.servers, text(tool->client_timeout)),
          "Add [retry.budget] (the AWS SDKs' retry quota: retries stop when most calls fail) or "
          "[retry.circuit_breaker] (calls fail fast while most fail), or have the far side "
-         "shed stale work: " + far_side + "queue_timeout at the callers' timeout (" + text(tool->client_timeout) +
+         "shed stale work: " +
+             far_side + "queue_timeout at the callers' timeout (" + text(tool->client_timeout) +
              ") and queue_order = \"lifo\".",
          {advise("retry.budget", "{}"), advise("retry.circuit_breaker", "{}"),
           advise({{far_side + "queue_timeout", toml_duration(tool->client_timeout)},

@@ -38,20 +38,27 @@ broker_kind broker_of(const world_config& config) {
 std::string_view lease_word(const world_config& config) {
   switch (broker_of(config)) {
     case broker_kind::sidekiq:
-    case broker_kind::kafka: return "";
-    case broker_kind::pubsub: return "ack deadline";
-    case broker_kind::celery: return "Redis visibility timeout";
+    case broker_kind::kafka:
+      return "";
+    case broker_kind::pubsub:
+      return "ack deadline";
+    case broker_kind::celery:
+      return "Redis visibility timeout";
     case broker_kind::sqs:
-    case broker_kind::sqs_fifo: return "visibility timeout";
+    case broker_kind::sqs_fifo:
+      return "visibility timeout";
   }
   return "visibility timeout";
 }
 
 bool death_redelivers(const world_config& config) {
   switch (broker_of(config)) {
-    case broker_kind::sidekiq: return config.queue.super_fetch;
-    case broker_kind::celery: return config.runtime.celery->acks_late;
-    default: return true;
+    case broker_kind::sidekiq:
+      return config.queue.super_fetch;
+    case broker_kind::celery:
+      return config.runtime.celery->acks_late;
+    default:
+      return true;
   }
 }
 
@@ -68,13 +75,15 @@ std::string after_death(const world_config& config) {
                                text(config.queue.visibility_timeout))
                  : std::string("the task is lost: it was acked when received (acks_late off)");
     case broker_kind::kafka:
-      return fmt::format("the record is read again after the group's session timeout ({}) and a rebalance, from the "
-                         "last committed offset",
-                         text(config.runtime.kafka->group.session_timeout));
+      return fmt::format(
+          "the record is read again after the group's session timeout ({}) and a rebalance, from the "
+          "last committed offset",
+          text(config.runtime.kafka->group.session_timeout));
     case broker_kind::pubsub:
       return fmt::format("the message comes back after the ack deadline ({})", text(visibility(config)));
     case broker_kind::sqs:
-    case broker_kind::sqs_fifo: break;
+    case broker_kind::sqs_fifo:
+      break;
   }
   return fmt::format("the message comes back after the visibility timeout ({})", text(visibility(config)));
 }
@@ -93,7 +102,8 @@ std::string step_repeats_after(const world_config& config) {
     case broker_kind::kafka:
       return "a crash before the offset commit (the record is read again after a rebalance) or a retry in place "
              "after a timeout";
-    default: break;
+    default:
+      break;
   }
   return "a crash before the ack (" + after_death(config) + ") or a retry after a timeout";
 }
@@ -101,25 +111,34 @@ std::string step_repeats_after(const world_config& config) {
 std::string_view interruptions(const world_config& config) {
   switch (broker_of(config)) {
     case broker_kind::sidekiq:
-      return config.queue.super_fetch ? "a crash, a shutdown that pushes the job back" : "a shutdown that pushes the job back";
+      return config.queue.super_fetch ? "a crash, a shutdown that pushes the job back"
+                                      : "a shutdown that pushes the job back";
     case broker_kind::celery:
       return config.runtime.celery->acks_late ? "a crash, a visibility timeout that ran out" : "an error";
-    case broker_kind::kafka: return "a crash, a rebalance";
-    case broker_kind::pubsub: return "a crash, an ack deadline that ran out";
+    case broker_kind::kafka:
+      return "a crash, a rebalance";
+    case broker_kind::pubsub:
+      return "a crash, an ack deadline that ran out";
     case broker_kind::sqs:
-    case broker_kind::sqs_fifo: break;
+    case broker_kind::sqs_fifo:
+      break;
   }
   return "a crash, an expired lease";
 }
 
 std::string_view redeliveries(const world_config& config) {
   switch (broker_of(config)) {
-    case broker_kind::sidekiq: return "a retry, a job pushed back at a shutdown";
-    case broker_kind::celery: return "a retry, a task restored after the visibility timeout";
-    case broker_kind::kafka: return "a record read again after a rebalance";
-    case broker_kind::pubsub: return "a nack, a crash, an ack deadline that ran out";
+    case broker_kind::sidekiq:
+      return "a retry, a job pushed back at a shutdown";
+    case broker_kind::celery:
+      return "a retry, a task restored after the visibility timeout";
+    case broker_kind::kafka:
+      return "a record read again after a rebalance";
+    case broker_kind::pubsub:
+      return "a nack, a crash, an ack deadline that ran out";
     case broker_kind::sqs:
-    case broker_kind::sqs_fifo: break;
+    case broker_kind::sqs_fifo:
+      break;
   }
   return "a nack, a crash, a lease that ran out";
 }
@@ -127,9 +146,12 @@ std::string_view redeliveries(const world_config& config) {
 std::string_view redrive_setting(const world_config& config) {
   switch (broker_of(config)) {
     case broker_kind::sqs:
-    case broker_kind::sqs_fifo: return key::max_receive_count;
-    case broker_kind::pubsub: return "pubsub.max_delivery_attempts";
-    default: return "";
+    case broker_kind::sqs_fifo:
+      return key::max_receive_count;
+    case broker_kind::pubsub:
+      return "pubsub.max_delivery_attempts";
+    default:
+      return "";
   }
 }
 
@@ -175,9 +197,7 @@ std::string where(const tool_use& use) {
   return out;
 }
 
-std::string stable_key(const tool_use& use) {
-  return fmt::format("{}:step_{}:{}", use.job, use.step, use.spec.tool);
-}
+std::string stable_key(const tool_use& use) { return fmt::format("{}:step_{}:{}", use.job, use.step, use.spec.tool); }
 
 sim::duration visibility(const world_config& config) {
   return config.runtime.visibility_timeout.value_or(config.queue.visibility_timeout);
@@ -232,7 +252,6 @@ std::vector<called_tool> called_tools(const world_config& config) {
   std::stable_partition(out.begin(), out.end(), [](const called_tool& t) { return t.writes; });
   return out;
 }
-
 
 longest_slice longest_slice_of(const world_config& config) {
   const std::vector<called_tool> tools = called_tools(config);

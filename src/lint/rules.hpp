@@ -63,9 +63,9 @@ std::string capitalized(std::string s);
 // ---- advice ---------------------------------------------------------------------
 // Values as a scenario file writes them (lint_advice::value).
 std::string toml_duration(sim::duration d);  // "\"10s\""
-std::string toml_word(std::string_view w);    // "\"stable\""
-std::string toml_bool(bool b);                // "true"
-std::string toml_int(std::uint64_t n);        // "5"
+std::string toml_word(std::string_view w);   // "\"stable\""
+std::string toml_bool(bool b);               // "true"
+std::string toml_int(std::uint64_t n);       // "5"
 // One way to fix a warning: a value, or values set together.
 inline lint_advice advise(std::string setting, std::string value) {
   return lint_advice{{advised_value{std::move(setting), std::move(value)}}};

@@ -14,7 +14,7 @@ constexpr sim::duration day = sim::duration::from_s(24 * 3600);
 void visibility_below_tool_p99(const world_config& config, std::vector<lint_warning>& out) {
   if (config.runtime.heartbeat_interval) return;
   if (config.queue.hold_until_ack) return;  // Sidekiq: no lease to run out
-  if (config.runtime.kafka) return;          // Kafka: no lease per record (kafka_batch_beyond_poll_interval)
+  if (config.runtime.kafka) return;         // Kafka: no lease per record (kafka_batch_beyond_poll_interval)
   // Celery acks on receipt unless acks_late: a running task's message is gone.
   if (config.runtime.celery && !config.runtime.celery->acks_late) return;
   const std::vector<called_tool> tools = called_tools(config);
@@ -39,11 +39,10 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
   }
   if (worst == nullptr) return;
   const sim::duration p99 = worst->latency->p99();
-  const std::string latency =
-      p99 <= worst->client_timeout
-          ? fmt::format("p99 latency {} ({})", text(p99), worst->latency->describe())
-          : fmt::format("client timeout {} (its latency {} has p99 {})", text(worst->client_timeout),
-                        worst->latency->describe(), text(p99));
+  const std::string latency = p99 <= worst->client_timeout
+                                  ? fmt::format("p99 latency {} ({})", text(p99), worst->latency->describe())
+                                  : fmt::format("client timeout {} (its latency {} has p99 {})",
+                                                text(worst->client_timeout), worst->latency->describe(), text(p99));
   const bool split = worst->step_name == config.runtime.rules.split_tool;
   const bool read_only = !worst->writes;
   const sim::duration lease = lease_of(worst->step_name);
@@ -59,10 +58,11 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
   std::vector<lint_advice> advice;
   std::string fix;
   if (config.queue.pubsub) {
-    fix = fmt::format("Read with the client library's streaming pull, whose lease management extends every message it "
-                      "holds (pubsub.lease_management = true, the default), or send a modifyAckDeadline through the "
-                      "call yourself; {} stops at 600s.",
-                      setting);
+    fix = fmt::format(
+        "Read with the client library's streaming pull, whose lease management extends every message it "
+        "holds (pubsub.lease_management = true, the default), or send a modifyAckDeadline through the "
+        "call yourself; {} stops at 600s.",
+        setting);
     advice.push_back(advise("pubsub.lease_management", toml_bool(true)));
   } else if (split || config.runtime.celery) {
     fix = can_raise ? fmt::format("Raise {} well above {} (e.g. {}): {}", setting, text(worst_hold), text(raised),
@@ -77,9 +77,10 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
     // A heartbeat a third of the lease; a lease under 3 ms has none to offer.
     std::vector<std::string> ways;
     if (beat > sim::duration::zero()) {
-      ways.push_back(fmt::format("set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker "
-                                 "extends its lease while the call runs",
-                                 text(beat)));
+      ways.push_back(
+          fmt::format("set runtime.heartbeat_interval (at most a third of the lease, e.g. {}) so the worker "
+                      "extends its lease while the call runs",
+                      text(beat)));
       advice.push_back(advise(std::string(key::heartbeat), toml_duration(beat)));
     }
     if (can_raise) {
@@ -89,20 +90,19 @@ void visibility_below_tool_p99(const world_config& config, std::vector<lint_warn
     fix = ways.empty() ? std::string("Shorten the call (its client timeout) below the lease")
                        : capitalized(ways[0]) + (ways.size() > 1 ? ", or " + ways[1] : std::string());
     if (read_only && config.queue.fifo == false) {
-      fix += fmt::format("; if the worker cannot heartbeat through the call, make the step a job of its own ([split] "
-                         "tool = \"{}\", with a visibility timeout that fits it)",
-                         worst->step_name);
+      fix += fmt::format(
+          "; if the worker cannot heartbeat through the call, make the step a job of its own ([split] "
+          "tool = \"{}\", with a visibility timeout that fits it)",
+          worst->step_name);
       advice.push_back(advise("split.tool", toml_word(worst->step_name)));
     }
     fix += ".";
   }
-  out.push_back(
-      {"visibility_below_tool_p99", std::string(setting),
-       fmt::format("{} {} is below the {} tool's {}, which {} waits on, and no heartbeat extends it: "
-                   "a second worker receives the message while the first still runs, and both run the slice.",
-                   lease_word(config), text(lease), worst->step_name, latency,
-                   where(*worst_use)),
-       std::move(fix), std::move(advice)});
+  out.push_back({"visibility_below_tool_p99", std::string(setting),
+                 fmt::format("{} {} is below the {} tool's {}, which {} waits on, and no heartbeat extends it: "
+                             "a second worker receives the message while the first still runs, and both run the slice.",
+                             lease_word(config), text(lease), worst->step_name, latency, where(*worst_use)),
+                 std::move(fix), std::move(advice)});
 }
 
 void heartbeat_too_slow(const world_config& config, std::vector<lint_warning>& out) {
@@ -112,19 +112,23 @@ void heartbeat_too_slow(const world_config& config, std::vector<lint_warning>& o
   if (!(beat * 2 > lease)) return;
   std::string why;
   if (beat >= lease) {
-    why = fmt::format("heartbeat every {} against {} {} of {}: the lease expires before the first heartbeat, so "
-                      "a second worker receives the message while the first still runs.",
-                      text(beat), config.queue.pubsub ? "an" : "a", lease_word(config), text(lease));
+    why = fmt::format(
+        "heartbeat every {} against {} {} of {}: the lease expires before the first heartbeat, so "
+        "a second worker receives the message while the first still runs.",
+        text(beat), config.queue.pubsub ? "an" : "a", lease_word(config), text(lease));
   } else {
-    why = fmt::format("heartbeat every {} against {} {} of {}: one lost or late heartbeat loses the lease (the "
-                      "next one comes {} after the last extension), and a second worker receives the message while "
-                      "the first still runs.",
-                      text(beat), config.queue.pubsub ? "an" : "a", lease_word(config), text(lease), text(beat * 2));
+    why = fmt::format(
+        "heartbeat every {} against {} {} of {}: one lost or late heartbeat loses the lease (the "
+        "next one comes {} after the last extension), and a second worker receives the message while "
+        "the first still runs.",
+        text(beat), config.queue.pubsub ? "an" : "a", lease_word(config), text(lease), text(beat * 2));
   }
   // A third of a lease under 3 ms is no heartbeat at all: raise the lease.
   const sim::duration third = third_of(lease);
   if (third > sim::duration::zero()) {
-    out.push_back({"heartbeat_too_slow", std::string(key::heartbeat), std::move(why),
+    out.push_back({"heartbeat_too_slow",
+                   std::string(key::heartbeat),
+                   std::move(why),
                    fmt::format("Set runtime.heartbeat_interval to at most a third of the {} (e.g. {}), so a "
                                "heartbeat can be lost and the next still lands before the lease expires.",
                                lease_word(config), text(third)),
@@ -132,7 +136,9 @@ void heartbeat_too_slow(const world_config& config, std::vector<lint_warning>& o
     return;
   }
   const sim::duration raised = std::min(beat * 3, max_visibility_timeout);
-  out.push_back({"heartbeat_too_slow", std::string(visibility_setting(config)), std::move(why),
+  out.push_back({"heartbeat_too_slow",
+                 std::string(visibility_setting(config)),
+                 std::move(why),
                  fmt::format("Raise {} to at least three heartbeats (e.g. {}), so a heartbeat can be lost and the "
                              "next still lands before the lease expires.",
                              visibility_setting(config), text(raised)),
@@ -151,7 +157,9 @@ void transaction_across_model(const world_config& config, std::vector<lint_warni
       where(*use), pool, key::pool_size, text(config.model.latency.p99()), pool);
   if (config.workers >= pool) why += fmt::format(" (with {} workers, that is ordinary load)", config.workers);
   why += ".";
-  out.push_back({"transaction_across_model", std::string(key::hold_transaction), std::move(why),
+  out.push_back({"transaction_across_model",
+                 std::string(key::hold_transaction),
+                 std::move(why),
                  "Set discipline.hold_transaction_across_model = false: commit before the model call and open a new "
                  "transaction for its result.",
                  {advise(std::string(key::hold_transaction), toml_bool(false))}});
@@ -163,19 +171,20 @@ void rolling_kill_without_drain(const world_config& config, std::vector<lint_war
     if (d.strategy != deploy_strategy::rolling_kill) continue;
     // What a kill interrupts: the story's first write, in its own words.
     const std::string effect = first_effect(config);
-    const std::string mid_step = effect.empty() ? std::string("mid-step, before the ack")
-                                                : "mid-step (after " + effect + ", before the ack)";
-    out.push_back({"rolling_kill_without_drain", key::deploy_strategy(i),
-                   fmt::format("the deploy to {} at {} kills {} {} every {} without draining: in-flight slices "
-                               "die {}, and {}{}.",
-                               d.sha, text(d.at - sim::instant::epoch()), d.batch_size,
-                               d.batch_size == 1 ? "pod" : "pods", text(d.batch_interval), mid_step,
-                               after_death(config),
-                               death_redelivers(config) ? "; the retries arrive together" : ": its work is never done"),
-                   fmt::format("Set deploy[{}].strategy = \"drain\": stop {} on the old version, let in-flight "
-                               "slices finish within the grace period ({}), then terminate.",
-                               i, config.runtime.kafka ? "polling" : "fetching", text(d.grace_period)),
-                   {advise(key::deploy_strategy(i), toml_word("drain"))}});
+    const std::string mid_step =
+        effect.empty() ? std::string("mid-step, before the ack") : "mid-step (after " + effect + ", before the ack)";
+    out.push_back(
+        {"rolling_kill_without_drain",
+         key::deploy_strategy(i),
+         fmt::format("the deploy to {} at {} kills {} {} every {} without draining: in-flight slices "
+                     "die {}, and {}{}.",
+                     d.sha, text(d.at - sim::instant::epoch()), d.batch_size, d.batch_size == 1 ? "pod" : "pods",
+                     text(d.batch_interval), mid_step, after_death(config),
+                     death_redelivers(config) ? "; the retries arrive together" : ": its work is never done"),
+         fmt::format("Set deploy[{}].strategy = \"drain\": stop {} on the old version, let in-flight "
+                     "slices finish within the grace period ({}), then terminate.",
+                     i, config.runtime.kafka ? "polling" : "fetching", text(d.grace_period)),
+         {advise(key::deploy_strategy(i), toml_word("drain"))}});
   }
 }
 
@@ -200,8 +209,7 @@ void liveness_probe_blocked(const world_config& config, std::vector<lint_warning
                      "{} (p99 {}, client timeout {}): the kubelet kills the pod in the middle of the call{}.",
                      probe.failure_threshold, text(probe.period), text(probe.timeout), text(tolerated), where(*use),
                      t.step_name, text(hold), text(t.latency->p99()), text(t.client_timeout),
-                     t.writes ? ", whose effect may land with nobody left to record it"
-                         : ""),
+                     t.writes ? ", whose effect may land with nobody left to record it" : ""),
          "Answer the probe from a thread of its own (or probe the process, not the work), or make failure_threshold "
          "x period exceed the slowest call; and give every write a key, so a restart mid-call replays instead of "
          "paying again."});
@@ -224,24 +232,24 @@ void drain_grace_below_work(const world_config& config, std::vector<lint_warning
     const std::optional<sim::duration> own = config.runtime.shutdown_timeout;
     if (own && *own < d.grace_period) {
       if (!(*own < longest)) continue;
-      out.push_back({"drain_grace_below_work", "runtime.shutdown_timeout",
-                     fmt::format("after SIGTERM the runtime waits {} for its slices (Sidekiq's -t), but a slice of {} "
-                                 "can take {} (its calls' p99 latencies, each bounded by its client timeout): when a "
-                                 "deploy to {} starts early in such a slice, the runtime pushes its job back to the "
-                                 "queue and exits, and the next pod runs it again from its last record while the "
-                                 "first run's effects stand.",
-                                 text(*own), longest_job, text(longest), d.sha),
-                     fmt::format("Set runtime.shutdown_timeout above the longest slice ({}), and deploy[{}].grace_period "
-                                 "(Kubernetes' terminationGracePeriodSeconds) a few seconds above that, as Sidekiq's "
-                                 "wiki advises (e.g. {} and {}); or split the long step into a job of its own.",
-                                 text(longest), i, text(std::min(longest * 2, day - sim::duration::from_s(5))),
-                                 text(std::min(longest * 2 + sim::duration::from_s(5), day))),
-                     longest * 2 + sim::duration::from_s(5) <= day
-                         ? std::vector<lint_advice>{advise(
-                               {{"runtime.shutdown_timeout", toml_duration(longest * 2)},
-                                {fmt::format("deploy[{}].grace_period", i),
-                                 toml_duration(longest * 2 + sim::duration::from_s(5))}})}
-                         : std::vector<lint_advice>{}});
+      out.push_back(
+          {"drain_grace_below_work", "runtime.shutdown_timeout",
+           fmt::format("after SIGTERM the runtime waits {} for its slices (Sidekiq's -t), but a slice of {} "
+                       "can take {} (its calls' p99 latencies, each bounded by its client timeout): when a "
+                       "deploy to {} starts early in such a slice, the runtime pushes its job back to the "
+                       "queue and exits, and the next pod runs it again from its last record while the "
+                       "first run's effects stand.",
+                       text(*own), longest_job, text(longest), d.sha),
+           fmt::format("Set runtime.shutdown_timeout above the longest slice ({}), and deploy[{}].grace_period "
+                       "(Kubernetes' terminationGracePeriodSeconds) a few seconds above that, as Sidekiq's "
+                       "wiki advises (e.g. {} and {}); or split the long step into a job of its own.",
+                       text(longest), i, text(std::min(longest * 2, day - sim::duration::from_s(5))),
+                       text(std::min(longest * 2 + sim::duration::from_s(5), day))),
+           longest * 2 + sim::duration::from_s(5) <= day
+               ? std::vector<lint_advice>{advise({{"runtime.shutdown_timeout", toml_duration(longest * 2)},
+                                                  {fmt::format("deploy[{}].grace_period", i),
+                                                   toml_duration(longest * 2 + sim::duration::from_s(5))}})}
+               : std::vector<lint_advice>{}});
       return;
     }
     if (!(d.grace_period < longest)) continue;
@@ -270,21 +278,22 @@ void client_timeout_below_p99(const world_config& config, std::vector<lint_warni
     if (!(t.client_timeout < p99)) continue;
     const std::optional<tool_use> use = find_use(config, {t.step_name});
     if (!use) continue;
-    const std::string setting =
-        t.step_name == tool_name::refund ? "vendor.client_timeout" : "tools." + std::string(t.step_name) + ".client_timeout";
-    out.push_back({"client_timeout_below_p99", setting,
-                   fmt::format("{} calls the {} tool with a client timeout of {}, below its p99 latency {} ({}): more "
-                               "than one call in a hundred is abandoned while the far side goes on, does the work and "
-                               "may commit it, and the retry asks for it again.",
-                               where(*use), t.step_name, text(t.client_timeout), text(p99), t.latency->describe()),
-                   fmt::format("Wait at least the p99 ({} = \"{}\": a timeout is for a far side that is down, not one "
-                               "that is slow), and give the write a key so an abandoned call's retry is a replay.",
-                               setting, text(p99)),
-                   p99 <= day ? std::vector<lint_advice>{advise(setting, toml_duration(p99))} : std::vector<lint_advice>{}});
+    const std::string setting = t.step_name == tool_name::refund
+                                    ? "vendor.client_timeout"
+                                    : "tools." + std::string(t.step_name) + ".client_timeout";
+    out.push_back(
+        {"client_timeout_below_p99", setting,
+         fmt::format("{} calls the {} tool with a client timeout of {}, below its p99 latency {} ({}): more "
+                     "than one call in a hundred is abandoned while the far side goes on, does the work and "
+                     "may commit it, and the retry asks for it again.",
+                     where(*use), t.step_name, text(t.client_timeout), text(p99), t.latency->describe()),
+         fmt::format("Wait at least the p99 ({} = \"{}\": a timeout is for a far side that is down, not one "
+                     "that is slow), and give the write a key so an abandoned call's retry is a replay.",
+                     setting, text(p99)),
+         p99 <= day ? std::vector<lint_advice>{advise(setting, toml_duration(p99))} : std::vector<lint_advice>{}});
     return;  // one warning, for the first such tool
   }
 }
-
 
 // An orphan rescue takes a row running longer than rescue_after for the row
 // of a dead worker; it cannot tell a slow slice from an orphan (Oban's docs:
@@ -307,9 +316,9 @@ void orphan_rescue_before_work_ends(const world_config& config, std::vector<lint
                              "advises above the longest job's timeout; and give every write a key, so the job a rescue "
                              "runs twice replays instead of acting twice.",
                              text(longest), longest * 2 <= day ? ", e.g. " + text(longest * 2) : std::string()),
-                 longest * 2 <= day
-                     ? std::vector<lint_advice>{advise("runtime.orphan_rescue.rescue_after", toml_duration(longest * 2))}
-                     : std::vector<lint_advice>{}});
+                 longest * 2 <= day ? std::vector<lint_advice>{advise("runtime.orphan_rescue.rescue_after",
+                                                                      toml_duration(longest * 2))}
+                                    : std::vector<lint_advice>{}});
 }
 
 // A job table on Postgres (store.dead_row_cost: its MVCC modelled) with no
@@ -319,16 +328,18 @@ void orphan_rescue_before_work_ends(const world_config& config, std::vector<lint
 // up for as long as the transaction lasts (store/mvcc_horizon.hpp).
 void job_table_without_transaction_timeout(const world_config& config, std::vector<lint_warning>& out) {
   if (!config.store.dead_row_cost || config.store.transaction_timeout) return;
-  out.push_back({"job_table_without_transaction_timeout", "store.transaction_timeout",
-                 fmt::format("the job table lives in Postgres (dead_row_cost {}) and nothing bounds how long a "
-                             "transaction may stay open: one session's report, pg_dump or idle transaction keeps "
-                             "every row version that dies meanwhile, and each job fetch walks them all (an hour "
-                             "at 250 dead versions a second: {} a fetch).",
-                             text(*config.store.dead_row_cost),
-                             text(sim::duration::from_us(config.store.dead_row_cost->us() * 250 * 3600))),
-                 "Set store.transaction_timeout (Postgres 17's transaction_timeout; idle_in_transaction_session_timeout "
-                 "before it) to a minute or so on the queue's database (e.g. 1m), and run long reports on a replica.",
-                 {advise("store.transaction_timeout", toml_duration(sim::duration::from_s(60)))}});
+  out.push_back(
+      {"job_table_without_transaction_timeout",
+       "store.transaction_timeout",
+       fmt::format("the job table lives in Postgres (dead_row_cost {}) and nothing bounds how long a "
+                   "transaction may stay open: one session's report, pg_dump or idle transaction keeps "
+                   "every row version that dies meanwhile, and each job fetch walks them all (an hour "
+                   "at 250 dead versions a second: {} a fetch).",
+                   text(*config.store.dead_row_cost),
+                   text(sim::duration::from_us(config.store.dead_row_cost->us() * 250 * 3600))),
+       "Set store.transaction_timeout (Postgres 17's transaction_timeout; idle_in_transaction_session_timeout "
+       "before it) to a minute or so on the queue's database (e.g. 1m), and run long reports on a replica.",
+       {advise("store.transaction_timeout", toml_duration(sim::duration::from_s(60)))}});
 }
 
 // A runtime that stops extending a lease after a while (a Pub/Sub client's
@@ -339,21 +350,21 @@ void max_lease_below_work(const world_config& config, std::vector<lint_warning>&
   const sim::duration limit = *config.runtime.max_lease_duration;
   const auto [job, longest] = longest_slice_of(config);
   if (job.empty() || !(limit < longest)) return;
-  out.push_back({"max_lease_below_work", "pubsub.max_lease_duration",
-                 fmt::format("the client extends a message's ack deadline for at most {} (max_lease_duration), but "
-                             "a slice of {} can take {} (its calls' p99 latencies, each bounded by its client "
-                             "timeout): past it the client drops the message from lease management, the deadline "
-                             "runs out and Pub/Sub redelivers it to a second worker while the first still runs.",
-                             text(limit), job, text(longest)),
-                 fmt::format("{}split the slow step into a job of its own; and give every write a key, so a "
-                             "redelivery replays instead of acting twice.",
-                             longest * 2 <= day ? "Raise pubsub.max_lease_duration above the longest slice (e.g. " +
-                                                      text(longest * 2) + "), or "
-                                                : std::string("The slice outlasts the longest max_lease_duration the "
-                                                              "client takes (24h): ")),
-                 longest * 2 <= day
-                     ? std::vector<lint_advice>{advise("pubsub.max_lease_duration", toml_duration(longest * 2))}
-                     : std::vector<lint_advice>{}});
+  out.push_back(
+      {"max_lease_below_work", "pubsub.max_lease_duration",
+       fmt::format("the client extends a message's ack deadline for at most {} (max_lease_duration), but "
+                   "a slice of {} can take {} (its calls' p99 latencies, each bounded by its client "
+                   "timeout): past it the client drops the message from lease management, the deadline "
+                   "runs out and Pub/Sub redelivers it to a second worker while the first still runs.",
+                   text(limit), job, text(longest)),
+       fmt::format("{}split the slow step into a job of its own; and give every write a key, so a "
+                   "redelivery replays instead of acting twice.",
+                   longest * 2 <= day
+                       ? "Raise pubsub.max_lease_duration above the longest slice (e.g. " + text(longest * 2) + "), or "
+                       : std::string("The slice outlasts the longest max_lease_duration the "
+                                     "client takes (24h): ")),
+       longest * 2 <= day ? std::vector<lint_advice>{advise("pubsub.max_lease_duration", toml_duration(longest * 2))}
+                          : std::vector<lint_advice>{}});
 }
 
 // Kafka: one poll's batch can take longer than max.poll.interval.ms. The
@@ -371,9 +382,11 @@ void kafka_batch_beyond_poll_interval(const world_config& config, std::vector<li
   if (!config.workload) batch = std::min<std::uint64_t>(batch, config.jobs.size());
   const sim::duration work = longest * static_cast<std::int64_t>(batch);
   if (!(k.group.max_poll_interval < work)) return;
-  const std::int64_t fits = std::max<std::int64_t>(1, k.group.max_poll_interval.us() / 2 / std::max<std::int64_t>(1, longest.us()));
+  const std::int64_t fits =
+      std::max<std::int64_t>(1, k.group.max_poll_interval.us() / 2 / std::max<std::int64_t>(1, longest.us()));
   out.push_back(
-      {"kafka_batch_beyond_poll_interval", "kafka.max_poll_records",
+      {"kafka_batch_beyond_poll_interval",
+       "kafka.max_poll_records",
        fmt::format("one poll can hand a consumer {} record{} (max.poll.records {}), and a record of {} can take {} "
                    "(its calls' p99 latencies, each bounded by its client timeout): {} between two polls, above "
                    "max.poll.interval.ms ({}). The consumer's poll timeout expires mid-batch, it leaves the group, "
@@ -437,7 +450,8 @@ void kafka_offset_stored_before_processing(const world_config& config, std::vect
   const auto [job, longest] = longest_slice_of(config);
   if (job.empty()) return;
   out.push_back(
-      {"kafka_offset_stored_before_processing", "kafka.enable_auto_offset_store",
+      {"kafka_offset_stored_before_processing",
+       "kafka.enable_auto_offset_store",
        fmt::format("librdkafka stores the offset past a record as poll hands it over (enable.auto.offset.store, on by "
                    "default), and its background thread commits the stored offsets every {} whatever the handler "
                    "is doing. A record of up to {} ({}: its calls' p99 latencies) is committed while it still runs "
@@ -472,7 +486,8 @@ void kafka_offset_reset_latest(const world_config& config, std::vector<lint_warn
   }
   if (!first || assigned <= *first) return;
   out.push_back(
-      {"kafka_offset_reset_latest", "kafka.auto_offset_reset",
+      {"kafka_offset_reset_latest",
+       "kafka.auto_offset_reset",
        fmt::format("auto.offset.reset is \"latest\" (Kafka's default) and {} is sent at {}, before the group's first "
                    "assignment (at {} at the earliest: group.initial.rebalance.delay.ms after the workers join): a "
                    "partition with no committed offset starts at its end, so every record sent before then is "
@@ -543,9 +558,12 @@ constexpr sim::duration timeout_margin = sim::duration::from_s(5);
 std::string_view timeout_kill_words(const world_config& config) {
   switch (broker_of(config)) {
     case broker_kind::sqs:
-    case broker_kind::sqs_fifo: return "kills the worker process (Laravel's pcntl_alarm, a Lambda timeout)";
-    case broker_kind::celery: return "kills the pool process and fails the task (Celery's time_limit, TimeLimitExceeded)";
-    default: return "raises inside the handler (an application timeout), a failure retried like any other";
+    case broker_kind::sqs_fifo:
+      return "kills the worker process (Laravel's pcntl_alarm, a Lambda timeout)";
+    case broker_kind::celery:
+      return "kills the pool process and fails the task (Celery's time_limit, TimeLimitExceeded)";
+    default:
+      return "raises inside the handler (an application timeout), a failure retried like any other";
   }
 }
 }  // namespace
@@ -562,21 +580,20 @@ void execution_timeout_below_work(const world_config& config, std::vector<lint_w
   // Above the slice, and where a lease runs out, several seconds below it if it fits.
   const bool leased = !lease_word(config).empty() && death_redelivers(config) && !config.runtime.heartbeat_interval;
   const sim::duration below_lease = visibility(config) - timeout_margin;
-  const sim::duration advised =
-      leased && longest < below_lease ? below_lease : std::min(longest * 2, day);
-  out.push_back({"execution_timeout_below_work", "runtime.execution_timeout",
-                 fmt::format("the runtime {} after {}, but a slice of {} can take {} (its calls' p99 latencies, each "
-                             "bounded by its client timeout): such a slice is cut off at the limit, mid-step, and "
-                             "the job runs again{}.",
-                             timeout_kill_words(config), text(limit), job, text(longest),
-                             effect.empty() ? std::string()
-                                            : ", repeating " + effect + " unless a key or a record stops it"),
-                 fmt::format("Raise runtime.execution_timeout above the longest slice (e.g. {}), keeping it several "
-                             "seconds below the {}; or split the slow step into a job of its own; and give every "
-                             "write a key, so a run cut off after its write replays.",
-                             text(advised), lease_word(config).empty() ? "runtime's other limits" : lease_word(config)),
-                 longest < advised ? std::vector<lint_advice>{advise("runtime.execution_timeout", toml_duration(advised))}
-                                   : std::vector<lint_advice>{}});
+  const sim::duration advised = leased && longest < below_lease ? below_lease : std::min(longest * 2, day);
+  out.push_back(
+      {"execution_timeout_below_work", "runtime.execution_timeout",
+       fmt::format("the runtime {} after {}, but a slice of {} can take {} (its calls' p99 latencies, each "
+                   "bounded by its client timeout): such a slice is cut off at the limit, mid-step, and "
+                   "the job runs again{}.",
+                   timeout_kill_words(config), text(limit), job, text(longest),
+                   effect.empty() ? std::string() : ", repeating " + effect + " unless a key or a record stops it"),
+       fmt::format("Raise runtime.execution_timeout above the longest slice (e.g. {}), keeping it several "
+                   "seconds below the {}; or split the slow step into a job of its own; and give every "
+                   "write a key, so a run cut off after its write replays.",
+                   text(advised), lease_word(config).empty() ? "runtime's other limits" : lease_word(config)),
+       longest < advised ? std::vector<lint_advice>{advise("runtime.execution_timeout", toml_duration(advised))}
+                         : std::vector<lint_advice>{}});
 }
 
 // An execution timeout that is not several seconds below the lease, with no
@@ -592,17 +609,18 @@ void execution_timeout_near_lease(const world_config& config, std::vector<lint_w
   if (limit + timeout_margin <= lease) return;
   const bool fits = lease > timeout_margin + sim::duration::from_s(1);
   const sim::duration lower = fits ? lease - timeout_margin : sim::duration::from_s(1);
-  out.push_back({"execution_timeout_near_lease", "runtime.execution_timeout",
-                 fmt::format("the execution timeout ({}) is not at least {} below the {} ({}, {}), and nothing "
-                             "extends the lease: a slice that runs past the lease is delivered to a second worker "
-                             "while the first runs on until the timeout stops it, and the job runs twice at once "
-                             "(Laravel's docs: --timeout at least several seconds shorter than retry_after).",
-                             text(limit), text(timeout_margin), lease_word(config), text(lease),
-                             visibility_setting(config)),
-                 fmt::format("Lower runtime.execution_timeout to {} or less, or raise {} to {} or more; or "
-                             "heartbeat the lease (runtime.heartbeat_interval).",
-                             text(lower), visibility_setting(config), text(limit + timeout_margin)),
-                 {advise("runtime.execution_timeout", toml_duration(lower))}});
+  out.push_back(
+      {"execution_timeout_near_lease",
+       "runtime.execution_timeout",
+       fmt::format("the execution timeout ({}) is not at least {} below the {} ({}, {}), and nothing "
+                   "extends the lease: a slice that runs past the lease is delivered to a second worker "
+                   "while the first runs on until the timeout stops it, and the job runs twice at once "
+                   "(Laravel's docs: --timeout at least several seconds shorter than retry_after).",
+                   text(limit), text(timeout_margin), lease_word(config), text(lease), visibility_setting(config)),
+       fmt::format("Lower runtime.execution_timeout to {} or less, or raise {} to {} or more; or "
+                   "heartbeat the lease (runtime.heartbeat_interval).",
+                   text(lower), visibility_setting(config), text(limit + timeout_margin)),
+       {advise("runtime.execution_timeout", toml_duration(lower))}});
 }
 
 }  // namespace twice::lint_rules_detail

@@ -24,18 +24,20 @@ void own_write_without_key(const world_config& config, std::vector<lint_warning>
   std::vector<advised_value> keyed;
   if (none) keyed.push_back({std::string(key::discipline_key), toml_word("stable")});
   if (!rules.pass_key_to_vendor) keyed.push_back({std::string(key::pass_key_to_vendor), toml_bool(true)});
-  out.push_back({"write_without_key", std::string(none ? key::discipline_key : key::pass_key_to_vendor),
-                 fmt::format("{} calls the {} tool, a write whose far side honours idempotency keys, {}: the step "
-                             "runs again after {}, and the far side acts again ({}).",
-                             where(*use), use->spec.tool,
-                             none ? "with no key at all" : "but the key is never sent to it", step_repeats_after(config),
-                             registered ? "a registered tool: your own invariants see it"
-                             : money    ? "no_double_payment, ledgers_agree"
-                                        : "one_effect_per_step"),
-                 fmt::format("Set discipline.key = \"stable\" and discipline.pass_key_to_vendor = true: the far side "
-                             "then recognises \"{}\" on a retry and does not act twice.",
-                             stable_key(*use)),
-                 {advise(std::move(keyed))}});
+  out.push_back(
+      {"write_without_key",
+       std::string(none ? key::discipline_key : key::pass_key_to_vendor),
+       fmt::format("{} calls the {} tool, a write whose far side honours idempotency keys, {}: the step "
+                   "runs again after {}, and the far side acts again ({}).",
+                   where(*use), use->spec.tool, none ? "with no key at all" : "but the key is never sent to it",
+                   step_repeats_after(config),
+                   registered ? "a registered tool: your own invariants see it"
+                   : money    ? "no_double_payment, ledgers_agree"
+                              : "one_effect_per_step"),
+       fmt::format("Set discipline.key = \"stable\" and discipline.pass_key_to_vendor = true: the far side "
+                   "then recognises \"{}\" on a retry and does not act twice.",
+                   stable_key(*use)),
+       {advise(std::move(keyed))}});
 }
 
 void write_without_key(const world_config& config, std::vector<lint_warning>& out) {
@@ -45,7 +47,8 @@ void write_without_key(const world_config& config, std::vector<lint_warning>& ou
   if (rules.key == key_mode::none) {
     std::vector<advised_value> keyed{{std::string(key::discipline_key), toml_word("stable")}};
     if (!rules.pass_key_to_vendor) keyed.push_back({std::string(key::pass_key_to_vendor), toml_bool(true)});
-    out.push_back({"write_without_key", std::string(key::discipline_key),
+    out.push_back({"write_without_key",
+                   std::string(key::discipline_key),
                    fmt::format("{} refunds {} cents through the payment vendor with no idempotency key: the step "
                                "runs again after {}, and refunds again (two rows in the vendor's ledger: the double "
                                "refund).",
@@ -58,7 +61,8 @@ void write_without_key(const world_config& config, std::vector<lint_warning>& ou
     return;
   }
   if (!rules.pass_key_to_vendor) {
-    out.push_back({"write_without_key", std::string(key::pass_key_to_vendor),
+    out.push_back({"write_without_key",
+                   std::string(key::pass_key_to_vendor),
                    fmt::format("{} refunds {} cents through the payment vendor, but the key is never sent to it: "
                                "when the step runs again after {}, before its local row was written, the vendor "
                                "refunds again and the two ledgers disagree.",
@@ -81,7 +85,8 @@ void checkpoint_before_effect(const world_config& config, std::vector<lint_warni
   const std::string effect = use->spec.tool == tool_name::refund  ? "refund"
                              : use->spec.tool == tool_name::email ? "email"
                                                                   : use->spec.tool + " tool's effect";
-  out.push_back({"checkpoint_before_effect", std::string(key::checkpoint),
+  out.push_back({"checkpoint_before_effect",
+                 std::string(key::checkpoint),
                  fmt::format("the {} at {} is marked done before the tool runs: a crash between the checkpoint "
                              "and the call leaves the step recorded as done, the retry skips it, and the {} never "
                              "happens while the job reports success.",
@@ -100,7 +105,8 @@ void key_per_attempt(const world_config& config, std::vector<lint_warning>& out)
   if (!use) return;
   const std::string stable = stable_key(*use);
   const bool refund = use->spec.tool == tool_name::refund;
-  out.push_back({"key_per_attempt", std::string(key::discipline_key),
+  out.push_back({"key_per_attempt",
+                 std::string(key::discipline_key),
                  fmt::format("a new key is minted every attempt ({}:attempt_0, then {}:attempt_1), so the {} "
                              "sees each retry of {} as a new {}: a retry after a timeout the {} did {}, or after a "
                              "crash before the ack, {} again.",
@@ -120,24 +126,27 @@ void write_without_claim(const world_config& config, std::vector<lint_warning>& 
   const discipline& rules = config.runtime.rules;
   // The email first, then the scenario's own writes whose far side ignores keys.
   std::vector<std::string_view> unclaimed;
-  if (config.email.keys == key_handling::ignored && !rules.claims(tool_name::email)) unclaimed.push_back(tool_name::email);
+  if (config.email.keys == key_handling::ignored && !rules.claims(tool_name::email))
+    unclaimed.push_back(tool_name::email);
   for (const std::string_view own : own_write_tools(config, false))
     if (!rules.claims(own)) unclaimed.push_back(own);
   const std::optional<tool_use> use = find_use(config, unclaimed);
   if (!use) return;
   const bool email = use->spec.tool == tool_name::email;
-  out.push_back({"write_without_claim", "tools." + use->spec.tool + ".claim",
-                 fmt::format("{} {} that takes no idempotency key, and nothing here records the {} before it is "
-                             "made: every redelivery or retry after it (a crash before the ack, an expired lease) {}.",
-                             where(*use),
-                             email ? "sends email through a provider" : "calls the " + use->spec.tool + " tool, a write",
-                             email ? "send" : "call", email ? "emails the customer again" : "has its effect again"),
-                 fmt::format("Set [tools.{}] claim = true: each step claims a row keyed by job and step in its own "
-                             "committed transaction before the call, and a step already claimed is skipped. That "
-                             "makes each {} at most once; an outbox alone does not help, since its relay may send "
-                             "twice.",
-                             use->spec.tool, email ? "email" : use->spec.tool + " call"),
-                 {advise("tools." + use->spec.tool + ".claim", toml_bool(true))}});
+  out.push_back(
+      {"write_without_claim",
+       "tools." + use->spec.tool + ".claim",
+       fmt::format("{} {} that takes no idempotency key, and nothing here records the {} before it is "
+                   "made: every redelivery or retry after it (a crash before the ack, an expired lease) {}.",
+                   where(*use),
+                   email ? "sends email through a provider" : "calls the " + use->spec.tool + " tool, a write",
+                   email ? "send" : "call", email ? "emails the customer again" : "has its effect again"),
+       fmt::format("Set [tools.{}] claim = true: each step claims a row keyed by job and step in its own "
+                   "committed transaction before the call, and a step already claimed is skipped. That "
+                   "makes each {} at most once; an outbox alone does not help, since its relay may send "
+                   "twice.",
+                   use->spec.tool, email ? "email" : use->spec.tool + " call"),
+       {advise("tools." + use->spec.tool + ".claim", toml_bool(true))}});
 }
 
 // A write whose step is not recorded when it succeeds (inside a batch

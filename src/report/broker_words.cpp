@@ -20,7 +20,9 @@ constexpr broker_words sqs{
     "redelivery when a nack's backoff ended: nothing was lost",
     "the lease",
     "visible again",
-    "an ack", "a nack", "a dead letter",
+    "an ack",
+    "a nack",
+    "a dead letter",
 };
 
 // Sidekiq's BasicFetch: BRPOP takes the job off the list; nothing runs out.
@@ -37,7 +39,9 @@ constexpr broker_words sidekiq{
     "the retry set's job back in the queue when its retry was due: nothing was lost",
     "the hold",
     "enqueued again",
-    "the job finishing", "a failure, scheduled in the retry set", "a move to the dead set",
+    "the job finishing",
+    "a failure, scheduled in the retry set",
+    "a move to the dead set",
 };
 
 // A Pub/Sub subscription: a lease until the ack deadline.
@@ -54,7 +58,9 @@ constexpr broker_words pubsub{
     "redelivery when a nack's backoff ended: nothing was lost",
     "the ack deadline",
     "available again",
-    "an ack", "a nack", "a dead letter",
+    "an ack",
+    "a nack",
+    "a dead letter",
 };
 
 // Celery over Redis: an unacked task, restored after the visibility timeout.
@@ -71,7 +77,9 @@ constexpr broker_words celery{
     "the task back when its retry countdown ended: nothing was lost",
     "the visibility timeout",
     "restored to the list",
-    "an ack", "a retry", "a dead letter",
+    "an ack",
+    "a retry",
+    "a dead letter",
 };
 
 // A Kafka consumer: a record fetched by a poll, done when its offset commits.
@@ -88,7 +96,9 @@ constexpr broker_words kafka{
     "the record read again: nothing was lost",
     "the hold",
     "read again",
-    "a commit", "a retry", "a dead letter",
+    "a commit",
+    "a retry",
+    "a dead letter",
 };
 
 }  // namespace

@@ -17,9 +17,12 @@ std::string esc(std::string_view text) { return escape_markup(text, markup::html
 std::string slug(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
-    else if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
-    else out += '-';
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+      out += c;
+    else if (c >= 'A' && c <= 'Z')
+      out += static_cast<char>(c - 'A' + 'a');
+    else
+      out += '-';
   }
   return out;
 }

@@ -183,7 +183,8 @@ final_ledgers collect_ledgers(const world& w, const run_summary& s) {
   final_ledgers out;
   out.ours.assign(w.db().ledger().begin(), w.db().ledger().end());
   for (const world::money_tool& m : w.money_tools()) {
-    const bool kept = std::any_of(s.money.begin(), s.money.end(), [&](const money_ledger& l) { return l.tool == m.name; });
+    const bool kept =
+        std::any_of(s.money.begin(), s.money.end(), [&](const money_ledger& l) { return l.tool == m.name; });
     if (kept) out.theirs.push_back({std::string(m.name), {m.tool->ledger().begin(), m.tool->ledger().end()}});
   }
   return out;

@@ -20,8 +20,10 @@ timeline_drawing::timeline_drawing(html_lines& html, const scenario& sc, const r
     : html_(html), sc_(sc), s_(s), spans_(spans), run_time_(time), duplicate_refs_(overpaying) {
   for (const refund_mark& r : spans_.refunds) refund_refs_.insert(r.ref);
   by_job_ = s_.jobs_total > lane_per_worker_jobs_max;
-  if (by_job_) choose_jobs();
-  else lanes_ = spans_.lanes;
+  if (by_job_)
+    choose_jobs();
+  else
+    lanes_ = spans_.lanes;
 }
 
 void timeline_drawing::draw() {
@@ -29,7 +31,8 @@ void timeline_drawing::draw() {
   if (!by_job_) vendors_ = spans_.vendors;
   // The payment vendor (refunds) first: it is the lane people look for.
   std::stable_partition(vendors_.begin(), vendors_.end(), [&](const std::string& v) {
-    return std::any_of(spans_.refunds.begin(), spans_.refunds.end(), [&](const refund_mark& r) { return r.vendor == v; });
+    return std::any_of(spans_.refunds.begin(), spans_.refunds.end(),
+                       [&](const refund_mark& r) { return r.vendor == v; });
   });
   // The labels above and below the lanes first: the lanes start under
   // the deploys' rows, and the picture ends under the violations'.
@@ -56,14 +59,15 @@ void timeline_drawing::draw() {
   std::string violated;
   for (const verdict& v : s_.verdicts)
     if (!v.held)
-      violated += fmt::format("{}<a class=\"violated-name\" href=\"#invariant-{}\">{}</a>", violated.empty() ? "" : ", ",
-                              slug(v.name), esc(v.name));
+      violated += fmt::format("{}<a class=\"violated-name\" href=\"#invariant-{}\">{}</a>",
+                              violated.empty() ? "" : ", ", slug(v.name), esc(v.name));
   if (!violated.empty()) html_.line("<p class=\"timeline-violations\">Violated: " + violated + "</p>");
   if (spans_.end.us() > end_us)
-    html_.line(fmt::format("<p class=\"meta\" id=\"after-story\" data-end-us=\"{}\" data-last-event-us=\"{}\">The "
-                           "axis ends where the story ended, at {}; what the models did after it, until {} (work "
-                           "nobody waited for, a retention running out), is not drawn.</p>",
-                           end_us, spans_.end.us(), secs(end_us), secs(spans_.end)));
+    html_.line(
+        fmt::format("<p class=\"meta\" id=\"after-story\" data-end-us=\"{}\" data-last-event-us=\"{}\">The "
+                    "axis ends where the story ended, at {}; what the models did after it, until {} (work "
+                    "nobody waited for, a retention running out), is not drawn.</p>",
+                    end_us, spans_.end.us(), secs(end_us), secs(spans_.end)));
   if (by_job_)
     html_.line(fmt::format(
         "<p class=\"meta\" id=\"timeline-jobs\" data-shown=\"{}\" data-jobs=\"{}\">A lane per job, for {} of the "
@@ -81,12 +85,14 @@ void timeline_drawing::draw() {
   html_.line(
       "<marker id=\"arrowhead-backoff\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
       "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\"/></marker>");
-  html_.line("<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-             "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eceff2\"/>"
-             "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b7c0ca\" stroke-width=\"2\"/></pattern>");
-  html_.line("<pattern id=\"outage-hatch\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\" "
-             "patternTransform=\"rotate(-45)\"><rect width=\"8\" height=\"8\" fill=\"#dfe6ee\"/>"
-             "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" stroke=\"#7d8b9b\" stroke-width=\"3\"/></pattern>");
+  html_.line(
+      "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eceff2\"/>"
+      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#b7c0ca\" stroke-width=\"2\"/></pattern>");
+  html_.line(
+      "<pattern id=\"outage-hatch\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\" "
+      "patternTransform=\"rotate(-45)\"><rect width=\"8\" height=\"8\" fill=\"#dfe6ee\"/>"
+      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" stroke=\"#7d8b9b\" stroke-width=\"3\"/></pattern>");
   html_.line("</defs>");
 
   if (!by_job_) draw_time_axis(bottom);
@@ -95,8 +101,7 @@ void timeline_drawing::draw() {
   for (std::size_t i = 0; i < lanes; ++i)
     html_.line(fmt::format("<rect class=\"lane-bg{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
                            i < lanes_.size() ? "" : " vendor-bg", px(plot_left), px(lane_y(i)),
-                           px(plot_right - plot_left),
-                           px(lane_height(i) - 80)));
+                           px(plot_right - plot_left), px(lane_height(i) - 80)));
   html_.line("</g>");
   // The idle stretches drawn narrow, under what crosses them.
   if (!by_job_) write_time_breaks(html_, run_time_, top_ - 60, bottom + 40);

@@ -27,10 +27,10 @@ constexpr std::int64_t left_least = 800;
 constexpr std::int64_t right = 5600;
 constexpr std::int64_t plot_height = 2400;
 constexpr std::int64_t legend_row = 220;
-constexpr std::int64_t font = 12;           // px: svg.chart's text
-constexpr std::int64_t title_font = 13;     // px, bold: .chart-title
-constexpr std::int64_t title_line = 170;    // between two lines of the chart's title
-constexpr std::int64_t label_line = 150;    // between two lines of an axis title
+constexpr std::int64_t font = 12;            // px: svg.chart's text
+constexpr std::int64_t title_font = 13;      // px, bold: .chart-title
+constexpr std::int64_t title_line = 170;     // between two lines of the chart's title
+constexpr std::int64_t label_line = 150;     // between two lines of an axis title
 constexpr std::int64_t y_title_first = 160;  // the y title's first line (rotated: its glyphs reach 11 px left, 3 right)
 
 // Eight colours that are not red, then the same with dashes.
@@ -267,9 +267,10 @@ std::string line_chart_svg(const line_chart& c) {
                        esc(x_title[i]));
   for (std::size_t i = 0; i < y_title.size(); ++i) {
     const std::int64_t tx = y_title_first + static_cast<std::int64_t>(i) * label_line, ty = (top + bottom) / 2;
-    out += fmt::format("<text class=\"chart-label y-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
-                       "transform=\"rotate(-90 {} {})\">{}</text>\n",
-                       px(tx), px(ty), px(tx), px(ty), esc(y_title[i]));
+    out += fmt::format(
+        "<text class=\"chart-label y-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
+        "transform=\"rotate(-90 {} {})\">{}</text>\n",
+        px(tx), px(ty), px(tx), px(ty), esc(y_title[i]));
   }
 
   // The lines, their intervals and points; then the violation rings on top.
@@ -279,7 +280,8 @@ std::string line_chart_svg(const line_chart& c) {
     const std::string_view dash = dashes[(i / std::size(colours)) % std::size(dashes)];
     out += fmt::format("<g class=\"chart-line\" data-line=\"{}\">", esc(l.name));
     std::string path;
-    for (const point& p : l.points) path += fmt::format("{}{},{}", path.empty() ? "" : " ", px(x.at(p.x)), px(y.s.at(p.y)));
+    for (const point& p : l.points)
+      path += fmt::format("{}{},{}", path.empty() ? "" : " ", px(x.at(p.x)), px(y.s.at(p.y)));
     out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>", path, colour,
                        dash.empty() ? std::string() : fmt::format(" stroke-dasharray=\"{}\"", dash));
     for (const point& p : l.points) {
@@ -287,24 +289,25 @@ std::string line_chart_svg(const line_chart& c) {
       const double low = low_of(c, p), high = p.y + p.err;
       if (p.err > 0) {
         const std::int64_t a = y.s.at(low), b = y.s.at(high);
-        out += fmt::format("<path class=\"chart-err\" data-low=\"{}\" data-high=\"{}\" d=\"M{} {}V{}M{} {}h8M{} "
-                           "{}h8\" stroke=\"{}\"/>",
-                           number(low), number(high), px(px_), px(a), px(b), px(px_ - 40), px(a), px(px_ - 40), px(b),
-                           colour);
+        out += fmt::format(
+            "<path class=\"chart-err\" data-low=\"{}\" data-high=\"{}\" d=\"M{} {}V{}M{} {}h8M{} "
+            "{}h8\" stroke=\"{}\"/>",
+            number(low), number(high), px(px_), px(a), px(b), px(px_ - 40), px(a), px(px_ - 40), px(b), colour);
       }
-      out += fmt::format("<circle class=\"chart-point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{}: {}, {}{}</title></circle>",
-                         px(px_), px(py), colour, esc(l.name), esc(tick_text(c, x, p.x)), number(p.y),
-                         p.err > 0 ? fmt::format(" ±{} (from {} to {})", number(p.err), number(low), number(high))
-                                   : std::string());
+      out += fmt::format(
+          "<circle class=\"chart-point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{}: {}, {}{}</title></circle>",
+          px(px_), px(py), colour, esc(l.name), esc(tick_text(c, x, p.x)), number(p.y),
+          p.err > 0 ? fmt::format(" ±{} (from {} to {})", number(p.err), number(low), number(high)) : std::string());
     }
     out += "</g>\n";
   }
   for (const line& l : c.lines)
     for (const point& p : l.points)
       if (p.violated)
-        out += fmt::format("<circle class=\"chart-violation\" cx=\"{}\" cy=\"{}\" r=\"6.5\" fill=\"none\" stroke=\"{}\" "
-                           "stroke-width=\"2.5\"/>\n",
-                           px(x.at(p.x)), px(y.s.at(p.y)), violation_colour);
+        out += fmt::format(
+            "<circle class=\"chart-violation\" cx=\"{}\" cy=\"{}\" r=\"6.5\" fill=\"none\" stroke=\"{}\" "
+            "stroke-width=\"2.5\"/>\n",
+            px(x.at(p.x)), px(y.s.at(p.y)), violation_colour);
 
   out += "<g class=\"chart-legend\">";
   for (const item& it : items) {

@@ -27,7 +27,7 @@ namespace twice::chart {
 struct point {
   double x = 0;
   double y = 0;
-  double err = 0;        // half-width of the interval drawn around y; 0: none
+  double err = 0;         // half-width of the interval drawn around y; 0: none
   bool violated = false;  // the cell behind the point broke an invariant
 };
 

@@ -18,8 +18,10 @@ std::string secs(sim::instant t) { return sim::format_clock(t - sim::instant::ep
 std::string cell(std::string text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }
@@ -61,7 +63,11 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
   line("| invariant | verdict | detail |");
   line("|---|---|---|");
   for (const verdict& v : s.verdicts)
-    line(fmt::format("| `{}` | {} | {} |", v.name, !v.held ? "**violated**" : v.judged ? "held" : "**unjudged**", cell(v.detail)));
+    line(fmt::format("| `{}` | {} | {} |", v.name,
+                     !v.held    ? "**violated**"
+                     : v.judged ? "held"
+                                : "**unjudged**",
+                     cell(v.detail)));
   for (const verdict& v : s.verdicts) {
     if (v.held || v.evidence.empty()) continue;
     line("");
@@ -87,9 +93,10 @@ std::string markdown_report(const scenario& sc, const run_summary& s, const std:
     line(fmt::format("\n(the first {} of {} attempts; `twice run {} --json` lists them all)", attempts_shown,
                      s.attempts_total, sc.path));
   else if (s.attempts_total > attempts_shown)
-    line(fmt::format("\n(the first {} of {} attempts; `twice run {} --json` lists {} of them, docs/json-output.md says "
-                     "which)",
-                     attempts_shown, s.attempts_total, sc.path, s.attempts.size()));
+    line(
+        fmt::format("\n(the first {} of {} attempts; `twice run {} --json` lists {} of them, docs/json-output.md says "
+                    "which)",
+                    attempts_shown, s.attempts_total, sc.path, s.attempts.size()));
   line("");
   line("## Timeline");
   line("");

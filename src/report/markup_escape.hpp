@@ -21,11 +21,21 @@ inline std::string escape_markup(std::string_view text, markup dialect) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += dialect == markup::html ? "&#39;" : "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += dialect == markup::html ? "&#39;" : "&apos;";
+        break;
       default:
         if (dialect == markup::xml10 && static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
           out += '?';

@@ -69,7 +69,9 @@ bool tool_failed(const tool_span& t) { return !t.finished || t.status == 0 || t.
 
 // A lease that ended otherwise than by an ack (or by the slice returning it)
 // left its message to be delivered again, or dead.
-bool lease_failed(const lease_span& l) { return l.ended_by != "ack" && l.ended_by != "returned" && l.ended_by != "open"; }
+bool lease_failed(const lease_span& l) {
+  return l.ended_by != "ack" && l.ended_by != "returned" && l.ended_by != "open";
+}
 
 struct job_parts {
   std::vector<std::size_t> leases, tools, marks;  // indices into run_spans
@@ -131,9 +133,10 @@ std::string otlp_trace(const run_summary& s, const run_spans& spans, std::string
     json events = json::array();
     for (const std::size_t i : parts.marks) {
       const worker_mark& m = spans.marks[i];
-      events.push_back({{"timeUnixNano", nanos(m.at)},
-                        {"name", m.kind},
-                        {"attributes", json::array({string_attr("twice.worker", m.actor), string_attr("twice.text", m.text)})}});
+      events.push_back(
+          {{"timeUnixNano", nanos(m.at)},
+           {"name", m.kind},
+           {"attributes", json::array({string_attr("twice.worker", m.actor), string_attr("twice.text", m.text)})}});
       if (m.kind == "job_failed" || m.kind == "dead_letter") fail(root, m.text);
     }
     if (!events.empty()) root["events"] = std::move(events);
@@ -143,11 +146,12 @@ std::string otlp_trace(const run_summary& s, const run_spans& spans, std::string
       const lease_span& l = spans.leases[i];
       json attrs = json::array({string_attr("twice.job_id", job), int_attr("twice.delivery", l.receive_count),
                                 string_attr("messaging.message.id", std::to_string(l.message)),
-                                string_attr("messaging.operation.type", "process"), string_attr("twice.worker", l.worker),
-                                string_attr("twice.ended_by", l.ended_by)});
+                                string_attr("messaging.operation.type", "process"),
+                                string_attr("twice.worker", l.worker), string_attr("twice.ended_by", l.ended_by)});
       if (!l.attempts.empty()) attrs.push_back(int_array_attr("twice.attempts", l.attempts));
-      json lease = span(trace, span_id(seed, fmt::format("lease {}", i)), root_id,
-                        fmt::format("delivery {}", l.receive_count), span_kind::consumer, l.start, l.end, std::move(attrs));
+      json lease =
+          span(trace, span_id(seed, fmt::format("lease {}", i)), root_id, fmt::format("delivery {}", l.receive_count),
+               span_kind::consumer, l.start, l.end, std::move(attrs));
       if (lease_failed(l)) fail(lease, "ended by " + l.ended_by);
       add(lease);
     }
@@ -168,25 +172,23 @@ std::string otlp_trace(const run_summary& s, const run_spans& spans, std::string
       attrs.push_back(bool_attr("twice.new_write", t.new_write));
       attrs.push_back(bool_attr("twice.replayed", t.replayed));
       json call = span(trace, span_id(seed, fmt::format("tool {}", i)),
-                       lease ? span_id(seed, fmt::format("lease {}", *lease)) : root_id, t.tool, span_kind::client, t.start,
-                       t.end, std::move(attrs));
+                       lease ? span_id(seed, fmt::format("lease {}", *lease)) : root_id, t.tool, span_kind::client,
+                       t.start, t.end, std::move(attrs));
       if (tool_failed(t)) fail(call, tool_result_text(t));
       add(call);
     }
   }
 
-  const json resource{{"attributes", json::array({string_attr("service.name", "twice"),
-                                                  string_attr("service.version", version),
-                                                  string_attr("twice.scenario", s.scenario),
-                                                  // A uint64: its decimal text, as intValue (an int64) would not hold it all.
-                                                  string_attr("twice.seed", std::to_string(seed)),
-                                                  string_attr("twice.trace_digest",
-                                                              sim::format_digest(s.result.trace_digest))})}};
-  const json doc{{"resourceSpans",
-            json::array({{{"resource", resource},
-                          {"scopeSpans",
-                           json::array({{{"scope", {{"name", "twice"}, {"version", version}}},
-                                         {"spans", json::array()}}})}}})}};
+  const json resource{
+      {"attributes", json::array({string_attr("service.name", "twice"), string_attr("service.version", version),
+                                  string_attr("twice.scenario", s.scenario),
+                                  // A uint64: its decimal text, as intValue (an int64) would not hold it all.
+                                  string_attr("twice.seed", std::to_string(seed)),
+                                  string_attr("twice.trace_digest", sim::format_digest(s.result.trace_digest))})}};
+  const json doc{
+      {"resourceSpans", json::array({{{"resource", resource},
+                                      {"scopeSpans", json::array({{{"scope", {{"name", "twice"}, {"version", version}}},
+                                                                   {"spans", json::array()}}})}}})}};
   // The spans go where the document's empty array is: its only `"spans":[]`
   // (inside a string a quote is escaped, `\"`).
   std::string text = doc.dump();

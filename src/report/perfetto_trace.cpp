@@ -91,10 +91,10 @@ class trace_writer {
   }
 
   void add_counter(int pid, int tid, std::int64_t at, std::string name, json args) {
-    events_.push_back({pid, tid, at, 0,
-                       json{{"name", std::move(name)}, {"ph", "C"}, {"ts", at}, {"pid", pid}, {"tid", tid},
-                            {"args", std::move(args)}}
-                           .dump()});
+    events_.push_back(
+        {pid, tid, at, 0,
+         json{{"name", std::move(name)}, {"ph", "C"}, {"ts", at}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}}
+             .dump()});
   }
 
   void add_thread_name(int pid, int tid, std::string_view name) {
@@ -141,13 +141,15 @@ class trace_writer {
   };
 
   void place(json body, int pid, int tid, std::int64_t ts, std::int64_t dur) {
-    json e{{"name", body["name"]}, {"cat", body["cat"]}, {"ph", "X"}, {"ts", ts}, {"dur", dur}, {"pid", pid}, {"tid", tid}};
+    json e{{"name", body["name"]}, {"cat", body["cat"]}, {"ph", "X"}, {"ts", ts},
+           {"dur", dur},           {"pid", pid},         {"tid", tid}};
     e["args"] = std::move(body["args"]);
     events_.push_back({pid, tid, ts, dur, e.dump()});
   }
 
   void place_instant(json body, int pid, int tid, std::int64_t ts) {
-    json e{{"name", body["name"]}, {"cat", body["cat"]}, {"ph", "i"}, {"s", "t"}, {"ts", ts}, {"pid", pid}, {"tid", tid}};
+    json e{{"name", body["name"]}, {"cat", body["cat"]}, {"ph", "i"}, {"s", "t"}, {"ts", ts},
+           {"pid", pid},           {"tid", tid}};
     e["args"] = std::move(body["args"]);
     events_.push_back({pid, tid, ts, 0, e.dump()});
   }
@@ -160,15 +162,18 @@ std::vector<actor_track> worker_tracks(const run_spans& spans) {
   std::map<std::string, actor_track, std::less<>> by_actor;
   for (const std::string& lane : spans.lanes) by_actor[lane].name = lane;
   for (const lease_span& l : spans.leases) {
-    json args{{"job_id", l.job},          {"message", l.message}, {"delivery", l.receive_count},
-              {"ended_by", l.ended_by},    {"attempts", l.attempts}};
+    json args{{"job_id", l.job},
+              {"message", l.message},
+              {"delivery", l.receive_count},
+              {"ended_by", l.ended_by},
+              {"attempts", l.attempts}};
     if (l.expired_at) args["lease_expired_us"] = l.expired_at->us();
     by_actor[l.worker].spans.push_back(
         {l.start.us(), l.end.us(), json{{"name", "lease " + l.job}, {"cat", "lease"}, {"args", std::move(args)}}});
   }
   for (const tool_span& t : spans.tools) {
-    json args{{"job_id", t.job},       {"attempt", t.attempt},       {"step", t.step},
-              {"key", t.key},          {"result", tool_result_text(t)}, {"new_write", t.new_write},
+    json args{{"job_id", t.job}, {"attempt", t.attempt},          {"step", t.step},
+              {"key", t.key},    {"result", tool_result_text(t)}, {"new_write", t.new_write},
               {"sha", t.sha}};
     by_actor[t.actor].spans.push_back(
         {t.start.us(), t.end.us(), json{{"name", t.tool}, {"cat", "tool"}, {"args", std::move(args)}}});
@@ -192,14 +197,13 @@ std::vector<actor_track> vendor_tracks(const run_spans& spans) {
   }
   for (const refund_mark& r : spans.refunds) {
     const std::string name = (r.nth_for_invoice > 1 ? "DUPLICATE refund " : "refund ") + r.ref;
-    by_actor[r.vendor].instants.push_back(
-        {r.at.us(), json{{"name", name},
-                         {"cat", "refund"},
-                         {"args",
-                          {{"invoice", r.invoice},
-                           {"amount_cents", r.amount_cents},
-                           {"key", r.key},
-                           {"nth_for_invoice", r.nth_for_invoice}}}}});
+    by_actor[r.vendor].instants.push_back({r.at.us(), json{{"name", name},
+                                                           {"cat", "refund"},
+                                                           {"args",
+                                                            {{"invoice", r.invoice},
+                                                             {"amount_cents", r.amount_cents},
+                                                             {"key", r.key},
+                                                             {"nth_for_invoice", r.nth_for_invoice}}}}});
   }
   for (const vendor_mark& m : spans.vendor_marks)
     by_actor[m.vendor].instants.push_back(

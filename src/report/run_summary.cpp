@@ -41,16 +41,17 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
         sim::checked_add(s.vendor_total_cents, r.amount_cents, "the vendor ledger's total overflows int64 cents");
   const service_tool_stats& vs = w.payments().stats();
   s.vendor_peak_per_100ms = vs.requests_per_100ms.peak();
-  if (auto it = vs.rejections_by_status.find(503); it != vs.rejections_by_status.end()) s.vendor_rejected_503 = it->second;
+  if (auto it = vs.rejections_by_status.find(503); it != vs.rejections_by_status.end())
+    s.vendor_rejected_503 = it->second;
   const world::refusals refused = w.refused();
   s.retries_refused_by_budget = refused.retries_by_budget;
   for (const world::tool_calls& t : w.tool_stats()) {
     const auto by_breaker = refused.calls_by_breaker.find(t.name);
     const std::uint64_t failed_fast = by_breaker == refused.calls_by_breaker.end() ? 0 : by_breaker->second;
     if (t.stats->calls == 0 && failed_fast == 0) continue;
-    s.tools.push_back(tool_figures{std::string(t.name), t.stats->calls, t.stats->executions,
-                                   t.stats->client_timeouts, t.stats->rejections_by_status,
-                                   t.stats->requests_per_100ms.peak(), failed_fast, std::nullopt});
+    s.tools.push_back(tool_figures{std::string(t.name), t.stats->calls, t.stats->executions, t.stats->client_timeouts,
+                                   t.stats->rejections_by_status, t.stats->requests_per_100ms.peak(), failed_fast,
+                                   std::nullopt});
   }
   for (const world::money_tool& m : w.money_tools()) {
     const bool payments = m.tool == &w.payments();
@@ -61,7 +62,8 @@ run_summary summarize(const world& w, const world_result& result, attempt_collec
     s.money.push_back(money_ledger{std::string(m.name), m.tool->ledger().size(), m.tool->stats().moved_cents});
     if (payments) continue;
     for (tool_figures& t : s.tools)
-      if (t.name == m.name) t.ledger = tool_figures::ledger_figures{m.tool->ledger().size(), m.tool->stats().moved_cents};
+      if (t.name == m.name)
+        t.ledger = tool_figures::ledger_figures{m.tool->ledger().size(), m.tool->stats().moved_cents};
   }
   s.tenants = tenant_waits(w, result.story_end);
   s.queue = w.queue_health();
@@ -102,22 +104,23 @@ std::string run_summary::our_ledger() const {
 std::string run_summary::jobs_line() const {
   std::string out = fmt::format("{} total: {} done, {} failed, {} dead-lettered", jobs_total, jobs_succeeded,
                                 jobs_failed, jobs_dead_lettered);
-  if (retries_refused_by_budget > 0)
-    out += fmt::format(" ({} for want of retry budget)", retries_refused_by_budget);
+  if (retries_refused_by_budget > 0) out += fmt::format(" ({} for want of retry budget)", retries_refused_by_budget);
   return out;
 }
 
 std::string run_summary::queue_line() const {
   if (queue.samples == 0)
     return sample_interval == sim::duration::zero() ? "not sampled ([trace] sample_interval = \"0s\")"
-                                                     : "not sampled (the run ended before the first sample)";
+                                                    : "not sampled (the run ended before the first sample)";
   const auto at = [](sim::instant t) { return fmt::format("{}.{:03}s", t.us() / 1'000'000, t.us() / 1000 % 1000); };
   const sim::duration age = sim::duration::from_ms(queue.oldest_age.us() / 1000);
   const std::string backlog_at = queue.backlog == 0 ? std::string() : " (at " + at(queue.backlog_at) + ")";
-  const std::string age_at = queue.oldest_age == sim::duration::zero() ? std::string() : " (at " + at(queue.oldest_age_at) + ")";
+  const std::string age_at =
+      queue.oldest_age == sim::duration::zero() ? std::string() : " (at " + at(queue.oldest_age_at) + ")";
   if (queue_is_topic)
-    return fmt::format("consumer lag at most {} record{} not yet fetched{}, the oldest uncommitted record {} old at most{}",
-                       queue.backlog, queue.backlog == 1 ? "" : "s", backlog_at, sim::format_duration(age), age_at);
+    return fmt::format(
+        "consumer lag at most {} record{} not yet fetched{}, the oldest uncommitted record {} old at most{}",
+        queue.backlog, queue.backlog == 1 ? "" : "s", backlog_at, sim::format_duration(age), age_at);
   return fmt::format("at most {} {}{}, the oldest message {} old at most{}", queue.backlog, waiting_word, backlog_at,
                      sim::format_duration(age), age_at);
 }

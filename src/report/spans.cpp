@@ -108,10 +108,9 @@ class span_builder {
   // outside its strings' own room) and the open state beside them.
   std::uint64_t footprint() const {
     using sim::footprint_of;
-    const std::uint64_t elements = out_.leases.size() + out_.tools.size() + out_.marks.size() +
-                                   out_.executions.size() + out_.refunds.size() + out_.vendor_marks.size() +
-                                   out_.backoffs.size() + out_.pods_down.size() + out_.pod_starts.size() +
-                                   out_.redeliveries.size();
+    const std::uint64_t elements = out_.leases.size() + out_.tools.size() + out_.marks.size() + out_.executions.size() +
+                                   out_.refunds.size() + out_.vendor_marks.size() + out_.backoffs.size() +
+                                   out_.pods_down.size() + out_.pod_starts.size() + out_.redeliveries.size();
     std::uint64_t buckets = 0;
     for (const auto& [vendor, b] : out_.requests) buckets += footprint_of(b);
     return footprint_of(out_.leases) + footprint_of(out_.tools) + footprint_of(out_.marks) +
@@ -154,8 +153,7 @@ class span_builder {
 
   void broker(const ev::event& e) {
     if (const auto* r = std::get_if<ev::receive>(&e.body)) {
-      pending_.push_back(
-          pending_receive{e.at, static_cast<std::int64_t>(r->id), r->receive_count, text(r->body)});
+      pending_.push_back(pending_receive{e.at, static_cast<std::int64_t>(r->id), r->receive_count, text(r->body)});
     } else if (const auto* x = std::get_if<ev::lease_expired>(&e.body)) {
       const auto id = static_cast<std::int64_t>(x->id);
       const std::int64_t count = x->receive_count;
@@ -380,8 +378,8 @@ class span_builder {
       relay_calls_tools_ = true;
       tool_started(actor, st, e.at, {text(rt->job), 0, rt->step, text(rt->tool), text(rt->key), {}});
     } else if (const auto* tc = std::get_if<ev::tool_call>(&body)) {
-      tool_answered(actor, st, e.at, {text(tc->job), tc->attempt, tc->step, text(tc->tool), text(tc->key), text(tc->sha)},
-                    *tc);
+      tool_answered(actor, st, e.at,
+                    {text(tc->job), tc->attempt, tc->step, text(tc->tool), text(tc->key), text(tc->sha)}, *tc);
     } else if (const auto* rc2 = std::get_if<ev::relay_tool_call>(&body)) {
       relay_calls_tools_ = true;
       tool_answered(actor, st, e.at, {text(rc2->job), 0, rc2->step, text(rc2->tool), text(rc2->key), {}}, *rc2);
@@ -408,8 +406,8 @@ class span_builder {
   std::vector<pending_receive> pending_;  // receives no worker has shown it took yet, in order
   std::map<std::string, lane_state, std::less<>> lanes_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> by_delivery_;  // (message, receive count) -> lease
-  std::map<std::string, std::size_t, std::less<>> waiting_redelivery_;      // job -> redelivery with no taker yet
-  std::map<std::pair<std::string, std::int64_t>, std::size_t> executions_;   // (vendor, req) -> execution
+  std::map<std::string, std::size_t, std::less<>> waiting_redelivery_;        // job -> redelivery with no taker yet
+  std::map<std::pair<std::string, std::int64_t>, std::size_t> executions_;    // (vendor, req) -> execution
   std::map<std::string, std::int64_t, std::less<>> refunds_per_invoice_;
   std::set<std::string, std::less<>> vendors_;
   bool relay_calls_tools_ = false;

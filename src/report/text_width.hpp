@@ -24,7 +24,6 @@ std::string shortened_to(std::string_view text, std::int64_t width, std::int64_t
 
 // `text` in lines no wider than `width`: broken at spaces, a word too long
 // for a line after a '.', '/' or '_' in it, or else between characters.
-std::vector<std::string> wrapped_to(std::string_view text, std::int64_t width, std::int64_t font_px,
-                                    bool bold = false);
+std::vector<std::string> wrapped_to(std::string_view text, std::int64_t width, std::int64_t font_px, bool bold = false);
 
 }  // namespace twice::html_detail

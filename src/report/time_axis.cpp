@@ -69,9 +69,8 @@ time_axis time_axis::compressing_idle(std::int64_t left, std::int64_t right, std
 
   std::vector<std::size_t> longest(gaps.size());
   for (std::size_t i = 0; i < gaps.size(); ++i) longest[i] = i;
-  std::stable_sort(longest.begin(), longest.end(), [&](std::size_t a, std::size_t b) {
-    return gaps[a].to - gaps[a].from > gaps[b].to - gaps[b].from;
-  });
+  std::stable_sort(longest.begin(), longest.end(),
+                   [&](std::size_t a, std::size_t b) { return gaps[a].to - gaps[a].from > gaps[b].to - gaps[b].from; });
   // Longest first, each while it is longer than everything else still
   // drawn to scale together.
   std::int64_t drawn_time = end;
@@ -115,14 +114,17 @@ time_axis time_axis::compressing_idle(std::int64_t left, std::int64_t right, std
   std::vector<bool> at_least(pieces.size(), false);
   std::int64_t stretches = 0;
   for (const piece& p : pieces) stretches += p.idle ? 0 : 1;
-  const std::int64_t least = std::min<std::int64_t>(scale_width / 6, scale_width / std::max<std::int64_t>(stretches, 1));
+  const std::int64_t least =
+      std::min<std::int64_t>(scale_width / 6, scale_width / std::max<std::int64_t>(stretches, 1));
   for (bool again = true; again;) {
     again = false;
     std::int64_t free_width = scale_width, free_time = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       if (pieces[i].idle) continue;
-      if (at_least[i]) free_width -= least;
-      else free_time += pieces[i].t1 - pieces[i].t0;
+      if (at_least[i])
+        free_width -= least;
+      else
+        free_time += pieces[i].t1 - pieces[i].t0;
     }
     const axis share{0, free_width, std::max<std::int64_t>(free_time, 1)};
     for (std::size_t i = 0; i < pieces.size(); ++i) {
@@ -151,7 +153,8 @@ time_axis time_axis::compressing_idle(std::int64_t left, std::int64_t right, std
 std::int64_t time_axis::at(std::int64_t us) const {
   const std::int64_t t = std::clamp<std::int64_t>(us, 0, end_us_);
   // The last piece starting at or before t.
-  auto it = std::upper_bound(pieces_.begin(), pieces_.end(), t, [](std::int64_t v, const piece& p) { return v < p.t0; });
+  auto it =
+      std::upper_bound(pieces_.begin(), pieces_.end(), t, [](std::int64_t v, const piece& p) { return v < p.t0; });
   const piece& p = it == pieces_.begin() ? pieces_.front() : *std::prev(it);
   if (p.t1 <= p.t0) return p.x0;
   return axis{p.x0, p.x1 - p.x0, p.t1 - p.t0}.at(t - p.t0);

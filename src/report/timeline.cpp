@@ -11,14 +11,16 @@
 namespace twice {
 
 namespace {
-std::string str(const sim::trace_record& r, std::string_view name) { return std::string(r.get_string(name).value_or("")); }
+std::string str(const sim::trace_record& r, std::string_view name) {
+  return std::string(r.get_string(name).value_or(""));
+}
 std::int64_t num(const sim::trace_record& r, std::string_view name) { return r.get_int(name).value_or(0); }
 std::string secs(std::int64_t us) { return fmt::format("{}.{:06}s", us / 1'000'000, us % 1'000'000); }
 
 std::string tool_line(const sim::trace_record& r) {
   const std::string key = str(r, "key");
-  std::string out = fmt::format("{} {} step {} key={}", str(r, "tool"), str(r, "job"), num(r, "step"),
-                                key.empty() ? "(none)" : key);
+  std::string out =
+      fmt::format("{} {} step {} key={}", str(r, "tool"), str(r, "job"), num(r, "step"), key.empty() ? "(none)" : key);
   const std::int64_t status = num(r, "status");
   if (status == 0) {
     out += " -> timeout (no answer)";
@@ -39,7 +41,8 @@ const std::map<std::string_view, formatter>& formatters() {
       {"start", [](const sim::trace_record& r) { return "pod starts on " + str(r, "sha"); }},
       {"crash",
        [](const sim::trace_record& r) {
-         return "CRASH (" + str(r, "why") + ")" + (r.get_bool("in_flight") == true ? ", " + str(r, "job") + " in flight" : "");
+         return "CRASH (" + str(r, "why") + ")" +
+                (r.get_bool("in_flight") == true ? ", " + str(r, "job") + " in flight" : "");
        }},
       {"stop",
        [](const sim::trace_record& r) {
@@ -50,14 +53,15 @@ const std::map<std::string_view, formatter>& formatters() {
       {"attempt_start",
        [](const sim::trace_record& r) {
          const std::int64_t checkpoint = num(r, "checkpoint");
-         return fmt::format("attempt {} of {} starts (delivery {}, {})", num(r, "attempt"), str(r, "job"),
-                            num(r, "receive_count"),
-                            checkpoint < 0 ? std::string("nothing checkpointed") : fmt::format("steps 1..{} durable", checkpoint));
+         return fmt::format(
+             "attempt {} of {} starts (delivery {}, {})", num(r, "attempt"), str(r, "job"), num(r, "receive_count"),
+             checkpoint < 0 ? std::string("nothing checkpointed") : fmt::format("steps 1..{} durable", checkpoint));
        }},
       {"tool_call", tool_line},
       {"fault_crash",
        [](const sim::trace_record& r) {
-         return fmt::format("fault: crash at {} (step {}, attempt {})", str(r, "point"), num(r, "step"), num(r, "attempt"));
+         return fmt::format("fault: crash at {} (step {}, attempt {})", str(r, "point"), num(r, "step"),
+                            num(r, "attempt"));
        }},
       {"fault_error",
        [](const sim::trace_record& r) {
@@ -76,8 +80,8 @@ const std::map<std::string_view, formatter>& formatters() {
                                      ? "Sidekiq's schedule, no cap: its last retry waits at most " +
                                            sim::format_duration(sim::duration::from_us(num(r, "cap_us")))
                                      : "cap " + secs(num(r, "cap_us"));
-         return fmt::format("backoff {} after attempt {} of {} ({}; {}): {}", secs(num(r, "delay_us")), num(r, "attempt"),
-                            str(r, "job"), where, cap, str(r, "error"));
+         return fmt::format("backoff {} after attempt {} of {} ({}; {}): {}", secs(num(r, "delay_us")),
+                            num(r, "attempt"), str(r, "job"), where, cap, str(r, "error"));
        }},
       {"checkpoint",
        [](const sim::trace_record& r) { return fmt::format("checkpoint {} step {}", str(r, "job"), num(r, "step")); }},
@@ -85,7 +89,8 @@ const std::map<std::string_view, formatter>& formatters() {
       {"job_failed", [](const sim::trace_record& r) { return str(r, "job") + " FAILED: " + str(r, "error"); }},
       {"dead_letter",
        [](const sim::trace_record& r) {
-         return fmt::format("{} DEAD-LETTERED after {} attempts: {}", str(r, "job"), num(r, "attempts"), str(r, "reason"));
+         return fmt::format("{} DEAD-LETTERED after {} attempts: {}", str(r, "job"), num(r, "attempts"),
+                            str(r, "reason"));
        }},
       {"ack", [](const sim::trace_record& r) { return "ack " + str(r, "job") + " (" + str(r, "status") + ")"; }},
       {"ack_ignored",
@@ -94,7 +99,8 @@ const std::map<std::string_view, formatter>& formatters() {
          // receive, after its lease ran out or as the broker's duplicate copy;
          // SQS then "succeeds, but the message might not be deleted" (the
          // DeleteMessage reference).
-         return "ack " + str(r, "job") + " ignored: the message was given out again since this receive, so the broker "
+         return "ack " + str(r, "job") +
+                " ignored: the message was given out again since this receive, so the broker "
                 "keeps it";
        }},
       {"claim_skipped",
@@ -104,8 +110,10 @@ const std::map<std::string_view, formatter>& formatters() {
        }},
       {"already_ended",
        [](const sim::trace_record& r) { return "redelivered " + str(r, "job") + ", already " + str(r, "status"); }},
-      {"duplicate_delivery", [](const sim::trace_record& r) { return "delivers " + str(r, "body") + " twice (no crash)"; }},
-      {"delete_lost", [](const sim::trace_record& r) { return "the ack of " + str(r, "body") + " is lost on the way"; }},
+      {"duplicate_delivery",
+       [](const sim::trace_record& r) { return "delivers " + str(r, "body") + " twice (no crash)"; }},
+      {"delete_lost",
+       [](const sim::trace_record& r) { return "the ack of " + str(r, "body") + " is lost on the way"; }},
       {"lost_with_process",
        [](const sim::trace_record& r) { return str(r, "body") + " is lost with the process that fetched it"; }},
       {"orphaned",
@@ -136,11 +144,10 @@ const std::map<std::string_view, formatter>& formatters() {
       {"offset_commit",
        [](const sim::trace_record& r) {
          const std::string status = str(r, "status");
-         return fmt::format("{}commits partition {} up to offset {}{}",
-                            r.get_bool("automatic").value_or(false) ? "auto-" : "", num(r, "partition"),
-                            num(r, "offset"),
-                            status == "ok" ? std::string()
-                                           : " -> " + status + " (CommitFailedException: the group has rebalanced)");
+         return fmt::format(
+             "{}commits partition {} up to offset {}{}", r.get_bool("automatic").value_or(false) ? "auto-" : "",
+             num(r, "partition"), num(r, "offset"),
+             status == "ok" ? std::string() : " -> " + status + " (CommitFailedException: the group has rebalanced)");
        }},
       {"rebalance_start",
        [](const sim::trace_record& r) {
@@ -148,7 +155,9 @@ const std::map<std::string_view, formatter>& formatters() {
                             str(r, "reason"), str(r, "member"));
        }},
       {"member_removed",
-       [](const sim::trace_record& r) { return fmt::format("{} leaves the group: {}", str(r, "member"), str(r, "reason")); }},
+       [](const sim::trace_record& r) {
+         return fmt::format("{} leaves the group: {}", str(r, "member"), str(r, "reason"));
+       }},
       {"partitions_assigned",
        [](const sim::trace_record& r) {
          return fmt::format("generation {}: {} gets partition(s) {}", num(r, "generation"), str(r, "member"),
@@ -161,23 +170,28 @@ const std::map<std::string_view, formatter>& formatters() {
       {"worker_lost",
        [](const sim::trace_record& r) {
          return fmt::format("the pool process running attempt {} of {} died (WorkerLostError): {}", num(r, "attempt"),
-                            str(r, "job"), r.get_bool("requeued").value_or(false) ? "message requeued" : "acked, task failed");
+                            str(r, "job"),
+                            r.get_bool("requeued").value_or(false) ? "message requeued" : "acked, task failed");
        }},
       {"execution_timeout",
        [](const sim::trace_record& r) {
          const std::string action = str(r, "action");
-         const std::string what = action == "kill"         ? "the worker process is killed"
-                                  : action == "time_limit" ? "the pool process is killed (TimeLimitExceeded): task failed, acked"
-                                                           : "the handler raises a timeout error";
+         const std::string what = action == "kill" ? "the worker process is killed"
+                                  : action == "time_limit"
+                                      ? "the pool process is killed (TimeLimitExceeded): task failed, acked"
+                                      : "the handler raises a timeout error";
          return fmt::format("attempt {} of {} reaches its {} execution timeout: {}", num(r, "attempt"), str(r, "job"),
                             secs(num(r, "limit_us")), what);
        }},
       {"pushed_back",
-       [](const sim::trace_record& r) { return str(r, "body") + " pushed back to the head of the queue, to run again"; }},
+       [](const sim::trace_record& r) {
+         return str(r, "body") + " pushed back to the head of the queue, to run again";
+       }},
       {"send_deduplicated",
        [](const sim::trace_record& r) {
          return fmt::format("accepts a send of {} and drops it: deduplication id {} seen within 5 minutes",
-                            str(r, "body"), str(r, "deduplication_id").empty() ? "(the body)" : str(r, "deduplication_id"));
+                            str(r, "body"),
+                            str(r, "deduplication_id").empty() ? "(the body)" : str(r, "deduplication_id"));
        }},
       {"send_timeout",
        [](const sim::trace_record& r) {
@@ -189,11 +203,13 @@ const std::map<std::string_view, formatter>& formatters() {
          return r.get_bool("deduplicated").value_or(false)
                     ? fmt::format("sends {} again; the queue drops it as a duplicate of message {}", str(r, "body"),
                                   num(r, "id"))
-                    : fmt::format("sends {} again; the queue takes it as a new message {}", str(r, "body"), num(r, "id"));
+                    : fmt::format("sends {} again; the queue takes it as a new message {}", str(r, "body"),
+                                  num(r, "id"));
        }},
       {"redrive",
        [](const sim::trace_record& r) {
-         return fmt::format("{} moved to the dead-letter queue after {} receives", str(r, "body"), num(r, "receive_count"));
+         return fmt::format("{} moved to the dead-letter queue after {} receives", str(r, "body"),
+                            num(r, "receive_count"));
        }},
       {"retention_expired",
        [](const sim::trace_record& r) {
@@ -228,17 +244,18 @@ const std::map<std::string_view, formatter>& formatters() {
          const std::string value = depth ? fmt::format("{} dead letter(s) visible", num(r, "value"))
                                          : fmt::format("the oldest dead letter {} old", secs(num(r, "value")));
          if (str(r, "to") == "ALARM")
-           return fmt::format("CloudWatch alarm on the dead-letter queue's {}: OK -> ALARM ({}); its action pages "
-                              "once, and it stays in ALARM while the metric breaches",
-                              depth ? "depth" : "oldest message's age", value);
+           return fmt::format(
+               "CloudWatch alarm on the dead-letter queue's {}: OK -> ALARM ({}); its action pages "
+               "once, and it stays in ALARM while the metric breaches",
+               depth ? "depth" : "oldest message's age", value);
          return fmt::format("CloudWatch alarm on the dead-letter queue's {}: ALARM -> OK ({})",
                             depth ? "depth" : "oldest message's age", value);
        }},
       {"page",
        [](const sim::trace_record& r) {
-         std::string line = fmt::format("PAGE #{} ({} alarm): {} dead letter(s); the on-call answers at {}",
-                                        num(r, "incident"), str(r, "alarm"), num(r, "messages"),
-                                        secs(num(r, "answer_at_us")));
+         std::string line =
+             fmt::format("PAGE #{} ({} alarm): {} dead letter(s); the on-call answers at {}", num(r, "incident"),
+                         str(r, "alarm"), num(r, "messages"), secs(num(r, "answer_at_us")));
          if (const std::int64_t resolves = num(r, "resolves_at_us"); resolves >= 0)
            line += fmt::format(", the pager auto-resolves it at {}", secs(resolves));
          return line;
@@ -255,29 +272,32 @@ const std::map<std::string_view, formatter>& formatters() {
        [](const sim::trace_record& r) {
          const std::int64_t open = num(r, "incident");
          if (open > 0)
-           return fmt::format("re-notification: the {} alarm is still in ALARM; the pager groups it into open "
-                              "page #{}",
-                              str(r, "alarm"), open);
-         return fmt::format("re-notification: the {} alarm is still in ALARM and no page of it is open; a new "
-                            "page follows",
-                            str(r, "alarm"));
+           return fmt::format(
+               "re-notification: the {} alarm is still in ALARM; the pager groups it into open "
+               "page #{}",
+               str(r, "alarm"), open);
+         return fmt::format(
+             "re-notification: the {} alarm is still in ALARM and no page of it is open; a new "
+             "page follows",
+             str(r, "alarm"));
        }},
       {"page_unanswered",
        [](const sim::trace_record& r) {
-         return fmt::format("the on-call comes back to page #{}: nothing open on the pager, so no redrive; {} dead "
-                            "letter(s) wait for retention, and the alarm, still in ALARM, pages nobody again",
-                            num(r, "incident"), num(r, "messages"));
+         return fmt::format(
+             "the on-call comes back to page #{}: nothing open on the pager, so no redrive; {} dead "
+             "letter(s) wait for retention, and the alarm, still in ALARM, pages nobody again",
+             num(r, "incident"), num(r, "messages"));
        }},
       {"long_transaction",
        [](const sim::trace_record& r) {
          const std::string state = str(r, "state");
          if (state == "begins")
-           return fmt::format("{} opens a transaction and holds it: no row version that dies from now on can be "
-                              "cleaned up",
-                              str(r, "holder"));
+           return fmt::format(
+               "{} opens a transaction and holds it: no row version that dies from now on can be "
+               "cleaned up",
+               str(r, "holder"));
          return fmt::format("{}'s transaction {}: the {} dead row versions every job-table read walked are gone",
-                            str(r, "holder"),
-                            state == "terminated" ? "TERMINATED by transaction_timeout" : "commits",
+                            str(r, "holder"), state == "terminated" ? "TERMINATED by transaction_timeout" : "commits",
                             num(r, "dead_versions"));
        }},
       {"tenant_over_limit",
@@ -294,7 +314,8 @@ const std::map<std::string_view, formatter>& formatters() {
          return fmt::format("orphan rescue: {} running since {} after {} attempt(s), {}", str(r, "job"),
                             secs(num(r, "claimed_at_us")), num(r, "attempts"), did);
        }},
-      {"lease_lost", [](const sim::trace_record& r) { return "lease on " + str(r, "job") + " lost (the broker says so)"; }},
+      {"lease_lost",
+       [](const sim::trace_record& r) { return "lease on " + str(r, "job") + " lost (the broker says so)"; }},
       {"abandoned", [](const sim::trace_record& r) { return "abandons " + str(r, "job") + ": " + str(r, "why"); }},
       {"commit",
        [](const sim::trace_record& r) {
@@ -379,14 +400,15 @@ std::optional<timeline_line> timeline_entry(const sim::trace_record& r,
     // the scheduled poller pushes it to the back of the queue.
     // (The poller looks every few seconds: what came due waits for its look.)
     const std::int64_t due_us = backoff ? backoff->nacked_us + backoff->delay_us : r.time.us();
-    const std::string poller =
-        r.time.us() > due_us ? fmt::format(", and the scheduled poller's look came {} later", secs(r.time.us() - due_us))
-                             : std::string();
+    const std::string poller = r.time.us() > due_us ? fmt::format(", and the scheduled poller's look came {} later",
+                                                                  secs(r.time.us() - due_us))
+                                                    : std::string();
     const std::string text =
-        backoff ? fmt::format("{} leaves the retry set for the back of the queue: the {} backoff after attempt {} "
-                              "ended{} ({} scheduled the retry of delivery {})",
-                              str(r, "body"), secs(backoff->delay_us), backoff->attempt, poller, backoff->worker,
-                              num(r, "receive_count"))
+        backoff ? fmt::format(
+                      "{} leaves the retry set for the back of the queue: the {} backoff after attempt {} "
+                      "ended{} ({} scheduled the retry of delivery {})",
+                      str(r, "body"), secs(backoff->delay_us), backoff->attempt, poller, backoff->worker,
+                      num(r, "receive_count"))
                 : fmt::format("{} leaves the retry set for the back of the queue: its retry of delivery {} is due",
                               str(r, "body"), num(r, "receive_count"));
     return timeline_line{r.time, r.actor, text};
@@ -403,12 +425,12 @@ std::optional<timeline_line> timeline_entry(const sim::trace_record& r,
     // SQS's visibility timeout, Pub/Sub's ack deadline.
     const bool pubsub = lease == "ack_deadline";
     const std::string text =
-        backoff ? fmt::format("{} {} again: the {} backoff after attempt {} ended ({} nacked delivery {})",
-                              str(r, "body"), pubsub ? "available" : "visible", secs(backoff->delay_us),
-                              backoff->attempt, backoff->worker, num(r, "receive_count"))
-                : fmt::format("{} {} again: the {} of delivery {} ran out", str(r, "body"),
-                              pubsub ? "available" : "visible", pubsub ? "ack deadline" : "lease",
-                              num(r, "receive_count"));
+        backoff
+            ? fmt::format("{} {} again: the {} backoff after attempt {} ended ({} nacked delivery {})", str(r, "body"),
+                          pubsub ? "available" : "visible", secs(backoff->delay_us), backoff->attempt, backoff->worker,
+                          num(r, "receive_count"))
+            : fmt::format("{} {} again: the {} of delivery {} ran out", str(r, "body"),
+                          pubsub ? "available" : "visible", pubsub ? "ack deadline" : "lease", num(r, "receive_count"));
     return timeline_line{r.time, r.actor, text};
   }
   if (!wanted(r)) return std::nullopt;
@@ -430,9 +452,7 @@ void timeline_collector::on_event(const ev::event& e, const name_table& names) {
 
 // A line's actor and text: ~100 bytes beside it. The redelivery causes are
 // a few per open backoff, not counted.
-std::uint64_t timeline_collector::footprint() const {
-  return sim::footprint_of(lines_) + lines_.size() * 100;
-}
+std::uint64_t timeline_collector::footprint() const { return sim::footprint_of(lines_) + lines_.size() * 100; }
 
 std::vector<timeline_line> build_timeline(const std::vector<sim::trace_record>& records) {
   std::vector<timeline_line> out;

@@ -30,7 +30,7 @@ namespace twice::html_detail {
 // A label waiting for its row: its text, its box and what to write.
 struct pending_label {
   label_extent at;
-  std::string cls;   // its class attribute
+  std::string cls;    // its class attribute
   std::string attrs;  // more attributes (data-ref...)
   std::string text;   // escaped
 };
@@ -78,8 +78,7 @@ class timeline_drawing {
                              px(labels[i].at.left), px(row_y(*placed[i])), labels[i].text));
     }
   }
-  static label_extent beside(std::int64_t x, std::int64_t width, std::int64_t offset, std::int64_t lo,
-                             std::int64_t hi);
+  static label_extent beside(std::int64_t x, std::int64_t width, std::int64_t offset, std::int64_t lo, std::int64_t hi);
   void lay_out_deploy_labels();
   static std::string deploy_text(const deploy_spec& d);
   static std::string idle_text(const time_break& b);
@@ -121,17 +120,17 @@ class timeline_drawing {
   const broker_words words_ = words_of(sc_.world);
   const run_summary& s_;
   const run_spans& spans_;
-  const time_axis& run_time_;   // the run's, idle stretches compressed
+  const time_axis& run_time_;     // the run's, idle stretches compressed
   std::optional<axis> job_time_;  // in a job's lane, the job's own span
-  std::int64_t offset_us_ = 0;  // the job's time at its axis's left end
+  std::int64_t offset_us_ = 0;    // the job's time at its axis's left end
   std::set<std::string, std::less<>> refund_refs_;
   const std::set<std::string, std::less<>>& duplicate_refs_;  // refunds of an invoice found overpaid
-  std::int64_t top_ = lanes_top_min;  // the first lane's top
+  std::int64_t top_ = lanes_top_min;                          // the first lane's top
   std::vector<std::optional<std::size_t>> deploy_label_rows_, break_label_rows_, violation_label_rows_;
   std::size_t break_rows_ = 0, violation_rows_ = 0;
-  std::size_t labels_left_out_ = 0;  // for want of room
+  std::size_t labels_left_out_ = 0;           // for want of room
   std::vector<std::int64_t> vendor_heights_;  // a lane's, by its labels' rows
-  std::set<std::string, std::less<>> used_;  // the legend's keys of what was drawn
+  std::set<std::string, std::less<>> used_;   // the legend's keys of what was drawn
   // A lane per worker up to this many jobs; above, a lane per chosen job.
   static constexpr std::size_t lane_per_worker_jobs_max = 40;
   static constexpr std::size_t violating_lanes_max = 24;

@@ -25,8 +25,8 @@ label_extent timeline_drawing::beside(std::int64_t x, std::int64_t width, std::i
 void timeline_drawing::lay_out_deploy_labels() {
   std::vector<label_extent> extents;
   for (const deploy_spec& d : sc_.world.deploys)
-    extents.push_back(beside(run_time_.at(d.at.us()), text_width(deploy_text(d), label_font, true), 40, plot_left,
-                             plot_right));
+    extents.push_back(
+        beside(run_time_.at(d.at.us()), text_width(deploy_text(d), label_font, true), 40, plot_left, plot_right));
   deploy_label_rows_ = stack_labels(extents, deploy_label_rows, label_gap);
   std::size_t used = 0;
   for (const auto& row : deploy_label_rows_)
@@ -47,8 +47,8 @@ std::string timeline_drawing::idle_text(const time_break& b) {
 void timeline_drawing::lay_out_break_labels() {
   std::vector<label_extent> extents;
   for (const time_break& b : run_time_.breaks())
-    extents.push_back(keep_within(extent_at((b.x0 + b.x1) / 2, text_width(idle_text(b), label_font), "middle"), 0,
-                                  page_width));
+    extents.push_back(
+        keep_within(extent_at((b.x0 + b.x1) / 2, text_width(idle_text(b), label_font), "middle"), 0, page_width));
   break_label_rows_ = stack_labels(extents, 2, label_gap);
   for (const auto& row : break_label_rows_)
     if (row) break_rows_ = std::max(break_rows_, *row + 1);
@@ -60,8 +60,8 @@ void timeline_drawing::lay_out_violation_labels() {
   std::vector<label_extent> extents;
   for (const verdict& v : s_.verdicts) {
     if (v.held || !v.first_violation) continue;
-    extents.push_back(beside(x_of(*v.first_violation), text_width(violation_text(v), label_font, true), 40, 0,
-                             page_width));
+    extents.push_back(
+        beside(x_of(*v.first_violation), text_width(violation_text(v), label_font, true), 40, 0, page_width));
   }
   // A row for each if need be: a violation's name is never left out.
   violation_label_rows_ = stack_labels(extents, extents.size(), label_gap);

@@ -27,11 +27,11 @@ void timeline_drawing::break_labels(std::int64_t bottom) {
     const std::string text = idle_text(b);
     const label_extent e =
         keep_within(extent_at((b.x0 + b.x1) / 2, text_width(text, label_font), "middle"), 0, page_width);
-    html_.line(fmt::format("<text class=\"time-break-label\" data-from-us=\"{}\" data-to-us=\"{}\" x=\"{}\" "
-                           "y=\"{}\">{}</text>",
-                           b.from_us, b.to_us, px(e.left),
-                           px(bottom + 340 + static_cast<std::int64_t>(*break_label_rows_[i]) * label_row),
-                           esc(text)));
+    html_.line(
+        fmt::format("<text class=\"time-break-label\" data-from-us=\"{}\" data-to-us=\"{}\" x=\"{}\" "
+                    "y=\"{}\">{}</text>",
+                    b.from_us, b.to_us, px(e.left),
+                    px(bottom + 340 + static_cast<std::int64_t>(*break_label_rows_[i]) * label_row), esc(text)));
   }
 }
 
@@ -90,14 +90,14 @@ void timeline_drawing::redeliveries(const std::string* job) {
     // Orange dashes: a lease ran out (something was lost); blue dots: the
     // backoff a nack asked for ended (the message came back as planned).
     used_.insert(rd.after_backoff ? "redelivery-after-backoff" : "expiry");
-    const std::string why = rd.after_backoff
-                                ? fmt::format("the backoff after {}'s nack ended", esc(from.worker))
-                                : fmt::format("its lease ran out on {}", esc(from.worker));
-    html_.line(fmt::format("<path class=\"{}\" data-job=\"{}\" d=\"{}\" marker-end=\"url(#{})\"><title>{} {} "
-                           "redelivered: {}; {} takes delivery {} at {}</title></path>",
-                           rd.after_backoff ? "redelivery-after-backoff" : "redelivery", esc(rd.job), d,
-                           rd.after_backoff ? "arrowhead-backoff" : "arrowhead", secs(rd.at), esc(rd.job), why,
-                           esc(to.worker), to.receive_count, secs(to.start)));
+    const std::string why = rd.after_backoff ? fmt::format("the backoff after {}'s nack ended", esc(from.worker))
+                                             : fmt::format("its lease ran out on {}", esc(from.worker));
+    html_.line(
+        fmt::format("<path class=\"{}\" data-job=\"{}\" d=\"{}\" marker-end=\"url(#{})\"><title>{} {} "
+                    "redelivered: {}; {} takes delivery {} at {}</title></path>",
+                    rd.after_backoff ? "redelivery-after-backoff" : "redelivery", esc(rd.job), d,
+                    rd.after_backoff ? "arrowhead-backoff" : "arrowhead", secs(rd.at), esc(rd.job), why, esc(to.worker),
+                    to.receive_count, secs(to.start)));
   }
   html_.line("</g>");
 }
@@ -110,15 +110,14 @@ void timeline_drawing::violation_lines(std::int64_t bottom) {
     used_.insert("violation");
     const std::int64_t x = x_of(*v.first_violation);
     const std::string text = violation_text(v);
+    html_.line(
+        fmt::format("<g class=\"violation\" data-invariant=\"{}\" data-at-us=\"{}\"><title>{} {} violated: {}</title>",
+                    esc(v.name), v.first_violation->us(), secs(*v.first_violation), esc(v.name), esc(v.detail)));
+    html_.line(
+        fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x), px(top_ - 60), px(bottom + 40)));
     html_.line(fmt::format(
-        "<g class=\"violation\" data-invariant=\"{}\" data-at-us=\"{}\"><title>{} {} violated: {}</title>",
-        esc(v.name), v.first_violation->us(), secs(*v.first_violation), esc(v.name), esc(v.detail)));
-    html_.line(fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x), px(top_ - 60),
-                           px(bottom + 40)));
-    html_.line(fmt::format("<text x=\"{}\" y=\"{}\">{}</text>",
-                           px(beside(x, text_width(text, label_font, true), 40, 0, page_width).left),
-                           px(first_row + static_cast<std::int64_t>(*violation_label_rows_[n]) * label_row),
-                           esc(text)));
+        "<text x=\"{}\" y=\"{}\">{}</text>", px(beside(x, text_width(text, label_font, true), 40, 0, page_width).left),
+        px(first_row + static_cast<std::int64_t>(*violation_label_rows_[n]) * label_row), esc(text)));
     html_.line("</g>");
     ++n;
   }

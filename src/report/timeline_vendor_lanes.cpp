@@ -21,11 +21,11 @@ void timeline_drawing::vendor_lane(std::size_t lane, const std::string& name) {
                                           : "execution");
     const std::int64_t x0 = x_of(e.start);
     const std::int64_t x1 = std::max(x_of(e.end), x0 + 20);
-    html_.line(fmt::format(
-        "<rect class=\"execution outcome-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>request "
-        "{}: executes from {} to {}, {}{}</title></rect>",
-        slug(e.outcome), px(x0), px(y + h - 130), px(x1 - x0), px(90), e.req, secs(e.start), secs(e.end),
-        esc(e.outcome), e.ref.empty() ? "" : " " + esc(e.ref)));
+    html_.line(
+        fmt::format("<rect class=\"execution outcome-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>request "
+                    "{}: executes from {} to {}, {}{}</title></rect>",
+                    slug(e.outcome), px(x0), px(y + h - 130), px(x1 - x0), px(90), e.req, secs(e.start), secs(e.end),
+                    esc(e.outcome), e.ref.empty() ? "" : " " + esc(e.ref)));
   }
   for (const refund_mark& r : spans_.refunds) {
     if (r.vendor != name) continue;
@@ -40,7 +40,8 @@ void timeline_drawing::vendor_lane(std::size_t lane, const std::string& name) {
         "</title>",
         dup ? " duplicate" : "", esc(r.ref), esc(r.invoice), r.amount_cents, esc(r.key), r.nth_for_invoice, r.at.us(),
         secs(r.at), esc(what), esc(r.ref), target, esc(r.invoice), cents(r.amount_cents), esc(key_text(r.key)),
-        r.nth_for_invoice > 1 ? fmt::format(" (the {} {} of this {})", r.nth_for_invoice == 2 ? "second" : "n-th", esc(what), target)
+        r.nth_for_invoice > 1
+            ? fmt::format(" (the {} {} of this {})", r.nth_for_invoice == 2 ? "second" : "n-th", esc(what), target)
             : ""));
     html_.line(fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", px(x), px(y - 40), px(y + h)));
     html_.line(fmt::format("<path d=\"M{},{} L{},{} L{},{} z\"/>", px(x - 70), px(y - 40), px(x + 70), px(y - 40),
@@ -67,9 +68,10 @@ void timeline_drawing::fault_windows(const std::string& lane, std::int64_t y, st
   auto band = [&](const time_window& w, std::string_view cls, const std::string& what) {
     const std::int64_t x0 = x_of(w.begin);
     const std::int64_t x1 = std::max(x_of(w.end), x0 + 20);
-    html_.line(fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} from {} to "
-                           "{}</title></rect>",
-                           cls, px(x0), px(y), px(x1 - x0), px(h), esc(what), secs(w.begin), secs(w.end)));
+    html_.line(
+        fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} from {} to "
+                    "{}</title></rect>",
+                    cls, px(x0), px(y), px(x1 - x0), px(h), esc(what), secs(w.begin), secs(w.end)));
   };
   for (const time_window& w : c->outages) {
     used_.insert("outage");
@@ -77,9 +79,9 @@ void timeline_drawing::fault_windows(const std::string& lane, std::int64_t y, st
   }
   for (const latency_spike& sp : c->latency_spikes) {
     used_.insert("spike");
-    band(sp.window, "spike-window",
-         fmt::format("{} latency spike: executions starting inside take {} more", lane,
-                     sim::format_duration(sp.extra)));
+    band(
+        sp.window, "spike-window",
+        fmt::format("{} latency spike: executions starting inside take {} more", lane, sim::format_duration(sp.extra)));
   }
 }
 

@@ -47,8 +47,8 @@ void timeline_drawing::worker_lane(std::size_t lane) {
   const std::string& name = lanes_[lane];
   const std::int64_t y = lane_y(lane);
   const std::int64_t h = worker_lane_height - 80;
-  html_.line(fmt::format("<g class=\"lane {}\" data-lane=\"{}\" id=\"lane-{}\">", by_job_ ? "job" : "worker",
-                         esc(name), slug(name)));
+  html_.line(fmt::format("<g class=\"lane {}\" data-lane=\"{}\" id=\"lane-{}\">", by_job_ ? "job" : "worker", esc(name),
+                         slug(name)));
   if (by_job_) zoom_to_job(name, y, h);
   lane_label(name, y, h);
   for (const pod_down& d : spans_.pods_down) {
@@ -107,20 +107,20 @@ void timeline_drawing::zoom_to_job(const std::string& job, std::int64_t y, std::
   // One line when it fits the margin, else the start and the end on two.
   const std::string one = millis(t0) + " to " + millis(t1);
   const bool fits = text_width(one, 11) <= lane_label_room;
-  html_.line(fmt::format("<text class=\"lane-time\" data-from-us=\"{}\" data-to-us=\"{}\" x=\"{}\" y=\"{}\" "
-                         "text-anchor=\"end\">{}</text>",
-                         t0, t1, px(plot_left - 100), px(y + h / 2 + (fits ? 200 : 170)),
-                         fits ? one
-                              : fmt::format("{} to<tspan x=\"{}\" dy=\"13\">{}</tspan>", millis(t0),
-                                            px(plot_left - 100), millis(t1))));
+  html_.line(fmt::format(
+      "<text class=\"lane-time\" data-from-us=\"{}\" data-to-us=\"{}\" x=\"{}\" y=\"{}\" "
+      "text-anchor=\"end\">{}</text>",
+      t0, t1, px(plot_left - 100), px(y + h / 2 + (fits ? 200 : 170)),
+      fits ? one
+           : fmt::format("{} to<tspan x=\"{}\" dy=\"13\">{}</tspan>", millis(t0), px(plot_left - 100), millis(t1))));
   for (const deploy_spec& d : sc_.world.deploys) {
     if (d.at.us() > t1) continue;
     used_.insert("deploy");
     const std::int64_t x0 = x_of(d.at);
-    html_.line(fmt::format("<rect class=\"deploy-window\" data-sha=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\">"
-                           "<title>deploy {} from {}</title></rect>",
-                           esc(d.sha), px(x0), px(y), px(std::max<std::int64_t>(plot_right - x0, 20)), px(h),
-                           esc(d.sha), secs(d.at)));
+    html_.line(fmt::format(
+        "<rect class=\"deploy-window\" data-sha=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\">"
+        "<title>deploy {} from {}</title></rect>",
+        esc(d.sha), px(x0), px(y), px(std::max<std::int64_t>(plot_right - x0, 20)), px(h), esc(d.sha), secs(d.at)));
   }
 }
 
@@ -144,10 +144,11 @@ void timeline_drawing::lane_violations(std::int64_t y, std::int64_t h) {
     if (at < 0 || at > job_time_->span) continue;
     used_.insert("violation");
     const std::int64_t x = x_of(*v.first_violation);
-    html_.line(fmt::format("<g class=\"violation\" data-invariant=\"{}\" data-at-us=\"{}\"><title>{} {} violated: {}</title>"
-                           "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/></g>",
-                           esc(v.name), v.first_violation->us(), secs(*v.first_violation), esc(v.name), esc(v.detail),
-                           px(x), px(y), px(x), px(y + h)));
+    html_.line(
+        fmt::format("<g class=\"violation\" data-invariant=\"{}\" data-at-us=\"{}\"><title>{} {} violated: {}</title>"
+                    "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/></g>",
+                    esc(v.name), v.first_violation->us(), secs(*v.first_violation), esc(v.name), esc(v.detail), px(x),
+                    px(y), px(x), px(y + h)));
   }
 }
 
@@ -158,14 +159,13 @@ void timeline_drawing::lease(const lease_span& l, std::int64_t y, std::int64_t h
   for (std::int64_t a : l.attempts) attempts += (attempts.empty() ? "" : ", ") + std::to_string(a);
   used_.insert("lease");
   used_.insert(end_key(l.ended_by));
-  html_.line(
-      fmt::format("<rect class=\"lease ended-{}\" data-job=\"{}\" data-delivery=\"{}\" data-ended-by=\"{}\" x=\"{}\" "
-                  "y=\"{}\" width=\"{}\" height=\"{}\" rx=\"3\"><title>{} holds {} (delivery {}{}) from {} to {}, "
-                  "ended by {}</title></rect>",
-                  slug(l.ended_by), esc(l.job), l.receive_count, esc(l.ended_by), px(x0), px(y + 60), px(x1 - x0),
-                  px(h - 120), esc(l.worker), esc(l.job), l.receive_count,
-                  attempts.empty() ? "" : ", attempts " + attempts, secs(l.start), secs(l.end),
-                  esc(words_.ended_by(l.ended_by))));
+  html_.line(fmt::format(
+      "<rect class=\"lease ended-{}\" data-job=\"{}\" data-delivery=\"{}\" data-ended-by=\"{}\" x=\"{}\" "
+      "y=\"{}\" width=\"{}\" height=\"{}\" rx=\"3\"><title>{} holds {} (delivery {}{}) from {} to {}, "
+      "ended by {}</title></rect>",
+      slug(l.ended_by), esc(l.job), l.receive_count, esc(l.ended_by), px(x0), px(y + 60), px(x1 - x0), px(h - 120),
+      esc(l.worker), esc(l.job), l.receive_count, attempts.empty() ? "" : ", attempts " + attempts, secs(l.start),
+      secs(l.end), esc(words_.ended_by(l.ended_by))));
   html_.line(fmt::format("<rect class=\"lease-end end-{}\" x=\"{}\" y=\"{}\" width=\"3\" height=\"{}\"/>",
                          slug(l.ended_by), px(x1 - 30), px(y + 60), px(h - 120)));
 }
@@ -186,26 +186,26 @@ void timeline_drawing::tool(const tool_span& t, std::int64_t y, std::int64_t h, 
   if (t.new_write) used_.insert("new-write");
   if (paid) used_.insert(duplicate ? "paid-duplicate" : "paid");
   if (!t.finished) used_.insert("interrupted");
-  std::string result = !t.finished ? std::string("no answer: the pod died first")
+  std::string result = !t.finished     ? std::string("no answer: the pod died first")
                        : t.status == 0 ? std::string("timeout")
                                        : std::to_string(t.status);
   if (!t.error.empty()) result += " " + t.error;
   if (!t.ref.empty()) result += " " + t.ref;
   if (t.replayed) result += " (replayed)";
-  html_.line(fmt::format(
-      "<rect class=\"{}\" data-job=\"{}\" data-tool=\"{}\" data-key=\"{}\" data-attempt=\"{}\" "
-      "data-step=\"{}\" data-ref=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} {} step {} "
-      "attempt {}, key={}, sha {}: {} -&gt; {}{}</title></rect>",
-      cls, esc(t.job), esc(t.tool), esc(t.key), t.attempt, t.step, esc(t.ref), px(x0), px(y + 120), px(x1 - x0),
-      px(h - 240), esc(t.tool), esc(t.job), t.step, t.attempt, esc(key_text(t.key)), esc(t.sha), secs(t.start),
-      esc(result), t.new_write ? " (new write)" : ""));
+  html_.line(
+      fmt::format("<rect class=\"{}\" data-job=\"{}\" data-tool=\"{}\" data-key=\"{}\" data-attempt=\"{}\" "
+                  "data-step=\"{}\" data-ref=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} {} step {} "
+                  "attempt {}, key={}, sha {}: {} -&gt; {}{}</title></rect>",
+                  cls, esc(t.job), esc(t.tool), esc(t.key), t.attempt, t.step, esc(t.ref), px(x0), px(y + 120),
+                  px(x1 - x0), px(h - 240), esc(t.tool), esc(t.job), t.step, t.attempt, esc(key_text(t.key)),
+                  esc(t.sha), secs(t.start), esc(result), t.new_write ? " (new write)" : ""));
   // Its label above the lane, centred on it, where there is room.
   if (paid) {
     const std::string text = t.tool + " " + t.ref;
-    labels.push_back({keep_within(extent_at((x0 + x1) / 2, text_width(text, label_font, true), "middle"),
-                                  plot_left, plot_right),
-                      duplicate ? "paid-label duplicate-effect" : "paid-label",
-                      fmt::format(" data-ref=\"{}\"", esc(t.ref)), esc(text)});
+    labels.push_back(
+        {keep_within(extent_at((x0 + x1) / 2, text_width(text, label_font, true), "middle"), plot_left, plot_right),
+         duplicate ? "paid-label duplicate-effect" : "paid-label", fmt::format(" data-ref=\"{}\"", esc(t.ref)),
+         esc(text)});
   }
 }
 
@@ -231,9 +231,9 @@ void timeline_drawing::mark(const worker_mark& m, std::int64_t y, std::int64_t h
                            job, px(x), px(cy), title));
   } else if (m.kind == "dead_letter") {
     used_.insert("dead-letter");
-    html_.line(fmt::format(
-        "<rect class=\"dead-letter\" data-job=\"{}\" x=\"{}\" y=\"{}\" width=\"9\" height=\"9\">{}</rect>", job,
-        px(x - 45), px(cy - 45), title));
+    html_.line(
+        fmt::format("<rect class=\"dead-letter\" data-job=\"{}\" x=\"{}\" y=\"{}\" width=\"9\" height=\"9\">{}</rect>",
+                    job, px(x - 45), px(cy - 45), title));
   } else if (m.kind == "job_done" || m.kind == "already_ended") {
     // the ack right after says it
   } else {
@@ -250,8 +250,8 @@ void timeline_drawing::expiry(const lease_span& l, sim::instant at, std::int64_t
   html_.line(
       fmt::format("<path class=\"expiry\" data-job=\"{}\" d=\"M{},{} L{},{} L{},{} L{},{} z\"><title>{} {} of "
                   "{} (delivery {}) ran out: the message is {}</title></path>",
-                  esc(l.job), px(x), px(cy - 80), px(x + 60), px(cy), px(x), px(cy + 80), px(x - 60), px(cy),
-                  secs(at), words_.expired_what, esc(l.job), l.receive_count, words_.again));
+                  esc(l.job), px(x), px(cy - 80), px(x + 60), px(cy), px(x), px(cy + 80), px(x - 60), px(cy), secs(at),
+                  words_.expired_what, esc(l.job), l.receive_count, words_.again));
 }
 
 // The tool a step calls by this name changes something at its far side.

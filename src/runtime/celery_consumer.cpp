@@ -47,7 +47,8 @@ sim::task<void> worker::fetch_celery() {
     }
     receive_options options;
     options.wait = cfg.long_poll;
-    options.max_messages = static_cast<std::uint32_t>(std::min<std::size_t>(window - unacked, max_messages_per_receive));
+    options.max_messages =
+        static_cast<std::uint32_t>(std::min<std::size_t>(window - unacked, max_messages_per_receive));
     receive_result r = co_await jobs.receive(options);
     TWICE_CHECK(r.status == queue_status::ok);
     const sim::instant now = services_.kernel.now();
@@ -55,8 +56,9 @@ sim::task<void> worker::fetch_celery() {
       if (m.eta && *m.eta > now) {
         emit(ev::eta_held{name_of(m.body), m.id, *m.eta});
         // Soonest first; among equal ETAs, in arrival order.
-        const auto at = std::upper_bound(eta_held_.begin(), eta_held_.end(), *m.eta,
-                                         [](sim::instant eta, const received_message& held) { return eta < *held.eta; });
+        const auto at =
+            std::upper_bound(eta_held_.begin(), eta_held_.end(), *m.eta,
+                             [](sim::instant eta, const received_message& held) { return eta < *held.eta; });
         eta_held_.insert(at, std::move(m));
       } else {
         reserved_.push_back(std::move(m));
@@ -175,7 +177,8 @@ queue_status worker::republish(const std::string& job, receipt_handle handle, si
 // order) restore_by_tag RPUSHes each back to the end BRPOP reads, so the last
 // reserved is read first, ahead of what waited (queue::requeue_held).
 void worker::restore_reserved() {
-  std::vector<received_message> held(std::make_move_iterator(reserved_.begin()), std::make_move_iterator(reserved_.end()));
+  std::vector<received_message> held(std::make_move_iterator(reserved_.begin()),
+                                     std::make_move_iterator(reserved_.end()));
   held.insert(held.end(), std::make_move_iterator(eta_held_.begin()), std::make_move_iterator(eta_held_.end()));
   reserved_.clear();
   eta_held_.clear();

@@ -44,12 +44,14 @@ class circuit_breaker {
   // trial through (and becomes half-open).
   verdict allow(sim::instant now) {
     switch (state_) {
-      case breaker_state::closed: return verdict::go;
+      case breaker_state::closed:
+        return verdict::go;
       case breaker_state::open:
         if (now < opened_at_ + config_.open_for) return verdict::refuse;
         state_ = breaker_state::half_open;
         return verdict::trial;
-      case breaker_state::half_open: return verdict::refuse;  // the trial is out
+      case breaker_state::half_open:
+        return verdict::refuse;  // the trial is out
     }
     return verdict::refuse;
   }

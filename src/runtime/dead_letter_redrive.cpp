@@ -189,7 +189,8 @@ void dead_letter_redrive::auto_resolve_callback(sim::kernel&, void* ctx, std::ui
   incident& i = self->incidents_[n];
   if (i.state != incident_state::open) return;
   i.state = incident_state::auto_resolved;
-  self->events_.emit(self->actor_, ev::page_resolved{static_cast<std::int64_t>(n + 1), self->events_.name("auto_resolve")});
+  self->events_.emit(self->actor_,
+                     ev::page_resolved{static_cast<std::int64_t>(n + 1), self->events_.name("auto_resolve")});
 }
 
 void dead_letter_redrive::close_incidents(incident_state why, std::optional<alarm> of) {
@@ -215,8 +216,8 @@ sim::task<void> dead_letter_redrive::answer(std::size_t n) {
   --answers_pending_;
   if (incidents_[n].state == incident_state::redriven || dead_letters_.size() == 0) co_return;
   if (!any_open()) {
-    events_.emit(actor_, ev::page_unanswered{static_cast<std::int64_t>(n + 1),
-                                             static_cast<std::int64_t>(dead_letters_.size())});
+    events_.emit(
+        actor_, ev::page_unanswered{static_cast<std::int64_t>(n + 1), static_cast<std::int64_t>(dead_letters_.size())});
     co_return;
   }
   if (runs_ >= config_.times) co_return;

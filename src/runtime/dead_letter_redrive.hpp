@@ -117,7 +117,7 @@ class dead_letter_redrive {
   std::uint32_t evaluations_pending_ = 0;
   std::uint32_t answers_pending_ = 0;
   std::optional<sim::instant> age_check_;  // the age alarm's next look
-  std::vector<arrival> arrivals_;  // in arrival order; pruned as messages leave
+  std::vector<arrival> arrivals_;          // in arrival order; pruned as messages leave
   std::vector<incident> incidents_;
   std::vector<sim::process_id> answers_;
 

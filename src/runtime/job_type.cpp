@@ -6,9 +6,12 @@ namespace twice {
 
 std::string_view to_string(progress_mode m) {
   switch (m) {
-    case progress_mode::per_step: return "per_step";
-    case progress_mode::per_item: return "per_item";
-    case progress_mode::none: return "none";
+    case progress_mode::per_step:
+      return "per_step";
+    case progress_mode::per_item:
+      return "per_item";
+    case progress_mode::none:
+      return "none";
   }
   return "?";
 }
@@ -31,8 +34,7 @@ std::string with_job(std::string_view target, std::string_view id) {
   constexpr std::string_view placeholder = "{job}";
   std::string out;
   std::size_t from = 0;
-  for (std::size_t at = target.find(placeholder); at != std::string_view::npos;
-       at = target.find(placeholder, from)) {
+  for (std::size_t at = target.find(placeholder); at != std::string_view::npos; at = target.find(placeholder, from)) {
     out.append(target.substr(from, at - from));
     out.append(id);
     from = at + placeholder.size();
@@ -57,8 +59,8 @@ job_spec make_job(const job_type& t, std::string id) {
       step.tool = s.tool;
       step.target = s.items == 1 ? target : target + "_" + std::to_string(i);
       step.amount_cents = s.amount_cents;
-      step.checkpointed = t.progress == progress_mode::per_item ||
-                          (t.progress == progress_mode::per_step && i == s.items);
+      step.checkpointed =
+          t.progress == progress_mode::per_item || (t.progress == progress_mode::per_step && i == s.items);
       job.steps.push_back(std::move(step));
     }
   }

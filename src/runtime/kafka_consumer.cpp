@@ -136,7 +136,8 @@ sim::task<std::vector<worker::kafka_fetched>> worker::kafka_poll() {
       // Removed (a poll timeout): the auto-commit before the rejoin fails
       // ("Asynchronous auto-commit of offsets failed"); then, as after
       // never having joined, JoinGroup as a new member.
-      if (cfg.enable_auto_commit && !kafka_.member.empty() && kafka_.generation >= 0) kafka_commit(kafka_auto_commit_offsets(), true);
+      if (cfg.enable_auto_commit && !kafka_.member.empty() && kafka_.generation >= 0)
+        kafka_commit(kafka_auto_commit_offsets(), true);
       kafka_.member = group.join_new(name_);
       kafka_.generation = -1;
     }
@@ -183,8 +184,9 @@ void worker::kafka_assigned() {
   kafka_.next_partition = 0;
   for (std::uint32_t p : kafka_.partitions) {
     const std::optional<std::int64_t> committed = group.committed(p);
-    const std::int64_t start =
-        committed ? *committed : services_.config.kafka->reset_to_earliest ? 0 : services_.topic->end_offset(p);
+    const std::int64_t start = committed                                   ? *committed
+                               : services_.config.kafka->reset_to_earliest ? 0
+                                                                           : services_.topic->end_offset(p);
     kafka_.position[p] = start;
     kafka_.processed[p] = start;
     kafka_.committed[p] = committed.value_or(-1);

@@ -31,8 +31,7 @@ sim::task<void> orphan_rescue::sweep_forever() {
     const sim::instant now = services_.kernel.now();
     if (now.us() < config_.rescue_after.us()) continue;  // nothing can have been claimed that long ago
     transaction query = co_await services_.db.begin("lifeline");
-    const std::vector<job_row> stuck =
-        co_await query.running_jobs_claimed_before(now - config_.rescue_after);
+    const std::vector<job_row> stuck = co_await query.running_jobs_claimed_before(now - config_.rescue_after);
     query.rollback();  // a read: nothing to commit
     for (const job_row& row : stuck) co_await rescue(row);
   }

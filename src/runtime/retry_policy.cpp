@@ -12,11 +12,16 @@ namespace twice {
 
 std::string_view to_string(jitter_kind k) {
   switch (k) {
-    case jitter_kind::none: return "none";
-    case jitter_kind::full: return "full";
-    case jitter_kind::equal: return "equal";
-    case jitter_kind::decorrelated: return "decorrelated";
-    case jitter_kind::sidekiq: return "sidekiq";
+    case jitter_kind::none:
+      return "none";
+    case jitter_kind::full:
+      return "full";
+    case jitter_kind::equal:
+      return "equal";
+    case jitter_kind::decorrelated:
+      return "decorrelated";
+    case jitter_kind::sidekiq:
+      return "sidekiq";
   }
   return "unknown";
 }
@@ -41,7 +46,9 @@ std::int64_t sidekiq_jitter_span_s(std::uint32_t n) { return 10 * (std::min<std:
 
 }  // namespace
 
-sim::duration sidekiq_jitter_max(std::uint32_t retry) { return sim::duration::from_s(sidekiq_jitter_span_s(retry) - 1); }
+sim::duration sidekiq_jitter_max(std::uint32_t retry) {
+  return sim::duration::from_s(sidekiq_jitter_span_s(retry) - 1);
+}
 
 std::uint32_t sidekiq_last_retry_within(sim::duration retry_for) {
   // Bounded: the waits grow as n^4, so n stays below 200 for any retry_for
@@ -87,8 +94,9 @@ std::string describe_schedule(const retry_policy& policy) {
       return schedule + ", no cap: its last retry waits at most " + sim::format_duration(effective_cap(policy));
     return schedule + ", no cap and no last retry (retry.maximum_attempts unlimited)";
   }
-  return fmt::format("initial {}, coefficient {}.{:03}, cap {}, jitter {}", sim::format_duration(policy.initial_interval),
-                     policy.coefficient_milli / 1000, policy.coefficient_milli % 1000,
+  return fmt::format("initial {}, coefficient {}.{:03}, cap {}, jitter {}",
+                     sim::format_duration(policy.initial_interval), policy.coefficient_milli / 1000,
+                     policy.coefficient_milli % 1000,
                      policy.maximum_interval ? sim::format_duration(effective_cap(policy)) : std::string("NONE"),
                      to_string(policy.jitter));
 }

@@ -22,8 +22,8 @@ std::vector<queue*> fetch_order(std::span<const weighted_queue> queues, sim::ran
   return order;
 }
 
-sim::task<fetched> fetch_weighted(sim::kernel& k, std::span<const weighted_queue> queues,
-                                  sim::condition& any_visible, receive_options options, sim::random_stream& rng) {
+sim::task<fetched> fetch_weighted(sim::kernel& k, std::span<const weighted_queue> queues, sim::condition& any_visible,
+                                  receive_options options, sim::random_stream& rng) {
   TWICE_CHECK(!queues.empty());
   const std::vector<queue*> order = fetch_order(queues, rng);
   const sim::instant started = k.now();

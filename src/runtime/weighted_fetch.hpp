@@ -36,7 +36,7 @@ struct fetched {
 
 // One fetch: `options.wait` is the blocking timeout. `any_visible` is the
 // condition every queue of `queues` notifies (queue::set_watcher).
-sim::task<fetched> fetch_weighted(sim::kernel& k, std::span<const weighted_queue> queues,
-                                  sim::condition& any_visible, receive_options options, sim::random_stream& rng);
+sim::task<fetched> fetch_weighted(sim::kernel& k, std::span<const weighted_queue> queues, sim::condition& any_visible,
+                                  receive_options options, sim::random_stream& rng);
 
 }  // namespace twice

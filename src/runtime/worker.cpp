@@ -101,7 +101,8 @@ sim::task<tool_result> worker::call_tool(tool& t, tool_call request, std::string
 circuit_breaker* worker::breaker_for(std::string_view tool) {
   if (!services_.config.circuit_breaker) return nullptr;
   auto it = breakers_.find(tool);
-  if (it == breakers_.end()) it = breakers_.emplace(std::string(tool), circuit_breaker(*services_.config.circuit_breaker)).first;
+  if (it == breakers_.end())
+    it = breakers_.emplace(std::string(tool), circuit_breaker(*services_.config.circuit_breaker)).first;
   return &it->second;
 }
 
@@ -269,8 +270,7 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
         emit(ev::already_ended{s.job_name_, is_terminal(row->status) ? row->status : job_status::done});
         // A split-out job done before a crash may not have resumed its
         // parent yet: resume it again (a parent that has moved on ignores it).
-        if (s.spec_.then && row->status == job_status::done)
-          after_parent_update(s, job_status::done, "redelivered");
+        if (s.spec_.then && row->status == job_status::done) after_parent_update(s, job_status::done, "redelivered");
         co_await ack(s);
         co_return;
       }
@@ -302,8 +302,7 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
       if (retry_budget_) retry_budget_->on_first_try();
       if (retry_breaker_) retry_breaker_->on_first_try();
     }
-    emit(ev::attempt_start{s.job_name_, s.attempt_, sha_name_, s.message_.id, s.message_.receive_count,
-                           s.checkpoint_});
+    emit(ev::attempt_start{s.job_name_, s.attempt_, sha_name_, s.message_.id, s.message_.receive_count, s.checkpoint_});
     if (cfg.execution_timeout) arm_execution_timeout(s);
     if (cfg.heartbeat_interval && s.source_ != nullptr && !heartbeat_.valid())
       heartbeat_ = services_.kernel.spawn(heartbeat(*s.source_, s.message_.handle, &s), name_ + "/heartbeat");
@@ -323,7 +322,8 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
     }
 
     if (outcome.result == slice_outcome::kind::success) {
-      if (retry_budget_) retry_budget_->on_success(s.attempt_ > 0, paid_in_slice.value_or(retry_budget_->config().retry_cost));
+      if (retry_budget_)
+        retry_budget_->on_success(s.attempt_ > 0, paid_in_slice.value_or(retry_budget_->config().retry_cost));
       stop_heartbeat();
       co_await finish(s, job_status::done, "");
       co_return;
@@ -365,7 +365,8 @@ sim::task<void> worker::run_slice(queue* source, received_message message) {
       co_await retry_later(s, outcome);
       co_return;
     }
-    if (cfg.count_attempts == attempt_counting::at_failure || s.take_back_ > 0) co_await record_failure(s, outcome.error);
+    if (cfg.count_attempts == attempt_counting::at_failure || s.take_back_ > 0)
+      co_await record_failure(s, outcome.error);
     // In-slice retry: sleep the backoff while the heartbeat keeps the lease,
     // then start the next attempt on the same message.
     const sim::duration delay = backoff_.next_delay(s.attempt_, outcome.retry_after);

@@ -245,7 +245,7 @@ class worker {
   ev::name_id sha_name_ = 0;  // sha_ in the event log, from the first start()
   backoff backoff_;
   sim::random_stream fetch_rng_;
-  std::optional<retry_budget> retry_budget_;  // runtime.retry_budget, this process's own
+  std::optional<retry_budget> retry_budget_;    // runtime.retry_budget, this process's own
   std::optional<retry_breaker> retry_breaker_;  // runtime.retry_breaker, this process's own
   // A Pub/Sub streaming pull client's own ack deadline, with lease management on.
   std::optional<pubsub_ack_deadline> pubsub_deadline_;
@@ -287,9 +287,9 @@ class worker {
   std::deque<received_message> reserved_;
   std::vector<received_message> eta_held_;
   sim::process_id fetcher_;
-  sim::process_id offset_committer_;  // Kafka with librdkafka: the background auto-commit
-  std::unique_ptr<sim::condition> task_ready_;    // the executor waits here
-  std::unique_ptr<sim::condition> prefetch_room_; // the fetcher waits here
+  sim::process_id offset_committer_;               // Kafka with librdkafka: the background auto-commit
+  std::unique_ptr<sim::condition> task_ready_;     // the executor waits here
+  std::unique_ptr<sim::condition> prefetch_room_;  // the fetcher waits here
   // Kafka: this process's member id (empty until it joins, and again once
   // it learns it was removed), the generation it joined, its partitions,
   // and by partition the next offset to fetch (the position), the next

@@ -65,7 +65,8 @@ sim::task<void> worker::sidekiq_process_retry(slice& s, const slice_outcome& out
       co_await dead_letter(s, fmt::format("sidekiq_retry_in returned :kill: {}", outcome.error), /*failed=*/true);
       co_return;
     case retry_in_action::schedule:
-    case retry_in_action::delay: break;
+    case retry_in_action::delay:
+      break;
   }
 
   // The jitter rand(10 * (count + 1)) goes on whichever delay (lines

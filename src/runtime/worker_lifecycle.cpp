@@ -138,8 +138,7 @@ void worker::crash(std::string_view why, bool restart) {
     drained_->trigger();
     return;
   }
-  if (restart)
-    services_.kernel.schedule_after(services_.config.restart_delay, restart_callback, this, ++incarnation_);
+  if (restart) services_.kernel.schedule_after(services_.config.restart_delay, restart_callback, this, ++incarnation_);
 }
 
 void worker::restart_callback(sim::kernel&, void* ctx, std::uint64_t incarnation) {

@@ -36,9 +36,12 @@ std::uint32_t worker::attempts_taken_back(const slice_outcome& outcome) const {
   const runtime_config& cfg = services_.config;
   if (cfg.count_attempts != attempt_counting::at_start || (outcome.status != 503 && outcome.status != 429)) return 0;
   switch (cfg.uncount_unavailable) {
-    case attempt_take_back::never: return 0;
-    case attempt_take_back::once: return 1;
-    case attempt_take_back::twice: return 2;  // the bug
+    case attempt_take_back::never:
+      return 0;
+    case attempt_take_back::once:
+      return 1;
+    case attempt_take_back::twice:
+      return 2;  // the bug
   }
   return 0;
 }
@@ -97,7 +100,8 @@ worker::pubsub_nack worker::pubsub_nack_of(const slice& s, const slice_outcome& 
   // With discipline.retry = "in_slice" the application paces its own
   // retries ([retry]), and the give-back after them (an attempt given back
   // by runtime.uncount_unavailable) is a modack to its own backoff, as before.
-  if (s.source_ == nullptr || !s.source_->config().pubsub || services_.config.rules.retry != retry_mode::nack) return out;
+  if (s.source_ == nullptr || !s.source_->config().pubsub || services_.config.rules.retry != retry_mode::nack)
+    return out;
   out.pubsub = true;
   const std::optional<pubsub_retry_policy>& policy = s.source_->config().retry_policy;
   out.backoff = policy ? pubsub_retry_delay(*policy, s.message_.receive_count) : sim::duration::zero();
@@ -113,17 +117,18 @@ void worker::trace_backoff(const slice& s, const slice_outcome& outcome, sim::du
   const retry_policy& policy = services_.config.retry;
   // A nack on Sidekiq is the retry set, on Celery a republish with a
   // countdown; Sidekiq's schedule's only bound is its last retry.
-  const ev::retry_route route = mode != retry_mode::nack                                     ? ev::retry_route::visibility
-                                : services_.config.celery                                    ? ev::retry_route::republish
-                                : s.source_ != nullptr && s.source_->config().hold_until_ack ? ev::retry_route::retry_set
-                                                                                             : ev::retry_route::visibility;
-  const bool schedule_bound = policy.jitter == jitter_kind::sidekiq && !policy.maximum_interval &&
-                              effective_cap(policy) < uncapped_ceiling;
+  const ev::retry_route route = mode != retry_mode::nack  ? ev::retry_route::visibility
+                                : services_.config.celery ? ev::retry_route::republish
+                                : s.source_ != nullptr && s.source_->config().hold_until_ack
+                                    ? ev::retry_route::retry_set
+                                    : ev::retry_route::visibility;
+  const bool schedule_bound =
+      policy.jitter == jitter_kind::sidekiq && !policy.maximum_interval && effective_cap(policy) < uncapped_ceiling;
   // A Pub/Sub nack's wait is the subscription's, with no jitter: its own envelope and cap.
   emit(ev::backoff{s.job_name_, s.attempt_, name_of(outcome.error), delay,
                    subscription != nullptr ? subscription->backoff : backoff_envelope(policy, s.attempt_),
-                   subscription != nullptr ? subscription->cap : effective_cap(policy), outcome.retry_after, mode, route,
-                   schedule_bound});
+                   subscription != nullptr ? subscription->cap : effective_cap(policy), outcome.retry_after, mode,
+                   route, schedule_bound});
 }
 
 }  // namespace twice

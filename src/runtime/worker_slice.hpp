@@ -56,9 +56,12 @@ class worker::slice final : public slice_context {
   std::string key_for(std::size_t step, std::string_view tool) const override {
     const std::string stable = work_id() + ":step_" + std::to_string(step) + ":" + std::string(tool);
     switch (rules().key) {
-      case key_mode::none: return {};
-      case key_mode::per_attempt: return stable + ":attempt_" + std::to_string(attempt_);
-      case key_mode::stable: return stable;
+      case key_mode::none:
+        return {};
+      case key_mode::per_attempt:
+        return stable + ":attempt_" + std::to_string(attempt_);
+      case key_mode::stable:
+        return stable;
     }
     return {};
   }
@@ -106,7 +109,8 @@ class worker::slice final : public slice_context {
     const std::string key = request.idempotency_key.value_or("");
     // Spans name the tool as the job's step does ("refund"), which is also
     // the name inside keys; a call outside the steps uses the tool's own.
-    const std::string tool_name = step >= 1 && step <= spec_.steps.size() ? spec_.steps[step - 1].tool : std::string(t.name());
+    const std::string tool_name =
+        step >= 1 && step <= spec_.steps.size() ? spec_.steps[step - 1].tool : std::string(t.name());
     if (request.reference.empty()) request.reference = spec_.id + ":step_" + std::to_string(step) + ":" + tool_name;
     const sim::instant started = rs.kernel.now();
     event_log& log = rs.events;
@@ -129,10 +133,10 @@ class worker::slice final : public slice_context {
     runtime_services& rs = worker_.services_;
     const point_event ev{worker_.name_, spec_.id, attempt_, name, step, tool};
     switch (rs.faults.at_point(ev)) {
-      case point_action::proceed: break;
+      case point_action::proceed:
+        break;
       case point_action::crash:
-        rs.events.emit(worker_.actor_,
-                       ev::fault_crash{job_name_, attempt_, rs.events.name(name), as_int(step)});
+        rs.events.emit(worker_.actor_, ev::fault_crash{job_name_, attempt_, rs.events.name(name), as_int(step)});
         // A Celery task runs in a pool process: a crash inside the task
         // kills that process, and the worker's main process (which acks)
         // lives on. The ack is the main process's own.
@@ -144,8 +148,7 @@ class worker::slice final : public slice_context {
         co_await sim::suspend_forever{};  // the kill takes effect here
         break;
       case point_action::error:
-        rs.events.emit(worker_.actor_,
-                       ev::fault_error{job_name_, attempt_, rs.events.name(name), as_int(step)});
+        rs.events.emit(worker_.actor_, ev::fault_error{job_name_, attempt_, rs.events.name(name), as_int(step)});
         throw slice_error("injected error at " + std::string(name));
     }
     co_return;
@@ -162,8 +165,7 @@ class worker::slice final : public slice_context {
     job_update change;
     change.checkpoint_step = static_cast<std::int32_t>(step);
     const bool committed = co_await update_and_commit(tx, std::move(change));
-    if (committed)
-      worker_.emit(ev::checkpoint{job_name_, attempt_, as_int(step)});
+    if (committed) worker_.emit(ev::checkpoint{job_name_, attempt_, as_int(step)});
     co_return committed;
   }
 

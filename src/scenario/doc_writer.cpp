@@ -12,11 +12,21 @@ std::string write_string(std::string_view s) {
   for (const char c : s) {
     const auto u = static_cast<unsigned char>(c);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (u < 0x20 || u == 0x7f) {
           char buffer[8];
@@ -61,7 +71,8 @@ void write_header_and_body(const doc_node& table, const std::string& path, bool 
   // A header for a table that holds only sub-tables would be noise, but an
   // empty table must keep its header to stay in the document.
   bool has_values = table.entries.empty() || array_item;
-  for (const doc_entry& e : table.entries) has_values = has_values || (!is_section(e.value) && !is_table_array(e.value));
+  for (const doc_entry& e : table.entries)
+    has_values = has_values || (!is_section(e.value) && !is_table_array(e.value));
   if (has_values) {
     if (!out.empty()) out += '\n';
     out += array_item ? "[[" + path + "]]\n" : "[" + path + "]\n";
@@ -96,11 +107,16 @@ std::string write_key(std::string_view key) {
 
 std::string write_inline(const doc_node& n) {
   switch (n.type) {
-    case doc_node::kind::string: return write_string(n.text);
-    case doc_node::kind::integer: return std::to_string(n.integer);
-    case doc_node::kind::floating: return write_float(n.floating);
-    case doc_node::kind::boolean: return n.boolean ? "true" : "false";
-    case doc_node::kind::date_time: return n.text;
+    case doc_node::kind::string:
+      return write_string(n.text);
+    case doc_node::kind::integer:
+      return std::to_string(n.integer);
+    case doc_node::kind::floating:
+      return write_float(n.floating);
+    case doc_node::kind::boolean:
+      return n.boolean ? "true" : "false";
+    case doc_node::kind::date_time:
+      return n.text;
     case doc_node::kind::array: {
       std::string out = "[";
       for (std::size_t i = 0; i < n.items.size(); ++i) {

@@ -23,13 +23,13 @@ struct doc_node {
 
   kind type = kind::table;
   source_pos pos;
-  std::string text;          // string: the value; date_time: as written
-  std::int64_t integer = 0;  // integer
-  double floating = 0.0;     // floating
-  bool boolean = false;      // boolean
-  bool inline_table = false;            // table written as { ... }
-  std::vector<doc_node> items;          // array
-  std::vector<doc_entry> entries;       // table, in key order
+  std::string text;                // string: the value; date_time: as written
+  std::int64_t integer = 0;        // integer
+  double floating = 0.0;           // floating
+  bool boolean = false;            // boolean
+  bool inline_table = false;       // table written as { ... }
+  std::vector<doc_node> items;     // array
+  std::vector<doc_entry> entries;  // table, in key order
 
   const doc_node* find(std::string_view key) const;
   bool is_table() const { return type == kind::table; }

@@ -100,10 +100,9 @@ void load_figure(const table_reader& r, std::string_view key, std::optional<std:
 void load_expect(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("expect");
   if (t == nullptr) return;
-  const table_reader r(
-      s.d, *t, "expect",
-      {"hold", "violated", "ignore", "ledger_rows", "vendor_refunds", "dead_letters", "attempts", "all_jobs_end",
-       "reach"});
+  const table_reader r(s.d, *t, "expect",
+                       {"hold", "violated", "ignore", "ledger_rows", "vendor_refunds", "dead_letters", "attempts",
+                        "all_jobs_end", "reach"});
   std::vector<listing> seen;
   load_names(r, "hold", s.expect.hold, seen);
   load_names(r, "violated", s.expect.violated, seen);

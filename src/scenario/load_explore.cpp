@@ -3,7 +3,6 @@
 // "vendor.error_rates.lost_response"); its value is [lo, hi] in that key's
 // own type. Only values explore knows how to draw and write back may vary.
 
-
 #include <algorithm>
 
 #include "scenario/key_path.hpp"
@@ -213,17 +212,20 @@ std::optional<std::int64_t> read_bound(diagnostics& d, const doc_node& n, const 
 
 std::string_view example_range(explore_value kind) {
   switch (kind) {
-    case explore_value::time: return "[\"1s\", \"30s\"]";
-    case explore_value::duration: return "[\"100ms\", \"5s\"]";
-    case explore_value::probability: return "[0, 0.5]";
-    case explore_value::integer: return "[1, 4]";
+    case explore_value::time:
+      return "[\"1s\", \"30s\"]";
+    case explore_value::duration:
+      return "[\"100ms\", \"5s\"]";
+    case explore_value::probability:
+      return "[0, 0.5]";
+    case explore_value::integer:
+      return "[1, 4]";
   }
   return "";
 }
 
 std::string describe_bound(explore_value kind, std::int64_t v) {
-  if (kind == explore_value::time || kind == explore_value::duration)
-    return sim::format_duration(duration::from_us(v));
+  if (kind == explore_value::time || kind == explore_value::duration) return sim::format_duration(duration::from_us(v));
   if (kind == explore_value::probability) return std::to_string(v) + " ppm";
   return std::to_string(v);
 }

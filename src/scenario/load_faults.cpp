@@ -11,8 +11,8 @@ namespace {
 using sim::duration;
 
 constexpr duration_limits day_limits{duration::zero(), duration::from_s(24 * 3600)};
-constexpr std::string_view point_names[] = {"before_tool",       "after_tool", "before_checkpoint",
-                                            "after_checkpoint",  "before_ack", "after_ack"};
+constexpr std::string_view point_names[] = {"before_tool",      "after_tool", "before_checkpoint",
+                                            "after_checkpoint", "before_ack", "after_ack"};
 
 // Reads `worker` (an index) and checks it names a worker.
 bool load_worker_index(const load_state& s, const table_reader& r, std::uint32_t& out) {
@@ -137,9 +137,10 @@ void load_queue_fault(load_state& s, const table_reader::item& item) {
   if (r.get("resend_after") != nullptr) {
     ok = r.duration("resend_after", f.resend_after, day_limits) && ok;
     if (ok && f.what != queue_fault::kind::send_timeout) {
-      s.d.error(r.pos_of("resend_after"), r.path_of("resend_after"),
-                "`resend_after` is when the producer sends again after a send_timeout; this rule is a " +
-                    std::string(f.what == queue_fault::kind::duplicate_delivery ? "duplicate_delivery" : "lose_delete"));
+      s.d.error(
+          r.pos_of("resend_after"), r.path_of("resend_after"),
+          "`resend_after` is when the producer sends again after a send_timeout; this rule is a " +
+              std::string(f.what == queue_fault::kind::duplicate_delivery ? "duplicate_delivery" : "lose_delete"));
       ok = false;
     }
   }

@@ -122,15 +122,19 @@ void check_sidekiq(const doc_node& queue, source_pos at, load_state& s) {
   if (w.runtime.heartbeat_interval)
     refuse("a Sidekiq fetch holds its job until the ack, with no lease to extend: remove runtime.heartbeat_interval");
   if (w.queue.max_receive_count > 0)
-    refuse("Sidekiq has no redrive by receive count: its dead set takes a job after retry.maximum_attempts; remove "
-           "queue.max_receive_count");
-  if (w.message_group != message_group_source::none) refuse("a Sidekiq queue has no message groups: remove queue.message_group_id");
+    refuse(
+        "Sidekiq has no redrive by receive count: its dead set takes a job after retry.maximum_attempts; remove "
+        "queue.max_receive_count");
+  if (w.message_group != message_group_source::none)
+    refuse("a Sidekiq queue has no message groups: remove queue.message_group_id");
   if (w.queue.semantics != handle_semantics::sqs) refuse("semantics is an SQS option: remove queue.semantics");
-  if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"sidekiq\" yet");
+  if (!w.runtime.rules.split_tool.empty())
+    refuse("the split discipline's queue is an SQS queue; it does not combine with \"sidekiq\" yet");
   if (w.dead_letter_redrive) refuse("a dead-letter redrive is not modelled for \"sidekiq\" yet");
   if (w.runtime.orphan_rescue)
-    refuse("Sidekiq recovers a dead process's jobs with Pro's super_fetch, at a start and every hour: set [sidekiq] "
-           "fetch = \"super\" (a job-table sweeper, runtime.orphan_rescue, is not modelled with Sidekiq)");
+    refuse(
+        "Sidekiq recovers a dead process's jobs with Pro's super_fetch, at a start and every hour: set [sidekiq] "
+        "fetch = \"super\" (a job-table sweeper, runtime.orphan_rescue, is not modelled with Sidekiq)");
   for (const char* key : {"visibility_timeout", "retention", "delay"})
     if (const doc_node* n = queue.find(key))
       s.d.error(n->pos, std::string("queue.") + key,
@@ -153,8 +157,9 @@ void check_pubsub(const table_reader& root, const doc_node& queue, source_pos at
                 std::string("a Pub/Sub subscription names it ") + instead + ": write that instead");
   for (const char* key : {"delay", "message_group_id", "deduplication"})
     if (const doc_node* n = queue.find(key))
-      s.d.error(n->pos, std::string("queue.") + key, "not modelled for \"pubsub\" (no delivery delay, ordering keys or "
-                                                     "publisher deduplication yet): remove it");
+      s.d.error(n->pos, std::string("queue.") + key,
+                "not modelled for \"pubsub\" (no delivery delay, ordering keys or "
+                "publisher deduplication yet): remove it");
   if (const doc_node* runtime = root.get("runtime"))
     if (const doc_node* n = runtime->find("visibility_timeout"))
       s.d.error(n->pos, "runtime.visibility_timeout",
@@ -168,7 +173,8 @@ void check_pubsub(const table_reader& root, const doc_node& queue, source_pos at
                   "a Pub/Sub client nacks, and the subscription's RetryPolicy sets the wait: write "
                   "pubsub.minimum_backoff and pubsub.maximum_backoff instead");
   if (!w.runtime.rules.split_tool.empty())
-    s.d.error(at, "queue.flavour", "the split discipline's queue is an SQS queue; it does not combine with \"pubsub\" yet");
+    s.d.error(at, "queue.flavour",
+              "the split discipline's queue is an SQS queue; it does not combine with \"pubsub\" yet");
   if (w.dead_letter_redrive) s.d.error(at, "queue.flavour", "a dead-letter redrive is not modelled for \"pubsub\" yet");
 }
 
@@ -180,12 +186,16 @@ void check_celery(const table_reader& root, const doc_node& queue, source_pos at
   if (w.runtime.heartbeat_interval)
     refuse("Celery's Redis transport has no way to extend a visibility timeout: remove runtime.heartbeat_interval");
   if (w.queue.max_receive_count > 0)
-    refuse("Celery has no redrive by receive count: a task fails after retry.maximum_attempts; remove "
-           "queue.max_receive_count");
-  if (w.message_group != message_group_source::none) refuse("a Celery queue has no message groups: remove queue.message_group_id");
+    refuse(
+        "Celery has no redrive by receive count: a task fails after retry.maximum_attempts; remove "
+        "queue.max_receive_count");
+  if (w.message_group != message_group_source::none)
+    refuse("a Celery queue has no message groups: remove queue.message_group_id");
   if (w.queue.semantics != handle_semantics::sqs) refuse("semantics is an SQS option: remove queue.semantics");
-  if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"celery_redis\" yet");
-  if (w.dead_letter_redrive) refuse("Celery has no dead-letter queue to redrive: remove dead_letter_queue.redrive_after");
+  if (!w.runtime.rules.split_tool.empty())
+    refuse("the split discipline's queue is an SQS queue; it does not combine with \"celery_redis\" yet");
+  if (w.dead_letter_redrive)
+    refuse("Celery has no dead-letter queue to redrive: remove dead_letter_queue.redrive_after");
   if (w.runtime.orphan_rescue) refuse("an orphan rescue is not modelled for \"celery_redis\" yet");
   if (w.runtime.tenant_limit || w.tenant_queues)
     refuse("per-tenant limits and queues are not modelled for \"celery_redis\" yet");
@@ -227,12 +237,14 @@ void check_kafka(const table_reader& root, const doc_node& queue, source_pos at,
       s.d.error(n->pos, "discipline.retry",
                 "a Kafka record cannot be given back for later: a consumer retries it in place (\"in_slice\"), "
                 "holding up its partition, or sends it on to a retry topic (not modelled yet)");
-  if (!w.runtime.rules.split_tool.empty()) refuse("the split discipline's queue is an SQS queue; it does not combine with \"kafka\" yet");
+  if (!w.runtime.rules.split_tool.empty())
+    refuse("the split discipline's queue is an SQS queue; it does not combine with \"kafka\" yet");
   if (w.dead_letter_redrive) refuse("a dead-letter redrive is not modelled for \"kafka\" yet");
   if (w.tenant_queues) refuse("per-tenant queues are not modelled for \"kafka\" (a topic per tenant) yet");
   if (root.get("queue_fault") != nullptr)
-    refuse("[[queue_fault]] injects SQS's duplicate deliveries and lost deletes; a Kafka consumer's duplicates come "
-           "from rebalances and crashes ([[crash]], [[deploy]], [[fault]])");
+    refuse(
+        "[[queue_fault]] injects SQS's duplicate deliveries and lost deletes; a Kafka consumer's duplicates come "
+        "from rebalances and crashes ([[crash]], [[deploy]], [[fault]])");
 }
 
 // A consumer keyed on the message: on SQS it keeps a record per messageId,
@@ -250,12 +262,9 @@ void check_work_id(const table_reader& root, load_state& s) {
 }  // namespace
 
 void load_flavour_choice(const table_reader& r, load_state& s) {
-  static const named<flavour> flavours[] = {{"sqs", flavour::sqs},
-                                            {"sqs_fifo", flavour::sqs_fifo},
-                                            {"sidekiq", flavour::sidekiq},
-                                            {"celery_redis", flavour::celery_redis},
-                                            {"pubsub", flavour::pubsub},
-                                            {"kafka", flavour::kafka}};
+  static const named<flavour> flavours[] = {{"sqs", flavour::sqs},         {"sqs_fifo", flavour::sqs_fifo},
+                                            {"sidekiq", flavour::sidekiq}, {"celery_redis", flavour::celery_redis},
+                                            {"pubsub", flavour::pubsub},   {"kafka", flavour::kafka}};
   flavour chosen = flavour::sqs;
   r.choice("flavour", chosen, flavours);
   s.world.queue.fifo = chosen == flavour::sqs_fifo;
@@ -275,11 +284,11 @@ void load_kafka(const table_reader& root, load_state& s) {
     s.d.error(t->pos, "kafka", "[kafka] sets a Kafka consumer group: needs queue.flavour = \"kafka\"");
     return;
   }
-  const table_reader r(s.d, *t, "kafka",
-                       {"partitions", "max_poll_records", "max_poll_interval", "session_timeout", "heartbeat_interval",
-                        "enable_auto_commit", "auto_commit_interval", "commit", "auto_offset_reset",
-                        "group_initial_rebalance_delay", "dead_letter_topic", "rebalance_timeout", "client",
-                        "enable_auto_offset_store"});
+  const table_reader r(
+      s.d, *t, "kafka",
+      {"partitions", "max_poll_records", "max_poll_interval", "session_timeout", "heartbeat_interval",
+       "enable_auto_commit", "auto_commit_interval", "commit", "auto_offset_reset", "group_initial_rebalance_delay",
+       "dead_letter_topic", "rebalance_timeout", "client", "enable_auto_offset_store"});
   kafka_config& k = *w.runtime.kafka;
   r.integer("partitions", k.group.partitions, {1, 10'000});
   static const named<kafka_client> clients[] = {{"java", kafka_client::java}, {"librdkafka", kafka_client::librdkafka}};
@@ -326,7 +335,8 @@ void load_kafka(const table_reader& root, load_state& s) {
   }
   static const named<bool> resets[] = {{"latest", false}, {"earliest", true}};
   r.choice("auto_offset_reset", k.reset_to_earliest, resets);
-  r.duration("group_initial_rebalance_delay", k.group.initial_rebalance_delay, {duration::zero(), duration::from_s(300)});
+  r.duration("group_initial_rebalance_delay", k.group.initial_rebalance_delay,
+             {duration::zero(), duration::from_s(300)});
   bool dead_letter_topic = false;
   if (r.boolean("dead_letter_topic", dead_letter_topic) && dead_letter_topic) {
     // Spring Kafka 3.3's DeadLetterPublishingRecoverer: "<topic>-dlt".

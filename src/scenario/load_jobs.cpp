@@ -26,9 +26,7 @@ constexpr named<progress_mode> progress_modes[] = {
 
 std::string count_of(std::size_t n) { return std::to_string(n) + (n == 1 ? " value" : " values"); }
 
-std::string place(source_pos p) {
-  return "line " + std::to_string(p.line) + ", column " + std::to_string(p.column);
-}
+std::string place(source_pos p) { return "line " + std::to_string(p.line) + ", column " + std::to_string(p.column); }
 
 // Records a job id; a duplicate is an error (the world asserts on one).
 bool register_job_id(load_state& s, const std::string& id, source_pos at, const std::string& path) {
@@ -181,11 +179,13 @@ void load_job(load_state& s, const table_reader::item& item) {
   }
   if (agent) {
     if (r.get("progress") != nullptr)
-      s.d.error(r.pos_of("progress"), r.path_of("progress"), "the agent job records every step; give `steps` to choose");
+      s.d.error(r.pos_of("progress"), r.path_of("progress"),
+                "the agent job records every step; give `steps` to choose");
     ok = load_agent_job(r, job) && ok;
   } else if (type == nullptr) {
     // The agent job's keys would be silently ignored next to explicit steps.
-    reject_keys(s, r, {"invoice", "amount_cents", "email"}, "not used when `steps` is given; put it in the steps instead");
+    reject_keys(s, r, {"invoice", "amount_cents", "email"},
+                "not used when `steps` is given; put it in the steps instead");
     own.emplace();
     if (load_steps(s, r, *own))
       type = &*own;
@@ -242,7 +242,8 @@ void load_job_type(load_state& s, const table_reader::item& item) {
   }
   if (!r.identifier("name", type.name)) return;
   if (type.name == agent_type_name) {
-    s.d.error(r.pos_of("name"), r.path_of("name"), quote(type.name) + " is the built-in agent job; choose another name");
+    s.d.error(r.pos_of("name"), r.path_of("name"),
+              quote(type.name) + " is the built-in agent job; choose another name");
     return;
   }
   const auto [it, fresh] = s.job_type_names.emplace(type.name, r.pos_of("name"));
@@ -284,8 +285,8 @@ bool load_amounts(const table_reader& r, workload_spec& w) {
   const auto hi = read_cents(r.diag(), n->items[1], index_path(path, 1));
   if (!lo || !hi) return false;
   if (*hi < *lo) {
-    r.diag().error(n->pos, path, "the upper bound " + std::to_string(*hi) + " is below the lower bound " +
-                                     std::to_string(*lo));
+    r.diag().error(n->pos, path,
+                   "the upper bound " + std::to_string(*hi) + " is below the lower bound " + std::to_string(*lo));
     return false;
   }
   w.amount_lo = *lo;

@@ -12,7 +12,8 @@ void load_lint(const table_reader& root, load_state& s, std::vector<lint_allowan
   const doc_node* t = root.table("lint");
   if (t == nullptr) return;
   const table_reader r(s.d, *t, "lint", {"allow"});
-  for (reasoned_name& n : read_reasoned_names(r, "allow", "rule", "the id of a lint rule, like \"write_without_key\"")) {
+  for (reasoned_name& n :
+       read_reasoned_names(r, "allow", "rule", "the id of a lint rule, like \"write_without_key\"")) {
     if (std::find(lint_rules.begin(), lint_rules.end(), n.name) == lint_rules.end()) {
       std::string hint = did_you_mean(n.name, lint_rules);
       if (hint.empty()) hint = "; expected one of " + join(lint_rules);

@@ -53,7 +53,8 @@ void load_seed(const table_reader& root, load_state& s) {
   }
   s.d.error(n->pos, "seed",
             "expected a seed from 0 to 18446744073709551615 (an integer, or a string of digits above 2^63 - 1), "
-            "found " + describe_found(*n));
+            "found " +
+                describe_found(*n));
 }
 
 void load_budget(const table_reader& root, load_state& s) {
@@ -86,7 +87,8 @@ void load_trace(const table_reader& root, load_state& s) {
   constexpr std::int64_t samples_max = 10'000;
   const duration interval = s.world.sample_interval;
   if (interval == duration::zero())
-    s.d.error(r.pos_of("counter_lag"), "trace.counter_lag", "a lag of the sampled counters needs samples: "
+    s.d.error(r.pos_of("counter_lag"), "trace.counter_lag",
+              "a lag of the sampled counters needs samples: "
               "trace.sample_interval is 0s");
   else if (s.world.counter_lag.us() / interval.us() > samples_max)
     s.d.error(r.pos_of("counter_lag"), "trace.counter_lag",
@@ -138,8 +140,10 @@ void load_queue(const table_reader& root, load_state& s) {
 void load_tenants(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("tenants");
   if (t == nullptr) return;
-  const table_reader r(s.d, *t, "tenants", {"wait_bound", "concurrency_limit", "over_limit_delay", "queues", "weights"});
-  r.duration("wait_bound", s.world.tenant_wait_bound, {sim::duration::from_us(1), sim::duration::from_s(14 * 24 * 3600)});
+  const table_reader r(s.d, *t, "tenants",
+                       {"wait_bound", "concurrency_limit", "over_limit_delay", "queues", "weights"});
+  r.duration("wait_bound", s.world.tenant_wait_bound,
+             {sim::duration::from_us(1), sim::duration::from_s(14 * 24 * 3600)});
   // queues: "shared" (one job queue) or "one_per_tenant" (Sidekiq-style
   // weighted queues); weights: { TENANT = 1..1000 }, a tenant not named 1.
   static const named<bool> queue_layouts[] = {{"shared", false}, {"one_per_tenant", true}};
@@ -184,15 +188,15 @@ void load_dead_letter_queue(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("dead_letter_queue");
   if (t != nullptr) {
     const table_reader r(s.d, *t, "dead_letter_queue",
-                         {"enabled", "name", "retention", "max_jobs", "redrive_after", "redrives",
-                          "page_auto_resolve", "age_alarm", "renotify_every"});
+                         {"enabled", "name", "retention", "max_jobs", "redrive_after", "redrives", "page_auto_resolve",
+                          "age_alarm", "renotify_every"});
     r.boolean("enabled", s.world.dead_letter_queue);
     r.identifier("name", s.world.dead_letter.name);
     // Sidekiq's dead set takes any dead_timeout_in_seconds; an SQS queue 60 s .. 14 days.
     r.duration("retention", s.world.dead_letter.retention,
-               s.world.dead_letter.dead_set
-                   ? duration_limits{sim::duration::from_s(60), max_dead_set_retention, " (Sidekiq's dead set: 60 s to 10 years here)"}
-                   : retention_limits);
+               s.world.dead_letter.dead_set ? duration_limits{sim::duration::from_s(60), max_dead_set_retention,
+                                                              " (Sidekiq's dead set: 60 s to 10 years here)"}
+                                            : retention_limits);
     if (r.integer("max_jobs", s.world.dead_letter.dead_max_jobs, {1, 100'000'000}) && !s.world.dead_letter.dead_set)
       r.diag().error(r.pos_of("max_jobs"), r.path_of("max_jobs"),
                      "max_jobs is the size of Sidekiq's dead set (dead_max_jobs); an SQS queue has no cap: remove it");
@@ -202,7 +206,9 @@ void load_dead_letter_queue(const table_reader& root, load_state& s) {
     dead_letter_redrive_config redrive;
     if (after) redrive.after = *after;
     const bool times = r.integer("redrives", redrive.times, {1, 1000});
-    if (times && !after) r.diag().error(r.pos_of("redrives"), r.path_of("redrives"), "redrives needs redrive_after: when does the on-call redrive?");
+    if (times && !after)
+      r.diag().error(r.pos_of("redrives"), r.path_of("redrives"),
+                     "redrives needs redrive_after: when does the on-call redrive?");
     // The pager's auto-resolve and an alarm on the oldest dead letter's age:
     // both about the on-call's answer, so both need one.
     r.duration("page_auto_resolve", redrive.auto_resolve, {sim::duration::from_s(60), retention_limits.hi});
@@ -250,22 +256,24 @@ void load_workers(const table_reader& root, load_state& s) {
     return;
   }
   const table_reader r(s.d, *t, "workers", {"count", "sha"});
-  if (r.get("count") != nullptr && !r.integer("count", s.world.workers, {1, 10'000})) s.worker_count.reset();
-  else s.worker_count = s.world.workers;
+  if (r.get("count") != nullptr && !r.integer("count", s.world.workers, {1, 10'000}))
+    s.worker_count.reset();
+  else
+    s.worker_count = s.world.workers;
   r.identifier("sha", s.world.sha);
 }
 
 void load_runtime(const table_reader& root, load_state& s) {
   const doc_node* t = root.table("runtime");
   if (t == nullptr) return;
-  const table_reader r(
-      s.d, *t, "runtime",
-      {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval", "liveness_probe",
-       "count_attempts", "uncount_unavailable", "count_failures", "attempts_left", "orphan_rescue", "shutdown_timeout",
-       "execution_timeout"});
+  const table_reader r(s.d, *t, "runtime",
+                       {"visibility_timeout", "heartbeat_interval", "long_poll", "restart_delay", "relay_poll_interval",
+                        "liveness_probe", "count_attempts", "uncount_unavailable", "count_failures", "attempts_left",
+                        "orphan_rescue", "shutdown_timeout", "execution_timeout"});
   runtime_config& rt = s.world.runtime;
   // Lambda's function timeout is 1 s to 900 s; Laravel's and Celery's have no bound.
-  r.duration("execution_timeout", rt.execution_timeout, {duration::from_s(1), day_limits.hi, " (leave it out for none)"});
+  r.duration("execution_timeout", rt.execution_timeout,
+             {duration::from_s(1), day_limits.hi, " (leave it out for none)"});
   r.duration("shutdown_timeout", rt.shutdown_timeout, {duration::from_us(1), day_limits.hi});
   r.duration("visibility_timeout", rt.visibility_timeout, visibility_limits);
   // Zero would heartbeat forever at one instant: leave the key out instead.
@@ -277,9 +285,8 @@ void load_runtime(const table_reader& root, load_state& s) {
   static const named<attempt_counting> counting[] = {{"at_start", attempt_counting::at_start},
                                                      {"at_failure", attempt_counting::at_failure}};
   r.choice("count_attempts", rt.count_attempts, counting);
-  static const named<attempt_take_back> take_backs[] = {{"never", attempt_take_back::never},
-                                                        {"once", attempt_take_back::once},
-                                                        {"twice", attempt_take_back::twice}};
+  static const named<attempt_take_back> take_backs[] = {
+      {"never", attempt_take_back::never}, {"once", attempt_take_back::once}, {"twice", attempt_take_back::twice}};
   r.choice("uncount_unavailable", rt.uncount_unavailable, take_backs);
   if (rt.uncount_unavailable != attempt_take_back::never && rt.count_attempts != attempt_counting::at_start)
     s.d.error(r.pos_of("uncount_unavailable"), r.path_of("uncount_unavailable"),
@@ -359,7 +366,8 @@ void load_retry(const table_reader& root, load_state& s) {
   }
   if (const doc_node* b = r.table("circuit_breaker")) {
     // [retry.circuit_breaker]: Hystrix's rules and defaults (runtime/circuit_breaker.hpp).
-    const table_reader br(s.d, *b, r.path_of("circuit_breaker"), {"window", "min_calls", "failure_percent", "open_for"});
+    const table_reader br(s.d, *b, r.path_of("circuit_breaker"),
+                          {"window", "min_calls", "failure_percent", "open_for"});
     circuit_breaker_config& breaker = s.world.runtime.circuit_breaker.emplace();
     br.duration("window", breaker.window, {duration::from_ms(1), duration::from_s(24 * 3600)});
     br.integer("min_calls", breaker.min_calls, {1, 1'000'000});
@@ -389,12 +397,14 @@ void load_retry(const table_reader& root, load_state& s) {
     const std::string base = sim::format_duration(p.initial_interval);
     if (cap_given) {
       s.d.error(r.pos_of("maximum_interval"), "retry.maximum_interval",
-                "the cap " + cap + " is below retry.initial_interval " + base + "; it must be at least the initial "
-                "interval");
+                "the cap " + cap + " is below retry.initial_interval " + base +
+                    "; it must be at least the initial "
+                    "interval");
     } else {
       s.d.error(r.pos_of("initial_interval"), "retry.initial_interval",
-                base + " is above the default cap retry.maximum_interval = " + cap + "; raise the cap or write "
-                "maximum_interval = \"none\"");
+                base + " is above the default cap retry.maximum_interval = " + cap +
+                    "; raise the cap or write "
+                    "maximum_interval = \"none\"");
     }
   }
 }

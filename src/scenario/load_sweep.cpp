@@ -12,18 +12,23 @@ namespace twice::scenario_detail {
 namespace {
 
 bool is_scalar(const doc_node& n) {
-  return n.type == doc_node::kind::string || n.type == doc_node::kind::integer ||
-         n.type == doc_node::kind::floating || n.type == doc_node::kind::boolean;
+  return n.type == doc_node::kind::string || n.type == doc_node::kind::integer || n.type == doc_node::kind::floating ||
+         n.type == doc_node::kind::boolean;
 }
 
 bool same_scalar(const doc_node& a, const doc_node& b) {
   if (a.type != b.type) return false;
   switch (a.type) {
-    case doc_node::kind::string: return a.text == b.text;
-    case doc_node::kind::integer: return a.integer == b.integer;
-    case doc_node::kind::floating: return a.floating == b.floating;
-    case doc_node::kind::boolean: return a.boolean == b.boolean;
-    default: return false;
+    case doc_node::kind::string:
+      return a.text == b.text;
+    case doc_node::kind::integer:
+      return a.integer == b.integer;
+    case doc_node::kind::floating:
+      return a.floating == b.floating;
+    case doc_node::kind::boolean:
+      return a.boolean == b.boolean;
+    default:
+      return false;
   }
 }
 
@@ -31,8 +36,9 @@ bool same_scalar(const doc_node& a, const doc_node& b) {
 // then at least one key path with a scalar.
 bool load_case(diagnostics& d, const doc_node& v, const std::string& at) {
   if (!v.is_table()) {
-    d.error(v.pos, at, "expected a case like { name = \"bucket\", \"retry.maximum_attempts\" = 4 }, as the first "
-                       "value of this axis is");
+    d.error(v.pos, at,
+            "expected a case like { name = \"bucket\", \"retry.maximum_attempts\" = 4 }, as the first "
+            "value of this axis is");
     return false;
   }
   const doc_node* name = v.find("name");
@@ -66,8 +72,9 @@ void load_axis(const table_reader& root, const doc_entry& e, sweep_spec& out) {
     return;
   }
   if (e.key == "seed" || e.key.starts_with("sweep") || e.key.starts_with("explore")) {
-    d.error(e.key_pos, where, "a sweep varies the world; the seeds are [sweep] seeds, and [sweep] and [explore] are "
-                              "not part of a run");
+    d.error(e.key_pos, where,
+            "a sweep varies the world; the seeds are [sweep] seeds, and [sweep] and [explore] are "
+            "not part of a run");
     return;
   }
   if (!e.value.is_array() || e.value.items.empty()) {

@@ -34,9 +34,9 @@ std::optional<latency_model> load_uniform(const table_reader& r) {
   const auto hi = read_duration(r.diag(), (*bounds)[1], index_path(path, 1), day_limits);
   if (!lo || !hi) return std::nullopt;
   if (*hi < *lo) {
-    r.diag().error(r.pos_of("uniform"), path,
-                   "the upper bound " + sim::format_duration(*hi) + " is below the lower bound " +
-                       sim::format_duration(*lo));
+    r.diag().error(
+        r.pos_of("uniform"), path,
+        "the upper bound " + sim::format_duration(*hi) + " is below the lower bound " + sim::format_duration(*lo));
     return std::nullopt;
   }
   return latency_model::uniform(*lo, *hi);
@@ -54,9 +54,9 @@ std::optional<latency_model> load_lognormal(const table_reader& r) {
   const bool ok99 = r.duration("p99", p99, {duration::from_us(1), duration::from_s(24 * 3600)});
   if (!ok50 || !ok99) return std::nullopt;
   if (p99 < p50) {
-    r.diag().error(r.pos_of("p99"), r.path_of("p99"),
-                   "the 99th percentile " + sim::format_duration(p99) + " is below the median p50 = " +
-                       sim::format_duration(p50));
+    r.diag().error(
+        r.pos_of("p99"), r.path_of("p99"),
+        "the 99th percentile " + sim::format_duration(p99) + " is below the median p50 = " + sim::format_duration(p50));
     return std::nullopt;
   }
   return latency_model::lognormal(p50, p99);
@@ -84,8 +84,9 @@ void load_latency(const table_reader& tool, latency_model& out) {
   if (t == nullptr) return;
   const std::string path = tool.path_of("latency");
   if (!t->is_table()) {
-    tool.diag().error(t->pos, path, "expected a latency table, one of " + std::string(latency_shapes) + ", found " +
-                                        describe_found(*t));
+    tool.diag().error(
+        t->pos, path,
+        "expected a latency table, one of " + std::string(latency_shapes) + ", found " + describe_found(*t));
     return;
   }
   const table_reader r(tool.diag(), *t, path, {"fixed", "uniform", "p50", "p99", "mean", "sd"});
@@ -164,7 +165,8 @@ void load_server_pool(const table_reader& r, server_pool_config& pool) {
   if (r.get("servers") != nullptr && pool.servers > 0) return;
   for (const std::string_view key : {"queue_timeout", "queue_order"})
     if (r.get(key) != nullptr)
-      r.diag().error(r.pos_of(key), r.path_of(key), "needs `servers` (a queue forms only in front of a fixed number of servers)");
+      r.diag().error(r.pos_of(key), r.path_of(key),
+                     "needs `servers` (a queue forms only in front of a fixed number of servers)");
 }
 
 // What every far side has, whatever it does with keys.
@@ -253,7 +255,8 @@ void load_own_tool(load_state& s, const doc_entry& entry, const std::string& pat
   name_node.text = entry.key;
   if (!read_identifier(s.d, name_node, path)) return;
   if (entry.key.find('.') != std::string::npos) {
-    s.d.error(entry.key_pos, path, "a tool's name may not contain '.' (it is part of key paths like tools.NAME.latency)");
+    s.d.error(entry.key_pos, path,
+              "a tool's name may not contain '.' (it is part of key paths like tools.NAME.latency)");
     return;
   }
   const table_reader r(s.d, entry.value, path, {TWICE_TOOL_KEYS, "moves_money", "optimistic_lock"});
@@ -299,7 +302,8 @@ void load_own_tool(load_state& s, const doc_entry& entry, const std::string& pat
 void load_registered_tool(load_state& s, const doc_entry& entry, const std::string& path) {
   const table_reader r(s.d, entry.value, path, {"implementation", "claim"});
   if (entry.key.find('.') != std::string::npos) {
-    s.d.error(entry.key_pos, path, "a tool's name may not contain '.' (it is part of key paths like tools.NAME.latency)");
+    s.d.error(entry.key_pos, path,
+              "a tool's name may not contain '.' (it is part of key paths like tools.NAME.latency)");
     return;
   }
   std::string name;
@@ -317,7 +321,8 @@ void load_registered_tool(load_state& s, const doc_entry& entry, const std::stri
       hint = known.empty() ? "; this program registers none (a program of your own that links twice registers its "
                              "tools with twice::registry::add_tool, then runs twice::main)"
                            : "; registered: " + join(known);
-    s.d.error(r.pos_of("implementation"), r.path_of("implementation"), "no tool is registered as " + quote(name) + hint);
+    s.d.error(r.pos_of("implementation"), r.path_of("implementation"),
+              "no tool is registered as " + quote(name) + hint);
     return;
   }
   // What the tool says of itself decides what a claim may do.
@@ -328,7 +333,8 @@ void load_registered_tool(load_state& s, const doc_entry& entry, const std::stri
   c.keys = probe != nullptr && probe->accepts_key() ? key_handling::dedupe : key_handling::ignored;
   load_claim(s, r, entry.key, c);
   s.world.registered_tools.push_back({entry.key, name, probe != nullptr && probe->writes(),
-                                      probe != nullptr && probe->accepts_key(), probe != nullptr && probe->moves_money()});
+                                      probe != nullptr && probe->accepts_key(),
+                                      probe != nullptr && probe->moves_money()});
 }
 
 void load_listed_tools(load_state& s, const doc_node& tools, bool root_has_vendor) {
@@ -340,7 +346,8 @@ void load_listed_tools(load_state& s, const doc_node& tools, bool root_has_vendo
     }
     if (entry.key == "refund") {
       if (root_has_vendor) {
-        s.d.error(entry.key_pos, path, "the refund tool is set in [vendor] already ([vendor] is its older name): keep one");
+        s.d.error(entry.key_pos, path,
+                  "the refund tool is set in [vendor] already ([vendor] is its older name): keep one");
         continue;
       }
       const table_reader r(s.d, entry.value, path, {TWICE_TOOL_KEYS, "bad_invoices"});

@@ -47,8 +47,7 @@ std::string duration_range_problem(sim::duration v, duration_limits limits) {
   const std::string found = ", found " + sim::format_duration(v);
   if (limits.lo == sim::duration::zero()) return "must be at most " + sim::format_duration(limits.hi) + why + found;
   if (limits.hi == sim::duration::max()) return "must be at least " + sim::format_duration(limits.lo) + why + found;
-  return "must be between " + sim::format_duration(limits.lo) + " and " + sim::format_duration(limits.hi) + why +
-         found;
+  return "must be between " + sim::format_duration(limits.lo) + " and " + sim::format_duration(limits.hi) + why + found;
 }
 
 std::string integer_range_problem(std::int64_t v, integer_limits limits) {
@@ -220,8 +219,9 @@ std::optional<std::int64_t> read_cents(diagnostics& d, const doc_node& n, const 
     return std::nullopt;
   }
   if (n.integer > cents_max) {
-    d.error(n.pos, path, "must be at most " + std::to_string(cents_max) + " cents (Stripe's limit, $999,999.99), found " +
-                             std::to_string(n.integer));
+    d.error(n.pos, path,
+            "must be at most " + std::to_string(cents_max) + " cents (Stripe's limit, $999,999.99), found " +
+                std::to_string(n.integer));
     return std::nullopt;
   }
   return n.integer;
@@ -255,8 +255,8 @@ std::optional<std::string> read_identifier(diagnostics& d, const doc_node& n, co
 }
 
 std::optional<std::uint32_t> read_ppm(diagnostics& d, const doc_node& n, const std::string& path) {
-  static constexpr fixed_point probability{6, 0, 1'000'000, "a probability between 0 and 1 like 0.01",
-                                           "probabilities", "between 0 and 1", ""};
+  static constexpr fixed_point probability{
+      6, 0, 1'000'000, "a probability between 0 and 1 like 0.01", "probabilities", "between 0 and 1", ""};
   const std::optional<std::uint64_t> v = read_fixed(d, n, path, probability);
   if (!v) return std::nullopt;
   return static_cast<std::uint32_t>(*v);
@@ -265,7 +265,12 @@ std::optional<std::uint32_t> read_ppm(diagnostics& d, const doc_node& n, const s
 std::optional<std::uint32_t> read_milli(diagnostics& d, const doc_node& n, const std::string& path,
                                         std::uint32_t lo_milli, std::uint32_t hi_milli) {
   const std::string range = "between " + std::to_string(lo_milli / 1000) + " and " + std::to_string(hi_milli / 1000);
-  const fixed_point f{3, lo_milli, hi_milli, "a decimal number like 2.0 or \"1.5\"", "coefficients", range,
+  const fixed_point f{3,
+                      lo_milli,
+                      hi_milli,
+                      "a decimal number like 2.0 or \"1.5\"",
+                      "coefficients",
+                      range,
                       " (below 1 the backoff would shrink)"};
   const std::optional<std::uint64_t> v = read_fixed(d, n, path, f);
   if (!v) return std::nullopt;
@@ -396,8 +401,8 @@ std::vector<table_reader::item> table_reader::tables(std::string_view key) const
   const std::string path = path_of(key);
   const std::string header = "[[" + path + "]]";
   if (n->is_table()) {
-    d_->error(n->pos, path, "expected an array of tables (" + header + "), found a single table; write " + header +
-                                " for each one");
+    d_->error(n->pos, path,
+              "expected an array of tables (" + header + "), found a single table; write " + header + " for each one");
     return out;
   }
   if (!n->is_array()) {

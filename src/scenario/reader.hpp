@@ -90,8 +90,7 @@ std::optional<std::size_t> read_choice_index(diagnostics& d, const doc_node& n, 
                                              std::span<const std::string_view> names);
 
 template <class E, std::size_t N>
-std::optional<E> read_choice(diagnostics& d, const doc_node& n, const std::string& path,
-                             const named<E> (&choices)[N]) {
+std::optional<E> read_choice(diagnostics& d, const doc_node& n, const std::string& path, const named<E> (&choices)[N]) {
   std::string_view names[N];
   for (std::size_t i = 0; i < N; ++i) names[i] = choices[i].name;
   const std::optional<std::size_t> i = read_choice_index(d, n, path, names);

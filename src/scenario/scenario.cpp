@@ -63,11 +63,12 @@ load_result load_root(diagnostics& d, const doc_node& doc_root, std::string path
   out.path = std::move(path_for_messages);
   out.name = default_name(out.path);
   out.story = std::move(story);
-  const table_reader root(d, doc_root, "",
-                          {"name", "seed", "budget", "trace", "queue", "tenants", "alarms", "dead_letter_queue", "workers",
-                           "runtime", "retry", "discipline", "split", "store", "vendor", "tools", "job_type", "job",
-                           "workload", "fault", "crash", "deploy", "queue_fault", "expect", "explore", "sweep", "lint", "sidekiq", "celery",
-                           "pubsub", "kafka"});
+  const table_reader root(
+      d, doc_root, "",
+      {"name",     "seed",    "budget",   "trace",      "queue",  "tenants", "alarms",      "dead_letter_queue",
+       "workers",  "runtime", "retry",    "discipline", "split",  "store",   "vendor",      "tools",
+       "job_type", "job",     "workload", "fault",      "crash",  "deploy",  "queue_fault", "expect",
+       "explore",  "sweep",   "lint",     "sidekiq",    "celery", "pubsub",  "kafka"});
   load_state state{d, out.world, out.expect, {}, {}, {}, true, {}, {}, {}, {}};
   load_name(root, out);
   // In dependency order: faults refer to workers and jobs.

@@ -25,11 +25,11 @@ struct load_state {
   diagnostics& d;
   world_config& world;
   expectations& expect;
-  std::optional<std::uint32_t> worker_count;  // unset when [workers] count was bad
-  std::map<std::string, source_pos, std::less<>> job_ids;  // every job id -> where it was defined
-  std::vector<std::string> named_job_ids;                  // the [[job]] ids, for "did you mean"
-  bool job_ids_complete = true;                            // false when some job's id did not load
-  std::map<std::string, job_type, std::less<>> job_types;  // [[job_type]] by name
+  std::optional<std::uint32_t> worker_count;                      // unset when [workers] count was bad
+  std::map<std::string, source_pos, std::less<>> job_ids;         // every job id -> where it was defined
+  std::vector<std::string> named_job_ids;                         // the [[job]] ids, for "did you mean"
+  bool job_ids_complete = true;                                   // false when some job's id did not load
+  std::map<std::string, job_type, std::less<>> job_types;         // [[job_type]] by name
   std::map<std::string, source_pos, std::less<>> job_type_names;  // every [[job_type]] name, loaded or not
   // The tools a step or a fault may name: the built-ins, then the
   // scenario's own (views of world.tools' names), set by load_tools.
@@ -47,13 +47,13 @@ void load_celery(const table_reader& root, load_state& s);           // [celery]
 void load_pubsub(const table_reader& root, load_state& s);           // [pubsub]
 void load_kafka(const table_reader& root, load_state& s);            // [kafka]
 void check_flavour(const table_reader& root, load_state& s);         // what the flavour does not take
-void load_tools(const table_reader& root, load_state& s);     // [vendor], [tools.*]
-void load_jobs(const table_reader& root, load_state& s);      // [[job_type]], [[job]], [workload]
-void check_tenant_queues(const table_reader& root, load_state& s);  // [tenants] queues against the jobs
-void load_faults(const table_reader& root, load_state& s);    // [[fault]], [[crash]], [[deploy]], [[queue_fault]]
-void load_expect(const table_reader& root, load_state& s);    // [expect]
-void load_explore(const table_reader& root, load_state& s, explore_spec& out);  // [explore]
-void load_sweep(const table_reader& root, load_state& s, sweep_spec& out);      // [sweep]
+void load_tools(const table_reader& root, load_state& s);            // [vendor], [tools.*]
+void load_jobs(const table_reader& root, load_state& s);             // [[job_type]], [[job]], [workload]
+void check_tenant_queues(const table_reader& root, load_state& s);   // [tenants] queues against the jobs
+void load_faults(const table_reader& root, load_state& s);  // [[fault]], [[crash]], [[deploy]], [[queue_fault]]
+void load_expect(const table_reader& root, load_state& s);  // [expect]
+void load_explore(const table_reader& root, load_state& s, explore_spec& out);              // [explore]
+void load_sweep(const table_reader& root, load_state& s, sweep_spec& out);                  // [sweep]
 void load_lint(const table_reader& root, load_state& s, std::vector<lint_allowance>& out);  // [lint]
 
 // Checks a reference to a worker index / job id; reports a bad one.

@@ -72,23 +72,27 @@ bool contains(std::span<const std::string_view> words, std::string_view word) {
 }
 
 bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-         c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
 }
 
-std::string quote(std::string_view text) {
-  return sim::quoted_text(text, '"', quoted_length_max);
-}
+std::string quote(std::string_view text) { return sim::quoted_text(text, '"', quoted_length_max); }
 
 std::string describe_found(const doc_node& node) {
   switch (node.type) {
-    case doc_node::kind::string: return "string " + quote(node.text);
-    case doc_node::kind::integer: return "integer " + std::to_string(node.integer);
-    case doc_node::kind::floating: return "float " + format_number(node.floating);
-    case doc_node::kind::boolean: return node.boolean ? "boolean true" : "boolean false";
-    case doc_node::kind::date_time: return "a date-time";
-    case doc_node::kind::array: return "an array";
-    case doc_node::kind::table: return "a table";
+    case doc_node::kind::string:
+      return "string " + quote(node.text);
+    case doc_node::kind::integer:
+      return "integer " + std::to_string(node.integer);
+    case doc_node::kind::floating:
+      return "float " + format_number(node.floating);
+    case doc_node::kind::boolean:
+      return node.boolean ? "boolean true" : "boolean false";
+    case doc_node::kind::date_time:
+      return "a date-time";
+    case doc_node::kind::array:
+      return "an array";
+    case doc_node::kind::table:
+      return "a table";
   }
   return "a value";
 }
@@ -142,9 +146,8 @@ std::string quoted_choices(std::span<const std::string_view> names) {
 }
 
 std::string child_path(std::string_view path, std::string_view key) {
-  const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-    return is_name_char(c) && c != '.';
-  });
+  const bool bare =
+      !key.empty() && std::all_of(key.begin(), key.end(), [](char c) { return is_name_char(c) && c != '.'; });
   std::string out(path);
   if (!out.empty()) out += '.';
   out += bare ? std::string(key) : quote(key);

@@ -31,9 +31,7 @@ constexpr std::string_view k_expected =
 // must parse the same everywhere.
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 constexpr bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-constexpr bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
+constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 std::string quoted(std::string_view text) { return quoted_text(text); }
 
 result<duration> fail(std::string_view text, std::string_view problem) {
@@ -52,9 +50,7 @@ bool contains_if(std::string_view text, bool (*pred)(char)) {
   return false;
 }
 
-std::string too_large_problem() {
-  return "too large; the longest duration is " + format_duration(duration::max());
-}
+std::string too_large_problem() { return "too large; the longest duration is " + format_duration(duration::max()); }
 
 // Whole-text problems are reported before group parsing so "-1.5s" explains
 // the sign rather than some character position in the middle.
@@ -106,8 +102,10 @@ group_read read_unit(std::string_view text, std::size_t& pos, group_read in) {
   while (pos < text.size() && is_letter(text[pos])) ++pos;
   const std::string_view name = text.substr(start, pos - start);
   if (name.empty()) {
-    if (pos == text.size()) in.problem = "missing unit";
-    else in.problem = "unexpected character " + quoted_char_at(text, pos) + " at position " + std::to_string(pos);
+    if (pos == text.size())
+      in.problem = "missing unit";
+    else
+      in.problem = "unexpected character " + quoted_char_at(text, pos) + " at position " + std::to_string(pos);
     return in;
   }
   for (std::size_t i = 0; i < k_units.size(); ++i) {
@@ -156,8 +154,7 @@ result<duration> parse_duration(std::string_view text) {
     seen[g.unit] = true;
     next_allowed = g.unit + 1;
     std::int64_t part = 0;
-    if (__builtin_mul_overflow(g.count, k_units[g.unit].us, &part) ||
-        __builtin_add_overflow(total, part, &total)) {
+    if (__builtin_mul_overflow(g.count, k_units[g.unit].us, &part) || __builtin_add_overflow(total, part, &total)) {
       return fail(text, too_large_problem());
     }
   }

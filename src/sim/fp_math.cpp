@@ -83,9 +83,7 @@ double_double quotient(double n, double_double d) {
 }
 
 // 2^n for -1022 <= n <= 1023, by building the exponent field.
-double pow2(int n) {
-  return std::bit_cast<double>(static_cast<std::uint64_t>(n + 1023) << 52);
-}
+double pow2(int n) { return std::bit_cast<double>(static_cast<std::uint64_t>(n + 1023) << 52); }
 
 // ln 2 = ln2_hi + ln2_lo + O(2^-102). ln2_hi is ln 2 rounded to 42
 // significant bits, so k * ln2_hi is exact for |k| < 2^11 (every k either
@@ -125,7 +123,7 @@ double exp_reduced(double r_hi, double r_lo) {
   const double_double sq = two_prod(r_hi, r_hi);
   const double half_sq = 0.5 * sq.hi;  // exact halvings
   const double half_sq_err = 0.5 * sq.lo;
-  const double_double a = fast_two_sum(1.0, r_hi);    // |r_hi| < 1
+  const double_double a = fast_two_sum(1.0, r_hi);      // |r_hi| < 1
   const double_double b = fast_two_sum(a.hi, half_sq);  // a.hi >= 0.65 > half_sq
   const double cubic = r_hi * sq.hi * exp_cubic_factor(r_hi);
   // e^(r_hi + r_lo) = e^r_hi * (1 + r_lo + ...) ~ e^r_hi + r_lo * (1 + r_hi).
@@ -137,8 +135,8 @@ double exp_reduced(double r_hi, double r_lo) {
 // the product is exact unless it overflows or is subnormal, and then the
 // last multiplication is the only inexact step.
 double scale_by_pow2(double y, int k) {
-  if (k > 1023) return y * pow2(1023) * 2.0;               // k == 1024: may overflow to +inf
-  if (k < -1000) return y * pow2(k + 64) * pow2(-64);      // first product exact, second rounds
+  if (k > 1023) return y * pow2(1023) * 2.0;           // k == 1024: may overflow to +inf
+  if (k < -1000) return y * pow2(k + 64) * pow2(-64);  // first product exact, second rounds
   return y * pow2(k);
 }
 
@@ -186,9 +184,9 @@ reduced_log_arg reduce_log_arg(double x) {
 }  // namespace
 
 double exp(double x) {
-  if (x != x) return x;              // NaN
-  if (x > 709.8) return infinity;    // e^709.79 > DBL_MAX; also +inf
-  if (x < -745.2) return 0.0;        // e^-745.2 < 2^-1075, half the least subnormal; also -inf
+  if (x != x) return x;            // NaN
+  if (x > 709.8) return infinity;  // e^709.79 > DBL_MAX; also +inf
+  if (x < -745.2) return 0.0;      // e^-745.2 < 2^-1075, half the least subnormal; also -inf
   // k = round(x / ln2), by the round-to-nearest of adding 1.5 * 2^52 (exact
   // for |x / ln2| < 2^51). Any integer near x / ln2 works; this one keeps
   // |r| <= ln2 / 2 (plus a hair).
@@ -203,9 +201,9 @@ double exp(double x) {
 }
 
 double log(double x) {
-  if (x != x) return x;                                             // NaN
-  if (x < 0.0) return std::numeric_limits<double>::quiet_NaN();     // includes -inf
-  if (x == 0.0) return -infinity;                                   // +0 and -0
+  if (x != x) return x;                                          // NaN
+  if (x < 0.0) return std::numeric_limits<double>::quiet_NaN();  // includes -inf
+  if (x == 0.0) return -infinity;                                // +0 and -0
   if (x == infinity) return infinity;
   const reduced_log_arg a = reduce_log_arg(x);
   const double f = a.m - 1.0;  // exact (Sterbenz: m in [1/2, 2])

@@ -16,11 +16,16 @@ root_handle as_root(std::coroutine_handle<> h) { return root_handle::from_addres
 
 std::string_view to_string(stop_reason r) {
   switch (r) {
-    case stop_reason::quiescent: return "quiescent";
-    case stop_reason::time_limit: return "time_limit";
-    case stop_reason::event_budget: return "event_budget";
-    case stop_reason::stopped: return "stopped";
-    case stop_reason::memory_budget: return "memory_budget";
+    case stop_reason::quiescent:
+      return "quiescent";
+    case stop_reason::time_limit:
+      return "time_limit";
+    case stop_reason::event_budget:
+      return "event_budget";
+    case stop_reason::stopped:
+      return "stopped";
+    case stop_reason::memory_budget:
+      return "memory_budget";
   }
   return "unknown";
 }
@@ -68,9 +73,7 @@ kernel::process_slot* kernel::find(process_id pid) {
   return &s;
 }
 
-const kernel::process_slot* kernel::find(process_id pid) const {
-  return const_cast<kernel*>(this)->find(pid);
-}
+const kernel::process_slot* kernel::find(process_id pid) const { return const_cast<kernel*>(this)->find(pid); }
 
 process_id kernel::spawn(task<void> body, std::string name) {
   root_handle h = body.release();

@@ -121,8 +121,9 @@ class job_rows {
       failed_at_.insert_or_assign(at, *row.failed_at);
     else if (!failed_at_.empty())
       failed_at_.erase(at);
-    return {row.lease_token, row.attempts, row.checkpoint_step, errors_.intern_copy(row.last_error), row.status,
-            static_cast<std::uint16_t>(row.redrives)};
+    return {row.lease_token,     row.attempts,
+            row.checkpoint_step, errors_.intern_copy(row.last_error),
+            row.status,          static_cast<std::uint16_t>(row.redrives)};
   }
 
   sim::string_ids ids_;     // job ids; a row's position is its id's

@@ -57,9 +57,9 @@ class mvcc_horizon {
   std::uint64_t footprint() const { return open_.size() * 48 + died_.size() * sizeof(died_.front()); }
 
  private:
-  std::set<std::pair<std::int64_t, std::uint64_t>> open_;     // (began, transaction id)
-  std::deque<std::pair<std::int64_t, std::uint64_t>> died_;   // (died at, versions), oldest first
-  std::uint64_t kept_ = 0;                                    // versions in died_
+  std::set<std::pair<std::int64_t, std::uint64_t>> open_;    // (began, transaction id)
+  std::deque<std::pair<std::int64_t, std::uint64_t>> died_;  // (died at, versions), oldest first
+  std::uint64_t kept_ = 0;                                   // versions in died_
 };
 
 }  // namespace twice

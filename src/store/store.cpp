@@ -18,10 +18,14 @@ namespace twice {
 
 std::string_view to_string(store_status s) {
   switch (s) {
-    case store_status::ok: return "ok";
-    case store_status::duplicate_key: return "duplicate_key";
-    case store_status::not_found: return "not_found";
-    case store_status::fenced: return "fenced";
+    case store_status::ok:
+      return "ok";
+    case store_status::duplicate_key:
+      return "duplicate_key";
+    case store_status::not_found:
+      return "not_found";
+    case store_status::fenced:
+      return "fenced";
   }
   return "unknown";
 }
@@ -74,7 +78,7 @@ struct store_core {
   std::uint64_t next_ticket = 1;
   std::optional<sim::instant> busy_since;  // set while no connection is free
 
-  store_stats stats;  // counters; spans still going on are added by store::stats()
+  store_stats stats;                 // counters; spans still going on are added by store::stats()
   std::optional<mvcc_horizon> mvcc;  // while store.dead_row_cost is set
   // The long transactions' ids in the horizon: above every real transaction's.
   static constexpr std::uint64_t long_transaction_ids = std::uint64_t{1} << 62;
@@ -186,7 +190,8 @@ void store_core::long_transaction_ends(sim::kernel&, void* ctx, std::uint64_t ar
   const bool cut = (arg >> 63) != 0;
   const std::size_t index = static_cast<std::size_t>(arg & ~(std::uint64_t{1} << 63));
   const std::uint64_t dead = core->mvcc ? core->mvcc->visible_dead_versions() : 0;
-  if (core->mvcc) core->mvcc->transaction_ended(long_transaction_ids + index, core->config.long_transactions[index].begin);
+  if (core->mvcc)
+    core->mvcc->transaction_ended(long_transaction_ids + index, core->config.long_transactions[index].begin);
   core->note_long_transaction(index, cut ? "terminated" : "commits", dead);
 }
 
@@ -342,14 +347,14 @@ void transaction::note_duplicate(detail::store_core& core, std::string_view tabl
                                  std::string_view phase) const {
   ++core.stats.constraint_violations;
   core.events.emit(core.actor_name, ev::constraint_violation{id_, core.events.name(table), core.events.name(key),
-                                                            core.events.name(phase)});
+                                                             core.events.name(phase)});
 }
 
 void transaction::note_fenced(detail::store_core& core, std::string_view job_id, std::uint64_t expected,
                               std::uint64_t found, std::string_view phase) const {
   ++core.stats.fenced_writes;
-  core.events.emit(core.actor_name, ev::store_fenced{id_, core.events.name(job_id), expected, found,
-                                                    core.events.name(phase)});
+  core.events.emit(core.actor_name,
+                   ev::store_fenced{id_, core.events.name(job_id), expected, found, core.events.name(phase)});
 }
 
 sim::task<std::optional<job_row>> transaction::get_job(std::string job_id) {
@@ -630,9 +635,7 @@ store::~store() = default;
 
 const store_config& store::config() const { return core_->config; }
 
-sim::task<transaction> store::begin(std::string holder) {
-  return detail::open_transaction(core_, std::move(holder));
-}
+sim::task<transaction> store::begin(std::string holder) { return detail::open_transaction(core_, std::move(holder)); }
 
 void store::seed_job(job_row row) {
   TWICE_CHECK(!row.job_id.empty());
@@ -646,16 +649,14 @@ const ledger_table& store::ledger() const { return core_->ledger; }
 // The ledger's texts are the name table's, counted with the event log.
 std::uint64_t store::footprint() const {
   const detail::store_core& c = *core_;
-  return c.jobs.footprint() + c.ledger.footprint() +
-         sim::tree_footprint(c.outbox) + sim::tree_footprint(c.unsent_outbox_ids) + sim::tree_footprint(c.dedupes) +
+  return c.jobs.footprint() + c.ledger.footprint() + sim::tree_footprint(c.outbox) +
+         sim::tree_footprint(c.unsent_outbox_ids) + sim::tree_footprint(c.dedupes) +
          sim::tree_footprint(c.waiting_since) + (c.mvcc ? c.mvcc->footprint() : 0);
 }
 const outbox_table& store::outbox() const { return core_->outbox; }
 const dedupe_table& store::dedupes() const { return core_->dedupes; }
 
-std::optional<job_row> store::find_job(std::string_view job_id) const {
-  return core_->jobs.find(job_id);
-}
+std::optional<job_row> store::find_job(std::string_view job_id) const { return core_->jobs.find(job_id); }
 
 store_stats store::stats() const {
   const detail::store_core& core = *core_;

@@ -41,7 +41,8 @@ class key_store {
   // Adds a key not stored now (a check).
   stored_key& add(const stored_key& k) {
     TWICE_CHECK(find(k.key) == nullptr);
-    if (k.key >= position_by_name_.size()) position_by_name_.resize(std::max<std::size_t>(k.key + 1, position_by_name_.size() * 2));
+    if (k.key >= position_by_name_.size())
+      position_by_name_.resize(std::max<std::size_t>(k.key + 1, position_by_name_.size() * 2));
     entries_.push_back(k);
     TWICE_CHECK(popped_ + entries_.size() < UINT32_MAX);  // keys ever stored: bounded by the event budget
     position_by_name_[k.key] = static_cast<std::uint32_t>(popped_ + entries_.size());

@@ -47,10 +47,14 @@ latency_model latency_model::normal(sim::duration mean, sim::duration sd) {
 
 sim::duration latency_model::sample(sim::random_stream& rng) const {
   switch (shape_) {
-    case shape::fixed: return first_;
-    case shape::uniform: return sim::uniform_duration(rng, first_, second_);
-    case shape::lognormal: return sim::lognormal_duration(rng, params_us_);
-    case shape::normal: return sim::folded_normal_duration(rng, first_, second_);
+    case shape::fixed:
+      return first_;
+    case shape::uniform:
+      return sim::uniform_duration(rng, first_, second_);
+    case shape::lognormal:
+      return sim::lognormal_duration(rng, params_us_);
+    case shape::normal:
+      return sim::folded_normal_duration(rng, first_, second_);
   }
   TWICE_CHECK(false);
   return sim::duration::zero();
@@ -58,16 +62,18 @@ sim::duration latency_model::sample(sim::random_stream& rng) const {
 
 sim::duration latency_model::p99() const {
   switch (shape_) {
-    case shape::fixed: return first_;
+    case shape::fixed:
+      return first_;
     case shape::uniform: {
       // floor(0.99 * span) in integers, split so span * 99 cannot overflow.
       const std::int64_t span = (second_ - first_).us();
       return first_ + sim::duration::from_us(span / 100 * 99 + span % 100 * 99 / 100);
     }
-    case shape::lognormal: return second_;
+    case shape::lognormal:
+      return second_;
     case shape::normal:
-      return first_ + sim::duration::from_us(
-                          static_cast<std::int64_t>(static_cast<double>(second_.us()) * sim::z_0_99 + 0.5));
+      return first_ +
+             sim::duration::from_us(static_cast<std::int64_t>(static_cast<double>(second_.us()) * sim::z_0_99 + 0.5));
   }
   TWICE_CHECK(false);
   return sim::duration::zero();
@@ -75,7 +81,8 @@ sim::duration latency_model::p99() const {
 
 std::string latency_model::describe() const {
   switch (shape_) {
-    case shape::fixed: return "fixed(" + sim::format_duration(first_) + ")";
+    case shape::fixed:
+      return "fixed(" + sim::format_duration(first_) + ")";
     case shape::uniform:
       return "uniform(" + sim::format_duration(first_) + ".." + sim::format_duration(second_) + ")";
     case shape::lognormal:

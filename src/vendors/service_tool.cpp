@@ -23,9 +23,12 @@ std::string_view to_string(tool_effect e) { return e == tool_effect::write ? "wr
 
 std::string_view to_string(key_handling k) {
   switch (k) {
-    case key_handling::ignored: return "ignored";
-    case key_handling::dedupe: return "dedupe";
-    case key_handling::stored_response: return "stored_response";
+    case key_handling::ignored:
+      return "ignored";
+    case key_handling::dedupe:
+      return "dedupe";
+    case key_handling::stored_response:
+      return "stored_response";
   }
   return "?";
 }
@@ -193,17 +196,28 @@ service_tool::verdict service_tool::decide_by_key(const tool_call& request) cons
 
 std::string_view service_tool::to_string(verdict v) {
   switch (v) {
-    case verdict::lost: return "lost";
-    case verdict::outage: return "outage";
-    case verdict::rate_limited: return "rate_limited";
-    case verdict::unavailable: return "unavailable";
-    case verdict::invalid_amount: return "invalid_amount";
-    case verdict::idempotency_mismatch: return "idempotency_mismatch";
-    case verdict::key_in_use: return "key_in_use";
-    case verdict::replay: return "replay";
-    case verdict::deduplicated: return "deduplicated";
-    case verdict::overloaded: return "overloaded";
-    case verdict::execute: return "execute";
+    case verdict::lost:
+      return "lost";
+    case verdict::outage:
+      return "outage";
+    case verdict::rate_limited:
+      return "rate_limited";
+    case verdict::unavailable:
+      return "unavailable";
+    case verdict::invalid_amount:
+      return "invalid_amount";
+    case verdict::idempotency_mismatch:
+      return "idempotency_mismatch";
+    case verdict::key_in_use:
+      return "key_in_use";
+    case verdict::replay:
+      return "replay";
+    case verdict::deduplicated:
+      return "deduplicated";
+    case verdict::overloaded:
+      return "overloaded";
+    case verdict::execute:
+      return "execute";
   }
   TWICE_CHECK(false);
   return {};
@@ -214,18 +228,25 @@ sim::task<tool_result> service_tool::answer_verdict(const remote_endpoint::arriv
                                                     verdict v) {
   const std::uint64_t id = a.request_id;
   switch (v) {
-    case verdict::lost: ++stats_.lost_requests; return endpoint_.lose(id);
+    case verdict::lost:
+      ++stats_.lost_requests;
+      return endpoint_.lose(id);
     case verdict::outage:
-    case verdict::unavailable: return endpoint_.reject(id, rejection(503, error_codes::unavailable));
+    case verdict::unavailable:
+      return endpoint_.reject(id, rejection(503, error_codes::unavailable));
     case verdict::rate_limited: {
       tool_result r = rejection(429, tool_errors::rate_limited);
       r.retry_after = config_.retry_after;
       return endpoint_.reject(id, std::move(r));
     }
-    case verdict::invalid_amount: return endpoint_.reject(id, rejection(400, tool_errors::amount_too_small));
-    case verdict::idempotency_mismatch: return endpoint_.reject(id, rejection(400, tool_errors::idempotency_error));
-    case verdict::key_in_use: return endpoint_.reject(id, rejection(409, tool_errors::idempotency_key_in_use));
-    case verdict::replay: return replay(id, *request.idempotency_key);
+    case verdict::invalid_amount:
+      return endpoint_.reject(id, rejection(400, tool_errors::amount_too_small));
+    case verdict::idempotency_mismatch:
+      return endpoint_.reject(id, rejection(400, tool_errors::idempotency_error));
+    case verdict::key_in_use:
+      return endpoint_.reject(id, rejection(409, tool_errors::idempotency_key_in_use));
+    case verdict::replay:
+      return replay(id, *request.idempotency_key);
     case verdict::deduplicated: {
       // Accepted, nothing done, nothing stored to give back.
       ++stats_.deduplicated;
@@ -234,8 +255,10 @@ sim::task<tool_result> service_tool::answer_verdict(const remote_endpoint::arriv
       r.replayed = true;
       return endpoint_.answer(id, std::move(r));
     }
-    case verdict::overloaded: return endpoint_.reject(id, rejection(503, tool_errors::overloaded));
-    case verdict::execute: break;
+    case verdict::overloaded:
+      return endpoint_.reject(id, rejection(503, tool_errors::overloaded));
+    case verdict::execute:
+      break;
   }
   TWICE_CHECK(false);  // executions never come here
   return endpoint_.lose(id);
@@ -431,8 +454,8 @@ void service_tool::serve_next() {
 // A target and a reference: ~64 bytes of text an effect. (A ledger row's
 // texts are the name table's, counted with the event log.)
 std::uint64_t service_tool::footprint() const {
-  return ledger_.footprint() + sim::footprint_of(effects_) + effects_.size() * 64 + sim::tree_footprint(per_target_) + keys_.footprint() +
-         desk_.records_allocated() * (sizeof(execution) + 64) + pool_.footprint();
+  return ledger_.footprint() + sim::footprint_of(effects_) + effects_.size() * 64 + sim::tree_footprint(per_target_) +
+         keys_.footprint() + desk_.records_allocated() * (sizeof(execution) + 64) + pool_.footprint();
 }
 
 }  // namespace twice

@@ -200,7 +200,7 @@ class service_tool final : public tool {
   };
   struct request_draws {
     bool unavailable = false;
-    sim::duration latency = sim::duration::zero();  // optimistic_lock: the first three legs
+    sim::duration latency = sim::duration::zero();     // optimistic_lock: the first three legs
     sim::duration read_leg = sim::duration::zero();    // optimistic_lock: until the read
     sim::duration answer_leg = sim::duration::zero();  // optimistic_lock: the write's answer
     bool lost_request = false;

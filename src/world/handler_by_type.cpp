@@ -11,7 +11,8 @@ handler_by_type::handler_by_type(const std::map<std::string, std::string, std::l
   for (const auto& [type, name] : types) {
     std::unique_ptr<handler> h = registry::make_handler(name);
     // The loader refuses the name first; a config built by hand gets this.
-    if (h == nullptr) throw std::invalid_argument("job type " + type + ": no handler is registered as \"" + name + "\"");
+    if (h == nullptr)
+      throw std::invalid_argument("job type " + type + ": no handler is registered as \"" + name + "\"");
     by_type_.emplace(type, std::move(h));
   }
 }

@@ -25,7 +25,8 @@ world_config double_refund_config(bool fixed) {
   }
   c.runtime.rules.key = key_mode::stable;
   for (std::uint32_t attempt : {0u, 1u})
-    c.point_faults.push_back({.point = "after_tool", .tool = "refund", .attempt = attempt, .action = point_action::error});
+    c.point_faults.push_back(
+        {.point = "after_tool", .tool = "refund", .attempt = attempt, .action = point_action::error});
   return c;
 }
 

@@ -6,10 +6,14 @@ namespace twice {
 
 std::string_view to_string(job_end e) {
   switch (e) {
-    case job_end::open: return "open";
-    case job_end::done: return "done";
-    case job_end::failed: return "failed";
-    case job_end::dead_lettered: return "dead_lettered";
+    case job_end::open:
+      return "open";
+    case job_end::done:
+      return "done";
+    case job_end::failed:
+      return "failed";
+    case job_end::dead_lettered:
+      return "dead_lettered";
   }
   return "unknown";
 }

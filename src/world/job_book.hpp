@@ -88,10 +88,10 @@ class job_book final : public job_catalogue {
   const std::vector<job_spec>& loaded_;
   const std::optional<workload_spec>& workload_;
   std::string split_tool_;
-  std::deque<job_spec> loaded_children_;      // a deque never moves them: the index views their ids
+  std::deque<job_spec> loaded_children_;     // a deque never moves them: the index views their ids
   job_index<const job_spec*> loaded_specs_;  // loaded jobs and their children
   job_index<job_end> loaded_ends_;
-  std::vector<drawn> generated_;  // by ordinal, as they arrived
+  std::vector<drawn> generated_;         // by ordinal, as they arrived
   std::vector<job_end> generated_ends_;  // by ordinal, every generated job's
   // First receive, microseconds (-1: not yet): loaded jobs by their place in
   // loaded_ends_ (sorted by id), generated ones by ordinal.

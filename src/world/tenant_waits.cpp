@@ -25,8 +25,8 @@ sim::duration percentile(const std::vector<std::int64_t>& waits, std::uint64_t q
 std::string tenant_wait::describe() const {
   // To the millisecond: a wait is read by people, and microseconds are noise.
   const auto ms = [](sim::duration d) { return sim::format_duration(sim::duration::from_ms(d.us() / 1000)); };
-  std::string out = fmt::format("{} job{}: queue wait p50 {}, p99 {}, max {}", jobs, jobs == 1 ? "" : "s", ms(p50),
-                                ms(p99), ms(max));
+  std::string out =
+      fmt::format("{} job{}: queue wait p50 {}, p99 {}, max {}", jobs, jobs == 1 ? "" : "s", ms(p50), ms(p99), ms(max));
   if (never_received > 0) out += fmt::format(" ({} never received)", never_received);
   return out;
 }

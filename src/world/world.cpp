@@ -66,11 +66,16 @@ void for_each_job(const world_config& c, const std::function<void(const job_spec
 
 std::string_view end_name(const world_result& r) {
   switch (r.reason) {
-    case sim::stop_reason::stopped: return "all_jobs_ended";
-    case sim::stop_reason::time_limit: return "time_limit";
-    case sim::stop_reason::event_budget: return "event_budget";
-    case sim::stop_reason::memory_budget: return "memory_budget";
-    case sim::stop_reason::quiescent: return r.all_jobs_ended ? "all_jobs_ended" : "stuck";
+    case sim::stop_reason::stopped:
+      return "all_jobs_ended";
+    case sim::stop_reason::time_limit:
+      return "time_limit";
+    case sim::stop_reason::event_budget:
+      return "event_budget";
+    case sim::stop_reason::memory_budget:
+      return "memory_budget";
+    case sim::stop_reason::quiescent:
+      return r.all_jobs_ended ? "all_jobs_ended" : "stuck";
   }
   return "unknown";
 }
@@ -90,10 +95,14 @@ std::string describe_settling(const world_result& r) {
   if (r.reason != sim::stop_reason::stopped || r.now == r.story_end) return {};
   const std::string at = fmt::format("{}.{:06}s", r.now.us() / 1'000'000, r.now.us() % 1'000'000);
   switch (r.settle_reason) {
-    case sim::stop_reason::time_limit: return "settling ran on to " + at + ", where [budget] time_limit stopped it";
-    case sim::stop_reason::event_budget: return "settling ran on to " + at + ", where [budget] events stopped it";
-    case sim::stop_reason::memory_budget: return "settling ran on to " + at + ", where [budget] memory stopped it";
-    default: return "settling ran on to " + at + ", when nothing was left to happen";
+    case sim::stop_reason::time_limit:
+      return "settling ran on to " + at + ", where [budget] time_limit stopped it";
+    case sim::stop_reason::event_budget:
+      return "settling ran on to " + at + ", where [budget] events stopped it";
+    case sim::stop_reason::memory_budget:
+      return "settling ran on to " + at + ", where [budget] memory stopped it";
+    default:
+      return "settling ran on to " + at + ", when nothing was left to happen";
   }
 }
 

@@ -40,7 +40,8 @@ world_state::world_state(world_config config, handler* custom_handler)
   }
   if (config_.runtime.kafka) {
     group_ = std::make_unique<consumer_group>(kernel_, events_, config_.runtime.kafka->group);
-    topic_ = std::make_unique<kafka_topic>(kernel_, events_, ids_, config_.queue.name, config_.runtime.kafka->group.partitions);
+    topic_ = std::make_unique<kafka_topic>(kernel_, events_, ids_, config_.queue.name,
+                                           config_.runtime.kafka->group.partitions);
     topic_->set_watcher(&group_->changed());
   }
   if (config_.tenant_queues) {
@@ -225,15 +226,25 @@ void world_state::send_job(std::string_view id, const std::string& tenant, bool 
   send_request request;
   request.body = std::string(id);
   switch (config_.message_group) {
-    case message_group_source::none: break;
-    case message_group_source::tenant: request.group = tenant.empty() && config_.queue.fifo ? request.body : tenant; break;
-    case message_group_source::job: request.group = request.body; break;
+    case message_group_source::none:
+      break;
+    case message_group_source::tenant:
+      request.group = tenant.empty() && config_.queue.fifo ? request.body : tenant;
+      break;
+    case message_group_source::job:
+      request.group = request.body;
+      break;
   }
   if (config_.queue.fifo) {
     switch (config_.deduplication) {
-      case deduplication_source::job_id: request.deduplication_id = request.body; break;
-      case deduplication_source::content: break;
-      case deduplication_source::per_send: request.deduplication_id = fmt::format("{}#{}", id, ++fifo_sends_); break;
+      case deduplication_source::job_id:
+        request.deduplication_id = request.body;
+        break;
+      case deduplication_source::content:
+        break;
+      case deduplication_source::per_send:
+        request.deduplication_id = fmt::format("{}#{}", id, ++fifo_sends_);
+        break;
     }
   }
   const send_result sent = queue_for(tenant).send_message(std::move(request));
@@ -340,7 +351,8 @@ world_result world_state::run() {
     kernel_.schedule_at(config_.crashes[i].at, crash_callback, this, i);
   std::vector<worker*> pods;
   for (auto& w : workers_) pods.push_back(w.get());
-  for (const deploy_spec& d : config_.deploys) deploys_.push_back(kernel_.spawn(run_deploy(d, pods), "deploy/" + d.sha));
+  for (const deploy_spec& d : config_.deploys)
+    deploys_.push_back(kernel_.spawn(run_deploy(d, pods), "deploy/" + d.sha));
   // A Kafka topic is sampled as its consumer group's lag.
   if (config_.sample_interval > sim::duration::zero())
     sampler_ = kernel_.spawn(sample_every(kernel_, events_,
@@ -493,7 +505,9 @@ void world_state::note_end(const ev::event& e) {
   if (const auto* r = std::get_if<ev::redrive>(&e.body)) mark_end(names.text(r->body), job_end::dead_lettered);
 }
 
-void world_state::shutdown_callback(sim::kernel&, void* ctx, std::uint64_t) { static_cast<world_state*>(ctx)->shut_down(); }
+void world_state::shutdown_callback(sim::kernel&, void* ctx, std::uint64_t) {
+  static_cast<world_state*>(ctx)->shut_down();
+}
 
 void world_state::shut_down() {
   if (shutting_down_) return;

@@ -215,8 +215,8 @@ TEST_CASE("a trace streamed as the run goes is the trace a kept run writes", "[c
     CHECK_FALSE(std::filesystem::exists(dir / ".twice-tmp-streamed.jsonl"));
   }
   // A file that cannot be opened is bad input, found before anything runs.
-  const run_result r = run("run --quiet " + scenario("double_refund.toml") + " --trace " +
-                           (dir / "no-such-dir" / "t.jsonl").string());
+  const run_result r =
+      run("run --quiet " + scenario("double_refund.toml") + " --trace " + (dir / "no-such-dir" / "t.jsonl").string());
   CHECK(r.exit_code == 2);
   CHECK(r.out.find("cannot write") != std::string::npos);
 }
@@ -230,7 +230,8 @@ TEST_CASE("counts and their nouns agree in what the command line prints", "[cli]
   CHECK(split.out.find(", 1 worker\n") != std::string::npos);
   CHECK(split.out.find("(s)") == std::string::npos);
   const auto one = temp_dir() / "one_warning.toml";
-  std::ofstream(one) << "[discipline]\nkey = \"none\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n";
+  std::ofstream(one)
+      << "[discipline]\nkey = \"none\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n";
   const run_result lint = run("lint " + one.string());
   CHECK(lint.exit_code == 1);
   CHECK(lint.out.find(one.string() + ": 1 warning\n") != std::string::npos);
@@ -324,8 +325,8 @@ TEST_CASE("every command's --help gives its exit status", "[cli]") {
 
 TEST_CASE("--seed refuses negative and out-of-range values in every command", "[cli]") {
   const std::string file = scenario("double_refund.toml");
-  for (const std::string& command : {"run " + file, "explore --runs 1 " + file, std::string("demo"),
-                                     std::string("incident")}) {
+  for (const std::string& command :
+       {"run " + file, "explore --runs 1 " + file, std::string("demo"), std::string("incident")}) {
     for (const char* seed : {" -1", "=-1", " 18446744073709551616", " 0x10", " 1e3"}) {
       INFO(command << " --seed" << seed);
       const run_result r = run(command + " --seed" + seed);
@@ -388,8 +389,9 @@ TEST_CASE("a run read from standard input prints a command that reproduces it", 
   // Standard input is gone once read: "twice run - --seed 3" would wait for
   // input that never comes. The line names a saved copy instead.
   const auto unmet = temp_dir() / "unmet-stdin.toml";
-  const std::string text = "seed = 3\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n"
-                           "[expect]\nvendor_refunds = 2\n";
+  const std::string text =
+      "seed = 3\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 5\n"
+      "[expect]\nvendor_refunds = 2\n";
   std::ofstream(unmet) << text;
   const run_result r = run("run --quiet - < " + unmet.string());
   CHECK(r.exit_code == 1);
@@ -424,7 +426,8 @@ TEST_CASE("a mistyped option is named with the option it most likely meant", "[c
   // Nothing close: the command's options, and no guess from one letter.
   const run_result far = run("sweep " + file + " --quiet");
   CHECK(far.exit_code == 2);
-  CHECK(far.out.find("twice sweep: unknown option --quiet; the options are --help, --vary, --seeds,") != std::string::npos);
+  CHECK(far.out.find("twice sweep: unknown option --quiet; the options are --help, --vary, --seeds,") !=
+        std::string::npos);
   CHECK(run("run " + file + " -x").out.find("unknown option -x; the options are") != std::string::npos);
   // Before the command word too.
   CHECK(run("--reprot run " + file).out.find("unknown option --reprot; did you mean --report?") != std::string::npos);
@@ -435,13 +438,16 @@ TEST_CASE("usage mistakes are told in twice's words, with exit 2", "[cli]") {
   const std::vector<std::pair<std::string, std::string>> cases{
       {"run", "twice run: no FILE given: scenario files (TOML); - reads one from standard input\n"},
       {"sweep", "twice sweep: no FILE given: scenario file (TOML); its [sweep] table is the default grid\n"},
-      {"explore --runs abc " + file, "twice explore: --runs: expected a whole number from 1 to 100000000, found \"abc\"\n"},
+      {"explore --runs abc " + file,
+       "twice explore: --runs: expected a whole number from 1 to 100000000, found \"abc\"\n"},
       {"explore --runs 0 " + file, "twice explore: --runs: expected a whole number from 1 to 100000000, found \"0\"\n"},
-      {"sweep " + file + " --seeds 10001", "twice sweep: --seeds: expected a whole number from 1 to 10000, found \"10001\"\n"},
+      {"sweep " + file + " --seeds 10001",
+       "twice sweep: --seeds: expected a whole number from 1 to 10000, found \"10001\"\n"},
       {"sweep " + file + " --jobs -1", "twice sweep: --jobs: expected a whole number from 1 to 1024, found \"-1\"\n"},
       {"run " + file + " --seed", "twice run: --seed needs a value (SEED)\n"},
       {"run --json=x " + file, "twice run: --json takes no value, found \"x\"\n"},
-      {"sweep " + file + " other.toml", "twice sweep: unexpected argument \"other.toml\": twice sweep takes one FILE and options\n"},
+      {"sweep " + file + " other.toml",
+       "twice sweep: unexpected argument \"other.toml\": twice sweep takes one FILE and options\n"},
       {"demo extra", "twice demo: unexpected argument \"extra\": twice demo takes options only\n"},
   };
   for (const auto& [args, message] : cases) {
@@ -469,12 +475,13 @@ TEST_CASE("output paths are checked before anything runs", "[cli]") {
   const std::vector<std::pair<std::string, std::string>> cases{
       {"run " + file + " --report " + missing,
        "twice run: cannot write --report " + missing + ": no directory " + (dir / "no-such-dir").string() + "\n"},
-      {"run " + file + " --markdown " + under_file,
-       "twice run: cannot write --markdown " + under_file + ": " + (dir / "plain_file").string() + " is not a directory\n"},
+      {"run " + file + " --markdown " + under_file, "twice run: cannot write --markdown " + under_file + ": " +
+                                                        (dir / "plain_file").string() + " is not a directory\n"},
       {"run " + file + " --perfetto " + a_directory,
        "twice run: cannot write --perfetto " + a_directory + ": it is a directory; give a file name\n"},
       // A place no file can be made in, even by root.
-      {"run " + file + " --trace /proc/twice-cli-test.jsonl", "twice run: cannot write --trace /proc/twice-cli-test.jsonl: "},
+      {"run " + file + " --trace /proc/twice-cli-test.jsonl",
+       "twice run: cannot write --trace /proc/twice-cli-test.jsonl: "},
       {"sweep " + file + " --vary workers.count=1,2 --csv " + missing,
        "twice sweep: cannot write --csv " + missing + ": no directory "},
       {"sweep " + file + " --vary workers.count=1,2 --report " + a_directory,
@@ -500,7 +507,8 @@ TEST_CASE("output paths are checked before anything runs", "[cli]") {
   CHECK(std::filesystem::is_empty(dir / "a_directory"));
   if (geteuid() != 0) {  // root writes anywhere: the permission check is for everyone else
     std::filesystem::create_directories(dir / "read_only");
-    std::filesystem::permissions(dir / "read_only", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    std::filesystem::permissions(dir / "read_only",
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
     const run_result r = run("run " + file + " --report " + (dir / "read_only" / "r.html").string());
     CHECK(r.exit_code == 2);
     CHECK(r.out.find(": Permission denied\n") != std::string::npos);
@@ -532,8 +540,9 @@ TEST_CASE("text beyond ASCII prints as text, in results and in errors", "[cli]")
   CHECK(dur.out.find("unexpected character '\xc3\xa4' at position 3") != std::string::npos);
   // A name that loads prints as written.
   const auto good = temp_dir() / "umlaut-name.toml";
-  std::ofstream(good, std::ios::binary) << "name = \"Best\xc3\xa4tigung\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\n"
-                                           "amount_cents = 5\n";
+  std::ofstream(good, std::ios::binary)
+      << "name = \"Best\xc3\xa4tigung\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\n"
+         "amount_cents = 5\n";
   CHECK(run("run --quiet " + good.string()).out.starts_with("== Best\xc3\xa4tigung ("));
 }
 
@@ -655,8 +664,8 @@ TEST_CASE("twice run --progress json writes NDJSON progress on stderr, even in a
 
   // With --json on stdout too: both machine formats, each on its stream.
   const auto err2 = temp_dir() / "progress-json-stderr-2.txt";
-  const run_result both = run("run --json --progress json --check-determinism " + scenario("double_refund.toml"),
-                              err2.string());
+  const run_result both =
+      run("run --json --progress json --check-determinism " + scenario("double_refund.toml"), err2.string());
   CHECK(nlohmann::json::parse(both.out).at("scenario") == "double_refund");
   const std::vector<nlohmann::json> finals = json_lines(file_text(err2));
   REQUIRE(finals.size() == 2);  // one final line per run; the story is too short for the hook
@@ -675,9 +684,9 @@ TEST_CASE("twice run --progress json writes NDJSON progress on stderr, even in a
 
 TEST_CASE("twice sweep --progress json ends with the runs done", "[cli][sweep]") {
   const auto err = temp_dir() / "sweep-progress-json.txt";
-  const run_result r = run("sweep " + scenario("double_refund.toml") +
-                               " --vary workers.count=1,2 --seeds 2 --jobs 1 --progress json --json",
-                           err.string());
+  const run_result r = run(
+      "sweep " + scenario("double_refund.toml") + " --vary workers.count=1,2 --seeds 2 --jobs 1 --progress json --json",
+      err.string());
   CHECK(r.exit_code == 0);
   CHECK_NOTHROW(nlohmann::json::parse(r.out));
   const std::vector<nlohmann::json> lines = json_lines(file_text(err));

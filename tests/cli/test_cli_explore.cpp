@@ -20,9 +20,9 @@
 #include "test_files.hpp"
 
 namespace {
+using twice::test::read_text;
 using twice::test::run;
 using twice::test::run_result;
-using twice::test::read_text;
 
 std::filesystem::path fresh_dir(const std::string& name) {
   return twice::test::empty_temp_dir(std::filesystem::path("twice-cli-explore-test") / name);
@@ -118,8 +118,8 @@ TEST_CASE("twice explore exits 0 on a correct scenario and prints no progress of
   CHECK(result.at("runs").size() == 8);
   CHECK(result.at("violations").empty());
   // Without --out, a clean exploration writes nothing at all.
-  const run_result quiet = run("explore " + std::string(TWICE_SOURCE_DIR) + "/scenarios/key_per_attempt_fixed.toml" +
-                               " --runs 2 --json");
+  const run_result quiet =
+      run("explore " + std::string(TWICE_SOURCE_DIR) + "/scenarios/key_per_attempt_fixed.toml" + " --runs 2 --json");
   CHECK(quiet.exit_code == 0);
   CHECK(nlohmann::json::parse(quiet.out).at("runs_done") == 2);
   CHECK_FALSE(std::filesystem::exists("explore-out"));
@@ -222,9 +222,8 @@ TEST_CASE("twice explore --progress json writes NDJSON progress ending with the 
   // The fixed double refund with its key taken away: some runs violate no_double_payment.
   const std::string bug = flipped(dir, "double_refund_fixed.toml", "key = \"stable\"", "key = \"none\"");
   const std::string err = (dir / "stderr.txt").string();
-  const run_result r = run("explore " + bug + " --runs 30 --jobs 2 --progress json --out " +
-                               (dir / "out").string(),
-                           err);
+  const run_result r =
+      run("explore " + bug + " --runs 30 --jobs 2 --progress json --out " + (dir / "out").string(), err);
   CHECK(r.exit_code == 1);
   std::vector<nlohmann::json> lines;
   std::istringstream in(read_text(err));
@@ -256,8 +255,7 @@ TEST_CASE("explore --time-limit says how it splits, and a shrink cut short says 
   INFO(r.out);
   REQUIRE(r.exit_code == 1);
   CHECK(r.out.find("\ntime limit  10m: runs until 8m, 2m kept for shrinking\n") != std::string::npos);
-  CHECK(r.out.find(" (1 candidate; cut short by its budget of 1 candidate) to ") !=
-        std::string::npos);
+  CHECK(r.out.find(" (1 candidate; cut short by its budget of 1 candidate) to ") != std::string::npos);
   const nlohmann::json result = nlohmann::json::parse(read_text(out + "/explore.json"));
   CHECK(result.at("stamp").at("shrink_runs") == 1);
   CHECK(result.at("time_limit") ==

@@ -20,12 +20,14 @@
 #include "test_files.hpp"
 
 namespace {
+using twice::test::read_text;
 using twice::test::run;
 using twice::test::run_result;
-using twice::test::read_text;
 namespace fs = std::filesystem;
 
-fs::path fresh_dir(const std::string& name) { return twice::test::empty_temp_dir(fs::path("twice-cli-shards-test") / name); }
+fs::path fresh_dir(const std::string& name) {
+  return twice::test::empty_temp_dir(fs::path("twice-cli-shards-test") / name);
+}
 
 // key_per_attempt_fixed.toml with its key switched off: explore finds
 // no_double_payment and ledgers_agree in some runs, not all.
@@ -48,8 +50,9 @@ std::map<std::string, std::string> files_of(const fs::path& dir) {
 }
 
 // The engines' variables, none set: each test sets its own.
-const std::string no_engine = "-u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN "
-                              "-u SLURM_ARRAY_TASK_STEP -u JOB_COMPLETION_INDEX -u CI_NODE_INDEX -u CI_NODE_TOTAL";
+const std::string no_engine =
+    "-u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN "
+    "-u SLURM_ARRAY_TASK_STEP -u JOB_COMPLETION_INDEX -u CI_NODE_INDEX -u CI_NODE_TOTAL";
 
 }  // namespace
 
@@ -68,9 +71,8 @@ TEST_CASE("twice merge of N shards writes byte for byte what the unsharded explo
     INFO("N = " << n);
     const fs::path shards = dir / ("shards-" + std::to_string(n));
     for (int k = n - 1; k >= 0; --k) {  // any order: a shard is the same whenever it runs
-      const run_result shard =
-          run("explore " + file + options + " --shard " + std::to_string(k) + "/" + std::to_string(n) + " --out " +
-              shards.string());
+      const run_result shard = run("explore " + file + options + " --shard " + std::to_string(k) + "/" +
+                                   std::to_string(n) + " --out " + shards.string());
       INFO(shard.out);
       REQUIRE(shard.exit_code == 0);  // a shard judges nothing: the merge does
       CHECK(shard.out.find("shard       " + std::to_string(k) + " of " + std::to_string(n) + ": ") !=
@@ -87,7 +89,8 @@ TEST_CASE("twice merge of N shards writes byte for byte what the unsharded explo
   }
 }
 
-TEST_CASE("twice merge refuses shards of different explorations, missing or twice, and writes nothing", "[cli][shards]") {
+TEST_CASE("twice merge refuses shards of different explorations, missing or twice, and writes nothing",
+          "[cli][shards]") {
   const auto dir = fresh_dir("refused");
   const std::string file = broken_scenario(dir);
   auto shard = [&](const std::string& part, const std::string& out, const std::string& more = {}) {
@@ -95,7 +98,8 @@ TEST_CASE("twice merge refuses shards of different explorations, missing or twic
                              (more.empty() ? " --runs 12" : more));
     INFO(r.out);
     REQUIRE(r.exit_code == 0);
-    return (dir / out / ("shard-" + part.substr(0, part.find('/')) + "-of-" + part.substr(part.find('/') + 1) + ".json"))
+    return (dir / out /
+            ("shard-" + part.substr(0, part.find('/')) + "-of-" + part.substr(part.find('/') + 1) + ".json"))
         .string();
   };
   const std::string s0 = shard("0/3", "a");

@@ -98,11 +98,14 @@ TEST_CASE("twice sweep --junit writes a case per cell and invariant, each failur
   CHECK_THAT(xml, Catch::Contains("<testsuite name=\"twice sweep double_refund\" "));
   CHECK_THAT(xml, Catch::Contains("failures=\"2\" errors=\"0\" skipped=\"0\" file=\"" + double_refund + "\">"));
   // As expected: violated without the key, held with it.
-  CHECK_THAT(xml, Catch::Contains("<testcase name=\"discipline.key=none: no_double_payment\" classname=\"double_refund\"/>"));
-  CHECK_THAT(xml, Catch::Contains("<testcase name=\"discipline.key=stable: every_job_ends\" classname=\"double_refund\"/>"));
+  CHECK_THAT(
+      xml, Catch::Contains("<testcase name=\"discipline.key=none: no_double_payment\" classname=\"double_refund\"/>"));
+  CHECK_THAT(xml,
+             Catch::Contains("<testcase name=\"discipline.key=stable: every_job_ends\" classname=\"double_refund\"/>"));
   const std::string command = "twice sweep " + double_refund + " --vary discipline.key=stable --seeds 1 --seed ";
-  CHECK_THAT(xml, Catch::Contains("<testcase name=\"discipline.key=stable: no_double_payment\" classname=\"double_refund\">\n"
-                                  "      <failure message=\"expected to be violated, but held: "));
+  CHECK_THAT(
+      xml, Catch::Contains("<testcase name=\"discipline.key=stable: no_double_payment\" classname=\"double_refund\">\n"
+                           "      <failure message=\"expected to be violated, but held: "));
   CHECK_THAT(xml, Catch::Contains("(in 2 of 2 seeds, first seed 0); reproduce: " + command + "17\""));
   CHECK_THAT(xml, Catch::Contains("the sweep also wrote " + csv + " (--csv)\n"));
   // Each failing seed's own command: seed 1 is the second world seed.
@@ -138,7 +141,8 @@ TEST_CASE("twice sweep --report draws a line per value of one key against anothe
   // set of charts per value.
   const auto r = run("sweep " + double_refund +
                      " --vary discipline.key=none,stable --vary workers.count=1,2,4 --vary deploy[0].at=2420ms,10s "
-                     "--seeds 2 --jobs 2 --report " + page);
+                     "--seeds 2 --jobs 2 --report " +
+                     page);
   INFO(r.out);
   REQUIRE(r.exit_code == 0);
   const std::string html = read_text(page);
@@ -161,7 +165,8 @@ TEST_CASE("twice sweep --report draws a line per value of one key against anothe
   const std::string again = (dir / "again.html").string();
   REQUIRE(run("sweep " + double_refund +
               " --vary discipline.key=none,stable --vary workers.count=1,2,4 --vary deploy[0].at=2420ms,10s "
-              "--seeds 2 --jobs 1 --report " + again)
+              "--seeds 2 --jobs 1 --report " +
+              again)
               .exit_code == 0);
   CHECK(read_text(again) == html);
 }

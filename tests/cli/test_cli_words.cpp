@@ -12,8 +12,8 @@
 
 #include "run_twice.hpp"
 
-using twice::test::run;
 using Catch::Matchers::Contains;
+using twice::test::run;
 
 namespace {
 
@@ -56,7 +56,8 @@ TEST_CASE("run: a world without refunds has no vendor line, no refunds and no le
   REQUIRE(r.exit_code == 0);
   const std::string header = r.out.substr(0, r.out.find("\noutcome"));
   CHECK_THAT(header, !Contains("vendor") && !Contains("refund"));
-  const std::string summary = r.out.substr(r.out.find("\noutcome"), r.out.find("\ninvariants") - r.out.find("\noutcome"));
+  const std::string summary =
+      r.out.substr(r.out.find("\noutcome"), r.out.find("\ninvariants") - r.out.find("\noutcome"));
   CHECK_THAT(summary, !Contains("vendor") && !Contains("refund") && !Contains("ledger"));
   CHECK_THAT(summary, Contains("tools      email 2 calls") && Contains("           read 2 calls"));
 }
@@ -69,13 +70,15 @@ TEST_CASE("run: a world that refunds names the payment vendor as a tool, and its
                              "fixed(400ms), client timeout 30s\n"));
   CHECK_THAT(r.out, !Contains("vendor     latency"));
   CHECK(lines_starting(r.out, "ledgers") == "ledgers    ours 1 row, 1999 cents\n");
-  CHECK_THAT(r.out, Contains("ledgers    ours 1 row, 1999 cents\n           the payment vendor's 2 refunds, 3998 cents\n"));
+  CHECK_THAT(r.out,
+             Contains("ledgers    ours 1 row, 1999 cents\n           the payment vendor's 2 refunds, 3998 cents\n"));
 }
 
 TEST_CASE("run: a money tool of the scenario's own has its ledger line, and no refund is spoken of", "[cli][words]") {
   const twice::test::run_result r = run("run " + source + "/scenarios/billing_retry_double_charge.toml --quiet");
   INFO(r.out);
-  const std::string summary = r.out.substr(r.out.find("\noutcome"), r.out.find("\ninvariants") - r.out.find("\noutcome"));
+  const std::string summary =
+      r.out.substr(r.out.find("\noutcome"), r.out.find("\ninvariants") - r.out.find("\noutcome"));
   CHECK_THAT(summary, Contains("ledgers    ours 300 rows, 360000 cents\n"
                                "           the charge tool's 332 rows, 398400 cents\n"));
   CHECK_THAT(summary, !Contains("refund") && !Contains("vendor"));

@@ -38,10 +38,11 @@ struct celery_run : test::scenario_run {
 // One refund job whose model step takes `model` (the default job: read,
 // model, refund), on `workers` workers.
 std::string refund_job(std::string_view model, int workers = 1) {
-  return fmt::format("[workers]\ncount = {}\n[discipline]\nkey = \"none\"\n[vendor]\nlatency = {{ fixed = \"300ms\" }}\n"
-                     "[tools.model]\nlatency = {{ fixed = \"{}\" }}\nclient_timeout = \"3h\"\n"
-                     "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n",
-                     workers, model);
+  return fmt::format(
+      "[workers]\ncount = {}\n[discipline]\nkey = \"none\"\n[vendor]\nlatency = {{ fixed = \"300ms\" }}\n"
+      "[tools.model]\nlatency = {{ fixed = \"{}\" }}\nclient_timeout = \"3h\"\n"
+      "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n",
+      workers, model);
 }
 
 }  // namespace
@@ -145,8 +146,9 @@ TEST_CASE("C8 acks_late off (the default): a worker killed mid-task loses the ta
 
 TEST_CASE("C9 acks_late on: a worker killed mid-task gets it back after the visibility timeout and a sweep",
           "[celery][world]") {
-  const celery_run run(refund_job("60s") + "[celery]\nacks_late = true\n[budget]\ntime_limit = \"3h\"\n"
-                                           "[[crash]]\nat = \"30s\"\nworker = 0\n");
+  const celery_run run(refund_job("60s") +
+                       "[celery]\nacks_late = true\n[budget]\ntime_limit = \"3h\"\n"
+                       "[[crash]]\nat = \"30s\"\nworker = 0\n");
   REQUIRE(run.result.all_jobs_ended);
   const std::vector<const sim::trace_record*> restored = run.records("lease_expired");
   REQUIRE(restored.size() == 1);
@@ -203,8 +205,9 @@ TEST_CASE("C10 prefetch: reserved messages wait behind a long task, and their ti
 }
 
 TEST_CASE("C11 an ETA beyond the visibility timeout runs on two workers at once", "[celery][world]") {
-  const std::string outage = "[[vendor.outage]]\nstart = \"0s\"\nend = \"30m\"\n[budget]\ntime_limit = \"4h\"\n"
-                             "[retry]\ninitial_interval = \"2h\"\nmaximum_interval = \"2h\"\n";
+  const std::string outage =
+      "[[vendor.outage]]\nstart = \"0s\"\nend = \"30m\"\n[budget]\ntime_limit = \"4h\"\n"
+      "[retry]\ninitial_interval = \"2h\"\nmaximum_interval = \"2h\"\n";
   const celery_run broken(refund_job("1s", 3) + outage);
   REQUIRE(broken.result.all_jobs_ended);
   CHECK(broken.records("eta_held").size() == 2);  // the first worker's hold, then the restored copy's
@@ -248,8 +251,10 @@ TEST_CASE("C13 Task.retry: a new message with the countdown as its ETA, the old 
   CHECK(run.refunds() == 1);
 }
 
-TEST_CASE("C14 warm shutdown: reserved messages go back when the running task ends; a kill leaves them to the "
-          "timeout", "[celery][world]") {
+TEST_CASE(
+    "C14 warm shutdown: reserved messages go back when the running task ends; a kill leaves them to the "
+    "timeout",
+    "[celery][world]") {
   // One worker with acks_late runs a (20 s) with b and c reserved; SIGTERM at 5 s.
   const std::string three_jobs =
       "[workers]\ncount = 1\n[celery]\nacks_late = true\n[budget]\ntime_limit = \"3h\"\n"

@@ -43,7 +43,8 @@ struct group_world {
     bool joined = false;
     sim::instant joined_at;
   };
-  static sim::task<void> join_at(sim::kernel& k, consumer_group& g, sim::instant when, std::string consumer, joiner& out) {
+  static sim::task<void> join_at(sim::kernel& k, consumer_group& g, sim::instant when, std::string consumer,
+                                 joiner& out) {
     if (k.now() < when) co_await sim::sleep_until(when);
     out.member = g.join_new(consumer);
     out.joined = co_await g.join(out.member);
@@ -81,9 +82,10 @@ struct kafka_run : test::scenario_run {
 
 // Refund jobs of about 1.3 s each (a 1 s model, a 300 ms refund), no key.
 std::string quick_jobs(int count, std::string_view more = {}) {
-  std::string text = fmt::format("{}[discipline]\nkey = \"none\"\n[vendor]\nlatency = {{ fixed = \"300ms\" }}\n"
-                                 "[tools.model]\nlatency = {{ fixed = \"1s\" }}\n[tools.read]\nlatency = {{ fixed = \"1ms\" }}\n",
-                                 more);
+  std::string text = fmt::format(
+      "{}[discipline]\nkey = \"none\"\n[vendor]\nlatency = {{ fixed = \"300ms\" }}\n"
+      "[tools.model]\nlatency = {{ fixed = \"1s\" }}\n[tools.read]\nlatency = {{ fixed = \"1ms\" }}\n",
+      more);
   for (int i = 1; i <= count; ++i)
     text += fmt::format("[[job]]\nid = \"job_{}\"\ninvoice = \"inv_{}\"\namount_cents = 1999\n", i, i);
   return text;
@@ -137,8 +139,9 @@ TEST_CASE("K2 RangeAssignor: members in id order, partitions/members each, the f
   CHECK(small.group.assignment(y.member).empty());
 }
 
-TEST_CASE("K3 group.initial.rebalance.delay.ms: a new group's first join waits 3 s, and 3 s more after any join in them",
-          "[kafka]") {
+TEST_CASE(
+    "K3 group.initial.rebalance.delay.ms: a new group's first join waits 3 s, and 3 s more after any join in them",
+    "[kafka]") {
   group_world g(partitions(2));
   group_world::joiner a, b;
   g.spawn_join(at_s(0), "c0", a);
@@ -150,9 +153,10 @@ TEST_CASE("K3 group.initial.rebalance.delay.ms: a new group's first join waits 3
   CHECK(g.group.generation() == 1);
 }
 
-TEST_CASE("K4 max.poll.interval.ms: a member slow between two polls leaves, and the next owner re-reads from the "
-          "last commit while it still runs",
-          "[kafka]") {
+TEST_CASE(
+    "K4 max.poll.interval.ms: a member slow between two polls leaves, and the next owner re-reads from the "
+    "last commit while it still runs",
+    "[kafka]") {
   test::scenario_run broken(catalogue("kafka_max_poll_interval.toml"));
   const auto removed = broken.records("member_removed");
   REQUIRE(removed.size() >= 1);
@@ -168,16 +172,18 @@ TEST_CASE("K4 max.poll.interval.ms: a member slow between two polls leaves, and 
   CHECK(fixed.refunds() == 4);
 }
 
-TEST_CASE("K5 session.timeout.ms: a crashed member's partitions move once its session expires; the rebalance waits "
-          "for it",
-          "[kafka]") {
+TEST_CASE(
+    "K5 session.timeout.ms: a crashed member's partitions move once its session expires; the rebalance waits "
+    "for it",
+    "[kafka]") {
   // worker/0 owns the partition and crashes at 10 s, mid-job (a 60 s model
   // call); its pod is back at 20 s and joins as a new member. The group
   // waits for the dead member until its session ends: the last heartbeat
   // went at 9 s (every 3 s from its join at 0), so at 54 s.
-  kafka_run run("[workers]\ncount = 2\n[discipline]\nkey = \"none\"\n[tools.model]\nlatency = { fixed = \"60s\" }\n"
-                "client_timeout = \"2m\"\n[[crash]]\nat = \"10s\"\nworker = 0\n"
-                "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n");
+  kafka_run run(
+      "[workers]\ncount = 2\n[discipline]\nkey = \"none\"\n[tools.model]\nlatency = { fixed = \"60s\" }\n"
+      "client_timeout = \"2m\"\n[[crash]]\nat = \"10s\"\nworker = 0\n"
+      "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n");
   const auto removed = run.records("member_removed");
   REQUIRE(removed.size() == 1);
   CHECK(removed[0]->get_string("member") == "worker/0#1");
@@ -190,9 +196,10 @@ TEST_CASE("K5 session.timeout.ms: a crashed member's partitions move once its se
   CHECK(run.status_of("job_1") == job_status::done);
 }
 
-TEST_CASE("K6 auto-commit: positions are committed at a poll once 5 s have passed, so a crash re-reads what was "
-          "processed since",
-          "[kafka]") {
+TEST_CASE(
+    "K6 auto-commit: positions are committed at a poll once 5 s have passed, so a crash re-reads what was "
+    "processed since",
+    "[kafka]") {
   // One consumer; the first assignment at 3 s hands it all three records.
   // It crashes at 6 s, during job_3: nothing is committed yet (the commit
   // waits for its next poll), so its new member re-reads all three.
@@ -222,9 +229,10 @@ TEST_CASE("K7 commitSync after each record: a crash re-reads only the record in 
   CHECK(per_batch.records("already_ended").size() == 2);
 }
 
-TEST_CASE("K18 librdkafka's background auto-commit commits the offset stored as poll hands a record over, so a "
-          "crash mid-record loses it; stored after the record ran, it is read again",
-          "[kafka]") {
+TEST_CASE(
+    "K18 librdkafka's background auto-commit commits the offset stored as poll hands a record over, so a "
+    "crash mid-record loses it; stored after the record ran, it is read again",
+    "[kafka]") {
   // One record whose model call takes 8 s; the pod dies at 9 s, in it. The
   // group's first assignment is at 3 s.
   const std::string story =
@@ -255,9 +263,10 @@ TEST_CASE("K18 librdkafka's background auto-commit commits the offset stored as 
   CHECK(java.refunds() == 1);
 }
 
-TEST_CASE("K8 offset commits: accepted from the current generation, also while a rebalance prepares; refused once "
-          "the member is out",
-          "[kafka]") {
+TEST_CASE(
+    "K8 offset commits: accepted from the current generation, also while a rebalance prepares; refused once "
+    "the member is out",
+    "[kafka]") {
   consumer_group_config c = partitions(1);
   c.initial_rebalance_delay = sim::duration::zero();
   group_world g(c);
@@ -285,9 +294,10 @@ TEST_CASE("K8 offset commits: accepted from the current generation, also while a
   CHECK(g.group.committed(0) == 7);
 }
 
-TEST_CASE("K16 a rebalance timeout of the client's own: a member busy past it holds the group, then is removed and "
-          "its record re-read",
-          "[kafka]") {
+TEST_CASE(
+    "K16 a rebalance timeout of the client's own: a member busy past it holds the group, then is removed and "
+    "its record re-read",
+    "[kafka]") {
   // The group on its own: a is busy (its poll returned at 1 s), b joins at
   // 10 s. The rebalance waits for a 60 s (Sarama's and kafkajs's default),
   // not max.poll.interval.ms (5 minutes), then goes on without it.
@@ -333,8 +343,9 @@ TEST_CASE("K16 a rebalance timeout of the client's own: a member busy past it ho
 
 TEST_CASE("K10 a drain: the batch finishes, close() commits and leaves, and the group rebalances at once", "[kafka]") {
   // One consumer, three quick jobs; a deploy drains it at 4 s, mid-batch.
-  kafka_run run(quick_jobs(3, "[workers]\ncount = 1\n[[deploy]]\nat = \"4s\"\nsha = \"v2\"\nstrategy = \"drain\"\n"
-                              "grace_period = \"30s\"\nstartup = \"5s\"\n"));
+  kafka_run run(quick_jobs(3,
+                           "[workers]\ncount = 1\n[[deploy]]\nat = \"4s\"\nsha = \"v2\"\nstrategy = \"drain\"\n"
+                           "grace_period = \"30s\"\nstartup = \"5s\"\n"));
   const auto removed = run.records("member_removed");
   REQUIRE(removed.size() == 1);
   CHECK(removed[0]->get_string("reason") == "left the group");
@@ -348,8 +359,7 @@ TEST_CASE("K10 a drain: the batch finishes, close() commits and leaves, and the 
   CHECK(run.result.all_jobs_ended);
 }
 
-TEST_CASE("K15 close() during a rebalance still leaves the group: the group does not wait out the session",
-          "[kafka]") {
+TEST_CASE("K15 close() during a rebalance still leaves the group: the group does not wait out the session", "[kafka]") {
   // Three consumers, two partitions, every job's record on partition 1:
   // worker/0 owns partition 0 (nothing to read), worker/1 partition 1 (a
   // batch of three 40 s jobs), worker/2 none. worker/2 crashes at 10 s
@@ -365,10 +375,12 @@ TEST_CASE("K15 close() during a rebalance still leaves the group: the group does
     ++found;
     jobs += fmt::format("[[job]]\nid = \"{}\"\ninvoice = \"inv_{}\"\namount_cents = 1999\n", id, i);
   }
-  kafka_run run("partitions = 2\n[workers]\ncount = 3\n[discipline]\nkey = \"none\"\n[vendor]\n"
-                "latency = { fixed = \"300ms\" }\n[tools.model]\nlatency = { fixed = \"40s\" }\nclient_timeout = \"2m\"\n"
-                "[[crash]]\nat = \"10s\"\nworker = 2\nrestart = false\n"
-                "[[deploy]]\nat = \"60s\"\nstrategy = \"drain\"\ngrace_period = \"10m\"\n" + jobs);
+  kafka_run run(
+      "partitions = 2\n[workers]\ncount = 3\n[discipline]\nkey = \"none\"\n[vendor]\n"
+      "latency = { fixed = \"300ms\" }\n[tools.model]\nlatency = { fixed = \"40s\" }\nclient_timeout = \"2m\"\n"
+      "[[crash]]\nat = \"10s\"\nworker = 2\nrestart = false\n"
+      "[[deploy]]\nat = \"60s\"\nstrategy = \"drain\"\ngrace_period = \"10m\"\n" +
+      jobs);
   REQUIRE(run.result.all_jobs_ended);
   const sim::trace_record* left = nullptr;
   bool rebalancing = false, left_mid_rebalance = false;
@@ -387,9 +399,10 @@ TEST_CASE("K15 close() during a rebalance still leaves the group: the group does
   CHECK(run.refunds() == 3);
 }
 
-TEST_CASE("the story's end stops every pod and the group: nothing rebalances after, and no pod that stopped cleanly "
-          "failed to rejoin",
-          "[kafka]") {
+TEST_CASE(
+    "the story's end stops every pod and the group: nothing rebalances after, and no pod that stopped cleanly "
+    "failed to rejoin",
+    "[kafka]") {
   // kafka_max_poll_interval with a fifth job: the story ends while a
   // rebalance waits for worker/1 (busy with its batch), whose pod the end
   // then stops, with every other.
@@ -420,8 +433,9 @@ TEST_CASE("K11 auto.offset.reset: latest (the default) skips what was sent befor
 }
 
 TEST_CASE("K12 a failed record is retried in place, 10 times with no wait, holding up its partition", "[kafka]") {
-  kafka_run run(quick_jobs(2, "[workers]\ncount = 1\n[vendor.error_rates]\nunavailable = 1.0\n[budget]\n"
-                              "time_limit = \"10m\"\n"));
+  kafka_run run(quick_jobs(2,
+                           "[workers]\ncount = 1\n[vendor.error_rates]\nunavailable = 1.0\n[budget]\n"
+                           "time_limit = \"10m\"\n"));
   std::vector<const sim::trace_record*> job_1, job_2;
   for (const sim::trace_record* r : run.records("attempt_start"))
     (r->get_string("job") == "job_1" ? job_1 : job_2).push_back(r);
@@ -432,14 +446,17 @@ TEST_CASE("K12 a failed record is retried in place, 10 times with no wait, holdi
   for (const sim::trace_record* b : run.records("backoff")) CHECK(b->get_int("delay_us") == 0);
 }
 
-TEST_CASE("K12 a record failing in the runtime's own steps is sought back to, then recovered once its attempts are "
-          "spent",
-          "[kafka]") {
+TEST_CASE(
+    "K12 a record failing in the runtime's own steps is sought back to, then recovered once its attempts are "
+    "spent",
+    "[kafka]") {
   // Every checkpoint of job_1's end fails: the record runs again after each
   // failure (a seek back), three times in all, then the recoverer
   // dead-letters the job and job_2 behind it runs.
-  kafka_run run(quick_jobs(2, "[workers]\ncount = 1\n[retry]\nmaximum_attempts = 3\ninitial_interval = \"1s\"\nmaximum_interval = \"1s\"\n"
-                              "[[fault]]\npoint = \"before_checkpoint\"\njob = \"job_1\"\naction = \"error\"\n"));
+  kafka_run run(quick_jobs(
+      2,
+      "[workers]\ncount = 1\n[retry]\nmaximum_attempts = 3\ninitial_interval = \"1s\"\nmaximum_interval = \"1s\"\n"
+      "[[fault]]\npoint = \"before_checkpoint\"\njob = \"job_1\"\naction = \"error\"\n"));
   CHECK(run.records("runtime_error").size() == 3);
   CHECK(run.fetched("job_1").size() == 3);
   CHECK(run.status_of("job_1") == job_status::dead_lettered);
@@ -457,15 +474,17 @@ const sim::trace_record& sample_at(const test::scenario_run& run, sim::instant t
 std::int64_t field(const sim::trace_record& r, std::string_view name) { return r.get_int(name).value_or(-1); }
 // The run's summary, as `twice run` prints it, of a kafka_run's text.
 run_summary summarize_run(const std::string& text, std::string_view kafka_keys) {
-  load_result loaded = load_scenario_text("[queue]\nflavour = \"kafka\"\n[kafka]\n" + std::string(kafka_keys) + text, "k.toml");
+  load_result loaded =
+      load_scenario_text("[queue]\nflavour = \"kafka\"\n[kafka]\n" + std::string(kafka_keys) + text, "k.toml");
   REQUIRE(loaded.ok());
   return cli::run_one(*loaded.value, false).summary;
 }
 }  // namespace
 
-TEST_CASE("K14 consumer lag: each sample splits log end offset minus committed offset at the owner's position, "
-          "and [alarms] judge it",
-          "[kafka]") {
+TEST_CASE(
+    "K14 consumer lag: each sample splits log end offset minus committed offset at the owner's position, "
+    "and [alarms] judge it",
+    "[kafka]") {
   // One consumer, three quick records, one per poll. The group's first
   // assignment waits 3 s; auto-commit commits at a poll once 5 s passed.
   const std::string kafka_keys = "auto_offset_reset = \"earliest\"\nmax_poll_records = 1\n";
@@ -522,10 +541,11 @@ TEST_CASE("K14 consumer lag: a dead member's records stay fetched until a rebala
   // worker/0 fetches job_1 at 6 s and crashes at 10 s, mid-job; job_2 is
   // produced at 20 s. The group removes the dead member at 54 s (K5) and
   // hands the partition to worker/0's new member, which fetches both.
-  kafka_run run("[workers]\ncount = 2\n[discipline]\nkey = \"none\"\n[tools.model]\nlatency = { fixed = \"60s\" }\n"
-                "client_timeout = \"2m\"\n[[crash]]\nat = \"10s\"\nworker = 0\n"
-                "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n"
-                "[[job]]\nid = \"job_2\"\ninvoice = \"inv_2\"\namount_cents = 1999\nenqueue_at = \"20s\"\n");
+  kafka_run run(
+      "[workers]\ncount = 2\n[discipline]\nkey = \"none\"\n[tools.model]\nlatency = { fixed = \"60s\" }\n"
+      "client_timeout = \"2m\"\n[[crash]]\nat = \"10s\"\nworker = 0\n"
+      "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n"
+      "[[job]]\nid = \"job_2\"\ninvoice = \"inv_2\"\namount_cents = 1999\nenqueue_at = \"20s\"\n");
   const sim::trace_record& dead = sample_at(run, at_s(30));
   CHECK(field(dead, "in_flight") == 1);  // job_1, with the dead member
   CHECK(field(dead, "visible") == 1);    // job_2, behind its position

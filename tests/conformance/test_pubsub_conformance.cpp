@@ -55,10 +55,11 @@ struct pubsub_run : test::scenario_run {
 
 // One refund job whose model step takes `model`, on two workers, no key.
 std::string slow_refund(std::string_view model) {
-  return fmt::format("[workers]\ncount = 2\n[discipline]\nkey = \"none\"\n[vendor]\nlatency = {{ fixed = \"300ms\" }}\n"
-                     "[tools.model]\nlatency = {{ fixed = \"{}\" }}\nclient_timeout = \"3h\"\n[budget]\ntime_limit = \"4h\"\n"
-                     "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n",
-                     model);
+  return fmt::format(
+      "[workers]\ncount = 2\n[discipline]\nkey = \"none\"\n[vendor]\nlatency = {{ fixed = \"300ms\" }}\n"
+      "[tools.model]\nlatency = {{ fixed = \"{}\" }}\nclient_timeout = \"3h\"\n[budget]\ntime_limit = \"4h\"\n"
+      "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n",
+      model);
 }
 
 }  // namespace
@@ -192,8 +193,8 @@ TEST_CASE("P10 a nack redelivers at once without a RetryPolicy, and after its ex
     w.run_until(at(t));
   }
   CHECK(w.receive_now().at(0).receive_count == 5);
-  CHECK(pubsub_retry_delay({}, 1) == sim::duration::from_s(10));    // the defaults: 10 s ..
-  CHECK(pubsub_retry_delay({}, 7) == sim::duration::from_s(600));   // .. 640 s capped at 600 s
+  CHECK(pubsub_retry_delay({}, 1) == sim::duration::from_s(10));   // the defaults: 10 s ..
+  CHECK(pubsub_retry_delay({}, 7) == sim::duration::from_s(600));  // .. 640 s capped at 600 s
   CHECK(pubsub_retry_delay({sim::duration::zero(), sim::duration::from_s(600)}, 9) == sim::duration::zero());
 
   // A world: the vendor is down for the first 2 s.
@@ -266,15 +267,15 @@ TEST_CASE("P11 the streaming client's own ack deadline: 10 s, then the p99 of it
           "[pubsub]") {
   pubsub_ack_deadline d(false);
   CHECK(d.current() == sim::duration::from_s(10));
-  CHECK(d.update() == sim::duration::from_s(10));  // no ack yet
-  d.record_ack(sim::duration::from_ms(24'200));      // math.ceil: 25 s
-  CHECK(d.current() == sim::duration::from_s(10));   // a receipt modack does not update it
-  CHECK(d.update() == sim::duration::from_s(25));    // the leaser's loop does
+  CHECK(d.update() == sim::duration::from_s(10));                        // no ack yet
+  d.record_ack(sim::duration::from_ms(24'200));                          // math.ceil: 25 s
+  CHECK(d.current() == sim::duration::from_s(10));                       // a receipt modack does not update it
+  CHECK(d.update() == sim::duration::from_s(25));                        // the leaser's loop does
   for (int i = 0; i < 100; ++i) d.record_ack(sim::duration::from_s(3));  // clamped up to 10 s
-  CHECK(d.update() == sim::duration::from_s(10));    // 101 acks: the p99 is no longer the slow one
-  d.record_ack(sim::duration::from_s(5000));         // clamped down to 600 s
+  CHECK(d.update() == sim::duration::from_s(10));                        // 101 acks: the p99 is no longer the slow one
+  d.record_ack(sim::duration::from_s(5000));                             // clamped down to 600 s
   d.record_ack(sim::duration::from_s(5000));
-  CHECK(d.update() == sim::duration::from_s(10));    // 103 acks: not past min(2 x 101, 101 + 100), kept
+  CHECK(d.update() == sim::duration::from_s(10));  // 103 acks: not past min(2 x 101, 101 + 100), kept
   pubsub_ack_deadline exactly_once(true);
   CHECK(exactly_once.current() == sim::duration::from_s(60));
   exactly_once.record_ack(sim::duration::from_s(25));
@@ -288,8 +289,9 @@ namespace {
 // How long after its first delivery a message whose worker dies at `crash`
 // is delivered again.
 sim::duration redelivered_after_crash(const std::string& pubsub_keys, std::string_view crash) {
-  const pubsub_run run(slow_refund("25s") + fmt::format("[[crash]]\nat = \"{}\"\nworker = 0\nrestart = false\n", crash) +
-                       "[pubsub]\n" + pubsub_keys);
+  const pubsub_run run(slow_refund("25s") +
+                       fmt::format("[[crash]]\nat = \"{}\"\nworker = 0\nrestart = false\n", crash) + "[pubsub]\n" +
+                       pubsub_keys);
   REQUIRE(run.result.all_jobs_ended);
   CHECK(run.refunds() == 1);
   const std::vector<const sim::trace_record*> receives = run.records("receive");

@@ -165,9 +165,10 @@ TEST_CASE("K10 super_fetch: a dead process's job is recovered at a later start, 
   CHECK(w.records("orphan_recovered").size() == 4);
 }
 
-TEST_CASE("K10 super_fetch in a world: a pod restarted within the minute leaves its job orphaned until its hourly "
-          "check; a start an hour on recovers it",
-          "[sidekiq][world]") {
+TEST_CASE(
+    "K10 super_fetch in a world: a pod restarted within the minute leaves its job orphaned until its hourly "
+    "check; a start an hour on recovers it",
+    "[sidekiq][world]") {
   // One refund job whose model step takes `model`, on one super_fetch worker.
   const auto world_text = [](std::string_view model) {
     return fmt::format(
@@ -209,7 +210,8 @@ TEST_CASE("K8 retry_test.rb: a job pushed back at shutdown has not used a retry,
   const auto text = [](std::string_view counting) {
     return fmt::format(
         "[queue]\nflavour = \"sidekiq\"\n[workers]\ncount = 1\n[retry]\nmaximum_attempts = 1\n{}"
-        "[tools.model]\nlatency = {{ fixed = \"40s\" }}\nclient_timeout = \"2m\"\n[[deploy]]\nat = \"5s\"\ngrace_period = \"30s\"\n"
+        "[tools.model]\nlatency = {{ fixed = \"40s\" }}\nclient_timeout = \"2m\"\n[[deploy]]\nat = "
+        "\"5s\"\ngrace_period = \"30s\"\n"
         "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 1999\n",
         counting);
   };
@@ -245,9 +247,10 @@ TEST_CASE("K8 retry_test.rb: a job pushed back at shutdown has not used a retry,
   CHECK(attempts_at_start == std::vector<std::int64_t>{0});
 }
 
-TEST_CASE("K6 api.rb DeadSet#kill: the dead set keeps a job until a later death finds it 180 days old, and at most "
-          "dead_max_jobs",
-          "[sidekiq]") {
+TEST_CASE(
+    "K6 api.rb DeadSet#kill: the dead set keeps a job until a later death finds it 180 days old, and at most "
+    "dead_max_jobs",
+    "[sidekiq]") {
   queue_config dead;
   dead.name = "dead";
   dead.dead_set = true;
@@ -279,9 +282,10 @@ TEST_CASE("K6 api.rb DeadSet#kill: the dead set keeps a job until a later death 
   CHECK(left == std::vector<std::string>{"job_3", "job_4", "job_5"});
 }
 
-TEST_CASE("K14 job_retry.rb exception_caused_by_shutdown? (PR #1805): a shutdown wrapped by the call's error is not "
-          "retried; before the fix the job was pushed back and put in the retry set",
-          "[sidekiq][world]") {
+TEST_CASE(
+    "K14 job_retry.rb exception_caused_by_shutdown? (PR #1805): a shutdown wrapped by the call's error is not "
+    "retried; before the fix the job was pushed back and put in the retry set",
+    "[sidekiq][world]") {
   // Two pods, both drained at 5 s; the job is blocked in a 40 s call when
   // Sidekiq's 25 s timeout pushes it back and raises Sidekiq::Shutdown.
   const auto text = [](std::string_view wrapped) {

@@ -299,8 +299,7 @@ TEST_CASE("7b test_send_receive_wait_time_seconds: a wait of 0 is a short poll",
   CHECK(w.poll_now(w.q, waiting(0_s)).messages.size() == 1);
 }
 
-TEST_CASE("7c test_receive_message_wait_time_seconds_and_max_number_of_messages_does_not_block",
-          "[sqs-conformance]") {
+TEST_CASE("7c test_receive_message_wait_time_seconds_and_max_number_of_messages_does_not_block", "[sqs-conformance]") {
   world w;
   w.q.send("m1");
   w.q.send("m2");

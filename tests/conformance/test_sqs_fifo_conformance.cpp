@@ -130,9 +130,10 @@ TEST_CASE("F1f test_fifo_message_group_visibility_after_change_message_visibilit
   CHECK(bodies(w.receive_now(up_to(3))) == names{"g2-m1", "g1-m1"});
 }
 
-TEST_CASE("F1g test_fifo_group_visibility_extends_with_change_message_visibility: a message in flight hides "
-          "the rest of its group",
-          "[sqs-conformance][fifo]") {
+TEST_CASE(
+    "F1g test_fifo_group_visibility_extends_with_change_message_visibility: a message in flight hides "
+    "the rest of its group",
+    "[sqs-conformance][fifo]") {
   // The parameter: which of the three messages gets the longer lease; AWS
   // returns the ones before it.
   const std::size_t position = GENERATE(0u, 1u, 2u);
@@ -203,8 +204,7 @@ TEST_CASE("F1k test_fifo_empty_message_groups_added_back_to_queue", "[sqs-confor
 
 // ---- F2. receipt handles -------------------------------------------------------
 
-TEST_CASE("F2a test_fifo_delete_after_visibility_timeout: an expired handle cannot delete",
-          "[sqs-conformance][fifo]") {
+TEST_CASE("F2a test_fifo_delete_after_visibility_timeout: an expired handle cannot delete", "[sqs-conformance][fifo]") {
   world w(fifo_config(1_s));
   send_in(w.q, "foobar", "1");
   const receipt_handle h = w.receive_now().at(0).handle;
@@ -300,7 +300,9 @@ TEST_CASE("F4a test_fifo_content_based_message_deduplication_arrives_once", "[sq
 TEST_CASE("F4b test_fifo_deduplication_arrives_once_after_delete", "[sqs-conformance][fifo]") {
   const bool content_based = GENERATE(true, false);
   world w(fifo_config(30_s, content_based));
-  const auto send = [&] { return content_based ? send_in(w.q, "item", "group-1") : send_with_id(w.q, "item", "group-1", "dedup1"); };
+  const auto send = [&] {
+    return content_based ? send_in(w.q, "item", "group-1") : send_with_id(w.q, "item", "group-1", "dedup1");
+  };
   send();
   REQUIRE(w.q.delete_message(w.receive_now().at(0).handle) == queue_status::ok);
   CHECK(send().deduplicated);

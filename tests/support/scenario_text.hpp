@@ -21,7 +21,8 @@ inline std::string with_a_job(std::string_view text) {
 inline std::string dead_letter_job(std::string_view time_limit) {
   return R"(
 [budget]
-time_limit = ")" + std::string(time_limit) +
+time_limit = ")" +
+         std::string(time_limit) +
          R"("
 [retry]
 initial_interval = "1s"

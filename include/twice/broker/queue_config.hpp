@@ -21,17 +21,17 @@ enum class handle_semantics : std::uint8_t { sqs, strict };
 
 struct queue_config {
   std::string name = "jobs";
-  sim::duration visibility_timeout = sim::duration::from_s(30);   // SQS default 30 s, 0..12 h
+  sim::duration visibility_timeout = sim::duration::from_s(30);    // SQS default 30 s, 0..12 h
   sim::duration retention = sim::duration::from_s(4 * 24 * 3600);  // SQS default 4 days
   std::uint32_t max_receive_count = 0;  // redrive after this many receives; 0 = no redrive policy
   handle_semantics semantics = handle_semantics::sqs;
-  sim::duration delay = sim::duration::zero();         // DelaySeconds: a send that names none, 0..900 s
-  sim::duration receive_wait = sim::duration::zero();  // ReceiveMessageWaitTimeSeconds, 0..20 s
-  bool fifo = false;                                   // FifoQueue
-  bool content_based_deduplication = false;           // ContentBasedDeduplication (FIFO only)
+  sim::duration delay = sim::duration::zero();            // DelaySeconds: a send that names none, 0..900 s
+  sim::duration receive_wait = sim::duration::zero();     // ReceiveMessageWaitTimeSeconds, 0..20 s
+  bool fifo = false;                                      // FifoQueue
+  bool content_based_deduplication = false;               // ContentBasedDeduplication (FIFO only)
   std::uint32_t fifo_scan_window = fifo_scan_window_sqs;  // FIFO: messages a receive looks through for groups
-  bool hold_until_ack = false;  // Sidekiq's BasicFetch: no lease (src/broker/queue.hpp)
-  bool super_fetch = false;     // with hold_until_ack: Sidekiq Pro's super_fetch (src/broker/queue.hpp)
+  bool hold_until_ack = false;                            // Sidekiq's BasicFetch: no lease (src/broker/queue.hpp)
+  bool super_fetch = false;          // with hold_until_ack: Sidekiq Pro's super_fetch (src/broker/queue.hpp)
   bool redis_ack_emulation = false;  // Celery's Redis transport (src/broker/queue.hpp)
   bool pubsub = false;               // a Pub/Sub subscription (src/broker/queue.hpp)
   // Sidekiq's dead set, a sorted set scored by the time of death: no timer

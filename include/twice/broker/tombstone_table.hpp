@@ -25,7 +25,7 @@ namespace twice {
 class tombstone_table {
  public:
   struct tombstone {
-    std::uint64_t handles_from = 0;    // its handles here are those from this one on
+    std::uint64_t handles_from = 0;  // its handles here are those from this one on
     sim::instant forget_at;
     std::uint32_t handles_issued = 0;  // how many: never 0 (a message never received leaves none)
   };
@@ -54,8 +54,8 @@ class tombstone_table {
   const row* row_of(std::uint64_t id) const;
   void compact();
 
-  std::vector<row> rows_;  // ascending by id, each id at most once
-  std::size_t marked_ = 0;  // rows of rows_ forgotten
+  std::vector<row> rows_;                          // ascending by id, each id at most once
+  std::size_t marked_ = 0;                         // rows of rows_ forgotten
   std::map<std::uint64_t, tombstone> stragglers_;  // ids in none of rows_' live rows
 };
 

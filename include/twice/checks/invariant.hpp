@@ -50,7 +50,9 @@ class event_kinds {
     (k.set(index_of<Payloads>()), ...);
     return k;
   }
-  bool contains(std::size_t kind) const { return (words_[kind / 64] >> (kind % 64) & 1U) != 0; }  // an ev::payload index
+  bool contains(std::size_t kind) const {
+    return (words_[kind / 64] >> (kind % 64) & 1U) != 0;
+  }  // an ev::payload index
   // Calls visit(kind) for each kind in the set, in index order.
   template <class Visit>
   void for_each(Visit visit) const {

@@ -25,9 +25,9 @@ struct world_result;
 
 struct verdict {
   std::string name;
-  bool held = true;  // false: violated
-  std::string detail;                 // one sentence: what was checked, or what went wrong
-  std::vector<std::string> evidence;  // the first records that show a violation, readable lines
+  bool held = true;                             // false: violated
+  std::string detail;                           // one sentence: what was checked, or what went wrong
+  std::vector<std::string> evidence;            // the first records that show a violation, readable lines
   std::optional<sim::instant> first_violation;  // when a safety invariant first broke
   // False when the run stopped at a budget before the invariant could be
   // decided (messages still held that retention may yet delete): `detail`

@@ -50,8 +50,8 @@ class situation_tracker final : public event_observer {
   bool slice_open_for(ev::name_id job) const;
 
   situation_set reached_ = 0;
-  std::map<ev::name_id, open_slice> slices_;            // by actor: the slice each worker runs
-  std::vector<ev::name_id> last_actor_;                 // by job: who started its last attempt (0: none)
+  std::map<ev::name_id, open_slice> slices_;  // by actor: the slice each worker runs
+  std::vector<ev::name_id> last_actor_;       // by job: who started its last attempt (0: none)
   std::set<std::tuple<ev::name_id, std::int64_t, ev::name_id>> failed_5xx_;  // (job, step, tool) awaiting a success
 };
 

@@ -108,10 +108,14 @@ struct delay_ended {
 enum class lease_kind : std::uint8_t { visibility_timeout, ack_deadline, redis_visibility, retry_set };
 constexpr std::string_view to_string(lease_kind k) {
   switch (k) {
-    case lease_kind::visibility_timeout: return "visibility_timeout";
-    case lease_kind::ack_deadline: return "ack_deadline";
-    case lease_kind::redis_visibility: return "redis_visibility";
-    case lease_kind::retry_set: return "retry_set";
+    case lease_kind::visibility_timeout:
+      return "visibility_timeout";
+    case lease_kind::ack_deadline:
+      return "ack_deadline";
+    case lease_kind::redis_visibility:
+      return "redis_visibility";
+    case lease_kind::retry_set:
+      return "retry_set";
   }
   return "?";
 }

@@ -42,10 +42,10 @@ struct discipline {
   key_mode key = key_mode::stable;
   work_id_mode work_id = work_id_mode::job;
   bool pass_key_to_vendor = true;
-  bool ledger_guard = false;                 // `if key in ledger: skip` before a write tool
+  bool ledger_guard = false;  // `if key in ledger: skip` before a write tool
   checkpoint_mode checkpoint = checkpoint_mode::after_success;
   retry_mode retry = retry_mode::nack;
-  bool retry_non_retryable = false;          // the bug: 400s retried like 503s
+  bool retry_non_retryable = false;  // the bug: 400s retried like 503s
   // The bug: attempts counted with the message, so the counter restarts on
   // every delivery (nack, crash, lease expiry) and never reaches the limit.
   bool reset_attempts_on_reenqueue = false;
@@ -57,8 +57,8 @@ struct discipline {
   // unless a scenario says otherwise, a tool of its own only if it asks.
   std::vector<std::string> claimed_tools = {"email"};
   bool claims(std::string_view tool) const;
-  bool stop_on_lost_lease = true;            // abandon the slice when the runtime learns it lost the lease
-  bool fencing = false;                      // a lease token on the job row, checked at checkpoint
+  bool stop_on_lost_lease = true;  // abandon the slice when the runtime learns it lost the lease
+  bool fencing = false;            // a lease token on the job row, checked at checkpoint
   // The fix when a slice cannot heartbeat through a slow call: steps calling
   // this tool are handed off as jobs of their own to a queue whose
   // visibility timeout fits the call (world_config::split). Empty: none.

@@ -11,11 +11,16 @@ enum class job_status : std::uint8_t { queued, running, done, failed, dead_lette
 
 constexpr std::string_view to_string(job_status s) {
   switch (s) {
-    case job_status::queued: return "queued";
-    case job_status::running: return "running";
-    case job_status::done: return "done";
-    case job_status::failed: return "failed";
-    case job_status::dead_lettered: return "dead_lettered";
+    case job_status::queued:
+      return "queued";
+    case job_status::running:
+      return "running";
+    case job_status::done:
+      return "done";
+    case job_status::failed:
+      return "failed";
+    case job_status::dead_lettered:
+      return "dead_lettered";
   }
   return "unknown";
 }

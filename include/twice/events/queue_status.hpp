@@ -20,7 +20,7 @@ enum class queue_status : std::uint8_t {
   invalid_parameter,  // a receive's wait, message count or timeout, or a send's delay, out of range
   too_many_entries,   // a batch of more than 10
   empty_batch,
-  invalid_batch_entry_id,        // not 1..80 of [A-Za-z0-9_-]
+  invalid_batch_entry_id,  // not 1..80 of [A-Za-z0-9_-]
   batch_entry_ids_not_distinct,
   purge_in_progress,  // a second purge within 60 s
   // FIFO queues: a send without a MessageGroupId (MissingParameter, "The
@@ -38,20 +38,34 @@ enum class queue_status : std::uint8_t {
 
 constexpr std::string_view to_string(queue_status status) {
   switch (status) {
-    case queue_status::ok: return "ok";
-    case queue_status::invalid_handle: return "invalid_handle";
-    case queue_status::stale_handle: return "stale_handle";
-    case queue_status::invalid_timeout: return "invalid_timeout";
-    case queue_status::message_not_available: return "message_not_available";
-    case queue_status::invalid_parameter: return "invalid_parameter";
-    case queue_status::too_many_entries: return "too_many_entries";
-    case queue_status::empty_batch: return "empty_batch";
-    case queue_status::invalid_batch_entry_id: return "invalid_batch_entry_id";
-    case queue_status::batch_entry_ids_not_distinct: return "batch_entry_ids_not_distinct";
-    case queue_status::purge_in_progress: return "purge_in_progress";
-    case queue_status::missing_group: return "missing_group";
-    case queue_status::missing_deduplication_id: return "missing_deduplication_id";
-    case queue_status::receipt_handle_expired: return "receipt_handle_expired";
+    case queue_status::ok:
+      return "ok";
+    case queue_status::invalid_handle:
+      return "invalid_handle";
+    case queue_status::stale_handle:
+      return "stale_handle";
+    case queue_status::invalid_timeout:
+      return "invalid_timeout";
+    case queue_status::message_not_available:
+      return "message_not_available";
+    case queue_status::invalid_parameter:
+      return "invalid_parameter";
+    case queue_status::too_many_entries:
+      return "too_many_entries";
+    case queue_status::empty_batch:
+      return "empty_batch";
+    case queue_status::invalid_batch_entry_id:
+      return "invalid_batch_entry_id";
+    case queue_status::batch_entry_ids_not_distinct:
+      return "batch_entry_ids_not_distinct";
+    case queue_status::purge_in_progress:
+      return "purge_in_progress";
+    case queue_status::missing_group:
+      return "missing_group";
+    case queue_status::missing_deduplication_id:
+      return "missing_deduplication_id";
+    case queue_status::receipt_handle_expired:
+      return "receipt_handle_expired";
   }
   return "unknown";
 }
@@ -62,20 +76,34 @@ constexpr std::string_view to_string(queue_status status) {
 // never answers (handle_semantics::strict is Pub/Sub's exactly-once rule).
 constexpr std::string_view aws_error_code(queue_status status) {
   switch (status) {
-    case queue_status::ok: return "";
-    case queue_status::invalid_handle: return "ReceiptHandleIsInvalid";
-    case queue_status::stale_handle: return "";
-    case queue_status::invalid_timeout: return "InvalidParameterValue";
-    case queue_status::message_not_available: return "InvalidParameterValue";
-    case queue_status::invalid_parameter: return "InvalidParameterValue";
-    case queue_status::too_many_entries: return "AWS.SimpleQueueService.TooManyEntriesInBatchRequest";
-    case queue_status::empty_batch: return "AWS.SimpleQueueService.EmptyBatchRequest";
-    case queue_status::invalid_batch_entry_id: return "AWS.SimpleQueueService.InvalidBatchEntryId";
-    case queue_status::batch_entry_ids_not_distinct: return "AWS.SimpleQueueService.BatchEntryIdsNotDistinct";
-    case queue_status::purge_in_progress: return "AWS.SimpleQueueService.PurgeQueueInProgress";
-    case queue_status::missing_group: return "MissingParameter";
-    case queue_status::missing_deduplication_id: return "InvalidParameterValue";
-    case queue_status::receipt_handle_expired: return "InvalidParameterValue";
+    case queue_status::ok:
+      return "";
+    case queue_status::invalid_handle:
+      return "ReceiptHandleIsInvalid";
+    case queue_status::stale_handle:
+      return "";
+    case queue_status::invalid_timeout:
+      return "InvalidParameterValue";
+    case queue_status::message_not_available:
+      return "InvalidParameterValue";
+    case queue_status::invalid_parameter:
+      return "InvalidParameterValue";
+    case queue_status::too_many_entries:
+      return "AWS.SimpleQueueService.TooManyEntriesInBatchRequest";
+    case queue_status::empty_batch:
+      return "AWS.SimpleQueueService.EmptyBatchRequest";
+    case queue_status::invalid_batch_entry_id:
+      return "AWS.SimpleQueueService.InvalidBatchEntryId";
+    case queue_status::batch_entry_ids_not_distinct:
+      return "AWS.SimpleQueueService.BatchEntryIdsNotDistinct";
+    case queue_status::purge_in_progress:
+      return "AWS.SimpleQueueService.PurgeQueueInProgress";
+    case queue_status::missing_group:
+      return "MissingParameter";
+    case queue_status::missing_deduplication_id:
+      return "InvalidParameterValue";
+    case queue_status::receipt_handle_expired:
+      return "InvalidParameterValue";
   }
   return "";
 }
@@ -84,9 +112,12 @@ enum class message_state : std::uint8_t { delayed, visible, in_flight };
 
 constexpr std::string_view to_string(message_state state) {
   switch (state) {
-    case message_state::delayed: return "delayed";
-    case message_state::visible: return "visible";
-    case message_state::in_flight: return "in_flight";
+    case message_state::delayed:
+      return "delayed";
+    case message_state::visible:
+      return "visible";
+    case message_state::in_flight:
+      return "in_flight";
   }
   return "unknown";
 }

@@ -67,23 +67,19 @@ struct all_jobs_ended {
 
 // Every kind, in a fixed order (the variant index is part of the digest's
 // binary encoding once it is specified: append new kinds at the end).
-using payload = std::variant<tool_start, tool_call, fault_crash, fault_error, checkpoint, fenced, pod_start, crash, drain,
-                             stop, slice_end, runtime_error, already_ended, attempt_start, abandoned, nack, backoff,
-                             job_done, job_failed, ack, dead_letter, hand_off, resume, heartbeat, lease_lost,
-                             relay_crash, relay_tool_start, relay_tool_call, relayed, relay_gave_up, send,
-                             receive_empty, receive, duplicate_delivery, change_visibility, delay_ended, lease_expired,
-                             message_delete, delete_lost, redrive, redrive_in, retention_expired, vendor_request,
-                             vendor_replay, vendor_execute, vendor_response_lost, vendor_commit,
-                             vendor_execution_error, vendor_reject, vendor_client_timeout, vendor_answered,
-                             effect_done, key_pruned, pool_wait, pool_wait_abandoned, constraint_violation,
-                             store_fenced, store_commit, store_rollback, queue_sample, all_jobs_ended,
-                             vendor_dropped, moved_out, dead_letter_alarm, probe_failed,
-                             circuit_changed, orphan_rescued, long_transaction, tenant_over_limit, purge,
-                             send_deduplicated, lost_with_process, pushed_back, worker_lost, eta_held,
-                             lease_dropped, orphaned, orphan_recovered, produced, fetched, offset_commit,
-                             rebalance_start, member_removed, partitions_assigned, send_timeout, resent,
-                             claim_skipped, ack_ignored, execution_timeout, alarm_state, page, page_resolved,
-                             page_unanswered, renotify>;
+using payload = std::variant<
+    tool_start, tool_call, fault_crash, fault_error, checkpoint, fenced, pod_start, crash, drain, stop, slice_end,
+    runtime_error, already_ended, attempt_start, abandoned, nack, backoff, job_done, job_failed, ack, dead_letter,
+    hand_off, resume, heartbeat, lease_lost, relay_crash, relay_tool_start, relay_tool_call, relayed, relay_gave_up,
+    send, receive_empty, receive, duplicate_delivery, change_visibility, delay_ended, lease_expired, message_delete,
+    delete_lost, redrive, redrive_in, retention_expired, vendor_request, vendor_replay, vendor_execute,
+    vendor_response_lost, vendor_commit, vendor_execution_error, vendor_reject, vendor_client_timeout, vendor_answered,
+    effect_done, key_pruned, pool_wait, pool_wait_abandoned, constraint_violation, store_fenced, store_commit,
+    store_rollback, queue_sample, all_jobs_ended, vendor_dropped, moved_out, dead_letter_alarm, probe_failed,
+    circuit_changed, orphan_rescued, long_transaction, tenant_over_limit, purge, send_deduplicated, lost_with_process,
+    pushed_back, worker_lost, eta_held, lease_dropped, orphaned, orphan_recovered, produced, fetched, offset_commit,
+    rebalance_start, member_removed, partitions_assigned, send_timeout, resent, claim_skipped, ack_ignored,
+    execution_timeout, alarm_state, page, page_resolved, page_unanswered, renotify>;
 
 // One event: when, who (an interned actor name such as "worker/0"), what.
 struct event {

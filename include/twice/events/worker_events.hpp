@@ -298,9 +298,12 @@ struct nack {
 enum class retry_route : std::uint8_t { visibility, retry_set, republish };
 constexpr std::string_view to_string(retry_route r) {
   switch (r) {
-    case retry_route::visibility: return "visibility";
-    case retry_route::retry_set: return "retry_set";
-    case retry_route::republish: return "republish";
+    case retry_route::visibility:
+      return "visibility";
+    case retry_route::retry_set:
+      return "retry_set";
+    case retry_route::republish:
+      return "republish";
   }
   return "?";
 }

@@ -40,7 +40,7 @@ struct explore_input {
   std::string name;
   std::uint64_t file_seed = 1;
   explore_spec spec;
-  expectations expect;           // the file's own: invariants it expects violated are not findings
+  expectations expect;  // the file's own: invariants it expects violated are not findings
   // The file's document without [explore], parsed once and shared by every
   // copy (never changed: each run copies what it varies).
   std::shared_ptr<const scenario_detail::doc_node> base;
@@ -87,7 +87,7 @@ struct explore_options {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::optional<std::chrono::steady_clock::time_point> shrink_deadline;
   std::optional<time_split> time_limit;  // the split the two came from, reported in the result
-  bool all = false;  // shrink the first run of every distinct invariant, not only the first violation
+  bool all = false;               // shrink the first run of every distinct invariant, not only the first violation
   std::size_t shrink_runs = 400;  // candidates each shrink may try
   shard part;                     // collect_runs() does only this shard's runs
   guide_mode guide = guide_mode::none;

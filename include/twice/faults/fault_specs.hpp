@@ -35,8 +35,8 @@ struct queue_fault {
   enum class kind : std::uint8_t { duplicate_delivery, lose_delete, send_timeout };
   kind what = kind::duplicate_delivery;
   std::string job{};
-  std::uint32_t nth = 1;               // which receive / delete / send of that job's message
-  std::uint32_t probability_ppm = 0;   // with job empty: chance per receive / delete / send
+  std::uint32_t nth = 1;                              // which receive / delete / send of that job's message
+  std::uint32_t probability_ppm = 0;                  // with job empty: chance per receive / delete / send
   sim::duration resend_after = default_resend_after;  // send_timeout only
   // botocore's DEFAULT_TIMEOUT (botocore/endpoint.py): 60 s before a send
   // with no answer fails and the producer's own retry sends again.

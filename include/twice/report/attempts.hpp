@@ -19,8 +19,8 @@ struct attempt_summary {
   std::string job_id;
   std::int64_t attempt = 0;
   std::string worker;
-  std::string key;          // of the attempt's last write tool call ("" if none or keyless)
-  bool new_write = false;   // any write of this attempt acted anew at the far side
+  std::string key;                  // of the attempt's last write tool call ("" if none or keyless)
+  bool new_write = false;           // any write of this attempt acted anew at the far side
   std::string outcome = "running";  // done, failed, retry, dead_lettered, crashed, killed, abandoned, running
   std::int64_t backoff_us = 0;
   sim::instant started;

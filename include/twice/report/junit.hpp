@@ -17,8 +17,8 @@
 namespace twice {
 
 struct junit_case {
-  std::string name;       // "no_double_payment"
-  std::string classname;  // the suite's scenario: "double_refund"
+  std::string name;                    // "no_double_payment"
+  std::string classname;               // the suite's scenario: "double_refund"
   std::optional<std::string> failure;  // the message; unset: passed
   std::string detail;                  // the failure's (or skip's) text
   std::optional<std::string> skipped;  // why it does not count (an ignored invariant)

@@ -99,10 +99,10 @@ struct run_summary {
   bool keeps_ledgers() const { return !money.empty() || ledger_rows > 0; }
   // Our ledger: "1 row, 1999 cents".
   std::string our_ledger() const;
-  std::vector<tenant_wait> tenants;         // each tenant's queue waits (none when no job names a tenant)
-  queue_peaks queue;                        // the job queue's worst samples
-  sim::duration sample_interval;            // [trace] sample_interval: zero, never sampled
-  bool queue_is_topic = false;              // the samples are a Kafka group's lag (world/sampler.hpp)
+  std::vector<tenant_wait> tenants;  // each tenant's queue waits (none when no job names a tenant)
+  queue_peaks queue;                 // the job queue's worst samples
+  sim::duration sample_interval;     // [trace] sample_interval: zero, never sampled
+  bool queue_is_topic = false;       // the samples are a Kafka group's lag (world/sampler.hpp)
   // What the broker calls a message waiting for a consumer: "visible" (SQS),
   // "enqueued" (Sidekiq), "undelivered" (Pub/Sub), "waiting in the list" (Celery's Redis).
   std::string_view waiting_word = "visible";

@@ -54,7 +54,7 @@ struct tool_span {
   std::string key;
   std::string sha;
   sim::instant start, end;
-  bool finished = false;  // false: the pod died before the answer came back
+  bool finished = false;    // false: the pod died before the answer came back
   std::int64_t status = 0;  // 0: timeout or no answer
   std::string error;
   std::string ref;
@@ -135,7 +135,7 @@ struct pod_up {
 struct pod_down {
   std::string worker;
   sim::instant from, to;
-  std::string why;  // "rolling kill", "drained", "crash", ...
+  std::string why;      // "rolling kill", "drained", "crash", ...
   bool deploy = false;  // stopped by a deploy (rolling kill, drain, grace period)
 };
 

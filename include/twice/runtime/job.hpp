@@ -35,7 +35,7 @@ struct continuation {
 struct job_spec {
   std::string id;  // "job_17"
   std::vector<step_spec> steps;
-  std::string type = {};  // its [[job_type]]'s name; "" for the agent job and a job that lists its own steps
+  std::string type = {};    // its [[job_type]]'s name; "" for the agent job and a job that lists its own steps
   std::string tenant = {};  // whose job it is (a customer, an account); "" for none
   sim::instant enqueue_at;  // when the job's message is sent
   std::optional<continuation> then = {};  // set on split-out jobs only

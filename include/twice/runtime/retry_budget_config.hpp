@@ -9,9 +9,9 @@
 namespace twice {
 
 struct retry_budget_config {
-  std::uint32_t tokens = 500;       // the bucket's size, and where it starts
+  std::uint32_t tokens = 500;  // the bucket's size, and where it starts
   std::uint32_t retry_cost = 5;
-  std::uint32_t timeout_cost = 10;  // a retry after the call timed out
+  std::uint32_t timeout_cost = 10;   // a retry after the call timed out
   std::uint32_t success_refund = 1;  // a first attempt that succeeded
   // What a retry that succeeded puts back. Unset: what it cost (the SDKs).
   // Brooker's adaptive retries put back the same part of a token for every

@@ -31,15 +31,15 @@ enum class explore_value : std::uint8_t {
 struct explore_range {
   std::string path;  // the key path, as in error messages: "crash[0].at"
   explore_value kind = explore_value::integer;
-  std::int64_t lo = 0;  // inclusive, in the kind's unit
-  std::int64_t hi = 0;  // inclusive; lo <= hi
+  std::int64_t lo = 0;     // inclusive, in the kind's unit
+  std::int64_t hi = 0;     // inclusive; lo <= hi
   std::uint32_t line = 0;  // where the range is written (for messages)
   std::uint32_t column = 0;
 };
 
 struct explore_spec {
-  bool present = false;  // the file has an [explore] table
-  bool swarm = true;     // each run keeps each fault kind present with probability 1/2
+  bool present = false;             // the file has an [explore] table
+  bool swarm = true;                // each run keeps each fault kind present with probability 1/2
   std::vector<explore_range> vary;  // in file (key) order
 };
 

@@ -36,8 +36,8 @@ struct ignored_invariant {
 // unless it is listed under `violated` (it must break) or `ignore`; `hold`
 // only documents intent. No invariant may be in two of the three lists.
 struct expectations {
-  std::vector<std::string> hold;      // invariant names the author means to hold (all unlisted ones must anyway)
-  std::vector<std::string> violated;  // invariant names that must be violated (a scenario may demonstrate a bug)
+  std::vector<std::string> hold;          // invariant names the author means to hold (all unlisted ones must anyway)
+  std::vector<std::string> violated;      // invariant names that must be violated (a scenario may demonstrate a bug)
   std::vector<ignored_invariant> ignore;  // invariants whose verdict does not count, with the reason
   // Optional figures; unset: not checked.
   std::optional<std::uint64_t> ledger_rows;     // rows in the local ledger
@@ -70,8 +70,8 @@ struct scenario {
   std::string story;  // the leading comment block, without the '#' markers
   world_config world;
   expectations expect;
-  explore_spec explore;  // [explore]: used by `twice explore` only
-  sweep_spec sweep;      // [sweep]: used by `twice sweep` only
+  explore_spec explore;                    // [explore]: used by `twice explore` only
+  sweep_spec sweep;                        // [sweep]: used by `twice sweep` only
   std::vector<lint_allowance> lint_allow;  // [lint] allow: used by `twice lint` only
 };
 
@@ -88,8 +88,8 @@ struct scenario_error {
 };
 
 struct load_result {
-  std::optional<scenario> value;        // set exactly when errors is empty
-  std::vector<scenario_error> errors;   // in the order of their place in the file
+  std::optional<scenario> value;       // set exactly when errors is empty
+  std::vector<scenario_error> errors;  // in the order of their place in the file
   bool ok() const { return value.has_value(); }
 };
 

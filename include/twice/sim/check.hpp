@@ -24,7 +24,7 @@ namespace twice::sim::detail {
 }
 }  // namespace twice::sim::detail
 
-#define TWICE_CHECK(cond)                                                  \
-  do {                                                                     \
+#define TWICE_CHECK(cond)                                                       \
+  do {                                                                          \
     if (!(cond)) ::twice::sim::detail::check_failed(#cond, __FILE__, __LINE__); \
   } while (false)

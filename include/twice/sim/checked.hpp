@@ -49,25 +49,29 @@ constexpr std::optional<std::int64_t> try_div(std::int64_t a, std::int64_t b) {
 
 constexpr std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* what) {
   std::int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) [[unlikely]] detail::overflow_failed(what, a, "+", b);
+  if (__builtin_add_overflow(a, b, &r)) [[unlikely]]
+    detail::overflow_failed(what, a, "+", b);
   return r;
 }
 
 constexpr std::int64_t checked_sub(std::int64_t a, std::int64_t b, const char* what) {
   std::int64_t r = 0;
-  if (__builtin_sub_overflow(a, b, &r)) [[unlikely]] detail::overflow_failed(what, a, "-", b);
+  if (__builtin_sub_overflow(a, b, &r)) [[unlikely]]
+    detail::overflow_failed(what, a, "-", b);
   return r;
 }
 
 constexpr std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
   std::int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]] detail::overflow_failed(what, a, "*", b);
+  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]]
+    detail::overflow_failed(what, a, "*", b);
   return r;
 }
 
 constexpr std::int64_t checked_div(std::int64_t a, std::int64_t b, const char* what) {
   const std::optional<std::int64_t> r = try_div(a, b);
-  if (!r) [[unlikely]] detail::overflow_failed(what, a, "/", b);
+  if (!r) [[unlikely]]
+    detail::overflow_failed(what, a, "/", b);
   return *r;
 }
 

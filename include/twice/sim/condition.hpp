@@ -19,7 +19,9 @@ class condition {
   condition& operator=(const condition&) = delete;
 
   // Wakes the longest-waiting live process; false when nobody waits.
-  bool notify_one() { return waiters_.wake_one(*kernel_, [](const auto&) {}); }
+  bool notify_one() {
+    return waiters_.wake_one(*kernel_, [](const auto&) {});
+  }
   std::size_t notify_all() { return waiters_.wake_all(*kernel_); }
 
   class awaiter {

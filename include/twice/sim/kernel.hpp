@@ -45,12 +45,12 @@ struct process_id {
 enum class wake_reason : std::uint8_t { none, timer, signal };
 
 enum class stop_reason : std::uint8_t {
-  quiescent,     // nothing left to do: the queue is empty
-  time_limit,    // the next event lies past run_limits::until
-  event_budget,  // run_limits::max_events events were dispatched
-  stopped,       // request_stop() was called: the model decided its story ended
-  memory_budget, // never returned by the kernel: a caller that checks the
-                 // memory held between slices of a run ends it with this
+  quiescent,      // nothing left to do: the queue is empty
+  time_limit,     // the next event lies past run_limits::until
+  event_budget,   // run_limits::max_events events were dispatched
+  stopped,        // request_stop() was called: the model decided its story ended
+  memory_budget,  // never returned by the kernel: a caller that checks the
+                  // memory held between slices of a run ends it with this
 };
 std::string_view to_string(stop_reason);
 // A run stopped by one of its budgets, not by its own end.
@@ -59,8 +59,8 @@ constexpr bool is_budget(stop_reason r) {
 }
 
 struct run_limits {
-  instant until = instant::max();          // events at exactly `until` still run
-  std::uint64_t max_events = UINT64_MAX;   // dispatched events in this call
+  instant until = instant::max();         // events at exactly `until` still run
+  std::uint64_t max_events = UINT64_MAX;  // dispatched events in this call
 };
 
 struct run_result {
@@ -166,7 +166,7 @@ class kernel {
     std::uint64_t seq;
     std::uint64_t token_or_arg;
     void* ctx;
-    callback_fn fn;         // nullptr: a process wake
+    callback_fn fn;  // nullptr: a process wake
     std::uint32_t slot;
     wake_reason reason;
   };

@@ -145,8 +145,8 @@ class trace_recorder {
   std::size_t size_ = 0;
   instant last_time_;
   bool notifying_ = false;
-  std::vector<trace_record> records_;      // keep_records only
-  trace_record scratch_;                   // digest_only: reused, no per-record allocation
+  std::vector<trace_record> records_;  // keep_records only
+  trace_record scratch_;               // digest_only: reused, no per-record allocation
   // digest_only: the scratch fields' string buffers while their places hold
   // numbers (records differ in layout), kept for the next string field.
   std::vector<std::string> spare_strings_;

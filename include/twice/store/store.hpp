@@ -108,7 +108,7 @@ std::string_view to_string(store_status);
 
 struct commit_result {
   store_status status = store_status::ok;
-  std::string conflict;     // the key or job id that failed the commit; empty when ok
+  std::string conflict;      // the key or job id that failed the commit; empty when ok
   std::uint32_t writes = 0;  // write statements applied (0 when it failed)
   bool ok() const { return status == store_status::ok; }
 };
@@ -117,9 +117,8 @@ struct commit_result {
 // (bucket 0: no wait at all);
 // the last bucket counts waits longer than every bound.
 inline constexpr std::array<sim::duration, 7> pool_wait_bucket_upper = {
-    sim::duration::zero(),      sim::duration::from_ms(1),  sim::duration::from_ms(10),
-    sim::duration::from_ms(100), sim::duration::from_s(1),   sim::duration::from_s(10),
-    sim::duration::from_s(100),
+    sim::duration::zero(),    sim::duration::from_ms(1), sim::duration::from_ms(10), sim::duration::from_ms(100),
+    sim::duration::from_s(1), sim::duration::from_s(10), sim::duration::from_s(100),
 };
 inline constexpr std::size_t pool_wait_buckets = pool_wait_bucket_upper.size() + 1;
 
@@ -221,8 +220,8 @@ class transaction {
  private:
   friend class store;
   friend struct detail::store_core;
-  transaction(std::weak_ptr<detail::store_core> core, std::uint64_t id, std::uint32_t connection,
-              std::string holder, sim::instant began);
+  transaction(std::weak_ptr<detail::store_core> core, std::uint64_t id, std::uint32_t connection, std::string holder,
+              sim::instant began);
 
   std::shared_ptr<detail::store_core> lock_core() const;
   // One statement's round trip; a read of the job table also walks the
@@ -233,8 +232,8 @@ class transaction {
   bool visible_dedupe(std::string_view key) const;
   void note_duplicate(detail::store_core& core, std::string_view table, std::string_view key,
                       std::string_view phase) const;
-  void note_fenced(detail::store_core& core, std::string_view job_id, std::uint64_t expected,
-                   std::uint64_t found, std::string_view phase) const;
+  void note_fenced(detail::store_core& core, std::string_view job_id, std::uint64_t expected, std::uint64_t found,
+                   std::string_view phase) const;
   commit_result check_against_committed(detail::store_core& core) const;
   void apply(detail::store_core& core);
   void end(std::string_view reason);  // closes without applying; `reason` goes to the trace
@@ -244,13 +243,13 @@ class transaction {
     std::uint32_t statements = 0;  // successful write statements
     job_table jobs;
     std::map<std::string, std::uint64_t, std::less<>> job_fences;  // job id -> token the committed row must carry
-    std::vector<std::pair<std::string, job_update>> job_updates;    // applied in order at commit
+    std::vector<std::pair<std::string, job_update>> job_updates;   // applied in order at commit
     std::vector<ledger_row> ledger;
     std::set<std::string, std::less<>> ledger_keys;  // the non-empty keys of `ledger`
     outbox_table outbox;
-    std::set<std::uint64_t> outbox_marks;  // committed outbox rows to mark sent
+    std::set<std::uint64_t> outbox_marks;                     // committed outbox rows to mark sent
     std::map<std::string, std::string, std::less<>> dedupes;  // key -> who claims it
-    std::set<std::string, std::less<>> dedupe_deletes;       // applied before `dedupes`
+    std::set<std::string, std::less<>> dedupe_deletes;        // applied before `dedupes`
   };
 
   std::weak_ptr<detail::store_core> core_;
@@ -281,9 +280,9 @@ class store {
 
   // Direct reads of committed state: no latency, no connection.
   std::size_t job_count() const;
-  const ledger_table& ledger() const;  // commit order
-  const outbox_table& outbox() const;             // ordered by id
-  const dedupe_table& dedupes() const;            // ordered by key
+  const ledger_table& ledger() const;   // commit order
+  const outbox_table& outbox() const;   // ordered by id
+  const dedupe_table& dedupes() const;  // ordered by key
   std::optional<job_row> find_job(std::string_view job_id) const;
 
   store_stats stats() const;

@@ -52,13 +52,13 @@ inline const verdict* find_verdict(const checked_result& run, std::string_view n
 }  // namespace twice::testing
 
 // Require the invariant `name` held (or was violated) in `run`.
-#define TWICE_REQUIRE_VERDICT_(run, name, want_held)                                   \
-  do {                                                                                  \
-    const ::twice::verdict* twice_v_ = ::twice::testing::find_verdict((run), (name));   \
-    INFO("no verdict named " << (name));                                                \
-    REQUIRE(twice_v_ != nullptr);                                                       \
-    INFO(::twice::testing::describe_verdict(*twice_v_));                                \
-    REQUIRE(twice_v_->held == (want_held));                                             \
+#define TWICE_REQUIRE_VERDICT_(run, name, want_held)                                  \
+  do {                                                                                \
+    const ::twice::verdict* twice_v_ = ::twice::testing::find_verdict((run), (name)); \
+    INFO("no verdict named " << (name));                                              \
+    REQUIRE(twice_v_ != nullptr);                                                     \
+    INFO(::twice::testing::describe_verdict(*twice_v_));                              \
+    REQUIRE(twice_v_->held == (want_held));                                           \
   } while (false)
 #define TWICE_REQUIRE_HELD(run, name) TWICE_REQUIRE_VERDICT_(run, name, true)
 #define TWICE_REQUIRE_VIOLATED(run, name) TWICE_REQUIRE_VERDICT_(run, name, false)

@@ -28,7 +28,7 @@
 namespace twice::testing {
 
 // Where a handler or the runtime may be struck (runtime/handler.hpp's points).
-inline const std::vector<std::string> fault_points{"before_tool",       "after_tool", "before_checkpoint",
+inline const std::vector<std::string> fault_points{"before_tool",      "after_tool", "before_checkpoint",
                                                    "after_checkpoint", "before_ack", "after_ack"};
 
 struct fault_plan {
@@ -66,8 +66,8 @@ inline rc::Gen<fault_plan> gen_fault_plan(const world_config& base,
   });
   if (jobs.empty()) return rc::gen::just(fault_plan{});
   const std::uint32_t workers = base.workers == 0 ? 1 : base.workers;
-  const rc::Gen<point_fault> point = rc::gen::mapcat(
-      rc::gen::inRange<std::size_t>(0, jobs.size()), [jobs](std::size_t j) {
+  const rc::Gen<point_fault> point =
+      rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, jobs.size()), [jobs](std::size_t j) {
         return rc::gen::apply(
             [id = jobs[j].id](std::size_t where, std::size_t step, std::uint32_t attempt, bool crash) {
               point_fault f;
@@ -79,9 +79,8 @@ inline rc::Gen<fault_plan> gen_fault_plan(const world_config& base,
               f.action = crash ? point_action::crash : point_action::error;
               return f;
             },
-            rc::gen::inRange<std::size_t>(0, fault_points.size()),
-            rc::gen::inRange<std::size_t>(0, jobs[j].steps + 1), rc::gen::inRange<std::uint32_t>(0, 3),
-            rc::gen::arbitrary<bool>());
+            rc::gen::inRange<std::size_t>(0, fault_points.size()), rc::gen::inRange<std::size_t>(0, jobs[j].steps + 1),
+            rc::gen::inRange<std::uint32_t>(0, 3), rc::gen::arbitrary<bool>());
       });
   const rc::Gen<queue_fault> broker = rc::gen::apply(
       [jobs](std::size_t j, bool duplicate, std::uint32_t nth) {
@@ -93,7 +92,9 @@ inline rc::Gen<fault_plan> gen_fault_plan(const world_config& base,
       },
       rc::gen::inRange<std::size_t>(0, jobs.size()), rc::gen::arbitrary<bool>(), rc::gen::inRange<std::uint32_t>(1, 3));
   const rc::Gen<timed_crash> kill = rc::gen::apply(
-      [](std::int64_t at_us, std::uint32_t worker) { return timed_crash{sim::instant::from_us(at_us), worker, true}; },
+      [](std::int64_t at_us, std::uint32_t worker) {
+        return timed_crash{sim::instant::from_us(at_us), worker, true};
+      },
       rc::gen::inRange<std::int64_t>(0, horizon.us()), rc::gen::inRange<std::uint32_t>(0, workers));
   return rc::gen::apply(
       [](std::vector<point_fault> f, std::vector<queue_fault> q, std::vector<timed_crash> c) {

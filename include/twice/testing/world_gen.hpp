@@ -22,7 +22,6 @@
 
 namespace twice::testing {
 
-
 inline std::string job_name(std::uint32_t j) { return "job_" + std::to_string(j); }
 
 // A fault schedule and the world's shape around it.
@@ -32,12 +31,12 @@ struct schedule {
   std::uint32_t pool_size = 10;  // database connections
   std::int64_t visibility_s = 30;
   std::int64_t model_ms = 1000;
-  std::int64_t vendor_ms = 300;         // vendor latency: fixed, or uniform up to vendor_spread_ms more
+  std::int64_t vendor_ms = 300;  // vendor latency: fixed, or uniform up to vendor_spread_ms more
   std::int64_t vendor_spread_ms = 0;
   // The vendor's error mix, parts per million.
   std::uint32_t vendor_503_ppm = 0;
   std::uint32_t vendor_429_ppm = 0;
-  std::uint32_t lost_response_ppm = 0;  // a timeout after the refund committed (ambiguous success)
+  std::uint32_t lost_response_ppm = 0;          // a timeout after the refund committed (ambiguous success)
   std::vector<std::uint32_t> bad_invoice_jobs;  // jobs whose invoice the vendor rejects (400)
   std::vector<point_fault> faults;
   std::vector<queue_fault> queue_faults;
@@ -67,8 +66,12 @@ inline void showValue(const schedule& s, std::ostream& os) {
        << " attempt " << f.attempt.value_or(0);
   for (const queue_fault& f : s.queue_faults) {
     switch (f.what) {
-      case queue_fault::kind::duplicate_delivery: os << "\n  duplicate delivery of " << f.job; break;
-      case queue_fault::kind::lose_delete: os << "\n  lost ack of " << f.job; break;
+      case queue_fault::kind::duplicate_delivery:
+        os << "\n  duplicate delivery of " << f.job;
+        break;
+      case queue_fault::kind::lose_delete:
+        os << "\n  lost ack of " << f.job;
+        break;
       case queue_fault::kind::send_timeout:
         os << "\n  send of " << f.job << " timed out, sent again after " << f.resend_after.us() << "us";
         break;
@@ -76,8 +79,8 @@ inline void showValue(const schedule& s, std::ostream& os) {
   }
   for (const timed_crash& c : s.crashes) os << "\n  crash of worker/" << c.worker << " at " << c.at.us() << "us";
   if (s.deploy_at_ms)
-    os << "\n  " << (s.deploy == deploy_strategy::drain ? "drain" : "rolling kill") << " deploy at "
-       << *s.deploy_at_ms << "ms";
+    os << "\n  " << (s.deploy == deploy_strategy::drain ? "drain" : "rolling kill") << " deploy at " << *s.deploy_at_ms
+       << "ms";
 }
 
 inline rc::Gen<point_fault> gen_point_fault(std::uint32_t jobs) {
@@ -120,7 +123,9 @@ inline rc::Gen<std::uint32_t> gen_ppm() {
 
 // Database connections: the default ten, or a pool small enough to run dry;
 // shrinks to ten.
-inline rc::Gen<std::uint32_t> gen_pool_size() { return shrinking_element<std::uint32_t>({{1, 10}, {1, 1}, {1, 2}, {1, 3}}); }
+inline rc::Gen<std::uint32_t> gen_pool_size() {
+  return shrinking_element<std::uint32_t>({{1, 10}, {1, 1}, {1, 2}, {1, 3}});
+}
 
 // The shape of the world: the error mix, sizes, pool, timeouts, latencies.
 // The error mix comes first so that shrinking tries each rate at zero before
@@ -145,7 +150,8 @@ inline rc::Gen<schedule> gen_shape(std::uint32_t jobs) {
       gen_ppm(), gen_ppm(), gen_ppm(), rc::gen::inRange<std::uint32_t>(1, 5), gen_pool_size(),
       rc::gen::inRange<std::int64_t>(5, 61), rc::gen::inRange<std::int64_t>(10, 20'000),
       rc::gen::inRange<std::int64_t>(10, 2'000),
-      rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::just<std::int64_t>(0)}, {1, rc::gen::inRange<std::int64_t>(0, 2'000)}}));
+      rc::gen::weightedOneOf<std::int64_t>(
+          {{2, rc::gen::just<std::int64_t>(0)}, {1, rc::gen::inRange<std::int64_t>(0, 2'000)}}));
 }
 
 // Whether the vendor may reject an invoice (a 400, non-retryable).
@@ -176,8 +182,8 @@ inline rc::Gen<schedule> gen_schedule(rejections rejected = rejections::some) {
           for (std::uint32_t j : lost_acks)
             s.queue_faults.push_back({.what = queue_fault::kind::lose_delete, .job = job_name(j), .nth = 1});
           for (std::int64_t t : crash_times)
-            s.crashes.push_back({sim::instant::epoch() + sim::duration::from_ms(t),
-                                 static_cast<std::uint32_t>(t % s.workers), true});
+            s.crashes.push_back(
+                {sim::instant::epoch() + sim::duration::from_ms(t), static_cast<std::uint32_t>(t % s.workers), true});
           if (deploy_at) s.deploy_at_ms = *deploy_at;
           return s;
         },
@@ -200,8 +206,8 @@ inline rc::Gen<schedule> gen_schedule(rejections rejected = rejections::some) {
 inline rc::Gen<schedule> with_send_timeouts(rc::Gen<schedule> schedules) {
   return rc::gen::mapcat(std::move(schedules), [](schedule s) {
     const std::uint32_t jobs = s.jobs;
-    return rc::gen::map(rc::gen::container<std::vector<std::pair<std::uint32_t, std::int64_t>>>(
-                            rc::gen::pair(rc::gen::inRange<std::uint32_t>(0, jobs), rc::gen::inRange<std::int64_t>(1, 121))),
+    return rc::gen::map(rc::gen::container<std::vector<std::pair<std::uint32_t, std::int64_t>>>(rc::gen::pair(
+                            rc::gen::inRange<std::uint32_t>(0, jobs), rc::gen::inRange<std::int64_t>(1, 121))),
                         [s](const std::vector<std::pair<std::uint32_t, std::int64_t>>& timeouts) {
                           schedule out = s;
                           for (const auto& [job, after_s] : timeouts)
@@ -282,8 +288,8 @@ inline world_config correct_world(const schedule& s, std::uint64_t seed) {
     d.at = sim::instant::epoch() + sim::duration::from_ms(*s.deploy_at_ms);
     d.strategy = s.deploy;
     // Long enough for any slice here, a lost response's client timeout included.
-    d.grace_period = sim::duration::from_ms(s.model_ms + s.vendor_ms + s.vendor_spread_ms) +
-                     c.payments.client_timeout + sim::duration::from_s(60);
+    d.grace_period = sim::duration::from_ms(s.model_ms + s.vendor_ms + s.vendor_spread_ms) + c.payments.client_timeout +
+                     sim::duration::from_s(60);
     c.deploys.push_back(d);
   }
   return c;

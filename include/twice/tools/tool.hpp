@@ -31,9 +31,9 @@ struct tool_call {
 // far side acted (an ambiguous outcome).
 struct tool_result {
   int status = 0;
-  std::string error_code;   // "", "rate_limited", "unavailable", "idempotency_key_in_use", ...
-  std::string ref;          // the far side's object id ("re_3"), when it made one
-  bool replayed = false;    // an idempotent replay of a stored response (Stripe's Idempotent-Replayed)
+  std::string error_code;  // "", "rate_limited", "unavailable", "idempotency_key_in_use", ...
+  std::string ref;         // the far side's object id ("re_3"), when it made one
+  bool replayed = false;   // an idempotent replay of a stored response (Stripe's Idempotent-Replayed)
   sim::duration retry_after = sim::duration::zero();  // from a 429
 
   bool ok() const { return status >= 200 && status < 300; }

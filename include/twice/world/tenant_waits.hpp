@@ -17,7 +17,7 @@ class world;
 
 struct tenant_wait {
   std::string tenant;
-  std::uint64_t jobs = 0;           // arrived before the story ended
+  std::uint64_t jobs = 0;            // arrived before the story ended
   std::uint64_t never_received = 0;  // still waiting when it ended
   sim::duration p50, p99, max;       // nearest-rank percentiles of the waits
   // More than an equal share of the tenants' jobs: the noisy neighbour

@@ -532,26 +532,26 @@ TEST_CASE("stats count states, events and receive counts at the end", "[queue]")
   world w(config);
   queue& dlq = w.add_dead_letter("dlq");
 
-  w.q.send("deleted");                               // deleted after 1 receive
-  w.q.send("redriven");                              // redriven after 2 receives
+  w.q.send("deleted");   // deleted after 1 receive
+  w.q.send("redriven");  // redriven after 2 receives
   const auto first = w.receive_now(at_most(2));
   REQUIRE(first.size() == 2);
   CHECK(w.q.delete_message(first[0].handle) == queue_status::ok);
   w.run_until(at(10_s));
-  REQUIRE(w.receive_now().size() == 1);              // "redriven", 2nd delivery
+  REQUIRE(w.receive_now().size() == 1);  // "redriven", 2nd delivery
   w.run_until(at(20_s));
-  w.q.send("expires", 900_s);                        // still delayed when retention ends at 140 s
-  CHECK(w.receive_now().empty());                    // redrives "redriven"
+  w.q.send("expires", 900_s);      // still delayed when retention ends at 140 s
+  CHECK(w.receive_now().empty());  // redrives "redriven"
   w.run_until(at(100_s));
   w.q.send("in-flight");
   w.q.send("visible");
   w.q.send("delayed", 60_s);
-  REQUIRE(w.receive_now().size() == 1);              // "in-flight"
+  REQUIRE(w.receive_now().size() == 1);  // "in-flight"
   w.run_until(at(140_s));
 
   const queue_stats s = w.q.stats();
-  CHECK(s.visible == 2);    // "visible", and "in-flight" whose 10 s lease ended at 110 s
-  CHECK(s.delayed == 1);    // "delayed", until 160 s
+  CHECK(s.visible == 2);  // "visible", and "in-flight" whose 10 s lease ended at 110 s
+  CHECK(s.delayed == 1);  // "delayed", until 160 s
   CHECK(s.in_flight == 0);
   CHECK(s.sent == 6);
   CHECK(s.received == 4);
@@ -630,8 +630,8 @@ TEST_CASE("a move task sends the dead letters back as new messages, oldest first
   // A third dead letter, leased by someone reading the DLQ: in flight, it stays.
   w.run_until(at(days(3)));
   const message_id third = dlq.send("job-3");
-  REQUIRE(w.receive_now(dlq, at_most(10)).size() == 3);  // every one leased for 30 s
-  w.run_until(at(days(3) + 31_s));                        // job-1 and job-2 visible again...
+  REQUIRE(w.receive_now(dlq, at_most(10)).size() == 3);           // every one leased for 30 s
+  w.run_until(at(days(3) + 31_s));                                // job-1 and job-2 visible again...
   REQUIRE(w.receive_now(dlq, leased_for(hours(1))).size() == 1);  // ...and the oldest one leased again
 
   const std::size_t moved = dlq.move_visible_to(w.q, [](std::string_view body) { return body != "job-3"; });

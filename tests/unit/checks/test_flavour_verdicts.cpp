@@ -50,7 +50,8 @@ amount_cents = 1999
 [[deploy]]
 at = "5s"
 sha = "v2"
-strategy = ")" + std::string(strategy) +
+strategy = ")" +
+         std::string(strategy) +
          R"("
 grace_period = "30s"
 startup = "5s"
@@ -126,16 +127,16 @@ type = "notify"
 }
 }  // namespace
 
-TEST_CASE("a write tool of your own is not claimed unless it asks: the overlap sends twice",
-          "[verdicts][claim]") {
+TEST_CASE("a write tool of your own is not claimed unless it asks: the overlap sends twice", "[verdicts][claim]") {
   const auto r = run_text(sms_job(""));
   CHECK(r.records("claim_skipped").empty());
   CHECK_FALSE(r.at("one_effect_per_step").held);
 }
 
-TEST_CASE("a claimed step skipped by an overlapping slice is traced, and done before the effect breaks "
-          "done_jobs_had_effects",
-          "[verdicts][claim]") {
+TEST_CASE(
+    "a claimed step skipped by an overlapping slice is traced, and done before the effect breaks "
+    "done_jobs_had_effects",
+    "[verdicts][claim]") {
   const auto r = run_text(sms_job("claim = true"));
   const auto skipped = r.records("claim_skipped");
   REQUIRE(skipped.size() == 1);
@@ -168,8 +169,7 @@ TEST_CASE("a verdict the budget cut short is not judged, and [expect] does not p
   CHECK(longer.at("no_message_lost").judged);
 }
 
-TEST_CASE("an ack the broker ignored says so: the message went out again since that receive",
-          "[verdicts][pubsub]") {
+TEST_CASE("an ack the broker ignored says so: the message went out again since that receive", "[verdicts][pubsub]") {
   // Pub/Sub without lease management: a 25 s job under the 10 s ack
   // deadline, two workers. The first worker's ack comes after the second
   // took the message.

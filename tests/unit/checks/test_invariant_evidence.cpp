@@ -17,10 +17,10 @@
 
 using namespace twice;
 using namespace twice::test_worlds;
-using sim::duration;
-using sim::instant;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
+using sim::duration;
+using sim::instant;
 
 namespace {
 std::string secs(instant t) { return fmt::format("{}.{:06}s", t.us() / 1'000'000, t.us() % 1'000'000); }
@@ -97,9 +97,10 @@ TEST_CASE("every_job_ends reports the attempts that started, and the row's count
     const std::size_t started = r.records("attempt_start").size();
     REQUIRE(started > 100);
     REQUIRE(r.w->db().find_job("job_1")->attempts == 1);
-    CHECK(v.evidence == std::vector<std::string>{fmt::format(
-                            "job_1 is queued after {} attempts (its row's attempt counter says 1), last error 503 unavailable",
-                            started)});
+    CHECK(v.evidence ==
+          std::vector<std::string>{fmt::format(
+              "job_1 is queued after {} attempts (its row's attempt counter says 1), last error 503 unavailable",
+              started)});
   }
   SECTION("a run cut short: every open job, counted, each with the attempts it had") {
     world_config c = base();
@@ -122,7 +123,8 @@ TEST_CASE("attempts_monotonic names the job and the numbers, and counts every re
   REQUIRE_FALSE(v.held);
   const auto starts = r.records("attempt_start");
   REQUIRE(starts.size() > 5);
-  CHECK(v.detail == fmt::format("a job's attempt counter repeated or went backwards ({} in all, 4 shown)", starts.size() - 1));
+  CHECK(v.detail ==
+        fmt::format("a job's attempt counter repeated or went backwards ({} in all, 4 shown)", starts.size() - 1));
   REQUIRE(v.evidence.size() == 4);
   for (std::size_t i = 0; i < 4; ++i) {
     INFO(v.evidence[i]);
@@ -141,7 +143,8 @@ TEST_CASE("leases_exclusive_or_absorbed says when the other slice wrote and when
     REQUIRE_FALSE(v.held);
     const sim::trace_record& first_write = new_write_of(r, "worker/0", 3);
     const sim::trace_record& second_write = new_write_of(r, "worker/1", 3);
-    const sim::trace_record& first_ack = *r.records("ack", "worker/0").at(0);  // (the redelivery it found done acks too)
+    const sim::trace_record& first_ack =
+        *r.records("ack", "worker/0").at(0);  // (the redelivery it found done acks too)
     const sim::trace_record& first_end = *r.records("slice_end", "worker/0").at(0);
     const sim::trace_record& second_start = only(r.records("attempt_start", "worker/1"));
     // The story this test is about: worker/0 acked, and only then did worker/1 write.
@@ -196,8 +199,9 @@ TEST_CASE("backoff_within_cap names the two backoffs whose envelope fell", "[inv
   REQUIRE(why != std::string::npos);
   long long from_us = 0, to_us = 0, attempt = 0;
   char at[32] = {};
-  REQUIRE(std::sscanf(line.c_str() + why, "  <- the envelope fell from %lldus (the backoff after attempt %lld at %31s to %lldus",
-                      &from_us, &attempt, at, &to_us) == 4);
+  REQUIRE(std::sscanf(line.c_str() + why,
+                      "  <- the envelope fell from %lldus (the backoff after attempt %lld at %31s to %lldus", &from_us,
+                      &attempt, at, &to_us) == 4);
   std::string earlier_at(at);
   REQUIRE(earlier_at.ends_with(")"));
   earlier_at.pop_back();
@@ -240,7 +244,8 @@ TEST_CASE("no_retry_of_non_retryable names the job that heard the 4xx, not anoth
     CHECK_THAT(backoff, Contains(" backoff job=\"job_2\""));
     CHECK_THAT(heard, Contains(" tool_call job=\"job_2\"") && Contains("status=400"));
     // The same worker heard the answer and scheduled the retry.
-    const std::string actor = backoff.substr(backoff.find(' ') + 1, backoff.find(' ', backoff.find(' ') + 1) - backoff.find(' ') - 1);
+    const std::string actor =
+        backoff.substr(backoff.find(' ') + 1, backoff.find(' ', backoff.find(' ') + 1) - backoff.find(' ') - 1);
     CHECK_THAT(heard, Contains("s " + actor + " tool_call"));
   }
 }
@@ -279,18 +284,22 @@ TEST_CASE("database_not_stalled says how long each transaction waited", "[invari
                                sim::format_duration(duration::from_us(*stalls[i]->get_int("waited_us"))) +
                                " for a connection, longer than 5s");
   if (stalls.size() > 4)
-    CHECK(v.detail == fmt::format("a transaction waited too long for a connection: the pool was exhausted ({} in all, 4 shown)",
-                                  stalls.size()));
+    CHECK(v.detail ==
+          fmt::format("a transaction waited too long for a connection: the pool was exhausted ({} in all, 4 shown)",
+                      stalls.size()));
 }
 
-TEST_CASE("done_jobs_paid_in_full names the first unpaid job, its invoice, what was paid and asked, and counts the rest",
-          "[invariants][evidence]") {
+TEST_CASE(
+    "done_jobs_paid_in_full names the first unpaid job, its invoice, what was paid and asked, and counts the rest",
+    "[invariants][evidence]") {
   world_config c = base();
   for (int i = 1; i <= 3; ++i) c.jobs.push_back(agent_job(fmt::format("job_{}", i), fmt::format("inv_{}", i), 100 * i));
   c.runtime.rules.checkpoint = checkpoint_mode::before_effect;
   // job_1 pays; job_2 and job_3 crash once between the checkpoint and the refund, and their retries skip it.
-  c.point_faults.push_back({.point = "before_tool", .tool = "refund", .job = "job_2", .attempt = 0u, .action = point_action::crash});
-  c.point_faults.push_back({.point = "before_tool", .tool = "refund", .job = "job_3", .attempt = 0u, .action = point_action::crash});
+  c.point_faults.push_back(
+      {.point = "before_tool", .tool = "refund", .job = "job_2", .attempt = 0u, .action = point_action::crash});
+  c.point_faults.push_back(
+      {.point = "before_tool", .tool = "refund", .job = "job_3", .attempt = 0u, .action = point_action::crash});
   const checked_world r = run_checked_world(c);
   const verdict& v = r.at("done_jobs_paid_in_full");
   REQUIRE_FALSE(v.held);

@@ -77,7 +77,8 @@ TEST_CASE("the double refund violates no_double_payment and ledgers_agree, with 
   CHECK(all_hold(fixed));
 }
 
-TEST_CASE("resetting the attempt counter breaks monotonic attempts, the backoff envelope, and liveness", "[invariants]") {
+TEST_CASE("resetting the attempt counter breaks monotonic attempts, the backoff envelope, and liveness",
+          "[invariants]") {
   world_config c = one_job();
   c.runtime.rules.reset_attempts_on_reenqueue = true;
   c.runtime.retry.maximum_attempts = 3;
@@ -138,7 +139,8 @@ TEST_CASE("a Retry-After above the cap keeps backoff_within_cap", "[invariants]"
   }
 }
 
-TEST_CASE("overlapping slices that both write violate leases_exclusive_or_absorbed unless a key absorbs it", "[invariants]") {
+TEST_CASE("overlapping slices that both write violate leases_exclusive_or_absorbed unless a key absorbs it",
+          "[invariants]") {
   world_config c = one_job();
   c.queue.visibility_timeout = duration::from_s(10);
   c.model.latency = latency_model::fixed(duration::from_s(30));
@@ -236,7 +238,8 @@ TEST_CASE("an email claimed before a send that never happened violates done_jobs
 TEST_CASE("a done job whose invoice was refunded only in part violates done_jobs_paid_in_full", "[invariants]") {
   world_config c = one_job();
   c.jobs[0].steps.push_back({"refund", "inv_1", 300});  // step 4: inv_1 is asked 500 + 300 cents
-  c.point_faults.push_back({.point = "before_tool", .tool = "refund", .step = 4, .attempt = 0u, .action = point_action::crash});
+  c.point_faults.push_back(
+      {.point = "before_tool", .tool = "refund", .step = 4, .attempt = 0u, .action = point_action::crash});
   CHECK(all_hold(run_checked(c)));
   c.runtime.rules.checkpoint = checkpoint_mode::before_effect;  // step 4 is checkpointed, then the crash loses it
   const checked_run r = run_checked(c);
@@ -353,8 +356,7 @@ TEST_CASE("rows repeating a key, and refunds of an invoice no job names, are rep
   CHECK(verdicts.at("done_jobs_paid_in_full").held);
 }
 
-TEST_CASE("a tenant within its share that waits behind another's backlog violates no_tenant_starved",
-          "[invariants]") {
+TEST_CASE("a tenant within its share that waits behind another's backlog violates no_tenant_starved", "[invariants]") {
   world_config c;
   c.workers = 2;
   c.model.latency = latency_model::fixed(duration::from_s(10));
@@ -387,8 +389,7 @@ TEST_CASE("a sample of the job queue over an alarm violates backlog_within_bound
   world_config c = one_job();
   c.workers = 1;
   c.jobs.clear();
-  for (int i = 0; i < 30; ++i)
-    c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 500));
+  for (int i = 0; i < 30; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 500));
   SECTION("no alarm set: nothing to hold") {
     const checked_run r = run_checked(c);
     CHECK(r.verdicts.at("backlog_within_bound").held);

@@ -64,8 +64,7 @@ TEST_CASE("each catalogue incident reaches the situations its story tells", "[si
         S{"lease_expired_mid_slice", "redelivered_to_another_worker"});
   CHECK(reached_by("visibility_shorter_than_tool_fixed.toml") == S{"lease_extended"});
   // Sidekiq's -t ends the drain with a slice in flight that had written.
-  CHECK(reached_by("sidekiq_term_timeout.toml") ==
-        S{"crash_after_write_before_ack", "pod_drained", "drain_timed_out"});
+  CHECK(reached_by("sidekiq_term_timeout.toml") == S{"crash_after_write_before_ack", "pod_drained", "drain_timed_out"});
   CHECK(reached_by("deploy_drain.toml") == S{"pod_drained"});  // the drain finishes in time
   // Kafka: a member's slow batch outlives max.poll.interval.ms, the group rebalances under it.
   CHECK(reached_by("kafka_max_poll_interval.toml") == S{"redelivered_to_another_worker", "rebalance_mid_batch"});

@@ -29,9 +29,8 @@ sweep_input brooker(const std::vector<std::string>& only, const std::string& rat
   sweep_axis strategy = in.grid.vary[0];
   REQUIRE(strategy.path == "strategy");
   if (!only.empty())
-    std::erase_if(strategy.values, [&](const doc_node& v) {
-      return std::find(only.begin(), only.end(), value_text(v)) == only.end();
-    });
+    std::erase_if(strategy.values,
+                  [&](const doc_node& v) { return std::find(only.begin(), only.end(), value_text(v)) == only.end(); });
   in.grid.vary = {strategy};
   if (!clients.empty()) in.grid.vary.push_back(axis("workers.count=" + clients));
   in.grid.vary.push_back(axis("tools.read.error_rates.unavailable=" + rates));
@@ -69,7 +68,9 @@ TEST_CASE("Brooker's client count: with many small clients, breakers stop retryi
           "[sweep][brooker]") {
   const sweep_result r = run_sweep(brooker({"adaptive_10pct", "breaker_10pct"}, "0.05", "10,1000"), 2);
   REQUIRE(r.cells.size() == 4);
-  const auto a = [&](std::string strategy, std::string clients) { return amplification(r, {strategy, clients, "0.05"}); };
+  const auto a = [&](std::string strategy, std::string clients) {
+    return amplification(r, {strategy, clients, "0.05"});
+  };
   INFO("adaptive: 10 clients " << a("adaptive_10pct", "10") << ", 1000 clients " << a("adaptive_10pct", "1000")
                                << "; breaker: 10 clients " << a("breaker_10pct", "10") << ", 1000 clients "
                                << a("breaker_10pct", "1000"));
@@ -159,7 +160,8 @@ std::size_t alarm_runs(const sweep_cell& c) {
 
 }  // namespace
 
-TEST_CASE("a metastable retry storm: past a 2 s trigger, retries alone keep the checks failing", "[sweep][metastable]") {
+TEST_CASE("a metastable retry storm: past a 2 s trigger, retries alone keep the checks failing",
+          "[sweep][metastable]") {
   const sweep_result r = metastable("metastable_retry_storm.toml");
   REQUIRE(r.cells.size() == 12);
   for (const std::string end : {"10500ms", "11s", "13s", "20s"}) {
@@ -205,7 +207,9 @@ TEST_CASE("a metastable retry storm's fixes keep the damage in proportion to the
       CHECK(c.violated.empty());
       // Most checks are served as if nothing happened: the system recovered.
       CHECK(c.job_time_us.p50 < 200'000);
-      if (trigger_s(end) <= 1) CHECK(c.dead_letters <= 1);
-      else CHECK(c.dead_letters < lost / 3);
+      if (trigger_s(end) <= 1)
+        CHECK(c.dead_letters <= 1);
+      else
+        CHECK(c.dead_letters < lost / 3);
     }
 }

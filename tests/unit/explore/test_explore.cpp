@@ -120,7 +120,8 @@ TEST_CASE("[explore] mistakes are located, with did-you-mean", "[explore]") {
         std::vector<std::string>{"x.toml:12:17: explore.vary.\"crash[0].at\": expected a range [lo, hi] like "
                                  "[\"1s\", \"30s\"], found 1 value"});
   CHECK(errors_of(base + "[explore.vary]\n\"workers.count\" = [0, 3]\n") ==
-        std::vector<std::string>{"x.toml:12:20: explore.vary.\"workers.count\"[0]: must be between 1 and 10000, found 0"});
+        std::vector<std::string>{
+            "x.toml:12:20: explore.vary.\"workers.count\"[0]: must be between 1 and 10000, found 0"});
   // Unquoted, TOML reads the dots as tables.
   const std::vector<std::string> dotted = errors_of(base + "[explore.vary]\ncrash.at = [\"1s\", \"2s\"]\n");
   REQUIRE(dotted.size() == 1);
@@ -309,7 +310,8 @@ TEST_CASE("the dead-letter queue's retention and redrive vary like any duration"
 }
 
 TEST_CASE("explore finds the same things whatever the thread count", "[explore]") {
-  const explore_input in = prepared_ok(flip(catalogue("double_refund_fixed.toml"), "key = \"stable\"", "key = \"none\""));
+  const explore_input in =
+      prepared_ok(flip(catalogue("double_refund_fixed.toml"), "key = \"stable\"", "key = \"none\""));
   explore_options options;
   options.runs = 12;
   options.all = true;
@@ -329,7 +331,8 @@ TEST_CASE("explore finds the same things whatever the thread count", "[explore]"
 }
 
 TEST_CASE("a guided exploration is a function of the file and the seed, and its repro reproduces", "[explore]") {
-  const explore_input in = prepared_ok(flip(catalogue("double_refund_fixed.toml"), "key = \"stable\"", "key = \"none\""));
+  const explore_input in =
+      prepared_ok(flip(catalogue("double_refund_fixed.toml"), "key = \"stable\"", "key = \"none\""));
   explore_options options;
   options.runs = 40;
   options.all = true;
@@ -412,8 +415,8 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
       {"email_no_dedupe_fixed.toml", "claim = true", "claim = false", "one_effect_per_step"},
       {"dedupe_window_expired_fixed.toml", "progress = \"per_step\"\nsteps", "progress = \"none\"\nsteps",
        "one_effect_per_step"},
-      {"noisy_tenant_fixed.toml", "message_group_id = \"tenant\"", "message_group_id = \"none\"",
-       "no_tenant_starved", 12},
+      {"noisy_tenant_fixed.toml", "message_group_id = \"tenant\"", "message_group_id = \"none\"", "no_tenant_starved",
+       12},
       {"billing_retry_double_charge_fixed.toml", "pass_key_to_vendor = true\n", "pass_key_to_vendor = false\n",
        "no_double_payment", 40},
       {"noisy_tenant_queues.toml", "queues = \"one_per_tenant\"", "queues = \"shared\"", "no_tenant_starved", 12},
@@ -439,15 +442,15 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
        "no_tenant_starved", 8},
       {"sidekiq_term_timeout_fixed.toml", "shutdown_timeout = \"1m\"", "shutdown_timeout = \"25s\"",
        "no_double_payment"},
-      {"sidekiq_shutdown_wrapped_fixed.toml", "\nwrapped_shutdown = \"not_retried\"\n", "\nwrapped_shutdown = \"retried\"\n",
-       "no_double_payment"},
+      {"sidekiq_shutdown_wrapped_fixed.toml", "\nwrapped_shutdown = \"not_retried\"\n",
+       "\nwrapped_shutdown = \"retried\"\n", "no_double_payment"},
       {"celery_eta_beyond_visibility_fixed.toml", "visibility_timeout = \"3h\"", "visibility_timeout = \"1h\"",
        "no_double_payment"},
       {"pubsub_no_lease_management_fixed.toml", "flavour = \"pubsub\"\n",
        "flavour = \"pubsub\"\n\n[pubsub]\nlease_management = false\n", "no_double_payment"},
       {"kafka_max_poll_interval_fixed.toml", "max_poll_records = 2\n", "", "no_double_payment"},
-      {"attempts_counted_past_limit_fixed.toml", "\nattempts_left = \"below_limit\"\n", "\nattempts_left = \"not_at_limit\"\n",
-       "attempts_within_limit"},
+      {"attempts_counted_past_limit_fixed.toml", "\nattempts_left = \"below_limit\"\n",
+       "\nattempts_left = \"not_at_limit\"\n", "attempts_within_limit"},
       {"kafka_no_job_table_fixed.toml", "\nwork_id = \"job\"\n", "\nwork_id = \"message\"\n", "no_double_payment"},
       {"kafka_offset_stored_early_fixed.toml", "enable_auto_offset_store = false\n", "", "every_job_ends"},
       {"pubsub_redelivered_forever_fixed.toml",
@@ -462,8 +465,8 @@ TEST_CASE("each bug switch of the catalogue is found, shrunk and reproduced", "[
        "execution_timeout = \"50s\"\n\n[queue]\nmax_receive_count = 5\n\n[discipline]\nkey = \"stable\"",
        "execution_timeout = \"30s\"\n\n[queue]\nmax_receive_count = 5\n\n[discipline]\nkey = \"none\"",
        "no_double_payment"},
-      {"slice_cannot_heartbeat_fixed.toml", "[split]\ntool = \"model\"\nvisibility_timeout = \"15m\"\nworkers = 1\n", "",
-       "leases_exclusive_or_absorbed"},
+      {"slice_cannot_heartbeat_fixed.toml", "[split]\ntool = \"model\"\nvisibility_timeout = \"15m\"\nworkers = 1\n",
+       "", "leases_exclusive_or_absorbed"},
   };
   for (const bug& b : bugs) {
     INFO(b.file << ": " << b.to);

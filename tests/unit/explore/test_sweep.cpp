@@ -82,8 +82,9 @@ TEST_CASE("[sweep] holds the default grid; a bad one is a located error", "[swee
         "t.toml:6:20: sweep.vary.workers.count[0]: expected a string, a number or a boolean, as the key takes it");
   // An axis of cases.
   const load_result cases = load_scenario_text(
-      job + "[sweep.vary]\nstrategy = [{ name = \"none\", \"retry.maximum_attempts\" = 1 },\n"
-            "  { name = \"capped\", \"retry.maximum_attempts\" = 4, \"retry.maximum_interval\" = \"5s\" }]\n",
+      job +
+          "[sweep.vary]\nstrategy = [{ name = \"none\", \"retry.maximum_attempts\" = 1 },\n"
+          "  { name = \"capped\", \"retry.maximum_attempts\" = 4, \"retry.maximum_interval\" = \"5s\" }]\n",
       "t.toml");
   REQUIRE(cases.ok());
   REQUIRE(cases.value->sweep.vary.size() == 1);
@@ -94,7 +95,8 @@ TEST_CASE("[sweep] holds the default grid; a bad one is a located error", "[swee
   CHECK(error_of("[sweep.vary]\nstrategy = [{ name = \"a\", \"retry.maximum_attempts\" = 1 }, 4]\n") ==
         "t.toml:6:59: sweep.vary.strategy[1]: expected a case like { name = \"bucket\", \"retry.maximum_attempts\" = "
         "4 }, as the first value of this axis is");
-  CHECK(error_of("[sweep.vary]\nstrategy = [{ name = \"a\" }]\n") == "t.toml:6:13: sweep.vary.strategy[0]: the case a sets no key");
+  CHECK(error_of("[sweep.vary]\nstrategy = [{ name = \"a\" }]\n") ==
+        "t.toml:6:13: sweep.vary.strategy[0]: the case a sets no key");
   CHECK(error_of("[sweep.vary]\nseed = [1, 2]\n") ==
         "t.toml:6:1: sweep.vary.seed: a sweep varies the world; the seeds are [sweep] seeds, and [sweep] and "
         "[explore] are not part of a run");
@@ -245,18 +247,20 @@ TEST_CASE("a sweep holds every seed's verdicts against the cell's [expect]", "[s
   CHECK(held.failed[0].second.starts_with("expected to be violated, but held: "));
 
   // [expect] ignore: skipped, never failed.
-  const sweep_result ignored = run_sweep(
-      prepared_ok(catalogue("double_refund.toml") + "ignore = [{ invariant = \"every_job_ends\", reason = \"not here\" }]\n",
-                  {axis("workers.count=1")}, 1),
-      1);
+  const sweep_result ignored =
+      run_sweep(prepared_ok(catalogue("double_refund.toml") +
+                                "ignore = [{ invariant = \"every_job_ends\", reason = \"not here\" }]\n",
+                            {axis("workers.count=1")}, 1),
+                1);
   CHECK(check_of(ignored.cells[0], "every_job_ends").ignored == std::optional<std::string>("not here"));
 }
 
 TEST_CASE("a sweep cell's --vary arguments give that cell alone, read back as written", "[sweep][junit]") {
   // A string that reads as a number is quoted; a float keeps its point.
-  const sweep_result r = run_sweep(prepared_ok(catalogue("double_refund.toml"),
-                                               {axis("name=\"10\",ten"), axis("vendor.error_rates.unavailable=0.0")}, 1),
-                                   1);
+  const sweep_result r =
+      run_sweep(prepared_ok(catalogue("double_refund.toml"),
+                            {axis("name=\"10\",ten"), axis("vendor.error_rates.unavailable=0.0")}, 1),
+                1);
   REQUIRE(r.cells.size() == 2);
   CHECK(r.cells[0].vary_arguments == std::vector<std::string>{"name=\"10\"", "vendor.error_rates.unavailable=0.0"});
   CHECK(r.cells[1].vary_arguments == std::vector<std::string>{"name=ten", "vendor.error_rates.unavailable=0.0"});

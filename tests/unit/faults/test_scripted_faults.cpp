@@ -46,7 +46,8 @@ std::vector<point_action> job_1_outcomes(std::vector<point_fault> points, std::v
     const auto attempt = static_cast<std::uint32_t>(i + 1);
     out.push_back(plan.at_point({"worker/0", "job_1", attempt, "after_tool", 1, "refund"}));
     plan.at_point({"worker/1", "job_2", attempt, "after_tool", 1, "refund"});
-    plan.duplicate_delivery({.id = 1, .handle = 1, .body = "job_2", .receive_count = attempt, .sent_at = {}, .eta = {}});
+    plan.duplicate_delivery(
+        {.id = 1, .handle = 1, .body = "job_2", .receive_count = attempt, .sent_at = {}, .eta = {}});
   }
   return out;
 }
@@ -59,7 +60,8 @@ std::vector<bool> duplicate_outcomes(std::vector<point_fault> points, std::vecto
     const auto attempt = static_cast<std::uint32_t>(i + 1);
     plan.at_point({"worker/0", "job_1", attempt, "after_tool", 1, "refund"});
     plan.at_point({"worker/1", "job_2", attempt, "after_tool", 1, "refund"});
-    out.push_back(plan.duplicate_delivery({.id = 1, .handle = 1, .body = "job_2", .receive_count = attempt, .sent_at = {}, .eta = {}}));
+    out.push_back(plan.duplicate_delivery(
+        {.id = 1, .handle = 1, .body = "job_2", .receive_count = attempt, .sent_at = {}, .eta = {}}));
   }
   return out;
 }
@@ -108,9 +110,7 @@ TEST_CASE("fault streams: a rule's draws do not depend on the other rules", "[fa
     CHECK(errors > 0);
   }
 
-  SECTION("a probabilistic queue rule") {
-    CHECK(job_1_outcomes({watched()}, {duplicate_by_chance(500'000)}) == alone);
-  }
+  SECTION("a probabilistic queue rule") { CHECK(job_1_outcomes({watched()}, {duplicate_by_chance(500'000)}) == alone); }
 
   SECTION("an identical second rule draws from a stream of its own") {
     const std::vector<point_action> twice_over = job_1_outcomes({watched(), watched()}, {});
@@ -131,10 +131,9 @@ TEST_CASE("fault streams: a queue rule's draws do not depend on the point rules"
   const std::vector<bool> alone = duplicate_outcomes({}, {duplicate_by_chance(500'000)});
   CHECK(std::count(alone.begin(), alone.end(), true) > rounds / 4);
   CHECK(duplicate_outcomes({watched()}, {duplicate_by_chance(500'000)}) == alone);
-  CHECK(duplicate_outcomes({}, {duplicate_by_chance(500'000), {.what = queue_fault::kind::lose_delete,
-                                                               .job = "",
-                                                               .nth = 1,
-                                                               .probability_ppm = 500'000}}) == alone);
+  CHECK(duplicate_outcomes(
+            {}, {duplicate_by_chance(500'000),
+                 {.what = queue_fault::kind::lose_delete, .job = "", .nth = 1, .probability_ppm = 500'000}}) == alone);
 }
 
 TEST_CASE("fault streams are named by the rule, not by its position", "[faults]") {

@@ -410,8 +410,8 @@ TEST_CASE("dead_letter_threshold: unlimited attempts and no redrive", "[lint]") 
                                  "forever") &&
                         Contains("until the queue's retention, 96h, drops it") &&
                         Contains("neither is ever dead-lettered"));
-  CHECK_THAT(w.fix, Contains("Set retry.maximum_attempts (e.g. 5)") &&
-                        Contains("Or set queue.max_receive_count (e.g. 5)"));
+  CHECK_THAT(w.fix,
+             Contains("Set retry.maximum_attempts (e.g. 5)") && Contains("Or set queue.max_receive_count (e.g. 5)"));
 
   c.dead_letter_queue = false;
   const lint_warning no_dlq = only_warning(c);
@@ -449,9 +449,8 @@ TEST_CASE("dead_letter_threshold: with the reset, only a redrive bounds a crash 
   // One attempt allowed: the first failure dead-letters the job, but every
   // crash's redelivery starts the count again.
   c.runtime.retry.maximum_attempts = 1;
-  CHECK_THAT(dead_letter_warning(c).why,
-             Contains("a crash loop never reaches retry.maximum_attempts = 1") && Contains("comes back every") &&
-                 !Contains("re-enqueued forever"));
+  CHECK_THAT(dead_letter_warning(c).why, Contains("a crash loop never reaches retry.maximum_attempts = 1") &&
+                                             Contains("comes back every") && !Contains("re-enqueued forever"));
   // Retries inside the slice count up within a delivery: a failing job is
   // dead-lettered, a crash loop is not.
   c.runtime.retry.maximum_attempts = 5;
@@ -672,11 +671,11 @@ TEST_CASE("dead_letters_unread: a dead-letter queue nobody reads that keeps no l
 
 // ---- 17. redrive_after_key_expiry -------------------------------------------------------
 
-TEST_CASE("redrive_after_key_expiry: a redrive later than the provider keeps keys, of an unrecorded refund",
-          "[lint]") {
+TEST_CASE("redrive_after_key_expiry: a redrive later than the provider keeps keys, of an unrecorded refund", "[lint]") {
   world_config c = clean_config();
   c.jobs.push_back(make_job({"payouts", progress_mode::none, {{"refund", "inv_{job}", 100, 1}}}, "payout_1"));
-  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(30 * 3600), .times = 1, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
+  c.dead_letter_redrive = dead_letter_redrive_config{
+      .after = duration::from_s(30 * 3600), .times = 1, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
   const lint_warning w = only_warning(c);
   CHECK(w.rule == "redrive_after_key_expiry");
   CHECK(w.setting == "dead_letter_queue.redrive_after");
@@ -716,7 +715,8 @@ TEST_CASE("liveness_probe_blocked: a probe answered by the loop, and a call that
   const lint_warning w = only_warning(c);
   CHECK(w.rule == "liveness_probe_blocked");
   CHECK(w.setting == "runtime.liveness_probe");
-  CHECK_THAT(w.why, Contains("a call that blocks the loop 21s or more") && Contains("job_1 step 3 waits on the refund"));
+  CHECK_THAT(w.why,
+             Contains("a call that blocks the loop 21s or more") && Contains("job_1 step 3 waits on the refund"));
   CHECK_THAT(w.fix, Contains("thread of its own"));
   // The client timeout bounds the block.
   c.payments.client_timeout = duration::from_s(15);
@@ -766,7 +766,8 @@ TEST_CASE("client_timeout_below_p99: a caller that gives up before the far side 
   const lint_warning w = only_warning(c);
   CHECK(w.rule == "client_timeout_below_p99");
   CHECK(w.setting == "vendor.client_timeout");
-  CHECK_THAT(w.why, Contains("job_1 step 3 calls the refund tool with a client timeout of 2s, below its p99 latency 3s"));
+  CHECK_THAT(w.why,
+             Contains("job_1 step 3 calls the refund tool with a client timeout of 2s, below its p99 latency 3s"));
   c.payments.client_timeout = duration::from_s(3);
   CHECK(lint(c).empty());
   c.email.latency = latency_model::fixed(duration::from_s(3));
@@ -824,8 +825,7 @@ TEST_CASE("dedupe_window_below_retry_horizon: a dedupe window shorter than the r
 
 // ---- 22. tenants_share_queue_unfairly -------------------------------------------------
 
-TEST_CASE("tenants_share_queue_unfairly: tenants on one queue with no message groups, or too few consumers",
-          "[lint]") {
+TEST_CASE("tenants_share_queue_unfairly: tenants on one queue with no message groups, or too few consumers", "[lint]") {
   world_config c = clean_config();
   job_type a{"a_report", progress_mode::per_step, {{"read", "doc_{job}", 0, 1}}, "acme"};
   job_type b{"b_report", progress_mode::per_step, {{"read", "doc_{job}", 0, 1}}, "beta"};
@@ -1035,7 +1035,8 @@ TEST_CASE("max_lease_below_work: a Pub/Sub client that stops extending before th
 TEST_CASE("kafka_batch_beyond_poll_interval: one poll's batch outlasts max.poll.interval.ms", "[lint][kafka]") {
   world_config c = clean_kafka_config();
   CHECK(lint(c).empty());  // one job: a batch of one, well inside 5 minutes
-  for (int i = 2; i <= 40; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100, false));
+  for (int i = 2; i <= 40; ++i)
+    c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100, false));
   const lint_warning w = only_warning(c);
   CHECK(w.rule == "kafka_batch_beyond_poll_interval");
   CHECK(w.setting == "kafka.max_poll_records");
@@ -1191,7 +1192,10 @@ TEST_CASE("work_id_by_message: a consumer keyed on the messageId where a job can
   c.queue.fifo = true;  // deduplicated by the job's id: a retry within 5 minutes is dropped
   c.message_group = message_group_source::job;
   CHECK(lint(c).empty());
-  c.queue_faults.push_back({.what = queue_fault::kind::send_timeout, .job = "job_1", .nth = 1, .probability_ppm = 0,
+  c.queue_faults.push_back({.what = queue_fault::kind::send_timeout,
+                            .job = "job_1",
+                            .nth = 1,
+                            .probability_ppm = 0,
                             .resend_after = duration::from_s(6 * 60)});
   const lint_warning late = only_warning(c);
   CHECK(late.rule == "work_id_by_message");
@@ -1229,7 +1233,8 @@ TEST_CASE("work_id_by_message: off SQS the consumer keyed on the message keeps n
 TEST_CASE("kafka_batch_beyond_rebalance_timeout: a client's own rebalance timeout below one poll's batch",
           "[lint][kafka]") {
   world_config c = clean_kafka_config();
-  for (int i = 2; i <= 3; ++i) c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100, false));
+  for (int i = 2; i <= 3; ++i)
+    c.jobs.push_back(agent_job("job_" + std::to_string(i), "inv_" + std::to_string(i), 100, false));
   CHECK(lint(c).empty());  // unset: max.poll.interval.ms, well above three records
   c.runtime.kafka->group.rebalance_timeout = duration::from_s(1);
   const lint_warning w = only_warning(c);
@@ -1367,10 +1372,13 @@ std::vector<lint_fixture> lint_fixtures() {
   const std::string kafka = "[queue]\nflavour = \"kafka\"\n";
   std::vector<lint_fixture> out = {
       {"heartbeat_slow", "[runtime]\nheartbeat_interval = \"20s\"\n" + agent_jobs(1)},
-      {"lease_zero_heartbeat", "[queue]\nvisibility_timeout = \"0s\"\n[runtime]\nheartbeat_interval = \"1s\"\n" + agent_jobs(1)},
+      {"lease_zero_heartbeat",
+       "[queue]\nvisibility_timeout = \"0s\"\n[runtime]\nheartbeat_interval = \"1s\"\n" + agent_jobs(1)},
       {"lease_zero", "[queue]\nvisibility_timeout = \"0s\"\n" + agent_jobs(1)},
-      {"execution_timeout_near_lease", "[runtime]\nvisibility_timeout = \"1m\"\nexecution_timeout = \"58s\"\n" + agent_jobs(1)},
-      {"lease_below_13h_call", "[tools.model]\nlatency = { fixed = \"13h\" }\nclient_timeout = \"14h\"\n" + agent_jobs(1)},
+      {"execution_timeout_near_lease",
+       "[runtime]\nvisibility_timeout = \"1m\"\nexecution_timeout = \"58s\"\n" + agent_jobs(1)},
+      {"lease_below_13h_call",
+       "[tools.model]\nlatency = { fixed = \"13h\" }\nclient_timeout = \"14h\"\n" + agent_jobs(1)},
       {"client_timeout", "[tools.model]\nclient_timeout = \"1s\"\n" + agent_jobs(1)},
       {"refund_as_tools_refund", "[tools.refund]\nservers = 2\n[discipline]\nkey = \"none\"\n" + agent_jobs(2)},
       {"orphan_rescue_early", "[runtime.orphan_rescue]\nrescue_after = \"5s\"\n" + agent_jobs(1)},
@@ -1379,7 +1387,8 @@ std::vector<lint_fixture> lint_fixtures() {
        "[[deploy]]\nat = \"5s\"\nsha = \"v2\"\nstrategy = \"drain\"\ngrace_period = \"5s\"\n" + agent_jobs(1)},
       {"email_rolling_kill",
        "[[job_type]]\nname = \"welcome\"\nsteps = [{ tool = \"email\", target = \"user_{job}\" }]\n"
-       "[[job]]\nid = \"job_1\"\ntype = \"welcome\"\n" + rolling_kill},
+       "[[job]]\nid = \"job_1\"\ntype = \"welcome\"\n" +
+           rolling_kill},
       {"sqs_tenants", sqs + tenant_jobs()},
       {"fifo_tenants", fifo + tenant_jobs()},
       {"sidekiq_tenants", sidekiq + tenant_jobs()},
@@ -1388,8 +1397,8 @@ std::vector<lint_fixture> lint_fixtures() {
       {"kafka_tenants", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n" + tenant_jobs()},
       {"sqs_unbounded", sqs + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
       {"pubsub_unbounded", pubsub + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
-      {"pubsub_no_cap", pubsub + "[retry]\nmaximum_interval = \"none\"\n[discipline]\nretry = \"in_slice\"\n" +
-                            agent_jobs(1)},
+      {"pubsub_no_cap",
+       pubsub + "[retry]\nmaximum_interval = \"none\"\n[discipline]\nretry = \"in_slice\"\n" + agent_jobs(1)},
       {"pubsub_short_lease", pubsub + "[pubsub]\nmax_lease_duration = \"5s\"\n" + agent_jobs(1)},
       {"pubsub_slow_heartbeat", pubsub + "[runtime]\nheartbeat_interval = \"8s\"\n" + agent_jobs(1)},
       {"sidekiq_unbounded", sidekiq + "[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
@@ -1400,10 +1409,12 @@ std::vector<lint_fixture> lint_fixtures() {
       {"celery_long_countdown",
        celery + "[retry]\ninitial_interval = \"400h\"\nmaximum_interval = \"400h\"\n" + agent_jobs(1)},
       {"celery_rolling_kill", celery + "[celery]\nacks_late = true\n" + agent_jobs(1) + rolling_kill},
-      {"kafka_unbounded", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n[retry]\nmaximum_attempts = 0\n" +
-                              agent_jobs(1)},
-      {"kafka_reset", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n[discipline]\nreset_attempts_on_reenqueue = "
-                              "true\n" + agent_jobs(1)},
+      {"kafka_unbounded",
+       kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n[retry]\nmaximum_attempts = 0\n" + agent_jobs(1)},
+      {"kafka_reset", kafka +
+                          "[kafka]\nauto_offset_reset = \"earliest\"\n[discipline]\nreset_attempts_on_reenqueue = "
+                          "true\n" +
+                          agent_jobs(1)},
       {"kafka_latest", kafka + agent_jobs(1)},
       {"kafka_rolling_kill", kafka + "[kafka]\nauto_offset_reset = \"earliest\"\n" + agent_jobs(1) + rolling_kill},
   };
@@ -1428,7 +1439,8 @@ load_result load_advised(const std::string& text, const lint_advice& advice) {
     const doc_node* tools = doc.root.find("tools");
     if (setting.starts_with("vendor.") && tools != nullptr && tools->find("refund") != nullptr)
       setting = "tools.refund." + setting.substr(7);
-    if (setting.starts_with("tools.refund.") && doc.root.find("vendor") != nullptr) setting = "vendor." + setting.substr(13);
+    if (setting.starts_with("tools.refund.") && doc.root.find("vendor") != nullptr)
+      setting = "vendor." + setting.substr(13);
     const std::optional<key_path> path = parse_key_path(setting);
     INFO(setting);
     REQUIRE(path.has_value());
@@ -1509,11 +1521,12 @@ TEST_CASE("lint: each broker's warnings in its own words", "[lint]") {
   // A kill mid-step is after the step's own effect: an email is sent, not refunded.
   const std::string email = warnings_of(
       "[[job_type]]\nname = \"welcome\"\nsteps = [{ tool = \"email\", target = \"user_{job}\" }]\n"
-      "[[job]]\nid = \"job_1\"\ntype = \"welcome\"\n" + rolling_kill);
+      "[[job]]\nid = \"job_1\"\ntype = \"welcome\"\n" +
+      rolling_kill);
   CHECK_THAT(email, Contains("die mid-step (after the email's send, before the ack)") && !Contains("refund"));
   // Kafka: what a kill costs is a session timeout and a rebalance.
-  const std::string kafka =
-      warnings_of("[queue]\nflavour = \"kafka\"\n[kafka]\nauto_offset_reset = \"earliest\"\n" + agent_jobs(1) + rolling_kill);
+  const std::string kafka = warnings_of("[queue]\nflavour = \"kafka\"\n[kafka]\nauto_offset_reset = \"earliest\"\n" +
+                                        agent_jobs(1) + rolling_kill);
   CHECK_THAT(kafka, Contains("the record is read again after the group's session timeout (45s) and a rebalance"));
   // Sidekiq's BasicFetch loses a killed job.
   const std::string sidekiq = warnings_of("[queue]\nflavour = \"sidekiq\"\n" + agent_jobs(1) + rolling_kill);

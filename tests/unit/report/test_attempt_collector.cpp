@@ -21,9 +21,9 @@ struct feed {
   std::int64_t now_us = 0;
   explicit feed(attempt_detail detail) : attempts(detail) {}
   void send(std::string_view worker, ev::payload body) {
-    attempts.on_event(ev::event{sim::instant::epoch() + sim::duration::from_us(++now_us), names.intern(worker),
-                                std::move(body)},
-                      names);
+    attempts.on_event(
+        ev::event{sim::instant::epoch() + sim::duration::from_us(++now_us), names.intern(worker), std::move(body)},
+        names);
   }
   void start(std::string_view job, std::string_view worker, std::uint32_t attempt) {
     ev::attempt_start s;
@@ -72,9 +72,9 @@ TEST_CASE("attempts past the first few: a first attempt done is counted, anythin
   f.start("job_f", "worker/3", 0);
   CHECK(f.attempts.started() == 8);
   CHECK(f.attempts.omitted() == 1);  // job_c's only attempt
-  CHECK(listed(f.attempts.take_attempts()) ==
-        std::vector<std::string>{"job_a#0 done", "job_b#0 done", "job_d#0 retry", "job_d#1 done", "job_e#0 done",
-                                 "job_e#1 done", "job_f#0 running"});
+  CHECK(listed(f.attempts.take_attempts()) == std::vector<std::string>{"job_a#0 done", "job_b#0 done", "job_d#0 retry",
+                                                                       "job_d#1 done", "job_e#0 done", "job_e#1 done",
+                                                                       "job_f#0 running"});
 }
 
 TEST_CASE("attempts held at once are capped, and those past the cap only counted", "[attempts]") {

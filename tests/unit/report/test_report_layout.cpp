@@ -107,7 +107,8 @@ TEST_CASE("shortened_to and wrapped_to keep text within a width", "[report][layo
   CHECK(wrapped_to("", 100, 12) == std::vector<std::string>{""});
 }
 
-TEST_CASE("stack_labels: each label on the first row with room, in priority order; none when no row has", "[report][layout]") {
+TEST_CASE("stack_labels: each label on the first row with room, in priority order; none when no row has",
+          "[report][layout]") {
   const std::vector<label_extent> labels = {{0, 100}, {50, 150}, {120, 200}, {60, 90}, {300, 400}};
   const auto rows = stack_labels(labels, 2, 10);
   CHECK(rows[0] == std::optional<std::size_t>(0));
@@ -142,10 +143,14 @@ TEST_CASE("time_axis: to scale when nothing is idle long, ending at the story's 
   CHECK(ticks.back().label == "10s");
 }
 
-TEST_CASE("time_axis: an idle hour between a kill at 5 s and a redelivery at 3600 s is drawn narrow", "[report][layout]") {
+TEST_CASE("time_axis: an idle hour between a kill at 5 s and a redelivery at 3600 s is drawn narrow",
+          "[report][layout]") {
   // The calls up to the kill, the pods' stops and starts, the second slice.
-  const std::vector<busy_span> busy = {{0, 5'020'000},   {7'020'000, 7'020'000}, {12'020'000, 12'020'000},
-                                       {14'020'000, 14'020'000}, {3600 * s, 3'600'416'000}};
+  const std::vector<busy_span> busy = {{0, 5'020'000},
+                                       {7'020'000, 7'020'000},
+                                       {12'020'000, 12'020'000},
+                                       {14'020'000, 14'020'000},
+                                       {3600 * s, 3'600'416'000}};
   const std::int64_t end = 3'600'416'000;
   const time_axis axis = time_axis::compressing_idle(1400, 11700, end, busy);
   REQUIRE(axis.breaks().size() == 1);
@@ -176,8 +181,8 @@ TEST_CASE("time_axis: an idle hour between a kill at 5 s and a redelivery at 360
 TEST_CASE("time_axis: only a stretch longer than all the rest together is compressed", "[report][layout]") {
   // The double refund: the calls to 2.42 s, pods stopping and starting, the
   // lease running out at 30 s and the second slice.
-  const std::vector<busy_span> busy = {{0, 2'420'000},   {4'420'000, 4'420'000},   {9'420'000, 9'420'000},
-                                       {11'420'000, 11'420'000}, {30 * s, 30'416'000}};
+  const std::vector<busy_span> busy = {
+      {0, 2'420'000}, {4'420'000, 4'420'000}, {9'420'000, 9'420'000}, {11'420'000, 11'420'000}, {30 * s, 30'416'000}};
   const time_axis axis = time_axis::compressing_idle(1400, 11700, 30'416'000, busy);
   REQUIRE(axis.breaks().size() == 1);
   CHECK(axis.breaks().front().from_us > 11'420'000);
@@ -197,8 +202,8 @@ TEST_CASE("html report: the axis ends where the story ended; an idle hour is dra
   CHECK(count(html, "<text class=\"time-break-label\"") == 1);
   CHECK(html.find("s idle</text>") != std::string::npos);
   // The same break across the requests and queue-depth charts, which line up.
-  CHECK(count(html, "<g class=\"time-break\"") == 1 + count(html, "<svg class=\"requests\"") +
-                                                     count(html, "<svg id=\"queue-depth\""));
+  CHECK(count(html, "<g class=\"time-break\"") ==
+        1 + count(html, "<svg class=\"requests\"") + count(html, "<svg id=\"queue-depth\""));
 
   // Dead letters deleted by retention four days after the story: not drawn,
   // and said.
@@ -229,7 +234,8 @@ TEST_CASE("html report: the ledger tables and the timeline mark the same refunds
 TEST_CASE("html report: a bar of a few jobs beside thousands stays visible with its exact count", "[report][html]") {
   run_summary s;
   s.jobs_total = 1'001;
-  for (int j = 0; j < 1'000; ++j) s.attempts.push_back({"gen_" + std::to_string(j), 0, "worker/0", "", true, "done", 0, {}});
+  for (int j = 0; j < 1'000; ++j)
+    s.attempts.push_back({"gen_" + std::to_string(j), 0, "worker/0", "", true, "done", 0, {}});
   for (std::int64_t a = 0; a < 3; ++a) s.attempts.push_back({"gen_slow", a, "worker/0", "", true, "done", 0, {}});
   std::string html;
   html_lines lines(html);

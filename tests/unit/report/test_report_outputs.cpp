@@ -175,7 +175,8 @@ std::string unbalanced_tag(const std::string& html) {
     std::string name = tag.substr(closing ? 1 : 0);
     name = name.substr(0, name.find_first_of(" \n/"));
     if (closing) {
-      if (open.empty() || open.back() != name) return "</" + name + "> closes " + (open.empty() ? "nothing" : open.back());
+      if (open.empty() || open.back() != name)
+        return "</" + name + "> closes " + (open.empty() ? "nothing" : open.back());
       open.pop_back();
     } else if (!self_closing && !void_elements.contains(name)) {
       open.push_back(name);
@@ -363,10 +364,14 @@ TEST_CASE("trace jsonl: every line parses back into its record", "[report][jsonl
       // The one documented rename: a record's `job` is `job_id` in the lines.
       CHECK(item.key() != "job");
       sim::field f{item.key() == "job_id" ? std::string_view("job") : std::string_view(item.key()), std::int64_t{0}};
-      if (v.is_boolean()) f.value = v.get<bool>();
-      else if (v.is_number_integer()) f.value = v.get<std::int64_t>();
-      else if (v.is_string()) f.value = v.get<std::string>();
-      else FAIL("field " << item.key() << " has an unexpected type");
+      if (v.is_boolean())
+        f.value = v.get<bool>();
+      else if (v.is_number_integer())
+        f.value = v.get<std::int64_t>();
+      else if (v.is_string())
+        f.value = v.get<std::string>();
+      else
+        FAIL("field " << item.key() << " has an unexpected type");
       back.fields.push_back(std::move(f));
     }
     CHECK(back == records[i]);
@@ -502,7 +507,8 @@ TEST_CASE("reports: a world without refunds lists no vendor, no refunds and no l
   CHECK_THAT(outcome, Catch::Contains("- tool `email`: 1 call: 1 executed"));
   const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
   CHECK(unbalanced_tag(html) == "");
-  CHECK_THAT(html_summary(html), !Catch::Contains("vendor") && !Catch::Contains("refund") && !Catch::Contains("ledger"));
+  CHECK_THAT(html_summary(html),
+             !Catch::Contains("vendor") && !Catch::Contains("refund") && !Catch::Contains("ledger"));
   CHECK(count(html, "<li class=\"tool-figures\" data-tool=\"email\">") == 1);
   CHECK(count(html, "id=\"ledgers\"") == 0);
   CHECK(count(html, "data-lane=\"vendor/payments\"") == 0);
@@ -519,13 +525,15 @@ TEST_CASE("reports: a money tool of the scenario's own has its ledger line and t
   CHECK_THAT(outcome, Catch::Contains("- our ledger: 300 rows, 360000 cents\n"
                                       "- the charge tool's ledger: 332 rows, 398400 cents\n"));
   CHECK_THAT(outcome, !Catch::Contains("vendor") && !Catch::Contains("refund"));
-  CHECK_THAT(outcome, Catch::Contains("- tool `charge`: 332 calls: 332 executed, 32 timed out; at most 4 in one 100 ms\n"));
+  CHECK_THAT(outcome,
+             Catch::Contains("- tool `charge`: 332 calls: 332 executed, 32 timed out; at most 4 in one 100 ms\n"));
   const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
   CHECK(unbalanced_tag(html) == "");
   const std::string summary = html_summary(html);
   CHECK_THAT(summary, !Catch::Contains("vendor") && !Catch::Contains("refund"));
-  CHECK_THAT(summary, Catch::Contains("<li class=\"money-ledger\" data-tool=\"charge\">the charge tool&#39;s ledger: 332 "
-                                      "rows, 398400 cents</li>"));
+  CHECK_THAT(summary,
+             Catch::Contains("<li class=\"money-ledger\" data-tool=\"charge\">the charge tool&#39;s ledger: 332 "
+                             "rows, 398400 cents</li>"));
   CHECK(count(html, "<h2>Our ledger beside the charge tool&#39;s</h2>") == 1);
   CHECK(count(html, "<table id=\"ledger-charge\" data-tool=\"charge\">") == 1);
   CHECK(count(html, "id=\"ledger-vendor\"") == 0);
@@ -539,13 +547,15 @@ TEST_CASE("reports: the refund tool's ledger is the payment vendor's, on a line 
   CHECK_THAT(md, Catch::Contains("- our ledger: 1 row, 1999 cents\n- the payment vendor's ledger: 2 refunds, 3998 "
                                  "cents\n"));
   const std::string html = html_report(sc, out.summary, out.timeline, out.spans, out.ledgers);
-  CHECK(count(html, "<li class=\"money-ledger\" data-tool=\"refund\">the payment vendor&#39;s ledger: 2 refunds, 3998 "
-                    "cents</li>") == 1);
+  CHECK(count(html,
+              "<li class=\"money-ledger\" data-tool=\"refund\">the payment vendor&#39;s ledger: 2 refunds, 3998 "
+              "cents</li>") == 1);
   CHECK(count(html, "<table id=\"ledger-vendor\" data-tool=\"refund\">") == 1);
   CHECK(count(html, "<tr class=\"total\"><td>2 refunds</td>") == 1);
 }
 
-TEST_CASE("reports: Sidekiq's retry set is scheduled, never in flight, and its retries leave it", "[report][words][sidekiq]") {
+TEST_CASE("reports: Sidekiq's retry set is scheduled, never in flight, and its retries leave it",
+          "[report][words][sidekiq]") {
   const scenario sc = from_text(
       "name = \"sidekiq_retry\"\nseed = 3\n[queue]\nflavour = \"sidekiq\"\n[workers]\ncount = 1\n"
       "[vendor]\nlatency = { fixed = \"400ms\" }\n"
@@ -580,8 +590,9 @@ TEST_CASE("reports: Sidekiq's retry set is scheduled, never in flight, and its r
   CHECK(count(html, "class=\"cap\"") == 0);
   CHECK(count(html, "the cap 92h14m") == 0);
   // The legend and the tooltips: a job held by its process, no lease.
-  CHECK(count(html, "</svg>held: the process took the job off the queue (BRPOP) and holds it until it ends; no lease "
-                    "runs out</span>") == 1);
+  CHECK(count(html,
+              "</svg>held: the process took the job off the queue (BRPOP) and holds it until it ends; no lease "
+              "runs out</span>") == 1);
   CHECK(count(html, "ended by a failure, scheduled in the retry set</title>") == 2);
   CHECK(count(html, "</svg>failure: the job is scheduled in the retry set</span>") == 1);
   CHECK(count(html, "</svg>lease") == 0);
@@ -597,15 +608,17 @@ TEST_CASE("timeline: Celery's sweep and countdowns, Pub/Sub's ack deadline, in t
   };
   const std::string celery = text_of("celery_eta_beyond_visibility");
   INFO(celery);
-  CHECK_THAT(celery, Catch::Contains("backoff 7200.000000s after attempt 0 of job_1 (Task.retry: published again with a "
-                                     "countdown; cap 7200.000000s): 503 unavailable\n"));
+  CHECK_THAT(celery,
+             Catch::Contains("backoff 7200.000000s after attempt 0 of job_1 (Task.retry: published again with a "
+                             "countdown; cap 7200.000000s): 503 unavailable\n"));
   CHECK_THAT(celery, Catch::Contains("3700.000000s  queue/jobs       job_1 restored by the unacked sweep: delivery 1 "
                                      "outlived the visibility timeout unacked\n"));
   CHECK_THAT(celery, !Catch::Contains("(nack;") && !Catch::Contains("visible again"));
   const std::string pubsub = text_of("pubsub_no_lease_management");
   INFO(pubsub);
-  CHECK_THAT(pubsub, Catch::Contains("10.000000s  queue/jobs       job_1 available again: the ack deadline of delivery 1 "
-                                     "ran out\n"));
+  CHECK_THAT(pubsub,
+             Catch::Contains("10.000000s  queue/jobs       job_1 available again: the ack deadline of delivery 1 "
+                             "ran out\n"));
   CHECK_THAT(pubsub, !Catch::Contains("visible again") && !Catch::Contains("the lease of"));
   // The report's marks say the same.
   const scenario sc = catalogue_scenario("pubsub_no_lease_management");
@@ -641,8 +654,9 @@ TEST_CASE("timeline: a nack the broker refused, or a delivery in between, leaves
     return sim::trace_record{sim::instant::epoch() + sim::duration::from_us(us), std::move(actor), std::move(kind),
                              std::move(fields)};
   };
-  const auto backoff = record(10, "worker/0", "backoff", {{"job", "j"}, {"attempt", std::int64_t{2}},
-                                                          {"delay_us", std::int64_t{500}}, {"mode", "nack"}});
+  const auto backoff =
+      record(10, "worker/0", "backoff",
+             {{"job", "j"}, {"attempt", std::int64_t{2}}, {"delay_us", std::int64_t{500}}, {"mode", "nack"}});
   const auto expired = record(510, "queue/jobs", "lease_expired", {{"body", "j"}, {"receive_count", std::int64_t{3}}});
   auto text_of = [&](const std::vector<sim::trace_record>& records) {
     const std::vector<timeline_line> lines = build_timeline(records);
@@ -768,6 +782,7 @@ TEST_CASE("html report: built as the run goes without the records it is the page
     CHECK(*streamed.timeline_total == kept.timeline.size());
     CHECK(streamed.timeline.size() == std::min(kept.timeline.size(), html_story_lines_shown));
     CHECK(html_report(sc, streamed.summary, streamed.timeline, streamed.spans, streamed.ledgers,
-                      streamed.timeline_total) == html_report(sc, kept.summary, kept.timeline, kept.spans, kept.ledgers));
+                      streamed.timeline_total) ==
+          html_report(sc, kept.summary, kept.timeline, kept.spans, kept.ledgers));
   }
 }

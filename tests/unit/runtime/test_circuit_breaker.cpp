@@ -15,8 +15,8 @@ constexpr sim::instant at_ms(std::int64_t ms) { return sim::instant::epoch() + d
 }  // namespace
 
 TEST_CASE("a breaker opens once the window holds min_calls calls and half of them failed", "[circuit_breaker]") {
-  circuit_breaker b({.window = duration::from_s(10), .min_calls = 4, .failure_percent = 50,
-                     .open_for = duration::from_s(5)});
+  circuit_breaker b(
+      {.window = duration::from_s(10), .min_calls = 4, .failure_percent = 50, .open_for = duration::from_s(5)});
   CHECK(b.allow(at_ms(0)) == verdict::go);
   CHECK_FALSE(b.record(at_ms(0), verdict::go, true));
   CHECK_FALSE(b.record(at_ms(100), verdict::go, true));
@@ -33,8 +33,8 @@ TEST_CASE("a breaker opens once the window holds min_calls calls and half of the
 }
 
 TEST_CASE("calls older than the window are forgotten", "[circuit_breaker]") {
-  circuit_breaker b({.window = duration::from_s(10), .min_calls = 4, .failure_percent = 50,
-                     .open_for = duration::from_s(5)});
+  circuit_breaker b(
+      {.window = duration::from_s(10), .min_calls = 4, .failure_percent = 50, .open_for = duration::from_s(5)});
   b.record(at_ms(0), verdict::go, true);
   b.record(at_ms(1000), verdict::go, true);
   b.record(at_ms(11'500), verdict::go, false);  // the two failures are older than 10 s now
@@ -45,8 +45,8 @@ TEST_CASE("calls older than the window are forgotten", "[circuit_breaker]") {
 
 TEST_CASE("after open_for one trial goes out: its success closes the breaker, its failure reopens it",
           "[circuit_breaker]") {
-  circuit_breaker b({.window = duration::from_s(10), .min_calls = 1, .failure_percent = 100,
-                     .open_for = duration::from_s(5)});
+  circuit_breaker b(
+      {.window = duration::from_s(10), .min_calls = 1, .failure_percent = 100, .open_for = duration::from_s(5)});
   CHECK(b.record(at_ms(0), verdict::go, true));
   CHECK(b.allow(at_ms(4999)) == verdict::refuse);
   CHECK(b.allow(at_ms(5000)) == verdict::trial);

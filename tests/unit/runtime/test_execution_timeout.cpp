@@ -20,10 +20,12 @@ namespace {
 
 std::string refund_then_model(std::string_view flavour_lines, std::string_view key = "none") {
   return fmt::format(
-      "{}\n[runtime]\nexecution_timeout = \"30s\"\n[discipline]\nkey = \"{}\"\n[vendor]\nlatency = {{ fixed = \"400ms\" }}\n"
+      "{}\n[runtime]\nexecution_timeout = \"30s\"\n[discipline]\nkey = \"{}\"\n[vendor]\nlatency = {{ fixed = "
+      "\"400ms\" }}\n"
       "[tools.model]\nlatency = {{ fixed = \"40s\" }}\nclient_timeout = \"1m\"\n[budget]\ntime_limit = \"2h\"\n"
       "[[job_type]]\nname = \"r\"\nprogress = \"none\"\n"
-      "steps = [{{ tool = \"refund\", target = \"inv_{{job}}\", amount_cents = 1999 }}, {{ tool = \"model\", target = \"c\" }}]\n"
+      "steps = [{{ tool = \"refund\", target = \"inv_{{job}}\", amount_cents = 1999 }}, {{ tool = \"model\", target = "
+      "\"c\" }}]\n"
       "[[job]]\nid = \"job_1\"\ntype = \"r\"\n",
       flavour_lines, key);
 }
@@ -51,8 +53,8 @@ TEST_CASE("SQS: the worker process is killed at the limit and the message return
           "[execution-timeout]") {
   // Laravel's pcntl_alarm / a Lambda timeout: the refund stands, the job
   // runs again after the 60 s visibility timeout, and pays again.
-  const test::scenario_run run(refund_then_model(
-      "[queue]\nvisibility_timeout = \"1m\"\nmax_receive_count = 3\n[retry]\nmaximum_attempts = 3"));
+  const test::scenario_run run(
+      refund_then_model("[queue]\nvisibility_timeout = \"1m\"\nmax_receive_count = 3\n[retry]\nmaximum_attempts = 3"));
   const auto timeouts = run.records("execution_timeout");
   REQUIRE(timeouts.size() == 3);
   for (const sim::trace_record* t : timeouts) CHECK(action_of(*t) == "kill");
@@ -106,12 +108,13 @@ TEST_CASE("Celery: time_limit kills the pool process, fails the task and acks it
   }
 }
 
-TEST_CASE("Sidekiq, Pub/Sub and Kafka: the handler raises at the limit and the job is retried",
-          "[execution-timeout]") {
+TEST_CASE("Sidekiq, Pub/Sub and Kafka: the handler raises at the limit and the job is retried", "[execution-timeout]") {
   const std::vector<std::pair<std::string, std::string>> flavours = {
       {"sidekiq", "[queue]\nflavour = \"sidekiq\"\n[retry]\nmaximum_attempts = 2\ninitial_interval = \"1s\""},
       {"pubsub", "[queue]\nflavour = \"pubsub\"\n[retry]\nmaximum_attempts = 2"},
-      {"kafka", "[queue]\nflavour = \"kafka\"\n[kafka]\nmax_poll_interval = \"10m\"\nauto_offset_reset = \"earliest\"\n[retry]\nmaximum_attempts = 2"},
+      {"kafka",
+       "[queue]\nflavour = \"kafka\"\n[kafka]\nmax_poll_interval = \"10m\"\nauto_offset_reset = "
+       "\"earliest\"\n[retry]\nmaximum_attempts = 2"},
   };
   for (const auto& [name, lines] : flavours) {
     INFO(name);

@@ -95,7 +95,8 @@ TEST_CASE("a workload draws its types by weight, the same way for the same seed"
   CHECK(typed < 3150);
 }
 
-TEST_CASE("the loader: [[job_type]], [[job]] type, steps with items and progress, [workload] types", "[job_type][scenario]") {
+TEST_CASE("the loader: [[job_type]], [[job]] type, steps with items and progress, [workload] types",
+          "[job_type][scenario]") {
   const load_result r = load_scenario_text(R"(
 [[job_type]]
 name = "statements"
@@ -152,7 +153,8 @@ TEST_CASE("the loader refuses job types it cannot use, saying where", "[job_type
         "t.toml:7:16: job[0].amount_cents: not used with a [[job_type]]; its steps say it");
   CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"email\", items = 0 }]\n") ==
         "t.toml:3:36: job[0].steps[0].items: must be between 1 and 1000 calls, found 0");
-  CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"email\", items = 600 }, { tool = \"read\", items = 401 }]\n") ==
+  CHECK(error_of(
+            "[[job]]\nid = \"j\"\nsteps = [{ tool = \"email\", items = 600 }, { tool = \"read\", items = 401 }]\n") ==
         "t.toml:3:9: job[0].steps: a job makes at most 1000 calls (every item of a batch is one), found 1001");
   CHECK(error_of("[[job]]\nid = \"j\"\nprogress = \"per_item\"\ninvoice = \"i\"\namount_cents = 1\n") ==
         "t.toml:3:12: job[0].progress: the agent job records every step; give `steps` to choose");
@@ -179,7 +181,8 @@ start = "0s"
 end = "3s"
 [[job]]
 id = "j"
-progress = ")") + std::string(progress) + R"("
+progress = ")") + std::string(progress) +
+                             R"("
 steps = [{ tool = "email", target = "c", items = 2 }, { tool = "refund", target = "inv", amount_cents = 5 }]
 )";
     load_result r = load_scenario_text(text, "t.toml");

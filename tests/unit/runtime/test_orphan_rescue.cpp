@@ -34,7 +34,8 @@ world_config rescued_world() {
   c.read.latency = latency_model::fixed(duration::zero());
   c.payments.latency = latency_model::fixed(duration::from_ms(300));
   c.queue.visibility_timeout = duration::from_s(3600);
-  c.runtime.orphan_rescue = orphan_rescue_config{.rescue_after = duration::from_s(300), .interval = duration::from_s(60)};
+  c.runtime.orphan_rescue =
+      orphan_rescue_config{.rescue_after = duration::from_s(300), .interval = duration::from_s(60)};
   return c;
 }
 

@@ -62,9 +62,8 @@ TEST_CASE("Celery: a task out of max_retries ends in state FAILURE, never dead-l
 }
 
 TEST_CASE("Sidekiq with no dead set: a job out of retries is discarded, never dead-lettered", "[sidekiq][world]") {
-  check_failed_not_dead_lettered(
-      failing_job("[queue]\nflavour = \"sidekiq\"\n[dead_letter_queue]\nenabled = false\n"),
-      "retries exhausted and DISCARDED (no dead set)");
+  check_failed_not_dead_lettered(failing_job("[queue]\nflavour = \"sidekiq\"\n[dead_letter_queue]\nenabled = false\n"),
+                                 "retries exhausted and DISCARDED (no dead set)");
 }
 
 TEST_CASE("Sidekiq with its dead set: a job out of retries moves to the dead set, dead-lettered", "[sidekiq][world]") {
@@ -77,8 +76,7 @@ TEST_CASE("Sidekiq with its dead set: a job out of retries moves to the dead set
   CHECK(summary_of(text).jobs_line() == "1 total: 0 done, 0 failed, 1 dead-lettered");
 }
 
-TEST_CASE("SQS: out of attempts goes to the dead-letter queue; with none the job is discarded, failed",
-          "[world]") {
+TEST_CASE("SQS: out of attempts goes to the dead-letter queue; with none the job is discarded, failed", "[world]") {
   const std::string with_queue = failing_job("");
   const test::scenario_run kept(with_queue);
   REQUIRE(kept.result.all_jobs_ended);

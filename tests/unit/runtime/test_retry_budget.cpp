@@ -106,7 +106,8 @@ TEST_CASE("[retry.budget] loads with the SDKs' defaults, and each key in range",
   CHECK(defaults.value->world.runtime.retry_budget->tokens == 500);
   const load_result bad = load_scenario_text("[retry.budget]\nretry_cost = -1\n" + job, "t.toml");
   REQUIRE(bad.errors.size() == 1);
-  CHECK(bad.errors[0].to_string() == "t.toml:2:14: retry.budget.retry_cost: must be between 0 and 1000000 tokens, found -1");
+  CHECK(bad.errors[0].to_string() ==
+        "t.toml:2:14: retry.budget.retry_cost: must be between 0 and 1000000 tokens, found -1");
 }
 
 namespace {

@@ -57,11 +57,23 @@ TEST_CASE("each jitter kind stays inside its bounds and under the cap", "[retry]
       const duration d = b.next_delay(n % 12);
       CHECK(d <= duration::from_s(5));
       switch (j) {
-        case jitter_kind::none: CHECK(d == expo); break;
-        case jitter_kind::full: CHECK(d >= duration::zero()); CHECK(d <= expo); break;
-        case jitter_kind::equal: CHECK(d >= expo / 2); CHECK(d <= expo); break;
-        case jitter_kind::decorrelated: CHECK(d >= p.initial_interval); break;
-        case jitter_kind::sidekiq: FAIL("not in this loop: the next test"); break;
+        case jitter_kind::none:
+          CHECK(d == expo);
+          break;
+        case jitter_kind::full:
+          CHECK(d >= duration::zero());
+          CHECK(d <= expo);
+          break;
+        case jitter_kind::equal:
+          CHECK(d >= expo / 2);
+          CHECK(d <= expo);
+          break;
+        case jitter_kind::decorrelated:
+          CHECK(d >= p.initial_interval);
+          break;
+        case jitter_kind::sidekiq:
+          FAIL("not in this loop: the next test");
+          break;
       }
     }
   }
@@ -83,7 +95,7 @@ TEST_CASE("Sidekiq's schedule: n^4 + 15 s plus rand(10 * (n + 1)) s, bounded by 
       low = std::min(low, d.us() / 1'000'000);
       high = std::max(high, d.us() / 1'000'000);
     }
-    CHECK(low == base);  // rand(k) reaches 0 ...
+    CHECK(low == base);              // rand(k) reaches 0 ...
     CHECK(high == base + span - 1);  // ... and k - 1
     CHECK(backoff_envelope(p, n) == duration::from_s(base + span - 1));
   }

@@ -317,7 +317,7 @@ TEST_CASE("on SQS the same heartbeat cannot tell, and the overlap shows in the t
   CHECK(starts[0]->actor != starts[1]->actor);
   CHECK(starts[0]->get_int("attempt") == 0);  // each overlapping slice got its own attempt number
   CHECK(starts[1]->get_int("attempt") == 1);
-  CHECK(refund_calls(w) >= 2);  // both wrote (the second first heard 409: the first was still running)...
+  CHECK(refund_calls(w) >= 2);               // both wrote (the second first heard 409: the first was still running)...
   CHECK(w.payments().ledger().size() == 1);  // ...and the key absorbed it
   CHECK(w.db().ledger().size() == 1);
 }
@@ -558,7 +558,8 @@ TEST_CASE("the broker's redrive dead-letters a message that keeps coming back; u
   CHECK(expired[0]->time == instant::epoch() + duration::from_s(3600));
 }
 
-TEST_CASE("deploys: a drain kills no in-flight slice; a rolling kill does and the key absorbs the replay", "[runtime]") {
+TEST_CASE("deploys: a drain kills no in-flight slice; a rolling kill does and the key absorbs the replay",
+          "[runtime]") {
   world_config c;
   c.seed = 3;
   c.workers = 2;
@@ -598,8 +599,7 @@ TEST_CASE("deploys: a drain kills no in-flight slice; a rolling kill does and th
 
 // What the reports and drain_kills_nothing read: each stopped worker's
 // record says whether it drained in time or was killed at the deadline.
-TEST_CASE("a drain's stop says why: drained in time, or the grace period expired with a slice in flight",
-          "[runtime]") {
+TEST_CASE("a drain's stop says why: drained in time, or the grace period expired with a slice in flight", "[runtime]") {
   world_config c = one_job(2);
   c.model.latency = latency_model::fixed(duration::from_s(20));
   c.runtime.long_poll = duration::from_s(1);  // an idle worker drains once its poll returns

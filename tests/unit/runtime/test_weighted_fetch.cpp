@@ -81,9 +81,9 @@ TEST_CASE("a fetch takes from the first queue of its order that has a message, e
   w.c.send("only_in_c");
   w.k.spawn(consumer());
   // Nothing anywhere: the second fetch blocks until b has a message at 3 s.
-  w.k.schedule_at(sim::instant::epoch() + duration::from_s(3), [](sim::kernel&, void* q, std::uint64_t) {
-    static_cast<queue*>(q)->send("late_in_b");
-  }, &w.b);
+  w.k.schedule_at(
+      sim::instant::epoch() + duration::from_s(3),
+      [](sim::kernel&, void* q, std::uint64_t) { static_cast<queue*>(q)->send("late_in_b"); }, &w.b);
   w.k.run();
   REQUIRE(got.size() == 3);
   CHECK(got[0].source == &w.c);  // whatever the order, only c had one

@@ -24,9 +24,7 @@ using namespace twice;
 
 namespace {
 
-std::string fixture(std::string_view name) {
-  return (test::repo_root() / "tests" / "scenarios" / name).string();
-}
+std::string fixture(std::string_view name) { return (test::repo_root() / "tests" / "scenarios" / name).string(); }
 
 std::vector<std::string> errors_of(std::string_view text) {
   const load_result r = load_scenario_text(text, "t.toml");
@@ -74,15 +72,15 @@ TEST_CASE("invalid UTF-8 is located at the bad byte's own line and column", "[sc
   // toml++ reports the last good character instead (the newline before a
   // bad first byte: 1:9 here), so the loader checks the encoding itself.
   CHECK(error_of("seed = 1\n\xff = 2\n") == "t.toml:2:1: invalid UTF-8: byte 0xFF cannot start a character");
-  CHECK(error_of("seed = 1\nname = \"ab\xff\"\n") ==
-        "t.toml:2:11: invalid UTF-8: byte 0xFF cannot start a character");
+  CHECK(error_of("seed = 1\nname = \"ab\xff\"\n") == "t.toml:2:11: invalid UTF-8: byte 0xFF cannot start a character");
   // Columns count characters, as toml++'s do: "é" is one column.
   CHECK(error_of("name = \"\xc3\xa9\xc3\"\n") ==
         "t.toml:1:10: invalid UTF-8: byte 0xC3 starts a character that does not continue");
   CHECK(error_of("name = \"\xc0\xaf\"\n") == "t.toml:1:9: invalid UTF-8: an overlong encoding");
   CHECK(error_of("name = \"\xed\xa0\x80\"\n") == "t.toml:1:9: invalid UTF-8: a surrogate (U+D800 to U+DFFF)");
   CHECK(error_of("name = \"\xf4\x90\x80\x80\"\n") == "t.toml:1:9: invalid UTF-8: beyond U+10FFFF");
-  CHECK(error_of("name = \"x\"\n# \xe2\x82") == "t.toml:2:3: invalid UTF-8: byte 0xE2 starts a character that does not continue");
+  CHECK(error_of("name = \"x\"\n# \xe2\x82") ==
+        "t.toml:2:3: invalid UTF-8: byte 0xE2 starts a character that does not continue");
   // A byte order mark is not a column, for toml++ either.
   CHECK(error_of("\xEF\xBB\xBFseed = \xff\n") == "t.toml:1:8: invalid UTF-8: byte 0xFF cannot start a character");
   // Valid multi-byte text still loads.
@@ -93,8 +91,11 @@ TEST_CASE("text beyond ASCII is quoted in messages as text, not as escaped bytes
   CHECK(error_of("[queue]\nflavour = \"sqs\xc3\xa4\"\n") ==
         "t.toml:2:11: queue.flavour: expected \"sqs\", \"sqs_fifo\", \"sidekiq\", \"celery_redis\", \"pubsub\" or "
         "\"kafka\", found string \"sqs\xc3\xa4\"");
-  const std::string id = error_of("[[job]]\nid = \"j\xc3\xb6" "b_1\"\ninvoice = \"inv_a\"\namount_cents = 100\n");
-  CHECK_THAT(id, Catch::Contains("found \"j\xc3\xb6" "b_1\""));
+  const std::string id = error_of(
+      "[[job]]\nid = \"j\xc3\xb6"
+      "b_1\"\ninvoice = \"inv_a\"\namount_cents = 100\n");
+  CHECK_THAT(id, Catch::Contains("found \"j\xc3\xb6"
+                                 "b_1\""));
   // A long value is cut before a character that would not fit, never inside it.
   const std::string long_value = std::string(39, 'a') + "\xc3\xa4";
   CHECK_THAT(error_of("[queue]\nflavour = \"" + long_value + "\"\n"),
@@ -104,15 +105,17 @@ TEST_CASE("text beyond ASCII is quoted in messages as text, not as escaped bytes
 }
 
 TEST_CASE("an unknown tool names the tools there are, the file's own included, and how to define one", "[scenario]") {
-  CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"sms\" }]\n") ==
-        "t.toml:3:19: job[0].steps[0].tool: unknown tool \"sms\": define [tools.sms] or use read, model, refund, email");
+  CHECK(
+      error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"sms\" }]\n") ==
+      "t.toml:3:19: job[0].steps[0].tool: unknown tool \"sms\": define [tools.sms] or use read, model, refund, email");
   CHECK(error_of("[tools.upload]\neffect = \"write\"\n[[job_type]]\nname = \"t\"\nsteps = [{ tool = \"sms\" }]\n"
                  "[[job]]\nid = \"j\"\ntype = \"t\"\n") ==
         "t.toml:5:19: job_type[0].steps[0].tool: unknown tool \"sms\": define [tools.sms] or use read, model, refund, "
         "email, upload");
   // The fault table's `tool` likewise.
-  CHECK(error_of("[tools.upload]\neffect = \"write\"\n[[fault]]\npoint = \"after_tool\"\ntool = \"sms\"\n") ==
-        "t.toml:5:8: fault[0].tool: unknown tool \"sms\": define [tools.sms] or use read, model, refund, email, upload");
+  CHECK(
+      error_of("[tools.upload]\neffect = \"write\"\n[[fault]]\npoint = \"after_tool\"\ntool = \"sms\"\n") ==
+      "t.toml:5:8: fault[0].tool: unknown tool \"sms\": define [tools.sms] or use read, model, refund, email, upload");
   // A name no table may have is not offered as one to define.
   CHECK(error_of("[[job]]\nid = \"j\"\nsteps = [{ tool = \"a b\" }]\n") ==
         "t.toml:3:19: job[0].steps[0].tool: unknown tool \"a b\": use read, model, refund, email");
@@ -129,7 +132,8 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
   CHECK(error_of("[retyr]\n") == "t.toml:1:2: retyr: unknown key; did you mean `retry`?");
   CHECK(error_of("[queue]\nvisiblity_timeout = \"1s\"\n") ==
         "t.toml:2:1: queue.visiblity_timeout: unknown key; did you mean `visibility_timeout`?");
-  CHECK(error_of("[retry]\ncap = \"none\"\n") == "t.toml:2:1: retry.cap: unknown key; did you mean `maximum_interval`?");
+  CHECK(error_of("[retry]\ncap = \"none\"\n") ==
+        "t.toml:2:1: retry.cap: unknown key; did you mean `maximum_interval`?");
   CHECK(error_of("[queue]\nmaxReceiveCount = 3\n") ==
         "t.toml:2:1: queue.maxReceiveCount: unknown key; did you mean `max_receive_count`?");
   CHECK(error_of("[runtime]\nheartbeat = \"3s\"\n") ==
@@ -146,12 +150,14 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
   CHECK(error_of("[runtime]\ncount_attempts = \"at_failure\"\nuncount_unavailable = \"once\"\n") ==
         "t.toml:3:23: runtime.uncount_unavailable: gives back the attempt counted at the start: needs count_attempts = "
         "\"at_start\" (at_failure counts no 503 to give back)");
-  CHECK(error_of("[tenants]\nover_limit_delay = \"1s\"\n") ==
-        "t.toml:2:20: tenants.over_limit_delay: needs concurrency_limit (a job is given back only when its tenant is at "
-        "its limit)");
+  CHECK(
+      error_of("[tenants]\nover_limit_delay = \"1s\"\n") ==
+      "t.toml:2:20: tenants.over_limit_delay: needs concurrency_limit (a job is given back only when its tenant is at "
+      "its limit)");
   CHECK(error_of("[tenants]\nweights = { acme = 2 }\n") ==
         "t.toml:2:11: tenants.weights: needs queues = \"one_per_tenant\" (weights order the tenants' own queues)");
-  const std::string acme_job = "[[job]]\nid = \"a\"\nsteps = [{ tool = \"read\", target = \"x\" }]\ntenant = \"acme\"\n";
+  const std::string acme_job =
+      "[[job]]\nid = \"a\"\nsteps = [{ tool = \"read\", target = \"x\" }]\ntenant = \"acme\"\n";
   CHECK(error_of("[tenants]\nqueues = \"one_per_tenant\"\nweights = { acme = 0 }\n" + acme_job) ==
         "t.toml:3:20: tenants.weights.acme: must be between 1 and 1000, found 0");
   CHECK(error_of("[tenants]\nqueues = \"one_per_tenant\"\nweights = { acme = 2, bet = 1 }\n" + acme_job) ==
@@ -167,27 +173,33 @@ TEST_CASE("unknown keys are errors at every level, with a suggestion", "[scenari
         "t.toml:4:19: tools.charge.optimistic_lock: a tool that moves money keeps a ledger of its effects, not a "
         "versioned row: set one of moves_money and optimistic_lock");
   CHECK(error_of("[tools.refund]\nqueue_timeout = \"1s\"\n") ==
-        "t.toml:2:17: tools.refund.queue_timeout: needs `servers` (a queue forms only in front of a fixed number of servers)");
+        "t.toml:2:17: tools.refund.queue_timeout: needs `servers` (a queue forms only in front of a fixed number of "
+        "servers)");
   CHECK(error_of("[tools.upload]\nlatency = { fixed = \"1s\" }\n") ==
-        "t.toml:1:1: tools.upload.effect: required key is missing; expected effect = \"write\" (it changes something) or \"read\"");
+        "t.toml:1:1: tools.upload.effect: required key is missing; expected effect = \"write\" (it changes something) "
+        "or \"read\"");
   CHECK(error_of("[tools.upload]\neffect = \"wirte\"\n") ==
-        "t.toml:2:10: tools.upload.effect: expected \"write\" or \"read\", found string \"wirte\"; did you mean `write`?");
+        "t.toml:2:10: tools.upload.effect: expected \"write\" or \"read\", found string \"wirte\"; did you mean "
+        "`write`?");
   CHECK(error_of("[tools.lookup]\neffect = \"read\"\nkeys = \"dedupe\"\n") ==
         "t.toml:3:8: tools.lookup.keys: a read changes nothing, so there is nothing for a key to dedupe");
   CHECK(error_of("[tools.upload]\neffect = \"write\"\nkeys = \"ignored\"\nkey_retention = \"5m\"\n") ==
         "t.toml:4:17: tools.upload.key_retention: keys = \"ignored\": the far side keeps no keys, so a retention does "
         "nothing (set keys = \"dedupe\" or \"stored_response\")");
-  CHECK(error_of("[tools]\nupload = 3\n") == "t.toml:2:10: tools.upload: expected a table of the tool's settings, found integer 3");
+  CHECK(error_of("[tools]\nupload = 3\n") ==
+        "t.toml:2:10: tools.upload: expected a table of the tool's settings, found integer 3");
   CHECK(error_of("[tools.upload]\neffect = \"write\"\n\n[[job]]\nid = \"j\"\nsteps = [{ tool = \"uplaod\" }]\n") ==
         "t.toml:6:19: job[0].steps[0].tool: unknown tool \"uplaod\": define [tools.uplaod] or use read, model, refund, "
         "email, upload; did you mean `upload`?");
-  CHECK(error_of("[tools.emial]\nlatency = { fixed = \"1s\" }\n") ==
-        "t.toml:1:8: tools.emial: no tool is called \"emial\"; did you mean `email`? (a tool of your own needs effect = "
-        "\"write\" or \"read\")");
+  CHECK(
+      error_of("[tools.emial]\nlatency = { fixed = \"1s\" }\n") ==
+      "t.toml:1:8: tools.emial: no tool is called \"emial\"; did you mean `email`? (a tool of your own needs effect = "
+      "\"write\" or \"read\")");
   CHECK(error_of("\"weird key\" = 1\n") ==
         "t.toml:1:1: \"weird key\": unknown key; expected one of name, seed, budget, trace, queue, tenants, alarms, "
         "dead_letter_queue, "
-        "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, deploy, "
+        "workers, runtime, retry, discipline, split, store, vendor, tools, job_type, job, workload, fault, crash, "
+        "deploy, "
         "queue_fault, expect, explore, sweep, lint, sidekiq, celery, pubsub, kafka");
 }
 
@@ -239,8 +251,9 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   CHECK(error_of("[runtime]\nheartbeat_interval = \"13h\"\n") ==
         "t.toml:2:22: runtime.heartbeat_interval: must be between 1us and 12h (leave it out for no heartbeat), found "
         "13h");
-  CHECK(error_of("[runtime]\nheartbeat_interval = \"0s\"\n") ==
-        "t.toml:2:22: runtime.heartbeat_interval: must be between 1us and 12h (leave it out for no heartbeat), found 0s");
+  CHECK(
+      error_of("[runtime]\nheartbeat_interval = \"0s\"\n") ==
+      "t.toml:2:22: runtime.heartbeat_interval: must be between 1us and 12h (leave it out for no heartbeat), found 0s");
   CHECK(error_of("[runtime]\nlong_poll = \"21s\"\n") ==
         "t.toml:2:13: runtime.long_poll: must be at most 20s (SQS's limit), found 21s");
   CHECK(error_of("[queue]\nmax_receive_count = 0\n") ==
@@ -264,8 +277,8 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   CHECK(error_of("[queue]\ndeduplication = \"job_id\"\n") ==
         "t.toml:2:17: queue.deduplication: deduplication ids are for FIFO queues only: set flavour = \"sqs_fifo\" "
         "or remove it");
-  CHECK(error_of("[queue]\nflavour = \"sqs_fifo\"\nsemantics = \"strict\"\n").find(
-            "t.toml:3:13: queue.semantics: semantics chooses a standard queue's receipt-handle rules") == 0);
+  CHECK(error_of("[queue]\nflavour = \"sqs_fifo\"\nsemantics = \"strict\"\n")
+            .find("t.toml:3:13: queue.semantics: semantics chooses a standard queue's receipt-handle rules") == 0);
   CHECK(error_of("[queue]\nflavour = \"sqs_fifo\"\n[dead_letter_queue]\nredrive_after = \"1h\"\n") ==
         "t.toml:2:11: queue.flavour: a dead-letter redrive (dead_letter_queue.redrive_after) is not modelled for "
         "\"sqs_fifo\" yet");
@@ -285,7 +298,8 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
   CHECK(error_of("[store]\npool_size = 10001\n") ==
         "t.toml:2:13: store.pool_size: must be between 1 and 10000, found 10001");
   CHECK(error_of("[workers]\ncount = 0\n") == "t.toml:2:9: workers.count: must be between 1 and 10000, found 0");
-  CHECK(error_of("[workers]\ncount = 10001\n") == "t.toml:2:9: workers.count: must be between 1 and 10000, found 10001");
+  CHECK(error_of("[workers]\ncount = 10001\n") ==
+        "t.toml:2:9: workers.count: must be between 1 and 10000, found 10001");
   CHECK(error_of("[workload]\ncount = 1000001\namount_cents = 5\n") ==
         "t.toml:2:9: workload.count: must be between 0 and 1000000, found 1000001");
   CHECK(error_of("[retry]\nmaximum_attempts = 10001\n") ==
@@ -296,7 +310,8 @@ TEST_CASE("values out of range name the documented limits", "[scenario]") {
         "t.toml:2:15: retry.coefficient: must be between 1 and 100 (below 1 the backoff would shrink), found 0.5");
   CHECK(error_of("[budget]\ntime_limit = \"100000h\"\n") ==
         "t.toml:2:14: budget.time_limit: must be between 1us and 87600h (ten years), found 100000h");
-  CHECK(error_of("[budget]\nevents = 0\n") == "t.toml:2:10: budget.events: must be between 1 and 1000000000000, found 0");
+  CHECK(error_of("[budget]\nevents = 0\n") ==
+        "t.toml:2:10: budget.events: must be between 1 and 1000000000000, found 0");
   CHECK(error_of("[budget]\nevents = 1000000000001\n") ==
         "t.toml:2:10: budget.events: must be between 1 and 1000000000000, found 1000000000001");
   CHECK(load_scenario_text(test::with_a_job("[budget]\nevents = 1000000000000\n"), "t.toml").ok());
@@ -342,9 +357,12 @@ TEST_CASE("pubsub takes a subscription's settings by their Pub/Sub names, and re
   CHECK(error_of(pubsub + "[retry]\njitter = \"full\"\n" + job) ==
         "t.toml:4:10: retry.jitter: a Pub/Sub client nacks, and the subscription's RetryPolicy sets the "
         "wait: write pubsub.minimum_backoff and pubsub.maximum_backoff instead");
-  const load_result in_slice = load_scenario_text(pubsub + "[retry]\ninitial_interval = \"5s\"\nmaximum_interval = \"1m\"\n[discipline]\n"
-                                                 "retry = \"in_slice\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\n"
-                                                 "amount_cents = 100\n", "t.toml");
+  const load_result in_slice =
+      load_scenario_text(pubsub +
+                             "[retry]\ninitial_interval = \"5s\"\nmaximum_interval = \"1m\"\n[discipline]\n"
+                             "retry = \"in_slice\"\n[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\n"
+                             "amount_cents = 100\n",
+                         "t.toml");
   CHECK(in_slice.ok());  // the client's own sleep between attempts in the slice
   const std::string sidekiq = "[queue]\nflavour = \"sidekiq\"\n";
   CHECK(error_of(sidekiq + "[sidekiq.retry_in]\nunavailable = \"never\"\n") ==
@@ -353,8 +371,8 @@ TEST_CASE("pubsub takes a subscription's settings by their Pub/Sub names, and re
   CHECK(error_of(sidekiq + "[sidekiq.retry_in]\nunavailable = \"1500ms\"\n") ==
         "t.toml:4:15: sidekiq.retry_in.unavailable: expected \"default\", \"discard\", \"kill\" or a duration of whole "
         "seconds, 1s..720h, found 1s500ms");
-  CHECK(error_of(sidekiq + "[sidekiq.retry_in]\nunavailabel = \"kill\"\n").starts_with(
-      "t.toml:4:1: sidekiq.retry_in.unavailabel: unknown key"));
+  CHECK(error_of(sidekiq + "[sidekiq.retry_in]\nunavailabel = \"kill\"\n")
+            .starts_with("t.toml:4:1: sidekiq.retry_in.unavailabel: unknown key"));
   CHECK(error_of(sidekiq + "[sidekiq.retry_in]\nbad_request = \"kill\"\n") ==
         "t.toml:4:15: sidekiq.retry_in.bad_request: a 400 ends the job failed before JobRetry sees it; a job that "
         "raises it (discipline.retry_non_retryable = true) is what sidekiq_retry_in can route: set that, or remove "
@@ -407,7 +425,8 @@ TEST_CASE("kafka takes a consumer group's settings by their Kafka names, and ref
   CHECK(error_of(kafka + "[kafka]\nenable_auto_offset_store = false\n") ==
         "t.toml:4:28: kafka.enable_auto_offset_store: is librdkafka's offset store: needs kafka.client = "
         "\"librdkafka\" (the Java client commits what poll returned)");
-  CHECK(error_of(kafka + "[kafka]\nclient = \"librdkafka\"\nenable_auto_commit = false\nenable_auto_offset_store = false\n") ==
+  CHECK(error_of(kafka +
+                 "[kafka]\nclient = \"librdkafka\"\nenable_auto_commit = false\nenable_auto_offset_store = false\n") ==
         "t.toml:6:28: kafka.enable_auto_offset_store: feeds the background auto-commit: needs "
         "kafka.enable_auto_commit = true");
   CHECK(error_of(kafka + "[kafka]\nclient = \"confluent\"\n") ==
@@ -456,17 +475,17 @@ TEST_CASE("a cap below the initial interval is an error", "[scenario]") {
   CHECK(error_of("[retry]\ninitial_interval = \"10s\"\nmaximum_interval = \"5s\"\n") ==
         "t.toml:3:20: retry.maximum_interval: the cap 5s is below retry.initial_interval 10s; it must be at least the "
         "initial interval");
-  CHECK(error_of("[retry]\ninitial_interval = \"3m\"\n") ==
-        "t.toml:2:20: retry.initial_interval: 3m is above the default cap retry.maximum_interval = 1m40s; raise the cap "
-        "or write maximum_interval = \"none\"");
+  CHECK(
+      error_of("[retry]\ninitial_interval = \"3m\"\n") ==
+      "t.toml:2:20: retry.initial_interval: 3m is above the default cap retry.maximum_interval = 1m40s; raise the cap "
+      "or write maximum_interval = \"none\"");
   // One mistake, one message: a bad initial interval is not also compared with the cap.
   CHECK(errors_of("[retry]\ninitial_interval = 10\nmaximum_interval = \"5s\"\n").size() == 1);
 }
 
 TEST_CASE("a heartbeat no shorter than the lease is the linter's business, not an error", "[scenario]") {
-  const load_result r =
-      load_scenario_text(test::with_a_job("[queue]\nvisibility_timeout = \"10s\"\n[runtime]\nheartbeat_interval = \"30s\"\n"),
-                         "t.toml");
+  const load_result r = load_scenario_text(
+      test::with_a_job("[queue]\nvisibility_timeout = \"10s\"\n[runtime]\nheartbeat_interval = \"30s\"\n"), "t.toml");
   CHECK(r.ok());
 }
 
@@ -482,7 +501,8 @@ TEST_CASE("references must name a worker or a job that exists", "[scenario]") {
         "t.toml:7:7: queue_fault[0].job: no job has the id \"refund_job\"");
   // Generated ids are known by their pattern: the prefix and 1..count.
   constexpr std::string_view workload = "[workload]\ncount = 3\namount_cents = 1\n";
-  CHECK(load_scenario_text(std::string(workload) + "[[fault]]\npoint = \"after_tool\"\njob = \"gen_3\"\n", "t.toml").ok());
+  CHECK(load_scenario_text(std::string(workload) + "[[fault]]\npoint = \"after_tool\"\njob = \"gen_3\"\n", "t.toml")
+            .ok());
   CHECK(error_of(std::string(workload) + "[[fault]]\npoint = \"after_tool\"\njob = \"gen_4\"\n") ==
         "t.toml:6:7: fault[0].job: no job has the id \"gen_4\"");
   // A worker count that did not load is reported once, not once per reference.
@@ -500,10 +520,11 @@ TEST_CASE("job ids are unique, whether written or generated", "[scenario]") {
         "t.toml:5:1: workload.id_prefix: generates the job id \"gen_2\", already defined at line 2, column 6; choose "
         "another id_prefix");
   // Several clash: the first the workload would generate is named.
-  CHECK(error_of("[[job]]\nid = \"gen_3\"\ninvoice = \"i\"\namount_cents = 1\n[[job]]\nid = \"gen_2\"\ninvoice = \"i\"\n"
-                 "amount_cents = 1\n[workload]\ncount = 3\namount_cents = 1\n") ==
-        "t.toml:9:1: workload.id_prefix: generates the job id \"gen_2\", already defined at line 6, column 6; choose "
-        "another id_prefix");
+  CHECK(
+      error_of("[[job]]\nid = \"gen_3\"\ninvoice = \"i\"\namount_cents = 1\n[[job]]\nid = \"gen_2\"\ninvoice = \"i\"\n"
+               "amount_cents = 1\n[workload]\ncount = 3\namount_cents = 1\n") ==
+      "t.toml:9:1: workload.id_prefix: generates the job id \"gen_2\", already defined at line 6, column 6; choose "
+      "another id_prefix");
   CHECK(error_of("[[job]]\nid = \"job 17\"\ninvoice = \"i\"\namount_cents = 1\n") ==
         "t.toml:2:6: job[0].id: expected 1 to 128 letters, digits, '_', '-' or '.', found \"job 17\"");
 }
@@ -518,7 +539,8 @@ TEST_CASE("a redrive needs the dead-letter queue", "[scenario]") {
         "\"10s\"");
   CHECK(error_of("[store]\ndead_row_cost = \"0s\"\n") ==
         "t.toml:2:17: store.dead_row_cost: must be between 1us and 1s, found 0s");
-  CHECK(error_of("[alarms]\nbacklog = 0\n") == "t.toml:2:11: alarms.backlog: must be between 1 and 1000000000, found 0");
+  CHECK(error_of("[alarms]\nbacklog = 0\n") ==
+        "t.toml:2:11: alarms.backlog: must be between 1 and 1000000000, found 0");
   CHECK(error_of("[alarms]\noldest_message_age = \"0s\"\n") ==
         "t.toml:2:22: alarms.oldest_message_age: must be between 1s and 336h, found 0s");
   CHECK(error_of("[runtime.orphan_rescue]\nexhausted = \"requeue\"\n") ==
@@ -581,10 +603,11 @@ TEST_CASE("[lint] allow names known rules, each once, with a reason", "[scenario
         "t.toml:2:19: lint.allow[0].rule: unknown lint rule \"write_without_kye\"; did you mean `write_without_key`?");
   CHECK(error_of("[lint]\nallow = [{ rule = \"no_jitter\" }]\n") ==
         "t.toml:2:10: lint.allow[0].reason: required key is missing; expected a sentence saying why");
-  CHECK(error_of("[lint]\nallow = [{ rule = \"no_jitter\", reason = \"a\" }, { rule = \"no_jitter\", reason = \"b\" }]\n") ==
+  CHECK(error_of(
+            "[lint]\nallow = [{ rule = \"no_jitter\", reason = \"a\" }, { rule = \"no_jitter\", reason = \"b\" }]\n") ==
         "t.toml:2:57: lint.allow[1].rule: lint rule \"no_jitter\" is allowed twice");
-  const load_result r =
-      load_scenario_text(test::with_a_job("[lint]\nallow = [{ rule = \"no_jitter\", reason = \"on purpose\" }]\n"), "t.toml");
+  const load_result r = load_scenario_text(
+      test::with_a_job("[lint]\nallow = [{ rule = \"no_jitter\", reason = \"on purpose\" }]\n"), "t.toml");
   REQUIRE(r.ok());
   REQUIRE(r.value->lint_allow.size() == 1);
   CHECK(r.value->lint_allow[0].rule == "no_jitter");
@@ -643,7 +666,8 @@ TEST_CASE("shapes and rules that could never take effect are errors", "[scenario
         "t.toml:1:1: queue_fault[0]: a rule without `job` needs a `probability` above 0 (or give a `job` and `nth`)");
   CHECK(error_of("[[job]]\nid = \"j1\"\ninvoice = \"i\"\namount_cents = 1\n"
                  "[[queue_fault]]\nkind = \"duplicate_delivery\"\njob = \"j1\"\nprobability = 0.5\n") ==
-        "t.toml:8:15: queue_fault[0].probability: a rule with `job` fires on its nth receive, delete or send; `probability` "
+        "t.toml:8:15: queue_fault[0].probability: a rule with `job` fires on its nth receive, delete or send; "
+        "`probability` "
         "is for rules without `job`");
   CHECK(error_of("[[queue_fault]]\nkind = \"lose_delete\"\nprobability = 0.5\nresend_after = \"5s\"\n") ==
         "t.toml:4:16: queue_fault[0].resend_after: `resend_after` is when the producer sends again after a "
@@ -672,16 +696,18 @@ TEST_CASE("every problem is collected, in file order", "[scenario]") {
   std::vector<std::string> lines;
   for (const scenario_error& e : r.errors) lines.push_back(e.to_string());
   const std::string f = fixture("bad/many_errors.toml");
-  CHECK(lines == std::vector<std::string>{
-                     f + ":2:8: seed: expected a seed from 0 to 18446744073709551615 (an integer, or a string of digits "
-                         "above 2^63 - 1), found integer -1",
-                     f + ":5:10: retry.jitter: expected \"none\", \"full\", \"equal\", \"decorrelated\" or \"sidekiq\", found string "
-                         "\"fulll\"; did you mean `full`?",
-                     f + ":6:15: retry.coefficient: must be between 1 and 100 (below 1 the backoff would shrink), found "
-                         "0.5",
-                     f + ":9:31: vendor.error_rates.unavailable: must be between 0 and 1, found 1.5",
-                     f + ":14:16: job[0].amount_cents: amounts cannot be negative, found -100 cents",
-                 });
+  CHECK(lines ==
+        std::vector<std::string>{
+            f + ":2:8: seed: expected a seed from 0 to 18446744073709551615 (an integer, or a string of digits "
+                "above 2^63 - 1), found integer -1",
+            f + ":5:10: retry.jitter: expected \"none\", \"full\", \"equal\", \"decorrelated\" or \"sidekiq\", found "
+                "string "
+                "\"fulll\"; did you mean `full`?",
+            f + ":6:15: retry.coefficient: must be between 1 and 100 (below 1 the backoff would shrink), found "
+                "0.5",
+            f + ":9:31: vendor.error_rates.unavailable: must be between 0 and 1, found 1.5",
+            f + ":14:16: job[0].amount_cents: amounts cannot be negative, found -100 cents",
+        });
 }
 
 TEST_CASE("a flood of errors is cut at a bound", "[scenario]") {

@@ -28,9 +28,7 @@ using sim::instant;
 
 namespace {
 
-std::string catalogue_file(std::string_view name) {
-  return (twice::test::repo_root() / "scenarios" / name).string();
-}
+std::string catalogue_file(std::string_view name) { return (twice::test::repo_root() / "scenarios" / name).string(); }
 
 scenario load_ok(std::string_view text) {
   load_result r = load_scenario_text(test::with_a_job(text), "tests/ok.toml");
@@ -574,7 +572,8 @@ world_config everything_config() {
   c.dead_letter_queue = true;
   c.dead_letter.name = "refunds-dlq";
   c.dead_letter.retention = duration::from_s(14 * 24 * 3600);
-  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(6 * 3600), .times = 3, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
+  c.dead_letter_redrive = dead_letter_redrive_config{
+      .after = duration::from_s(6 * 3600), .times = 3, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
   c.workers = 3;
   c.sha = "abc123";
   c.runtime.visibility_timeout = duration::from_s(60);
@@ -588,19 +587,18 @@ world_config everything_config() {
                                                    .timeout = duration::from_s(2),
                                                    .failure_threshold = 4,
                                                    .termination_grace = duration::from_s(60)};
-  c.runtime.orphan_rescue = orphan_rescue_config{.rescue_after = duration::from_s(600),
-                                                 .interval = duration::from_s(30),
-                                                 .exhausted = exhausted_orphans::retry};
+  c.runtime.orphan_rescue = orphan_rescue_config{
+      .rescue_after = duration::from_s(600), .interval = duration::from_s(30), .exhausted = exhausted_orphans::retry};
   c.relay_poll_interval = duration::from_ms(250);
   c.runtime.retry = {.initial_interval = duration::from_ms(200),
                      .coefficient_milli = 1500,
                      .maximum_interval = duration::from_s(20),
                      .maximum_attempts = 8,
                      .jitter = jitter_kind::decorrelated};
-  c.runtime.retry_budget =
-      retry_budget_config{.tokens = 300, .retry_cost = 6, .timeout_cost = 12, .success_refund = 2, .retry_success_refund = 2};
-  c.runtime.circuit_breaker = circuit_breaker_config{.window = duration::from_s(30), .min_calls = 8,
-                                                     .failure_percent = 75, .open_for = duration::from_s(15)};
+  c.runtime.retry_budget = retry_budget_config{
+      .tokens = 300, .retry_cost = 6, .timeout_cost = 12, .success_refund = 2, .retry_success_refund = 2};
+  c.runtime.circuit_breaker = circuit_breaker_config{
+      .window = duration::from_s(30), .min_calls = 8, .failure_percent = 75, .open_for = duration::from_s(15)};
   c.runtime.rules = {.key = key_mode::per_attempt,
                      .pass_key_to_vendor = false,
                      .ledger_guard = true,
@@ -674,9 +672,10 @@ world_config everything_config() {
   job_spec j17 = agent_job("job_17", "inv_17", 1999, true);
   j17.enqueue_at = at(duration::from_s(5));
   c.jobs.push_back(j17);
-  c.jobs.push_back({.id = "job_18",
-                    .steps = {{"read", "doc_1", 0}, {"refund", "inv_18", 250}, {"email", "c_1", 0}, {"email", "c_2", 0}},
-                    .enqueue_at = {}});
+  c.jobs.push_back(
+      {.id = "job_18",
+       .steps = {{"read", "doc_1", 0}, {"refund", "inv_18", 250}, {"email", "c_1", 0}, {"email", "c_2", 0}},
+       .enqueue_at = {}});
   const job_type newsletter{"newsletter", progress_mode::none, {{"email", "list_{job}", 0, 2}}, "acme"};
   c.jobs.push_back({.id = "job_19",
                     .steps = {{"email", "list_job_19_1", 0, false}, {"email", "list_job_19_2", 0, false}},
@@ -736,8 +735,10 @@ TEST_CASE("a scenario that sets every key loads into the exact world_config", "[
 // (strict semantics, the split discipline), so they load here.
 TEST_CASE("queue.flavour = \"sqs_fifo\" with its keys, and the group it defaults to", "[scenario][fifo]") {
   const std::string job = "[[job]]\nid = \"job_1\"\ninvoice = \"inv_1\"\namount_cents = 100\n";
-  const scenario set = load_ok("[queue]\nflavour = \"sqs_fifo\"\nmessage_group_id = \"tenant\"\n"
-                               "deduplication = \"per_send\"\n" + job);
+  const scenario set = load_ok(
+      "[queue]\nflavour = \"sqs_fifo\"\nmessage_group_id = \"tenant\"\n"
+      "deduplication = \"per_send\"\n" +
+      job);
   world_config expected = defaults_with_jobs_of(set.world);
   expected.queue.fifo = true;
   expected.message_group = message_group_source::tenant;
@@ -779,14 +780,16 @@ TEST_CASE("queue.flavour = \"sidekiq\" takes Sidekiq's defaults, and [retry] and
   expected.runtime.retry.maximum_interval.reset();
   expected.runtime.retry.maximum_attempts = 26;
   expected.runtime.shutdown_timeout = duration::from_s(25);
-  expected.runtime.long_poll = duration::from_s(2);  // BasicFetch's BRPOP timeout
+  expected.runtime.long_poll = duration::from_s(2);                // BasicFetch's BRPOP timeout
   expected.runtime.count_attempts = attempt_counting::at_failure;  // the payload's retry_count
-  expected.dead_letter.dead_set = true;  // 180 days, trimmed at each death
+  expected.dead_letter.dead_set = true;                            // 180 days, trimmed at each death
   expected.dead_letter.retention = duration::from_s(180LL * 24 * 3600);
   check_same(plain.world, expected);
 
-  const scenario tuned = load_ok("[queue]\nflavour = \"sidekiq\"\n[retry]\nmaximum_attempts = 4\n[runtime]\n"
-                                 "shutdown_timeout = \"1m\"\n" + job);
+  const scenario tuned = load_ok(
+      "[queue]\nflavour = \"sidekiq\"\n[retry]\nmaximum_attempts = 4\n[runtime]\n"
+      "shutdown_timeout = \"1m\"\n" +
+      job);
   CHECK(tuned.world.runtime.retry.maximum_attempts == 4);
   CHECK(tuned.world.runtime.retry.jitter == jitter_kind::sidekiq);
   CHECK(tuned.world.runtime.shutdown_timeout == duration::from_s(60));
@@ -813,12 +816,13 @@ TEST_CASE("queue.flavour = \"celery_redis\" takes Celery's defaults, and [celery
   check_same(plain.world, expected);
   CHECK(plain.world.dead_letter_queue == false);
 
-  const scenario tuned =
-      load_ok("[queue]\nflavour = \"celery_redis\"\nvisibility_timeout = \"24h\"\n[celery]\nacks_late = true\n"
-              "prefetch_multiplier = 1\nreject_on_worker_lost = true\n[retry]\nmaximum_attempts = 6\n" + job);
+  const scenario tuned = load_ok(
+      "[queue]\nflavour = \"celery_redis\"\nvisibility_timeout = \"24h\"\n[celery]\nacks_late = true\n"
+      "prefetch_multiplier = 1\nreject_on_worker_lost = true\n[retry]\nmaximum_attempts = 6\n" +
+      job);
   CHECK(tuned.world.queue.visibility_timeout == duration::from_s(24 * 3600));  // past SQS's 12 h: kombu takes it
-  CHECK(tuned.world.runtime.celery == celery_config{.acks_late = true, .prefetch_multiplier = 1,
-                                                    .reject_on_worker_lost = true});
+  CHECK(tuned.world.runtime.celery ==
+        celery_config{.acks_late = true, .prefetch_multiplier = 1, .reject_on_worker_lost = true});
   CHECK(tuned.world.runtime.retry.maximum_attempts == 6);
 }
 
@@ -844,7 +848,8 @@ TEST_CASE("queue.flavour = \"pubsub\" takes Pub/Sub's defaults, and [pubsub] the
 
   const scenario tuned = load_ok(
       "[queue]\nflavour = \"pubsub\"\n[pubsub]\nack_deadline = \"60s\"\nmax_delivery_attempts = 7\n"
-      "exactly_once_delivery = true\nmessage_retention = \"744h\"\nmax_lease_duration = \"2h\"\n" + job);
+      "exactly_once_delivery = true\nmessage_retention = \"744h\"\nmax_lease_duration = \"2h\"\n" +
+      job);
   CHECK(tuned.world.queue.visibility_timeout == duration::from_s(60));
   CHECK(tuned.world.queue.max_receive_count == 7);
   CHECK(tuned.world.dead_letter_queue);
@@ -947,22 +952,22 @@ TEST_CASE("empty sections keep the defaults the headers document", "[scenario]")
   CHECK(c.seed == 1);
   CHECK(c.time_limit == duration::from_s(24 * 3600));
   CHECK(c.event_budget == 50'000'000);
-  CHECK(c.queue.visibility_timeout == duration::from_s(30));       // SQS
-  CHECK(c.queue.retention == duration::from_s(4 * 24 * 3600));     // SQS
+  CHECK(c.queue.visibility_timeout == duration::from_s(30));    // SQS
+  CHECK(c.queue.retention == duration::from_s(4 * 24 * 3600));  // SQS
   CHECK(c.queue.max_receive_count == 0);
   CHECK(c.dead_letter_queue);
   CHECK(c.dead_letter.name == "jobs-dlq");
   CHECK(c.dead_letter.retention == duration::from_s(14 * 24 * 3600));  // SQS's most, as AWS advises for a DLQ
   CHECK_FALSE(c.dead_letter_redrive.has_value());
   CHECK(c.workers == 2);
-  CHECK(c.runtime.long_poll == duration::from_s(20));              // SQS's maximum wait
-  CHECK(c.runtime.restart_delay == duration::from_s(10));          // Kubernetes' first back-off
+  CHECK(c.runtime.long_poll == duration::from_s(20));      // SQS's maximum wait
+  CHECK(c.runtime.restart_delay == duration::from_s(10));  // Kubernetes' first back-off
   CHECK_FALSE(c.runtime.liveness_probe.has_value());
   CHECK_FALSE(c.runtime.orphan_rescue.has_value());
   CHECK(c.runtime.count_attempts == attempt_counting::at_start);
   CHECK_FALSE(c.runtime.heartbeat_interval.has_value());
-  CHECK(c.runtime.retry.initial_interval == duration::from_s(1));  // Temporal
-  CHECK(c.runtime.retry.coefficient_milli == 2000);                // Temporal
+  CHECK(c.runtime.retry.initial_interval == duration::from_s(1));    // Temporal
+  CHECK(c.runtime.retry.coefficient_milli == 2000);                  // Temporal
   CHECK(c.runtime.retry.maximum_interval == duration::from_s(100));  // Temporal: 100 x initial
   CHECK(c.runtime.retry.maximum_attempts == 5);
   CHECK(c.runtime.retry.jitter == jitter_kind::full);
@@ -1053,8 +1058,9 @@ TEST_CASE("[split] names the tool and the split queue's lease and pods", "[scena
   CHECK(plain.world.runtime.rules.split_tool.empty());
   CHECK(plain.world.split.queue.visibility_timeout == duration::from_s(15 * 60));
   CHECK(plain.world.split.workers == 1);
-  const scenario s = load_ok("[split]\ntool = \"model\"\nvisibility_timeout = \"20m\"\nworkers = 3\n"
-                             "max_receive_count = 4\n");
+  const scenario s = load_ok(
+      "[split]\ntool = \"model\"\nvisibility_timeout = \"20m\"\nworkers = 3\n"
+      "max_receive_count = 4\n");
   CHECK(s.world.runtime.rules.split_tool == "model");
   CHECK(s.world.split.queue.visibility_timeout == duration::from_s(20 * 60));
   CHECK(s.world.split.queue.max_receive_count == 4);
@@ -1096,8 +1102,7 @@ email_probability = 0.5
   REQUIRE(d.size() == 50);
   bool differs = false;
   for (std::size_t i = 0; i < 50; ++i)
-    differs = differs || d[i].enqueue_at != a[i].enqueue_at ||
-              d[i].steps.size() != a[i].steps.size() ||
+    differs = differs || d[i].enqueue_at != a[i].enqueue_at || d[i].steps.size() != a[i].steps.size() ||
               d[i].steps[2].amount_cents != a[i].steps[2].amount_cents;
   CHECK(differs);
 
@@ -1118,8 +1123,9 @@ email_probability = 0.5
 }
 
 TEST_CASE("a workload is a spec, not a million jobs: nothing is generated at load", "[scenario]") {
-  const scenario s = load_ok("[[job]]\nid = \"job_17\"\ninvoice = \"inv_17\"\namount_cents = 1999\n"
-                             "[workload]\ncount = 999999\nrate = 25\narrival = \"poisson\"\namount_cents = [100, 500]\n");
+  const scenario s = load_ok(
+      "[[job]]\nid = \"job_17\"\ninvoice = \"inv_17\"\namount_cents = 1999\n"
+      "[workload]\ncount = 999999\nrate = 25\narrival = \"poisson\"\namount_cents = [100, 500]\n");
   CHECK(s.world.jobs.size() == 1);  // the [[job]] alone
   REQUIRE(s.world.workload.has_value());
   CHECK(s.world.workload->count == 999'999);
@@ -1161,7 +1167,8 @@ id_prefix = "w"
 }
 
 TEST_CASE("faults may refer to generated jobs", "[scenario]") {
-  const scenario s = load_ok("[workload]\ncount = 2\namount_cents = 5\n[[fault]]\npoint = \"before_ack\"\njob = \"gen_2\"\n");
+  const scenario s =
+      load_ok("[workload]\ncount = 2\namount_cents = 5\n[[fault]]\npoint = \"before_ack\"\njob = \"gen_2\"\n");
   REQUIRE(s.world.point_faults.size() == 1);
   CHECK(s.world.point_faults[0].job == "gen_2");
 }
@@ -1203,7 +1210,8 @@ TEST_CASE("the incident and its rolling-deploy fix differ only in the key", "[sc
 }
 
 TEST_CASE("the incident files' expectations are what a run shows", "[scenario]") {
-  for (const char* name : {"double_refund.toml", "double_refund_fixed.toml", "double_refund_rolling_deploy_fixed.toml"}) {
+  for (const char* name :
+       {"double_refund.toml", "double_refund_fixed.toml", "double_refund_rolling_deploy_fixed.toml"}) {
     INFO(name);
     load_result r = load_scenario_file(catalogue_file(name));
     REQUIRE(r.ok());
@@ -1231,14 +1239,23 @@ TEST_CASE("the incident files' expectations are what a run shows", "[scenario]")
 TEST_CASE("the scenario's invariant names are the registry's built-in ones, in report order", "[scenario]") {
   namespace inv = invariant_name;
   const std::vector<std::string_view> report_order = {
-      inv::one_ledger_row_per_key,    inv::no_double_payment,    inv::ledgers_agree,
-      inv::every_job_ends,            inv::no_message_lost,      inv::backlog_within_bound,
-      inv::backoff_within_cap,        inv::no_retry_of_non_retryable,
-      inv::attempts_monotonic,        inv::attempts_within_limit,
+      inv::one_ledger_row_per_key,
+      inv::no_double_payment,
+      inv::ledgers_agree,
+      inv::every_job_ends,
+      inv::no_message_lost,
+      inv::backlog_within_bound,
+      inv::backoff_within_cap,
+      inv::no_retry_of_non_retryable,
+      inv::attempts_monotonic,
+      inv::attempts_within_limit,
       inv::leases_exclusive_or_absorbed,
-      inv::drain_kills_nothing,       inv::database_not_stalled,
-      inv::done_jobs_paid_in_full,    inv::one_effect_per_step,
-      inv::done_jobs_had_effects,     inv::no_tenant_starved,
+      inv::drain_kills_nothing,
+      inv::database_not_stalled,
+      inv::done_jobs_paid_in_full,
+      inv::one_effect_per_step,
+      inv::done_jobs_had_effects,
+      inv::no_tenant_starved,
   };
   CHECK(invariant_names() == report_order);
   for (const std::string_view name : report_order) CHECK(registry::is_builtin_invariant(name));

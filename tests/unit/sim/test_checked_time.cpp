@@ -187,8 +187,9 @@ TEST_CASE("an overflowing time operator stops the process and names the operatio
   }
   // The operands are in the message.
   const child_end end = run_in_child([&] { keep(instant::max() + one); });
-  CHECK(end.err == "twice: kernel check failed: instant + duration overflows int64 microseconds "
-                   "(9223372036854775807 + 1)\n");
+  CHECK(end.err ==
+        "twice: kernel check failed: instant + duration overflows int64 microseconds "
+        "(9223372036854775807 + 1)\n");
   // And a child that does not overflow exits normally: the harness itself is sound.
   const child_end fine = run_in_child([&] { keep(instant::epoch() + one); });
   CHECK_FALSE(fine.aborted);
@@ -199,8 +200,7 @@ TEST_CASE("a checked money sum stops the process and names the sum", "[checked]"
   const child_end end =
       run_in_child([] { sink = twice::sim::checked_add(i64_max, 1, "our ledger's total overflows int64 cents"); });
   CHECK(end.aborted);
-  CHECK(end.err ==
-        "twice: kernel check failed: our ledger's total overflows int64 cents (9223372036854775807 + 1)\n");
+  CHECK(end.err == "twice: kernel check failed: our ledger's total overflows int64 cents (9223372036854775807 + 1)\n");
 }
 
 // Every time setting at its documented limit, with the clock at ten years:

@@ -11,10 +11,10 @@
 
 #include "sim/duration_text.hpp"
 
+using Catch::Matchers::Contains;
 using twice::sim::duration;
 using twice::sim::format_duration;
 using twice::sim::parse_duration;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -189,9 +189,8 @@ TEST_CASE("format_duration marks negative durations with a minus", "[duration_te
 }
 
 TEST_CASE("format_duration and parse_duration round trip at the boundaries", "[duration_text]") {
-  for (const duration d : {duration::zero(), duration::from_us(1), duration::from_us(999),
-                           duration::from_s(59), duration::from_s(3'599), duration::max(),
-                           duration::max() - duration::from_us(1)}) {
+  for (const duration d : {duration::zero(), duration::from_us(1), duration::from_us(999), duration::from_s(59),
+                           duration::from_s(3'599), duration::max(), duration::max() - duration::from_us(1)}) {
     const std::string text = format_duration(d);
     INFO("text: " << text);
     const auto r = parse_duration(text);

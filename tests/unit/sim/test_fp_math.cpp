@@ -116,7 +116,8 @@ constexpr known_answer log_answers[] = {
     {0x3ff6a09e667f3bcdULL, 0x3fd62e42fefa39f0ULL},  // 1.4142135623730951 -> 0.3465735902799727
     {0x3ff6a09e667f3bceULL, 0x3fd62e42fefa39f3ULL},  // 1.4142135623730954 -> 0.34657359027997287
     {0x3fe6666666666666ULL, 0xbfd6d3c324e13f50ULL},  // 0.7 -> -0.35667494393873245
-    {0x3ff6666666666666ULL, 0x3fd588c2d913348eULL},  // 1.4 -> 0.33647223662121284  (1 ulp below the correctly rounded ...48f)
+    {0x3ff6666666666666ULL,
+     0x3fd588c2d913348eULL},  // 1.4 -> 0.33647223662121284  (1 ulp below the correctly rounded ...48f)
     {0x409f400000000000ULL, 0x401e6752f96f46deULL},  // 2000.0 -> 7.600902459542082
     {0x40dd4c0000000000ULL, 0x40249e2f0b0af577ULL},  // 30000.0 -> 10.308952660644293
     {0x41024f8000000000ULL, 0x4027d6374a08a71dULL},  // 150000.0 -> 11.918390573078392
@@ -261,39 +262,45 @@ TEST_CASE("fp_math special cases", "[fp_math]") {
 
 TEST_CASE("fp_math exp: within 1 ulp of libm and about half an ulp of exact", "[fp_math]") {
   SECTION("the reduced range") {
-    check_sweep(sweep(1, sweep_size, [](auto& rng) { return uniform01(rng) - 0.5; }, our_exp, libm_exp, wide_exp),
+    check_sweep(sweep(
+                    1, sweep_size, [](auto& rng) { return uniform01(rng) - 0.5; }, our_exp, libm_exp, wide_exp),
                 0.6);
   }
   SECTION("lognormal exponents, |x| <= 50") {
-    check_sweep(sweep(2, sweep_size, [](auto& rng) { return 100.0 * uniform01(rng) - 50.0; }, our_exp, libm_exp,
-                      wide_exp),
-                0.6);
+    check_sweep(
+        sweep(
+            2, sweep_size, [](auto& rng) { return 100.0 * uniform01(rng) - 50.0; }, our_exp, libm_exp, wide_exp),
+        0.6);
   }
   SECTION("the whole finite range") {
-    check_sweep(sweep(3, sweep_size, [](auto& rng) { return 1418.0 * uniform01(rng) - 708.0; }, our_exp,
-                      libm_exp, wide_exp),
-                0.6);
+    check_sweep(
+        sweep(
+            3, sweep_size, [](auto& rng) { return 1418.0 * uniform01(rng) - 708.0; }, our_exp, libm_exp, wide_exp),
+        0.6);
   }
   SECTION("tiny arguments") {
-    check_sweep(sweep(4, sweep_size, [](auto& rng) { return std::ldexp(uniform01(rng) - 0.5, -20); }, our_exp,
-                      libm_exp, wide_exp),
+    check_sweep(sweep(
+                    4, sweep_size, [](auto& rng) { return std::ldexp(uniform01(rng) - 0.5, -20); }, our_exp, libm_exp,
+                    wide_exp),
                 0.6);
   }
   SECTION("subnormal results: two roundings, still under 1 ulp") {
-    check_sweep(sweep(5, sweep_size, [](auto& rng) { return -708.4 - 37.0 * uniform01(rng); }, our_exp, libm_exp,
-                      wide_exp),
-                1.0);
+    check_sweep(
+        sweep(
+            5, sweep_size, [](auto& rng) { return -708.4 - 37.0 * uniform01(rng); }, our_exp, libm_exp, wide_exp),
+        1.0);
   }
 }
 
 TEST_CASE("fp_math log: within 1 ulp of libm and about half an ulp of exact", "[fp_math]") {
   SECTION("[0.5, 2], both sides of the sqrt(2) cut") {
-    check_sweep(sweep(11, sweep_size, [](auto& rng) { return 0.5 + 1.5 * uniform01(rng); }, our_log, libm_log,
-                      wide_log),
+    check_sweep(sweep(
+                    11, sweep_size, [](auto& rng) { return 0.5 + 1.5 * uniform01(rng); }, our_log, libm_log, wide_log),
                 0.6);
   }
   SECTION("1 - u for u on the 2^-53 grid (exponential inversion)") {
-    check_sweep(sweep(12, sweep_size, [](auto& rng) { return 1.0 - uniform01(rng); }, our_log, libm_log, wide_log),
+    check_sweep(sweep(
+                    12, sweep_size, [](auto& rng) { return 1.0 - uniform01(rng); }, our_log, libm_log, wide_log),
                 0.6);
   }
   SECTION("u^2 + v^2 < 1 (the polar method)") {
@@ -309,10 +316,11 @@ TEST_CASE("fp_math log: within 1 ulp of libm and about half an ulp of exact", "[
     check_sweep(sweep(13, sweep_size, polar_s, our_log, libm_log, wide_log), 0.6);
   }
   SECTION("whole microseconds up to 1e15 (lognormal medians and p99s)") {
-    check_sweep(sweep(14, sweep_size,
-                      [](auto& rng) { return static_cast<double>(1 + rng.next_u64() % 1'000'000'000'000'000); },
-                      our_log, libm_log, wide_log),
-                0.6);
+    check_sweep(
+        sweep(
+            14, sweep_size, [](auto& rng) { return static_cast<double>(1 + rng.next_u64() % 1'000'000'000'000'000); },
+            our_log, libm_log, wide_log),
+        0.6);
   }
   SECTION("every positive double: random bit patterns, subnormals included") {
     const auto any_positive = [](twice::sim::random_stream& rng) {
@@ -322,8 +330,9 @@ TEST_CASE("fp_math log: within 1 ulp of libm and about half an ulp of exact", "[
     check_sweep(sweep(15, sweep_size, any_positive, our_log, libm_log, wide_log), 0.6);
   }
   SECTION("close to 1") {
-    check_sweep(sweep(16, sweep_size, [](auto& rng) { return 1.0 + std::ldexp(uniform01(rng) - 0.5, -10); },
-                      our_log, libm_log, wide_log),
+    check_sweep(sweep(
+                    16, sweep_size, [](auto& rng) { return 1.0 + std::ldexp(uniform01(rng) - 0.5, -10); }, our_log,
+                    libm_log, wide_log),
                 0.6);
   }
 }

@@ -52,12 +52,15 @@ TEST_CASE("a reserved place orders as if the event had been scheduled when it wa
   } ctx{&log, k.reserve_sequence(2)};
   k.schedule_at(instant::from_us(10), note, &log, 2);
   // Filled in late and out of order, from an event at 5 us.
-  k.schedule_at(instant::from_us(5), [](kernel& kk, void* c, std::uint64_t) {
-    auto* x = static_cast<ctx_t*>(c);
-    kk.schedule_reserved(instant::from_us(10), x->first + 1, note, x->log, 4);
-    kk.schedule_reserved(instant::from_us(10), x->first, note, x->log, 3);
-    kk.schedule_at(instant::from_us(10), note, x->log, 5);
-  }, &ctx);
+  k.schedule_at(
+      instant::from_us(5),
+      [](kernel& kk, void* c, std::uint64_t) {
+        auto* x = static_cast<ctx_t*>(c);
+        kk.schedule_reserved(instant::from_us(10), x->first + 1, note, x->log, 4);
+        kk.schedule_reserved(instant::from_us(10), x->first, note, x->log, 3);
+        kk.schedule_at(instant::from_us(10), note, x->log, 5);
+      },
+      &ctx);
   k.run();
   CHECK(log.lines == std::vector<std::string>{"10:1", "10:3", "10:4", "10:2", "10:5"});
 }
@@ -68,11 +71,14 @@ TEST_CASE("an event scheduled for now runs after those already queued for now", 
   struct ctx_t {
     log_sink* log;
   } ctx{&log};
-  k.schedule_at(instant::from_us(5), [](kernel& kk, void* c, std::uint64_t) {
-    auto* l = static_cast<ctx_t*>(c)->log;
-    l->lines.push_back("first");
-    kk.schedule_at(kk.now(), note, l, 99);
-  }, &ctx);
+  k.schedule_at(
+      instant::from_us(5),
+      [](kernel& kk, void* c, std::uint64_t) {
+        auto* l = static_cast<ctx_t*>(c)->log;
+        l->lines.push_back("first");
+        kk.schedule_at(kk.now(), note, l, 99);
+      },
+      &ctx);
   k.schedule_at(instant::from_us(5), note, &log, 7);
   k.run();
   CHECK(log.lines == std::vector<std::string>{"first", "5:7", "5:99"});
@@ -133,10 +139,13 @@ TEST_CASE("an empty kernel is quiescent at once", "[kernel]") {
 TEST_CASE("a model can end a run early, leaving later events queued", "[kernel]") {
   kernel k;
   log_sink log;
-  k.schedule_at(instant::from_us(10), [](kernel& kk, void* ctx, std::uint64_t) {
-    note(kk, ctx, 1);
-    kk.request_stop();
-  }, &log);
+  k.schedule_at(
+      instant::from_us(10),
+      [](kernel& kk, void* ctx, std::uint64_t) {
+        note(kk, ctx, 1);
+        kk.request_stop();
+      },
+      &log);
   k.schedule_at(instant::from_us(10), note, &log, 2);
   k.schedule_at(instant::from_us(99), note, &log, 3);
   run_result r = k.run();

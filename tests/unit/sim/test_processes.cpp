@@ -76,7 +76,7 @@ TEST_CASE("kill destroys a process at its suspension point and releases every fr
   story s;
   const process_id p = k.spawn(parent(k, s), "victim");
   k.run({.until = instant::from_us(500'000)});  // suspended inside the child
-  CHECK(counted::live == 2);                   // parent's and child's guards
+  CHECK(counted::live == 2);                    // parent's and child's guards
   CHECK(k.kill(p));
   CHECK(counted::live == 0);
   CHECK_FALSE(k.alive(p));
@@ -143,7 +143,8 @@ TEST_CASE("a signal wakes every waiter in waiting order", "[processes]") {
   };
   k.spawn(waiter(k, go, s, "a"));
   k.spawn(waiter(k, go, s, "b"));
-  k.schedule_at(instant::from_us(70), [](kernel&, void* g, std::uint64_t) { static_cast<signal*>(g)->trigger(); }, &go);
+  k.schedule_at(
+      instant::from_us(70), [](kernel&, void* g, std::uint64_t) { static_cast<signal*>(g)->trigger(); }, &go);
   k.run();
   CHECK(s == story{"70 a", "70 b"});
   CHECK(go.is_set());
@@ -207,7 +208,7 @@ TEST_CASE("wait with timeout: a tie at the same instant goes to whichever is dis
   SECTION("the trigger was scheduled after the wait began: the timeout wins") {
     race r;
     r.k.spawn(wait_five(r));
-    r.k.run({.until = instant::epoch()});          // the wait and its timer exist now
+    r.k.run({.until = instant::epoch()});            // the wait and its timer exist now
     r.k.schedule_at(instant::from_us(5), fire, &r);  // sequence after the deadline timer
     r.k.run();
     CHECK(r.fired == false);
@@ -268,9 +269,9 @@ TEST_CASE("a long-poll receive returns a value as soon as it arrives, or nothing
     }
   };
   k.spawn(poller(k, ch, s));
-  k.schedule_at(instant::from_us(3'000'000), [](kernel&, void* c, std::uint64_t) {
-    static_cast<channel<std::string>*>(c)->try_send("hello");
-  }, &ch);
+  k.schedule_at(
+      instant::from_us(3'000'000),
+      [](kernel&, void* c, std::uint64_t) { static_cast<channel<std::string>*>(c)->try_send("hello"); }, &ch);
   k.run();
   CHECK(s == story{"3000000 hello", "23000000 empty"});
 }
@@ -296,10 +297,13 @@ TEST_CASE("thousands of timed-out receivers leave the waiting ones in their orde
   k.spawn(patient(k, ch, s, "a"));
   for (int i = 0; i < 50; ++i) k.spawn(hasty(ch, 100));  // 5,000 waits that time out, 50 at a time
   k.spawn(patient(k, ch, s, "b"));
-  k.schedule_at(instant::from_us(200'000'000), [](kernel&, void* c, std::uint64_t) {
-    auto* chan = static_cast<channel<int>*>(c);
-    for (int v = 1; v <= 4; ++v) CHECK(chan->try_send(v));
-  }, &ch);
+  k.schedule_at(
+      instant::from_us(200'000'000),
+      [](kernel&, void* c, std::uint64_t) {
+        auto* chan = static_cast<channel<int>*>(c);
+        for (int v = 1; v <= 4; ++v) CHECK(chan->try_send(v));
+      },
+      &ch);
   k.run();
   // a waited first; each then takes a queued value as soon as it asks again.
   CHECK(s == story{"200000000 a=1", "200000000 a=3", "200000000 b=2", "200000000 b=4"});

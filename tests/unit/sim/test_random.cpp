@@ -105,9 +105,8 @@ TEST_CASE("same (seed, name) gives the same stream", "[random]") {
 TEST_CASE("different names or roots give different streams", "[random]") {
   const random_root root(42);
   // Names that differ in one character, by a prefix, or are empty.
-  const std::vector<std::string> names = {"", "vendor", "vendor2", "Vendor", "worker/0",
-                                          "worker/1", "worker/10", "worker/0/jitter",
-                                          "worker/1/jitter", "broker"};
+  const std::vector<std::string> names = {"",         "vendor",    "vendor2",         "Vendor",          "worker/0",
+                                          "worker/1", "worker/10", "worker/0/jitter", "worker/1/jitter", "broker"};
   std::vector<std::vector<std::uint64_t>> seqs;
   std::vector<std::uint64_t> seeds;
   for (const auto& n : names) {

@@ -35,8 +35,7 @@ trace_record make_record(std::int64_t time_us, std::vector<field> fields) {
 
 // The pinned trace: one record per value type, escapes included.
 void record_pinned_trace(trace_recorder& recorder) {
-  recorder.record(instant::from_us(0), "broker", "send",
-                  {{"message", "m-1"}, {"delay_us", 0}});
+  recorder.record(instant::from_us(0), "broker", "send", {{"message", "m-1"}, {"delay_us", 0}});
   recorder.record(instant::from_us(1'500), "worker/0", "receive",
                   {{"message", "m-1"}, {"receive_count", 1}, {"fresh", true}});
   recorder.record(instant::from_us(31'500), "vendor:pay", "refund",
@@ -92,8 +91,7 @@ TEST_CASE("canonical line quotes strings and escapes them", "[trace]") {
   }
   SECTION("control bytes and DEL become two lowercase hex digits") {
     const std::string text{'\n', '\t', '\0', '\x1f', '\x1b', '\x7f'};
-    CHECK(canonical_line(make_record(1, {{"s", text}})) ==
-          R"(1 actor kind s="\x0a\x09\x00\x1f\x1b\x7f")");
+    CHECK(canonical_line(make_record(1, {{"s", text}})) == R"(1 actor kind s="\x0a\x09\x00\x1f\x1b\x7f")");
   }
   SECTION("bytes from 0x80 up (UTF-8) are copied raw") {
     CHECK(canonical_line(make_record(1, {{"s", "caf\xc3\xa9"}})) == "1 actor kind s=\"caf\xc3\xa9\"");
@@ -104,8 +102,7 @@ TEST_CASE("canonical line quotes strings and escapes them", "[trace]") {
 }
 
 TEST_CASE("canonical line keeps the given field order", "[trace]") {
-  CHECK(canonical_line(make_record(7, {{"z", 1}, {"a", "x"}, {"m", true}})) ==
-        "7 actor kind z=1 a=\"x\" m=true");
+  CHECK(canonical_line(make_record(7, {{"z", 1}, {"a", "x"}, {"m", true}})) == "7 actor kind z=1 a=\"x\" m=true");
 }
 
 TEST_CASE("append_canonical appends without a newline", "[trace]") {
@@ -211,8 +208,7 @@ TEST_CASE("kept records hold what was recorded", "[trace]") {
 }
 
 TEST_CASE("observers see every record in order, in both retention modes", "[trace]") {
-  const auto mode = GENERATE(trace_recorder::retention::keep_records,
-                             trace_recorder::retention::digest_only);
+  const auto mode = GENERATE(trace_recorder::retention::keep_records, trace_recorder::retention::digest_only);
   trace_recorder recorder(mode);
   collecting_observer observer;
   recorder.add_observer(&observer);
@@ -246,8 +242,7 @@ TEST_CASE("an observer added later sees only later records", "[trace]") {
 }
 
 TEST_CASE("find and the typed getters look fields up by name", "[trace]") {
-  const trace_record record =
-      make_record(1, {{"count", 3}, {"ok", true}, {"key", "k-1"}, {"zero", 0}});
+  const trace_record record = make_record(1, {{"count", 3}, {"ok", true}, {"key", "k-1"}, {"zero", 0}});
 
   SECTION("find returns the value or nullptr") {
     const field_value* count = record.find("count");

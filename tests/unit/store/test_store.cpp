@@ -95,7 +95,7 @@ TEST_CASE("commit applies every write at once, after one latency per statement",
     std::optional<job_row> row = co_await tx.get_job("j1");  // 2 ms
     row->status = job_status::running;
     row->attempts = 1;
-    co_await tx.put_job(*row);                                                 // 4 ms
+    co_await tx.put_job(*row);                                                      // 4 ms
     const store_status paid = co_await tx.insert_ledger(payment("k1", 500, "j1"));  // 6 ms
     CHECK(paid == store_status::ok);
     co_await tx.insert_outbox(intent("k1", "j1", 0));  // 8 ms
@@ -464,9 +464,9 @@ TEST_CASE("a transaction held across a 30 s model call starves a pool of one", "
   auto slow = [](world& w) -> task<void> {
     transaction tx = co_await w.db.begin("slow");
     std::optional<job_row> row = co_await tx.get_job("j1");  // 2 ms
-    co_await sim::sleep_for(30_s);                            // the model call
-    co_await tx.put_job(*row);                                // 30.004 s
-    co_await tx.commit();                                     // 30.006 s
+    co_await sim::sleep_for(30_s);                           // the model call
+    co_await tx.put_job(*row);                               // 30.004 s
+    co_await tx.commit();                                    // 30.006 s
   };
   auto fast = [](world& w, instant& acquired_at) -> task<void> {
     co_await sim::sleep_for(1_ms);
@@ -497,8 +497,8 @@ TEST_CASE("a transaction held across a 30 s model call starves a pool of one", "
   CHECK(s.pool_waits == 1);
   CHECK(s.pool_wait_max == waited);
   CHECK(s.pool_wait_total == waited);
-  CHECK(s.pool_wait_histogram[0] == 1);  // slow's own acquire: no wait
-  CHECK(s.pool_wait_histogram[6] == 1);  // (10 s, 100 s]
+  CHECK(s.pool_wait_histogram[0] == 1);   // slow's own acquire: no wait
+  CHECK(s.pool_wait_histogram[6] == 1);   // (10 s, 100 s]
   CHECK(s.pool_busy_total == 30'010_ms);  // busy from 0 until fast commits at 30.010 s
   CHECK(s.pool_busy_longest == 30'010_ms);
   CHECK(s.waiting == 0);

@@ -78,7 +78,8 @@ maximum_attempts = 1
 latency = { fixed = "100ms" }
 client_timeout = "1s"
 servers = 2
-)") + std::string(pool_keys) + R"(
+)") + std::string(pool_keys) +
+                             R"(
 [[job_type]]
 name = "check"
 steps = [{ tool = "read", target = "m_{job}" }]

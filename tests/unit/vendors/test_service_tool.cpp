@@ -144,7 +144,7 @@ TEST_CASE("the model tool is a slow read: lognormal p50 4 s, p99 20 s by default
     REQUIRE(o.result.has_value());
     if (o.result->ok() && o.answered_at > at_ms(4'000)) ++slow;
   }
-  CHECK(slow > 60);   // about half
+  CHECK(slow > 60);  // about half
   CHECK(slow < 140);
   CHECK(model.stats().executing_peak == 200);
 }
@@ -348,8 +348,8 @@ TEST_CASE("Stripe's layer gives a key back when its request was dropped unserved
   c.pool.queue_timeout = 500_ms;
   service_tool up(w.k, w.events, sim::random_stream(1), c);
   w.send_at(up, 0, put("file_1", "k1"));
-  outcome& dropped = w.send_at(up, 100, put("file_2", "k2"));     // waits 900 ms: dropped at 1 s
-  outcome& retry = w.send_at(up, 1'500, put("file_2", "k2"));     // executes: the key was given back
+  outcome& dropped = w.send_at(up, 100, put("file_2", "k2"));  // waits 900 ms: dropped at 1 s
+  outcome& retry = w.send_at(up, 1'500, put("file_2", "k2"));  // executes: the key was given back
   w.k.run();
   CHECK(result_of(dropped).status == 503);
   CHECK(result_of(retry).ok());
@@ -368,8 +368,7 @@ service_tool_config versioned_row(sim::duration leg) {
 }
 }  // namespace
 
-TEST_CASE("an optimistic lock: a write whose version moved since its read is 409 conflict, with no effect",
-          "[tools]") {
+TEST_CASE("an optimistic lock: a write whose version moved since its read is 409 conflict, with no effect", "[tools]") {
   tools_world w;
   // Legs of 10 ms: a call reads at +10 ms, writes at +30 ms, hears at +40 ms.
   service_tool row(w.k, w.events, sim::random_stream(1), versioned_row(10_ms));

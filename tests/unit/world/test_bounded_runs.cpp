@@ -18,9 +18,7 @@ using namespace twice;
 
 namespace {
 
-std::string fixture(std::string_view name) {
-  return (test::repo_root() / "tests" / "scenarios" / name).string();
-}
+std::string fixture(std::string_view name) { return (test::repo_root() / "tests" / "scenarios" / name).string(); }
 
 // The never-ending story with room for ten million events: only a memory
 // budget of `bytes` stops it early.

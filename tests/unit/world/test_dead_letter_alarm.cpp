@@ -24,9 +24,8 @@ std::string three_dead_letters(std::string_view outage, std::string_view keys) {
   return "[workers]\ncount = 1\n[discipline]\nkey = \"none\"\n[budget]\ntime_limit = \"30h\"\n"
          "[retry]\nmaximum_attempts = 2\ninitial_interval = \"1s\"\nmaximum_interval = \"1s\"\n"
          "[vendor]\nlatency = { fixed = \"300ms\" }\n[[vendor.outage]]\nstart = \"0s\"\nend = \"" +
-         std::string(outage) +
-         "\"\n[dead_letter_queue]\nretention = \"24h\"\nredrive_after = \"8h\"\n" + std::string(keys) +
-         "[workload]\ncount = 3\ninterval = \"50s\"\namount_cents = 2500\n";
+         std::string(outage) + "\"\n[dead_letter_queue]\nretention = \"24h\"\nredrive_after = \"8h\"\n" +
+         std::string(keys) + "[workload]\ncount = 3\ninterval = \"50s\"\namount_cents = 2500\n";
 }
 
 std::string_view text_of(const sim::trace_record* r, std::string_view field) {
@@ -101,9 +100,10 @@ TEST_CASE("CW4 an alarm on the oldest dead letter's age pages again, and the on-
   CHECK(text_of(states[3], "to") == "OK");
 }
 
-TEST_CASE("CW6 re-notification while in ALARM: grouped into the open page, a new page once it auto-resolved, and "
-          "the on-call redrives",
-          "[dead-letter-alarm]") {
+TEST_CASE(
+    "CW6 re-notification while in ALARM: grouped into the open page, a new page once it auto-resolved, and "
+    "the on-call redrives",
+    "[dead-letter-alarm]") {
   const test::scenario_run run(three_dead_letters("6h", "page_auto_resolve = \"4h\"\nrenotify_every = \"1h\"\n"));
   const auto pages = run.records("page");
   REQUIRE(pages.size() == 3);
@@ -163,7 +163,8 @@ TEST_CASE("page_auto_resolve and age_alarm need the on-call's redrive_after", "[
         "t.toml:3:21: dead_letter_queue.page_auto_resolve: must be between 1m and 336h, found 10s");
 }
 
-TEST_CASE("page_resolved_before_answer: the pager closes the page before the on-call looks", "[dead-letter-alarm][lint]") {
+TEST_CASE("page_resolved_before_answer: the pager closes the page before the on-call looks",
+          "[dead-letter-alarm][lint]") {
   const auto warnings_of = [](const std::string& keys) {
     const load_result r = load_scenario_text(three_dead_letters("6h", keys), "t.toml");
     REQUIRE(r.ok());

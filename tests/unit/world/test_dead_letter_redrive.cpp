@@ -38,7 +38,8 @@ world_config down_until(duration outage_end) {
 TEST_CASE("a redrive after the outage queues the job again and it is done, its attempt numbers still rising",
           "[world][redrive]") {
   world_config c = down_until(duration::from_s(3600));
-  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(2 * 3600), .times = 1, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
+  c.dead_letter_redrive = dead_letter_redrive_config{
+      .after = duration::from_s(2 * 3600), .times = 1, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
   const checked_world run = run_checked_world(c);
   REQUIRE(run.result.all_jobs_ended);
   CHECK(run.w->jobs().end_of("job_1") == job_end::done);
@@ -62,7 +63,8 @@ TEST_CASE("a redrive after the outage queues the job again and it is done, its a
 
 TEST_CASE("the on-call redrives at most `times`; a job failing every time ends dead-lettered", "[world][redrive]") {
   world_config c = down_until(duration::from_s(100 * 3600));
-  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(600), .times = 2, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
+  c.dead_letter_redrive = dead_letter_redrive_config{
+      .after = duration::from_s(600), .times = 2, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
   const checked_world run = run_checked_world(c);
   REQUIRE(run.result.all_jobs_ended);
   CHECK(run.w->jobs().end_of("job_1") == job_end::dead_lettered);
@@ -124,7 +126,8 @@ TEST_CASE("a split-out job's dead letter is redriven to the split queue, where i
   c.runtime.retry.maximum_attempts = 2;
   c.runtime.retry.initial_interval = duration::from_s(1);
   c.model.outages.push_back({sim::instant::epoch(), sim::instant::epoch() + duration::from_s(600)});
-  c.dead_letter_redrive = dead_letter_redrive_config{.after = duration::from_s(3600), .times = 1, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
+  c.dead_letter_redrive = dead_letter_redrive_config{
+      .after = duration::from_s(3600), .times = 1, .auto_resolve = {}, .age_alarm = {}, .renotify_every = {}};
   const checked_world run = run_checked_world(c);
   const auto moved = run.records("moved_out");
   REQUIRE(moved.size() == 1);

@@ -67,8 +67,8 @@ TEST_CASE("a generated id is the prefix and 1..count, nothing else", "[workload]
   CHECK(generated_job_id(w, 0) == "gen_1");
   CHECK(generated_ordinal(w, "gen_1") == 0);
   CHECK(generated_ordinal(w, "gen_5") == 4);
-  for (const char* other : {"gen_0", "gen_6", "gen_01", "gen_", "gen_1x", "gen_-1", "gen_+1", "job_1", "gen_1:step_2:model",
-                            "gen_99999999999999999999999"})
+  for (const char* other : {"gen_0", "gen_6", "gen_01", "gen_", "gen_1x", "gen_-1", "gen_+1", "job_1",
+                            "gen_1:step_2:model", "gen_99999999999999999999999"})
     CHECK_FALSE(generated_ordinal(w, other).has_value());
 }
 
@@ -94,12 +94,14 @@ TEST_CASE("the book knows a generated job from its arrival, its children too, an
   CHECK(child.steps[0].tool == "model");
 
   CHECK(book.mark_end("gen_2", job_end::failed));
-  CHECK_FALSE(book.mark_end("gen_2", job_end::done));  // ended once
+  CHECK_FALSE(book.mark_end("gen_2", job_end::done));               // ended once
   CHECK_FALSE(book.mark_end("gen_2:step_2:model", job_end::done));  // not a story job
   CHECK(book.mark_end("job_17", job_end::done));
   std::vector<std::string> seen;
-  book.for_each_end([&seen](std::string_view id, job_end e) { seen.push_back(std::string(id) + "=" + std::string(to_string(e))); });
-  CHECK(seen == std::vector<std::string>{"job_17=done", "gen_1=open", "gen_2=failed", "gen_3=open", "gen_4=open", "gen_5=open"});
+  book.for_each_end(
+      [&seen](std::string_view id, job_end e) { seen.push_back(std::string(id) + "=" + std::string(to_string(e))); });
+  CHECK(seen == std::vector<std::string>{"job_17=done", "gen_1=open", "gen_2=failed", "gen_3=open", "gen_4=open",
+                                         "gen_5=open"});
 }
 
 TEST_CASE("a generated workload with split-out steps runs every job and child to its end", "[workload][world]") {

@@ -51,7 +51,8 @@ std::string points_scenario(std::string_view key, std::string_view expect) {
 }
 
 const verdict& verdict_named(const checked_result& run, std::string_view name) {
-  const auto it = std::find_if(run.verdicts.begin(), run.verdicts.end(), [&](const verdict& v) { return v.name == name; });
+  const auto it =
+      std::find_if(run.verdicts.begin(), run.verdicts.end(), [&](const verdict& v) { return v.name == name; });
   REQUIRE(it != run.verdicts.end());
   return *it;
 }
@@ -74,7 +75,8 @@ TEST_CASE("a scenario names a registered handler, tool and invariant", "[registr
     CHECK(verdict_named(run, "every_job_ends").held);
   }
   SECTION("without keys the user's invariant catches the second grant") {
-    load_result loaded = load_scenario_text(points_scenario("none", R"(violated = ["no_points_twice"])"), "points.toml");
+    load_result loaded =
+        load_scenario_text(points_scenario("none", R"(violated = ["no_points_twice"])"), "points.toml");
     REQUIRE(loaded.ok());
     const checked_result run = run_with_checkers(loaded.value->world);
     const verdict& v = verdict_named(run, "no_points_twice");
@@ -113,13 +115,15 @@ TEST_CASE("a name nobody registered is a located error", "[registry]") {
 
 TEST_CASE("the registry refuses a name taken, an empty one and a built-in invariant's", "[registry]") {
   points_registered registered;
-  CHECK_THROWS_AS(registry::add_handler("grant_points", [] { return std::make_unique<points::grant_points_handler>(); }),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(
+      registry::add_handler("grant_points", [] { return std::make_unique<points::grant_points_handler>(); }),
+      std::invalid_argument);
   CHECK_THROWS_AS(registry::add_tool("", [](const tool_setup&) { return std::make_unique<points::points_api>(); }),
                   std::invalid_argument);
-  CHECK_THROWS_AS(registry::add_invariant("no_double_payment",
-                                          [](const world_config&) { return std::make_unique<points::no_points_twice>(); }),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(
+      registry::add_invariant("no_double_payment",
+                              [](const world_config&) { return std::make_unique<points::no_points_twice>(); }),
+      std::invalid_argument);
   CHECK_THROWS_AS(registry::add_tool("other", nullptr), std::invalid_argument);
   CHECK(registry::handler_names() == std::vector<std::string>{"grant_points"});
   // A config built by hand that names an unregistered tool fails as the world is built.

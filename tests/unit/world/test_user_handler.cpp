@@ -12,7 +12,6 @@ using namespace twice;
 using points::grant_points_handler;
 using points::points_api;
 
-
 TEST_CASE("a user's handler and tool run under the simulator with every fault available", "[user_handler]") {
   // --8<-- [start:world]
   grant_points_handler handler;

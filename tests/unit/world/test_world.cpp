@@ -139,7 +139,8 @@ TEST_CASE("a queue per tenant: each job goes to its tenant's queue, every worker
   const world_result r = w.run();
   REQUIRE(r.all_jobs_ended);
   std::map<std::string, std::string> sent_to;
-  for (const sim::trace_record* s : records_of(w, "send")) sent_to[std::string(s->get_string("body").value())] = s->actor;
+  for (const sim::trace_record* s : records_of(w, "send"))
+    sent_to[std::string(s->get_string("body").value())] = s->actor;
   CHECK(sent_to.at("a_7") == "queue/jobs-acme");
   CHECK(sent_to.at("b_1") == "queue/jobs-beta");
   CHECK(sent_to.at("n_1") == "queue/jobs");
