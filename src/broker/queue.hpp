@@ -199,7 +199,6 @@
 
 #include <twice/broker/pubsub_retry_policy.hpp>
 #include <twice/broker/queue_config.hpp>
-#include <twice/broker/tombstone_table.hpp>
 #include <twice/events/queue_status.hpp>
 #include <twice/events/event_log.hpp>
 #include <twice/sim/condition.hpp>
@@ -211,6 +210,7 @@
 
 #include "broker/dedup_window.hpp"
 #include "broker/fifo_order.hpp"
+#include "broker/tombstone_table.hpp"
 
 namespace twice {
 

@@ -1,4 +1,4 @@
-#include <twice/broker/tombstone_table.hpp>
+#include "broker/tombstone_table.hpp"
 
 #include <algorithm>
 

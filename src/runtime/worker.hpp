@@ -34,10 +34,8 @@
 #include <string>
 
 #include <twice/events/event_log.hpp>
-#include <twice/runtime/execution_timeout.hpp>
 #include <twice/runtime/faults.hpp>
 #include <twice/runtime/handler.hpp>
-#include <twice/runtime/job_catalogue.hpp>
 #include <twice/runtime/retry_policy.hpp>
 #include <twice/runtime/runtime_config.hpp>
 #include <twice/sim/condition.hpp>
@@ -48,6 +46,8 @@
 
 #include "broker/queue.hpp"
 #include "runtime/circuit_breaker.hpp"
+#include "runtime/execution_timeout.hpp"
+#include "runtime/job_catalogue.hpp"
 #include "runtime/pubsub_ack_deadline.hpp"
 #include "runtime/retry_breaker.hpp"
 #include "runtime/retry_budget.hpp"

@@ -15,8 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include <twice/runtime/job_catalogue.hpp>
-
+#include "runtime/job_catalogue.hpp"
 #include "runtime/job_index.hpp"
 #include "runtime/workload.hpp"
 

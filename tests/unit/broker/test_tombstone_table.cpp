@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <map>
 
-#include <twice/broker/tombstone_table.hpp>
+#include "broker/tombstone_table.hpp"
 
 using twice::tombstone_table;
 using twice::sim::instant;
