@@ -78,9 +78,10 @@ class consumer_group;
 class service_tool;
 class worker;
 class job_book;
+struct world_state;
+// A program's own handler and tools (runtime/handler.hpp, tools/tool.hpp).
 class handler;
 class tool;
-struct world_state;
 
 struct world_config {
   std::uint64_t seed = 1;
