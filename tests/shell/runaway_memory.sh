@@ -18,24 +18,9 @@ set -uo pipefail
 twice=$1
 scenario=$2
 sanitized=${3:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "runaway_memory: $*"
-  failures=$((failures + 1))
-}
-
-capped() {  # KiB, then the command
-  local kib=$1
-  shift
-  if [[ "$sanitized" == "sanitized" ]]; then
-    "$@"
-  else
-    (ulimit -v "$kib" && "$@")
-  fi
-}
+name=runaway_memory
+# shellcheck source=tests/shell/capped_run.sh
+source "$(dirname "$0")/capped_run.sh"
 
 capped $((256 * 1024)) "$twice" run --quiet "$scenario" >"$work/quiet.txt" 2>"$work/quiet.err"
 rc=$?
