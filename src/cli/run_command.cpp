@@ -258,10 +258,12 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   attempt_collector attempts(detail);
   situation_tracker situations;
   span_collector spans;
+  span_collector report_spans{span_bound{}};
   timeline_collector story(html_story_lines_shown);
   checked_run_options options;
   options.observers = {&attempts, &situations};
   if (keeps.spans) options.observers.push_back(&spans);
+  if (keeps.report_spans) options.observers.push_back(&report_spans);
   if (keeps.story && !keep_records) options.observers.push_back(&story);
   if (keeps.stream != nullptr) options.observers.push_back(keeps.stream);
   options.progress = progress;
@@ -274,6 +276,7 @@ run_outcome run_one(const scenario& sc, run_keeps keeps, const world_progress_ho
   out.summary.reached = situations.reached();
   out.summary.expectations = evaluate(sc.expect, out.summary);
   if (keeps.spans) out.spans = spans.take();
+  if (keeps.report_spans) out.report_spans = report_spans.take();
   if (keep_records) {
     out.timeline = build_timeline(w.events().records());
     out.records = w.events().take_records();
@@ -322,10 +325,14 @@ int run_command(const run_options& options) {
   // writes each event as it happens instead of keeping it.
   run_keeps keeps;
   // --perfetto, --otlp and --report draw spans built as the run goes
-  // (span_collector); the report lists the first lines of the timeline,
-  // built as it goes too (timeline_collector).
+  // (span_collector): every span for the first two, which write them all; a
+  // bounded sample of the jobs' spans for the report, which draws a lane for
+  // a few jobs and charts for the rest (span_bound), so a page of a million
+  // jobs holds no more than one of ten thousand. The report lists the first
+  // lines of the timeline, built as it goes too (timeline_collector).
   keeps.records = (!options.quiet && !options.json) || options.check_determinism || !options.markdown_path.empty();
-  keeps.spans = !options.perfetto_path.empty() || !options.otlp_path.empty() || !options.report_path.empty();
+  keeps.spans = !options.perfetto_path.empty() || !options.otlp_path.empty();
+  keeps.report_spans = !options.report_path.empty();
   keeps.story = !options.report_path.empty();
   keeps.attempts = keeps.records || keeps.story || options.json;
   std::optional<streamed_file> trace_file;
@@ -382,8 +389,8 @@ int run_command(const run_options& options) {
     if (error.empty() && !options.otlp_path.empty())
       error = write_file_atomically(options.otlp_path, otlp_trace(out.summary, out.spans, TWICE_VERSION));
     if (error.empty() && !options.report_path.empty())
-      error = write_file_atomically(
-          options.report_path, html_report(sc, out.summary, out.timeline, out.spans, out.ledgers, out.timeline_total));
+      error = write_file_atomically(options.report_path, html_report(sc, out.summary, out.timeline, out.report_spans,
+                                                                     out.ledgers, out.timeline_total));
     if (!error.empty()) {
       fmt::print(stderr, "twice run: {}\n", error);
       return to_int(exit_code::bad_input);

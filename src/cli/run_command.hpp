@@ -43,8 +43,9 @@ struct run_outcome {
   // Set when `timeline` is only the first lines (run_keeps::story): all of them.
   std::optional<std::size_t> timeline_total;
   std::vector<sim::trace_record> records;
-  run_spans spans;        // when run_keeps::spans
-  final_ledgers ledgers;  // kept with the records
+  run_spans spans;         // when run_keeps::spans
+  run_spans report_spans;  // when run_keeps::report_spans
+  final_ledgers ledgers;   // kept with the records
 };
 
 // Runs one loaded scenario with the checkers attached; `progress`, when
@@ -56,6 +57,9 @@ struct run_outcome {
 struct run_keeps {
   bool records = false;
   bool spans = false;  // the events as intervals, built as they happen, for the drawn outputs
+  // The same, bounded past span_bound's jobs, for the HTML report: every
+  // span of a small world, a sample of the jobs of a large one.
+  bool report_spans = false;
   bool attempts = false;
   // Without the records: the timeline's first lines built as the run goes,
   // all counted (the HTML report's story), and the final ledgers.

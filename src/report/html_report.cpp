@@ -168,6 +168,9 @@ std::vector<busy_span> drawn_activity(const scenario& sc, const run_spans& spans
   }
   for (const pod_up& p : spans.pod_starts) point(p.at);
   for (const deploy_spec& d : sc.world.deploys) point(d.at);
+  // What a bounded collector dropped was drawn nowhere, but it happened:
+  // its time is not idle.
+  for (const auto& [from, to] : spans.omitted.activity) out.push_back({from, to});
   return out;
 }
 
@@ -198,6 +201,7 @@ std::string html_report(const scenario& sc, const run_summary& s, const std::vec
   // waited for any more) still gets its flag: the axis runs on to it.
   std::int64_t end_us = s.result.story_end.us();
   for (const refund_mark& r : spans.refunds) end_us = std::max(end_us, r.at.us());
+  if (spans.omitted.last_refund) end_us = std::max(end_us, spans.omitted.last_refund->us());
   const time_axis time = time_axis::compressing_idle(plot_left, plot_right, end_us, drawn_activity(sc, spans));
   const std::set<std::string, std::less<>> overpaying = overpaying_refunds(s.verdicts, spans.refunds);
   std::string out;

@@ -3,7 +3,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
+#include <string_view>
 
 #include "report/html_sections.hpp"
 #include "report/timeline_drawing.hpp"
@@ -74,6 +76,21 @@ void timeline_drawing::draw() {
         "{} jobs: {} named by a violation, and a sample of {} (the first received and the most attempted). The "
         "charts below count every job.</p>",
         lanes_.size(), s_.jobs_total, lanes_.size(), s_.jobs_total, violating_jobs_, lanes_.size() - violating_jobs_));
+  if (spans_.omitted.jobs > 0) {
+    // A bounded collector (span_bound) kept the spans of a sample of the
+    // jobs: the lanes above are chosen among them.
+    std::set<std::string_view, std::less<>> kept;
+    for (const lease_span& l : spans_.leases) kept.insert(l.job);
+    const std::size_t omitted = s_.jobs_total > kept.size() ? s_.jobs_total - kept.size() : 0;
+    const span_bound& b = spans_.omitted.bound;
+    html_.line(fmt::format(
+        "<p class=\"meta\" id=\"timeline-omitted\" data-jobs-kept=\"{}\" data-jobs-omitted=\"{}\">The lanes are "
+        "chosen among the {} jobs whose spans were kept; the spans of the other {} were dropped as they ended, so "
+        "the page's memory follows the open work. Past {} jobs, the spans kept are those of the first {} jobs, of up "
+        "to {} jobs each retried, crashed, dead-lettered or paid twice (the most attempted first), and of the jobs "
+        "still open.</p>",
+        kept.size(), omitted, kept.size(), omitted, b.all_jobs, b.first_jobs, b.per_kind));
+  }
   html_.line(
       fmt::format("<svg id=\"timeline\" role=\"img\" aria-label=\"swimlane timeline\" width=\"{}\" height=\"{}\" "
                   "viewBox=\"0 0 {} {}\" data-end-us=\"{}\">",

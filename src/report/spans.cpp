@@ -12,6 +12,8 @@
 #include <twice/events/trace_events.hpp>
 #include <twice/report/timeline.hpp>
 #include <twice/sim/footprint.hpp>
+#include "report/busy_stretches.hpp"
+#include "report/span_sample.hpp"
 #include "sim/duration_text.hpp"
 
 namespace twice {
@@ -93,9 +95,13 @@ struct call_fields {
 
 class span_builder {
  public:
-  explicit span_builder(const name_table& names) : names_(names) {}
+  span_builder(const name_table& names, std::optional<span_bound> bound) : names_(names), bound_(bound) {
+    if (bound_) out_.omitted.bound = *bound_;
+  }
 
   void add(const ev::event& e) {
+    // Between two events, never inside one: nothing is half built.
+    if (bound_ && jobs_seen_ > bound_->all_jobs && jobs_.size() >= next_compaction_) compact();
     out_.end = e.at;
     if (const auto* q = std::get_if<ev::queue_sample>(&e.body)) return sample(e.at, *q);
     const std::string_view actor = names_.text(e.actor);
@@ -119,10 +125,14 @@ class span_builder {
            footprint_of(out_.pod_starts) + footprint_of(out_.redeliveries) + buckets + elements * 48 +
            footprint_of(pending_) + sim::tree_footprint(lanes_) + sim::tree_footprint(by_delivery_) +
            sim::tree_footprint(waiting_redelivery_) + sim::tree_footprint(executions_) +
-           sim::tree_footprint(refunds_per_invoice_);
+           sim::tree_footprint(refunds_per_invoice_) + sim::tree_footprint(jobs_) + footprint_of(out_.omitted.activity);
   }
 
   run_spans finish() && {
+    // Once bounded, the ended jobs chosen among all of them, not only those
+    // before the last compaction: the same run keeps the same jobs however
+    // its compactions fell.
+    if (bound_ && jobs_seen_ > bound_->all_jobs) compact();
     for (auto& [name, st] : lanes_) {
       if (st.lease) out_.leases[*st.lease].end = out_.end;
       for (std::size_t t : st.tools) out_.tools[t].end = out_.end;
@@ -142,6 +152,31 @@ class span_builder {
   }
 
  private:
+  // A job with spans held, while bounded: when it was first seen, and what
+  // the spans themselves do not say (a backoff's retry).
+  struct job_entry {
+    std::uint64_t order = 0;
+    unsigned kind = 0;
+  };
+
+  job_entry* note_job(const std::string& job) {
+    if (!bound_ || job.empty()) return nullptr;
+    auto it = jobs_.find(job);
+    if (it == jobs_.end()) it = jobs_.emplace(job, job_entry{jobs_seen_++, 0}).first;
+    return &it->second;
+  }
+
+  void fold(std::int64_t from_us, std::int64_t to_us) {
+    add_busy(out_.omitted.activity, from_us, to_us, omitted_spans::activity_max);
+  }
+  void fold(sim::instant at) { fold(at.us(), at.us()); }
+
+  // Drops the spans of the jobs that have ended and are not chosen
+  // (span_sample), and the vendors' closed executions and marks (a bounded
+  // page draws no vendor lane); what they covered stays in out_.omitted.
+  // Every index into the vectors is renumbered.
+  void compact();
+
   std::string text(ev::name_id id) const { return std::string(names_.text(id)); }
 
   // The line the text timeline gives this event (its wording for marks).
@@ -172,6 +207,7 @@ class span_builder {
           out_.marks.push_back(worker_mark{e.at, l.worker, "lease_expired", l.job, line_of(e)->text});
         }
       }
+      note_job(rd.job);
       waiting_redelivery_[rd.job] = out_.redeliveries.size();
       out_.redeliveries.push_back(std::move(rd));
     } else if (const auto* c = std::get_if<ev::change_visibility>(&e.body); c && c->applied && c->timeout.us() == 0) {
@@ -265,6 +301,7 @@ class span_builder {
     l.receive_count = it->receive_count;
     l.start = it->at;
     l.end = e.at;
+    note_job(l.job);
     st.lease = out_.leases.size();
     st.dead_lettered = false;
     by_delivery_[{l.message, l.receive_count}] = out_.leases.size();
@@ -306,6 +343,7 @@ class span_builder {
     t.key = std::move(f.key);
     t.sha = std::move(f.sha);
     t.start = t.end = at;
+    note_job(t.job);
     st.tools.push_back(out_.tools.size());
     out_.tools.push_back(std::move(t));
   }
@@ -384,6 +422,7 @@ class span_builder {
       relay_calls_tools_ = true;
       tool_answered(actor, st, e.at, {text(rc2->job), 0, rc2->step, text(rc2->tool), text(rc2->key), {}}, *rc2);
     } else if (const auto* b = std::get_if<ev::backoff>(&body)) {
+      if (job_entry* j = note_job(text(b->job))) j->kind |= span_sample::retried;
       out_.backoffs.push_back(backoff_point{e.at, actor, text(b->job), b->attempt, b->delay.us(), b->envelope.us(),
                                             b->cap.us(), b->retry_after.us(), std::string(to_string(b->mode)),
                                             text(b->error), b->schedule_bound});
@@ -393,6 +432,7 @@ class span_builder {
           using P = std::decay_t<decltype(p)>;
           if constexpr (is_marked<P>) {
             const std::string job = text(job_of(body));
+            note_job(job);
             const std::optional<timeline_line> line = line_of(e);
             out_.marks.push_back(worker_mark{e.at, actor, std::string(P::kind), job,
                                              line ? line->text : std::string(P::kind) + " " + job});
@@ -411,7 +451,182 @@ class span_builder {
   std::map<std::string, std::int64_t, std::less<>> refunds_per_invoice_;
   std::set<std::string, std::less<>> vendors_;
   bool relay_calls_tools_ = false;
+  std::optional<span_bound> bound_;
+  std::map<std::string, job_entry, std::less<>> jobs_;  // jobs with spans held (bounded only)
+  std::uint64_t jobs_seen_ = 0;
+  std::size_t next_compaction_ = 0;  // jobs_ this large, next compaction
 };
+
+// Keeps the elements of `v` whose flag is set, in order; the new index of
+// each old one (npos for the dropped).
+template <class T>
+std::vector<std::size_t> keep_only(std::vector<T>& v, const std::vector<bool>& keep) {
+  constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> moved(v.size(), npos);
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!keep[i]) continue;
+    if (n != i) v[n] = std::move(v[i]);
+    moved[i] = n++;
+  }
+  v.resize(n);
+  return moved;
+}
+
+bool is_crash_mark(std::string_view kind) {
+  return kind == "crash" || kind == "fault_crash" || kind == "fenced" || kind == "lease_lost" || kind == "abandoned" ||
+         kind == "runtime_error" || kind == "job_failed";
+}
+
+void span_builder::compact() {
+  constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  // Jobs that are open: a delivery or call under way, a message on its way back, a receive not yet taken.
+  std::set<std::string, std::less<>> open;
+  for (const auto& [name, st] : lanes_) {
+    if (st.lease) open.insert(out_.leases[*st.lease].job);
+    for (std::size_t t : st.tools) open.insert(out_.tools[t].job);
+  }
+  for (const auto& [job, rd] : waiting_redelivery_) open.insert(job);
+  for (const pending_receive& p : pending_) open.insert(p.job);
+
+  // What the spans held say of each job.
+  struct facts {
+    std::int64_t attempts = 0;
+    std::size_t leases = 0;
+    unsigned kind = 0;
+    std::string_view last_end;  // how its last delivery ended
+  };
+  std::map<std::string_view, facts, std::less<>> of;
+  for (const auto& [job, entry] : jobs_) of[job].kind = entry.kind;
+  for (const lease_span& l : out_.leases) {
+    facts& f = of[l.job];
+    f.attempts += static_cast<std::int64_t>(std::max<std::size_t>(l.attempts.size(), 1));
+    if (++f.leases > 1 || l.receive_count > 1 || l.attempts.size() > 1) f.kind |= span_sample::retried;
+    if (l.ended_by == "crash" || l.ended_by == "stop" || l.ended_by == "expired" || l.ended_by == "returned")
+      f.kind |= span_sample::crashed;
+    if (l.ended_by == "dead_letter") f.kind |= span_sample::dead_lettered;
+    f.last_end = l.ended_by;
+  }
+  std::set<std::string_view, std::less<>> refunded_again;
+  for (const refund_mark& r : out_.refunds)
+    if (r.nth_for_invoice > 1) refunded_again.insert(r.ref);
+  for (const tool_span& t : out_.tools) {
+    if (t.job.empty()) continue;
+    facts& f = of[t.job];
+    if (t.finished && refunded_again.contains(t.ref)) f.kind |= span_sample::duplicated;
+    if (!t.finished && !open.contains(t.job)) f.kind |= span_sample::crashed;
+  }
+  for (const worker_mark& m : out_.marks) {
+    if (m.job.empty()) continue;
+    if (is_crash_mark(m.kind)) of[m.job].kind |= span_sample::crashed;
+    if (m.kind == "dead_letter") of[m.job].kind |= span_sample::dead_lettered;
+  }
+
+  // Ended: nothing open, and its last delivery (if it had one) acked or dead-lettered.
+  std::vector<std::string_view> names;
+  std::vector<span_sample::job_facts> candidates;
+  for (const auto& [job, entry] : jobs_) {
+    if (open.contains(job)) continue;
+    const facts& f = of[job];
+    if (f.leases > 0 && f.last_end != "ack" && f.last_end != "dead_letter") continue;
+    names.push_back(job);
+    candidates.push_back({entry.order, f.attempts, f.kind});
+  }
+  const std::vector<bool> chosen = span_sample::choose_kept(candidates, bound_->first_jobs, bound_->per_kind);
+  std::set<std::string, std::less<>> dropped;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!chosen[i]) dropped.emplace(names[i]);
+  auto keeps = [&](const std::string& job) { return job.empty() || !dropped.contains(job); };
+
+  omitted_spans& gone = out_.omitted;
+  gone.jobs += dropped.size();
+  std::vector<bool> keep(out_.leases.size());
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    const lease_span& l = out_.leases[i];
+    keep[i] = keeps(l.job);
+    if (keep[i]) continue;
+    ++gone.leases;
+    fold(l.start);
+    fold(l.end);
+    if (l.expired_at) fold(*l.expired_at);
+  }
+  const std::vector<std::size_t> lease_at = keep_only(out_.leases, keep);
+
+  std::set<std::string, std::less<>> dropped_refs;
+  keep.assign(out_.tools.size(), false);
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    const tool_span& t = out_.tools[i];
+    keep[i] = keeps(t.job);
+    if (keep[i]) continue;
+    ++gone.tools;
+    fold(t.start.us(), t.end.us());
+    if (!t.ref.empty()) dropped_refs.insert(t.ref);
+  }
+  const std::vector<std::size_t> tool_at = keep_only(out_.tools, keep);
+
+  keep.assign(out_.marks.size(), false);
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    keep[i] = keeps(out_.marks[i].job);
+    if (keep[i]) continue;
+    ++gone.marks;
+    fold(out_.marks[i].at);
+  }
+  keep_only(out_.marks, keep);
+
+  keep.assign(out_.redeliveries.size(), false);
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    keep[i] = keeps(out_.redeliveries[i].job);
+    if (keep[i]) continue;
+    ++gone.redeliveries;
+    fold(out_.redeliveries[i].at);
+  }
+  const std::vector<std::size_t> redelivery_at = keep_only(out_.redeliveries, keep);
+  auto renumber = [&](std::optional<std::size_t>& lease) {
+    if (lease) lease = lease_at[*lease] == npos ? std::nullopt : std::optional(lease_at[*lease]);
+  };
+  for (redelivery& rd : out_.redeliveries) {
+    renumber(rd.from_lease);
+    renumber(rd.to_lease);
+  }
+
+  keep.assign(out_.refunds.size(), false);
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    const refund_mark& r = out_.refunds[i];
+    keep[i] = !dropped_refs.contains(r.ref);
+    if (keep[i]) continue;
+    ++gone.refunds;
+    fold(r.at);
+    if (!gone.last_refund || *gone.last_refund < r.at) gone.last_refund = r.at;
+  }
+  keep_only(out_.refunds, keep);
+
+  keep.assign(out_.executions.size(), false);
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    const vendor_execution& x = out_.executions[i];
+    keep[i] = x.outcome == "open";
+    if (keep[i]) continue;
+    ++gone.executions;
+    fold(x.start.us(), x.end.us());
+  }
+  const std::vector<std::size_t> execution_at = keep_only(out_.executions, keep);
+  for (const vendor_mark& m : out_.vendor_marks) fold(m.at);
+  gone.vendor_marks += out_.vendor_marks.size();
+  out_.vendor_marks.clear();
+
+  // Every index into what moved.
+  for (auto& [name, st] : lanes_) {
+    if (st.lease) st.lease = lease_at[*st.lease];
+    for (std::size_t& t : st.tools) t = tool_at[t];
+  }
+  std::erase_if(by_delivery_, [&](const auto& kv) { return lease_at[kv.second] == npos; });
+  for (auto& [delivery, index] : by_delivery_) index = lease_at[index];
+  std::erase_if(waiting_redelivery_, [&](const auto& kv) { return redelivery_at[kv.second] == npos; });
+  for (auto& [job, index] : waiting_redelivery_) index = redelivery_at[index];
+  std::erase_if(executions_, [&](const auto& kv) { return execution_at[kv.second] == npos; });
+  for (auto& [req, index] : executions_) index = execution_at[index];
+  for (const std::string& job : dropped) jobs_.erase(job);
+  next_compaction_ = jobs_.size() + std::max<std::size_t>(jobs_.size(), 2048);
+}
 
 }  // namespace
 
@@ -423,23 +638,24 @@ bool actor_less(const std::string& a, const std::string& b) {
 }
 
 run_spans collect_spans(const std::vector<ev::event>& events, const name_table& names) {
-  span_builder b(names);
+  span_builder b(names, std::nullopt);
   for (const ev::event& e : events) b.add(e);
   return std::move(b).finish();
 }
 
 // The builder lives behind a pointer: its state is this file's own.
 struct span_collector::state {
-  explicit state(const name_table& names) : builder(names) {}
+  state(const name_table& names, std::optional<span_bound> bound) : builder(names, bound) {}
   span_builder builder;
 };
 
 span_collector::span_collector() = default;
+span_collector::span_collector(span_bound bound) : bound_(bound) {}
 span_collector::~span_collector() = default;
 
 // The table is the world's, the same for every event of the run.
 void span_collector::on_event(const ev::event& e, const name_table& names) {
-  if (!state_) state_ = std::make_unique<state>(names);
+  if (!state_) state_ = std::make_unique<state>(names, bound_);
   state_->builder.add(e);
 }
 

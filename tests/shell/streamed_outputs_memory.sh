@@ -10,7 +10,12 @@
 #      20,000 and counts the rest in attempts_omitted;
 #   4. --quiet --report of the 10,000 jobs under 128 MiB (~51 MiB of RSS
 #      today; keeping the records for its timeline took ~220 MiB): the page
-#      counts every line of the story and lists the first 2,000.
+#      counts every line of the story and lists the first 2,000;
+#   5. --quiet --report of 100,000 steady jobs under 256 MiB (~160 MiB of
+#      RSS today; keeping every job's spans took ~410 MiB): the spans of a
+#      sample of the jobs are kept (span_bound), the page says how many were
+#      not and stays under 2 MB. Not under the sanitizers: 100,000 jobs there
+#      take minutes and gigabytes, and the page is the same.
 # Usage: streamed_outputs_memory.sh TWICE_BINARY STEADY_SCENARIO [sanitized]
 # Under AddressSanitizer the caps are left off (its shadow memory reserves
 # terabytes of address space); the counts are still checked.
@@ -59,9 +64,29 @@ shown=$(sed -n '/<details id="story"/,/<\/details>/p' "$work/report.html" | grep
 [[ ${story:-0} -gt 2000 && $shown -eq 2000 ]] || fail "--quiet --report: $shown of ${story:-?} story lines shown, expected 2000"
 grep -q "and $((${story:-0} - 2000)) more lines" "$work/report.html" || fail "--quiet --report: the lines left out are not counted"
 
+if [[ "$sanitized" != "sanitized" ]]; then
+  sed 's/^count = 10000$/count = 100000/' "$scenario" >"$work/steady_100k.toml"
+  capped $((256 * 1024)) "$twice" run --quiet --report "$work/report_100k.html" "$work/steady_100k.toml" \
+    >"$work/report_100k.txt" 2>"$work/report_100k.err"
+  rc=$?
+  [[ $rc -eq 0 ]] || fail "--report, 100,000 jobs: exit $rc, expected 0; stderr: $(head -c 300 "$work/report_100k.err")"
+  bytes=$(stat -c %s "$work/report_100k.html" 2>/dev/null || echo 0)
+  [[ $bytes -gt 0 && $bytes -lt 2000000 ]] || fail "--report, 100,000 jobs: the page is $bytes bytes, not under 2 MB"
+  omitted_line=$(grep -o '<p class="meta" id="timeline-omitted" data-jobs-kept="[0-9]*" data-jobs-omitted="[0-9]*"' \
+    "$work/report_100k.html")
+  kept=$(grep -o 'data-jobs-kept="[0-9]*"' <<<"$omitted_line" | grep -o '[0-9]*')
+  dropped=$(grep -o 'data-jobs-omitted="[0-9]*"' <<<"$omitted_line" | grep -o '[0-9]*')
+  [[ -n "$kept" && -n "$dropped" ]] || fail "--report, 100,000 jobs: the page does not say whose spans were dropped"
+  [[ $((${kept:-0} + ${dropped:-0})) -eq 100000 ]] || fail "--report, 100,000 jobs: $kept kept + $dropped omitted != 100000"
+  [[ ${kept:-0} -ge 100 && ${kept:-0} -le 1000 ]] || fail "--report, 100,000 jobs: the spans of $kept jobs kept"
+  grep -q "the spans of the other $dropped were dropped" "$work/report_100k.html" ||
+    fail "--report, 100,000 jobs: the omitted jobs are not counted in the text"
+  grep -q '<g class="lane job"' "$work/report_100k.html" || fail "--report, 100,000 jobs: no lane per job"
+fi
+
 if [[ $failures -ne 0 ]]; then
   echo "streamed_outputs_memory: $failures failure(s)"
   exit 1
 fi
 echo "streamed_outputs_memory: --trace written as it ran ($records records), --json listed $listed of $total attempts," \
-  "--report counted $story story lines"
+  "--report counted $story story lines${kept:+, kept the spans of $kept of 100,000 jobs}"

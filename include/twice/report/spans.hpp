@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <twice/events/event_log.hpp>
@@ -155,6 +156,34 @@ struct request_bucket {
   std::int64_t requests = 0;
 };
 
+// How much of a long run a span_collector keeps. While the run has seen at
+// most `all_jobs` jobs, every span: a small world's outputs are what they
+// always were (the catalogue's largest world, brooker_retry_budget, has
+// 10,000 jobs). Past that, as jobs end, the spans of the first `first_jobs`
+// jobs seen, of up to `per_kind` jobs of each kind a reader looks for
+// (retried, crashed, dead-lettered, paid twice: report/span_sample.hpp), the
+// most attempted first, and of every job still open; the rest are dropped,
+// their times kept in run_spans::omitted, so memory follows the open work.
+struct span_bound {
+  std::size_t all_jobs = 10'000;
+  std::size_t first_jobs = 100;
+  std::size_t per_kind = 50;
+};
+
+// What a bounded collector dropped (none when the bound never bit).
+struct omitted_spans {
+  // Jobs whose spans were dropped as they ended (a job's spans after its
+  // end, dropped on their own, count again).
+  std::size_t jobs = 0;
+  std::size_t leases = 0, tools = 0, marks = 0, executions = 0, vendor_marks = 0, refunds = 0, redeliveries = 0;
+  // When the dropped spans were under way, as disjoint [from, to] in
+  // microseconds (at most `activity_max` stretches, report/busy_stretches.hpp).
+  std::vector<std::pair<std::int64_t, std::int64_t>> activity;
+  std::optional<sim::instant> last_refund;
+  span_bound bound;
+  static constexpr std::size_t activity_max = 1024;
+};
+
 struct run_spans {
   std::vector<std::string> lanes;    // workers in index order, then the relay if it called tools
   std::vector<std::string> vendors;  // vendor actors, sorted
@@ -172,6 +201,7 @@ struct run_spans {
   // Per vendor actor, the 100 ms buckets that had a request, in time order.
   std::map<std::string, std::vector<request_bucket>> requests;
   sim::instant end;  // the last event's time
+  omitted_spans omitted;
 };
 
 // `names`: the table the events' name ids are in (the run's event log's).
@@ -181,9 +211,14 @@ run_spans collect_spans(const std::vector<ev::event>& events, const name_table& 
 // an output that draws spans (--perfetto, --otlp) needs the run's events
 // kept no longer. What it holds is the spans themselves, counted against
 // the world's memory budget.
+//
+// With a span_bound (the HTML report, which draws a lane for a few jobs and
+// charts for the rest), what it holds stays bounded past the bound's jobs;
+// without one (--perfetto, --otlp, which write every span), it is not.
 class span_collector final : public event_observer {
  public:
   span_collector();
+  explicit span_collector(span_bound bound);
   ~span_collector() override;
   span_collector(const span_collector&) = delete;
   span_collector& operator=(const span_collector&) = delete;
@@ -195,6 +230,7 @@ class span_collector final : public event_observer {
  private:
   struct state;
   std::unique_ptr<state> state_;
+  std::optional<span_bound> bound_;
 };
 
 // "worker/2" before "worker/10": actor names compared with their trailing
