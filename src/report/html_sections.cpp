@@ -147,6 +147,78 @@ depth_words depth_words_of(const world_config& c) {
 }
 }  // namespace
 
+namespace {
+
+// Past this many changes a series is drawn a pixel column at a time: the
+// level it came in at, its lowest, its highest and where it left, so a run of
+// hours (a million jobs' samples: a megabyte of points) draws in a bounded
+// number of them and every peak still shows.
+constexpr std::size_t depth_changes_max = 4000;
+
+// A count's polyline, as steps: only its changes, or per column past
+// depth_changes_max of them. `peak`: the highest count.
+std::string depth_points(const std::vector<queue_sample>& samples, std::int64_t queue_sample::*field,
+                         const time_axis& time, const axis& value, std::int64_t& peak) {
+  std::size_t changes = 0;
+  std::optional<std::int64_t> last;
+  for (const queue_sample& q : samples) {
+    changes += last != q.*field ? 1 : 0;
+    last = q.*field;
+  }
+  std::string points;
+  last.reset();
+  if (changes <= depth_changes_max) {
+    for (const queue_sample& q : samples) {
+      const std::int64_t v = q.*field;
+      peak = std::max(peak, v);
+      const std::int64_t x = time.at(q.at.us());
+      if (last && *last == v) continue;  // a step: draw only the changes
+      if (last) points += fmt::format("{},{} ", px(x), px(value.at(*last)));
+      points += fmt::format("{},{} ", px(x), px(value.at(v)));
+      last = v;
+    }
+  } else {
+    constexpr std::int64_t column = 10;  // tenths of a pixel
+    std::optional<std::int64_t> x_drawn, y_drawn;
+    auto to = [&](std::int64_t x, std::int64_t v) {
+      const std::int64_t y = value.at(v);
+      if (x == x_drawn && y == y_drawn) return;
+      points += fmt::format("{},{} ", px(x), px(y));
+      x_drawn = x;
+      y_drawn = y;
+    };
+    struct span_of_column {
+      std::int64_t x = 0, low = 0, high = 0, out = 0;
+    };
+    std::optional<span_of_column> open;
+    auto draw = [&](const span_of_column& c) {
+      if (last) to(c.x, *last);
+      to(c.x, c.low);
+      to(c.x, c.high);
+      to(c.x, c.out);
+      last = c.out;
+    };
+    for (const queue_sample& q : samples) {
+      const std::int64_t v = q.*field;
+      peak = std::max(peak, v);
+      const std::int64_t x = plot_left + (time.at(q.at.us()) - plot_left) / column * column;
+      if (open && open->x == x) {
+        open->low = std::min(open->low, v);
+        open->high = std::max(open->high, v);
+        open->out = v;
+        continue;
+      }
+      if (open) draw(*open);
+      open = span_of_column{x, v, v, v};
+    }
+    if (open) draw(*open);
+  }
+  if (last) points += fmt::format("{},{}", px(time.at(time.end_us())), px(value.at(*last)));
+  return points;
+}
+
+}  // namespace
+
 void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& spans, const time_axis& time) {
   const depth_words words = depth_words_of(sc.world);
   html.line("<section id=\"queue-depth-section\">");
@@ -185,19 +257,8 @@ void write_queue_depth(html_lines& html, const scenario& sc, const run_spans& sp
   std::int64_t legend_x = plot_left;
   for (const series& sr : all) {
     if (sr.label.empty()) continue;
-    std::string points;
-    std::optional<std::int64_t> last;
     std::int64_t peak = 0;
-    for (const queue_sample& q : spans.samples) {
-      const std::int64_t v = q.*sr.field;
-      peak = std::max(peak, v);
-      const std::int64_t x = time.at(q.at.us());
-      if (last && *last == v) continue;  // a step: draw only the changes
-      if (last) points += fmt::format("{},{} ", px(x), px(value.at(*last)));
-      points += fmt::format("{},{} ", px(x), px(value.at(v)));
-      last = v;
-    }
-    if (last) points += fmt::format("{},{}", px(time.at(time.end_us())), px(value.at(*last)));
+    std::string points = depth_points(spans.samples, sr.field, time, value, peak);
     html.line(
         fmt::format("<polyline class=\"series series-{}\" data-series=\"{}\" data-peak=\"{}\" points=\"{}\"><title>{}, "
                     "at most {}</title></polyline>",

@@ -256,3 +256,30 @@ TEST_CASE("html report: a bar of a few jobs beside thousands stays visible with 
   }
   CHECK(counts == 2);  // 1000 and 1
 }
+
+TEST_CASE("html report: a queue sampled for hours draws a bounded line that keeps every peak", "[report][html]") {
+  // 100,000 samples, 40,000 s (a million steady jobs' run): the count
+  // changes at nearly every one, and peaks once.
+  const scenario sc;
+  run_spans spans;
+  for (std::int64_t i = 0; i < 100'000; ++i) {
+    queue_sample q;
+    q.at = sim::instant::epoch() + sim::duration::from_us(i * 400'000);
+    q.visible = i == 61'234 ? 999 : i % 7;
+    spans.samples.push_back(q);
+  }
+  std::string html;
+  html_lines lines(html);
+  write_queue_depth(lines, sc, spans, time_axis(plot_left, plot_right, 40'000'000'000));
+  const std::size_t line = html.find("<polyline class=\"series series-visible\"");
+  REQUIRE(line != std::string::npos);
+  CHECK(attr(html, line, "data-peak") == "999");
+  const std::string points = attr(html, line, "points");
+  // At most four points a pixel column (in, lowest, highest, out) and the end.
+  CHECK(count(points, ",") <= 4 * static_cast<std::size_t>((plot_right - plot_left) / 10 + 1) + 1);
+  CHECK(count(points, ",") > 1'000);
+  // The chart's top is the peak, and the line reaches it.
+  const std::size_t top_grid = html.find("<line class=\"grid\"", html.find("<line class=\"grid\"") + 1);
+  REQUIRE(top_grid != std::string::npos);
+  CHECK((" " + points + " ").find("," + attr(html, top_grid, "y1") + " ") != std::string::npos);
+}
