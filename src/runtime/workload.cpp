@@ -36,7 +36,15 @@ generated_job workload_generator::next() {
 }
 
 std::string generated_job_id(const workload_spec& spec, std::int64_t ordinal) {
-  return spec.id_prefix + std::to_string(ordinal + 1);
+  // One allocation at most (none while the id fits the small string), not a
+  // number's own string and then the concatenation: every spec made starts here.
+  char digits[20];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, ordinal + 1);
+  TWICE_CHECK(ec == std::errc{});
+  std::string id;
+  id.reserve(spec.id_prefix.size() + static_cast<std::size_t>(end - digits));
+  id.append(spec.id_prefix).append(digits, end);
+  return id;
 }
 
 std::optional<std::int64_t> generated_ordinal(const workload_spec& spec, std::string_view id) {

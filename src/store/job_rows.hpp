@@ -96,7 +96,7 @@ class job_rows {
     row.attempts = k.attempts;
     row.checkpoint_step = k.checkpoint_step;
     row.lease_token = k.lease_token;
-    row.last_error = std::string(errors_.name(k.last_error));
+    if (k.last_error != 0) row.last_error = std::string(errors_.name(k.last_error));
     row.redrives = k.redrives;
     if (!granted_.empty())
       if (const auto g = granted_.find(at); g != granted_.end()) row.attempts_granted = g->second;
@@ -121,9 +121,10 @@ class job_rows {
       failed_at_.insert_or_assign(at, *row.failed_at);
     else if (!failed_at_.empty())
       failed_at_.erase(at);
-    return {row.lease_token,     row.attempts,
-            row.checkpoint_step, errors_.intern_copy(row.last_error),
-            row.status,          static_cast<std::uint16_t>(row.redrives)};
+    // Most rows carry no error: "" is id 0 from the start, no lookup needed.
+    const std::uint32_t last_error = row.last_error.empty() ? 0 : errors_.intern_copy(row.last_error);
+    return {row.lease_token, row.attempts, row.checkpoint_step,
+            last_error,      row.status,   static_cast<std::uint16_t>(row.redrives)};
   }
 
   sim::string_ids ids_;     // job ids; a row's position is its id's

@@ -50,10 +50,12 @@ std::vector<job_spec> job_book::children_of(const job_spec& spec) const {
   return out;
 }
 
-void job_book::add_arrival(const generated_job& g) {
+job_spec job_book::add_arrival(const generated_job& g) {
   TWICE_CHECK(workload_ && g.ordinal == static_cast<std::int64_t>(generated_.size()));
   generated_.push_back({g.enqueue_at, g.amount_cents, g.email, g.type});
-  generated_children_ += children_of(generated_spec(*workload_, g)).size();
+  job_spec spec = generated_spec(*workload_, g);
+  generated_children_ += children_of(spec).size();
+  return spec;
 }
 
 std::optional<std::int64_t> job_book::arrived_ordinal(std::string_view id) const {

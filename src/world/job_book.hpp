@@ -40,8 +40,9 @@ class job_book final : public job_catalogue {
   // The jobs split out of `spec`, in step order.
   std::vector<job_spec> children_of(const job_spec& spec) const;
   // A generated job has arrived: from now on its id is known. Ordinals
-  // arrive in order.
-  void add_arrival(const generated_job& g);
+  // arrive in order. Returns its spec, made once here for the arrival's
+  // own use (its rows, its message) rather than again by the caller.
+  job_spec add_arrival(const generated_job& g);
 
   job_spec spec_of(std::string_view id) const override;
 

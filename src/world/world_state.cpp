@@ -203,11 +203,10 @@ void world_state::enqueue_callback(sim::kernel& k, void* ctx, std::uint64_t inde
   } else {
     const generated_job g = *w->generated_next_;
     TWICE_CHECK(index == w->config_.jobs.size() + static_cast<std::uint64_t>(g.ordinal));
-    w->book_.add_arrival(g);
-    const job_spec spec = generated_spec(*w->config_.workload, g);
+    job_spec spec = w->book_.add_arrival(g);
     w->seed_rows(spec);
-    id = spec.id;
-    tenant = spec.tenant;
+    id = std::move(spec.id);
+    tenant = std::move(spec.tenant);
     w->generated_next_.reset();
     if (!w->generator_->done()) w->generated_next_ = w->generator_->next();
   }
