@@ -11,6 +11,7 @@
 //                  "repro_digest": "5b074a6675f66e1e"}]}
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace twice::cli {
@@ -19,7 +20,11 @@ struct known_finding {
   std::string scenario;
   std::string invariant;
   std::string repro_digest;  // 16 hex digits
-  auto operator<=>(const known_finding&) const = default;
+  bool operator==(const known_finding&) const = default;
+  // Not <=>: the libc++ of the WebAssembly build has no <=> for strings.
+  bool operator<(const known_finding& o) const {
+    return std::tie(scenario, invariant, repro_digest) < std::tie(o.scenario, o.invariant, o.repro_digest);
+  }
 };
 
 struct known_read {

@@ -2,7 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <charconv>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -10,6 +9,7 @@
 
 #include "report/html_format.hpp"
 #include "report/line_chart.hpp"
+#include "scenario/double_text.hpp"
 #include "sim/count_text.hpp"
 #include "sim/duration_text.hpp"
 
@@ -43,10 +43,7 @@ td.none { color: #5b6673; text-align: left; }
 
 // A grid value as a number: a plain number, or a duration in seconds.
 std::optional<double> numeric(const std::string& text, bool& duration) {
-  double v = 0;
-  const char* end = text.data() + text.size();
-  const auto [at, ec] = std::from_chars(text.data(), end, v);
-  if (ec == std::errc() && at == end) {
+  if (const std::optional<double> v = parse_double(text)) {
     duration = false;
     return v;
   }

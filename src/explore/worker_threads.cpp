@@ -11,6 +11,13 @@
 namespace twice::explore {
 
 void run_on_threads(unsigned threads, const std::function<void()>& work, const std::function<void()>& poll) {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  // The WebAssembly build has no threads (scripts/web.sh): the one worker
+  // runs here, and the page's Web Worker keeps the page responsive.
+  (void)threads;
+  work();
+  if (poll) poll();
+#else
   threads = std::max(threads, 1u);
   std::mutex m;
   std::condition_variable finished;
@@ -38,6 +45,7 @@ void run_on_threads(unsigned threads, const std::function<void()>& work, const s
   }
   for (std::thread& t : pool) t.join();
   if (poll) poll();
+#endif
 }
 
 }  // namespace twice::explore

@@ -1,8 +1,9 @@
 #include "scenario/doc_writer.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
+
+#include "scenario/double_text.hpp"
 
 namespace twice::scenario_detail {
 namespace {
@@ -44,10 +45,7 @@ std::string write_string(std::string_view s) {
 std::string write_float(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buffer[64];
-  // Shortest text that reads back as the same double.
-  const auto r = std::to_chars(buffer, buffer + sizeof buffer, v);
-  std::string out(buffer, r.ptr);
+  std::string out = shortest_text(v);  // reads back as the same double
   // TOML needs a '.' or an exponent to read a float ("1" is an integer),
   // and a digit before the exponent's sign is fine ("1e-07").
   if (out.find_first_of(".eEn") == std::string::npos) out += ".0";

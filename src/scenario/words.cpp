@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -10,6 +9,7 @@
 
 #include "sim/edit_distance.hpp"
 #include "sim/quoted_text.hpp"
+#include "scenario/double_text.hpp"
 
 namespace twice::scenario_detail {
 namespace {
@@ -59,12 +59,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 22> synonyms
 }  // namespace
 
 std::string format_number(double v) {
-  char buffer[64];
   const bool fixed = std::fabs(v) < 1e6 && (v == 0.0 || std::fabs(v) >= 1e-9);
-  const auto r = fixed ? std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::fixed)
-                       : std::to_chars(buffer, buffer + sizeof buffer, v);
-  if (r.ec != std::errc()) return "?";
-  return std::string(buffer, r.ptr);
+  return fixed ? shortest_fixed_text(v) : shortest_text(v);
 }
 
 bool contains(std::span<const std::string_view> words, std::string_view word) {

@@ -8,11 +8,11 @@
 // A value handed to a receiver that is then killed before it resumes is lost
 // with that process, as a message returned to a crashed consumer would be.
 
-#include <coroutine>
 #include <deque>
 #include <optional>
 #include <utility>
 
+#include <twice/sim/coroutine.hpp>
 #include <twice/sim/kernel.hpp>
 #include <twice/sim/wait_list.hpp>
 

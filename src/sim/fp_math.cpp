@@ -16,6 +16,18 @@ namespace twice::sim::fp_math {
 
 namespace {
 
+// std::bit_cast where the standard library has it; the libc++ of Debian's
+// emscripten 3.1.6 (scripts/web.sh) does not, and clang's builtin is what
+// it would call.
+template <class To, class From>
+constexpr To bits_as(const From& from) noexcept {
+#if defined(__cpp_lib_bit_cast)
+  return std::bit_cast<To>(from);
+#else
+  return __builtin_bit_cast(To, from);
+#endif
+}
+
 // Method and sources.
 //
 // Both functions reduce the argument so that a short polynomial applies
@@ -83,7 +95,7 @@ double_double quotient(double n, double_double d) {
 }
 
 // 2^n for -1022 <= n <= 1023, by building the exponent field.
-double pow2(int n) { return std::bit_cast<double>(static_cast<std::uint64_t>(n + 1023) << 52); }
+double pow2(int n) { return bits_as<double>(static_cast<std::uint64_t>(n + 1023) << 52); }
 
 // ln 2 = ln2_hi + ln2_lo + O(2^-102). ln2_hi is ln 2 rounded to 42
 // significant bits, so k * ln2_hi is exact for |k| < 2^11 (every k either
@@ -167,15 +179,15 @@ reduced_log_arg reduce_log_arg(double x) {
   constexpr std::uint64_t fraction_mask = (std::uint64_t{1} << 52) - 1;
   constexpr std::uint64_t exponent_of_one = std::uint64_t{1023} << 52;
   int k = 0;
-  std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  std::uint64_t bits = bits_as<std::uint64_t>(x);
   if (bits <= fraction_mask) {  // subnormal: scale into the normal range first (exact)
-    bits = std::bit_cast<std::uint64_t>(x * 0x1p54);
+    bits = bits_as<std::uint64_t>(x * 0x1p54);
     k = -54;
   }
   k += static_cast<int>(bits >> 52) - 1023;
-  double m = std::bit_cast<double>((bits & fraction_mask) | exponent_of_one);  // [1, 2)
-  if (m > 0x1.6a09e667f3bcdp+0) {  // sqrt(2) rounded; any nearby cut would do
-    m *= 0.5;                      // exact
+  double m = bits_as<double>((bits & fraction_mask) | exponent_of_one);  // [1, 2)
+  if (m > 0x1.6a09e667f3bcdp+0) {                                        // sqrt(2) rounded; any nearby cut would do
+    m *= 0.5;                                                            // exact
     k += 1;
   }
   return {k, m};

@@ -1,13 +1,13 @@
 #include <twice/store/store.hpp>
 
 #include <algorithm>
-#include <coroutine>
 #include <deque>
 #include <functional>
 #include <utility>
 
 #include <twice/sim/check.hpp>
 #include <twice/sim/checked.hpp>
+#include <twice/sim/coroutine.hpp>
 #include <twice/sim/footprint.hpp>
 #include <twice/sim/sleep.hpp>
 #include <twice/sim/wait_list.hpp>

@@ -5,8 +5,7 @@
 // their predicate before waiting, in a loop:
 //   while (!ready()) if (!co_await cond.wait_until(deadline)) break;
 
-#include <coroutine>
-
+#include <twice/sim/coroutine.hpp>
 #include <twice/sim/kernel.hpp>
 #include <twice/sim/wait_list.hpp>
 

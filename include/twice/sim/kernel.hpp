@@ -13,7 +13,6 @@
 // in scheduling order: the sequence number is the tie-break, so the same
 // program produces the same schedule on every machine.
 
-#include <coroutine>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include <twice/sim/check.hpp>
+#include <twice/sim/coroutine.hpp>
 #include <twice/sim/frame_pool.hpp>
 #include <twice/sim/time.hpp>
 

@@ -9,8 +9,7 @@
 // event; if that event precedes the deadline's timer in (time, sequence)
 // order, the signal wins, otherwise the timeout does.
 
-#include <coroutine>
-
+#include <twice/sim/coroutine.hpp>
 #include <twice/sim/kernel.hpp>
 #include <twice/sim/wait_list.hpp>
 

@@ -5,8 +5,7 @@
 // Sleeping zero time still yields: the process resumes after everything
 // already scheduled for the current instant.
 
-#include <coroutine>
-
+#include <twice/sim/coroutine.hpp>
 #include <twice/sim/kernel.hpp>
 
 namespace twice::sim {

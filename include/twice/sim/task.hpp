@@ -9,11 +9,11 @@
 // outermost frame (a kill) destroys the whole chain, innermost state
 // included, and runs every local's destructor.
 
-#include <coroutine>
 #include <exception>
 #include <optional>
 #include <utility>
 
+#include <twice/sim/coroutine.hpp>
 #include <twice/sim/kernel.hpp>
 
 namespace twice::sim {

@@ -4,11 +4,11 @@
 // leaves a stale entry behind, which claim() skips and compaction drops, so
 // the list stays bounded by the number of live waits.
 
-#include <coroutine>
 #include <cstdint>
 #include <cstddef>
 #include <vector>
 
+#include <twice/sim/coroutine.hpp>
 #include <twice/sim/kernel.hpp>
 
 namespace twice::sim {

@@ -211,9 +211,9 @@ inline constexpr std::uint64_t memory_budget_max = std::uint64_t{1} << 40;
 // A snapshot of a run in progress, for a person watching a long one.
 struct world_progress {
   sim::instant now;
-  std::uint64_t events = 0;    // dispatched so far
-  std::size_t jobs_ended = 0;  // story jobs done, failed or dead-lettered (a redrive reopens some)
-  std::size_t jobs_total = 0;
+  std::uint64_t events = 0;      // dispatched so far
+  std::uint64_t jobs_ended = 0;  // story jobs done, failed or dead-lettered (a redrive reopens some)
+  std::uint64_t jobs_total = 0;
 };
 using world_progress_hook = std::function<void(const world_progress&)>;
 
