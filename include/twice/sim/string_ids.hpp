@@ -5,6 +5,9 @@
 // follow the order strings were first interned; nothing iterates the hash
 // table. intern() keeps a view (the caller keeps the string alive);
 // intern_copy() keeps a copy of the text, packed with the others in blocks.
+// Built with keep_hashes, it also keeps each string's row_index::hash (8
+// bytes an id): hash(id) for whoever hashes names by text (the event
+// digest), and growth moves slots without hashing any text again.
 
 #include <algorithm>
 #include <cstdint>
@@ -22,31 +25,40 @@ namespace twice::sim {
 
 class string_ids {
  public:
+  struct keep_hashes_t {};
+  static constexpr keep_hashes_t keep_hashes{};
+
   explicit string_ids(std::size_t expected = 0) : index_(expected) {}
+  string_ids(keep_hashes_t, std::size_t expected = 0) : index_(expected), keeps_hashes_(true) {}
 
   // The id of `s`, interning it if new (ids are 0, 1, 2, ... in that order).
+  // `s` is hashed once.
   std::uint32_t intern(std::string_view s) {
-    if (const auto id = find(s)) return *id;
-    TWICE_CHECK(names_.size() < UINT32_MAX);
-    const auto id = static_cast<std::uint32_t>(names_.size());
-    names_.push_back(s);
-    index_.insert(s, id, name_of());
-    return id;
+    const std::uint64_t h = row_index::hash(s);
+    if (const auto id = index_.find(s, h, name_of())) return *id;
+    return add(s, h);
   }
 
   // The id of `s`, interning a copy of its text if new: for strings that
   // do not outlive the call (a trace record's fields).
   std::uint32_t intern_copy(std::string_view s) {
-    if (const auto id = find(s)) return *id;
-    return intern(copy_text(s));
+    const std::uint64_t h = row_index::hash(s);
+    if (const auto id = index_.find(s, h, name_of())) return *id;
+    return add(copy_text(s), h);
   }
 
   std::optional<std::uint32_t> find(std::string_view s) const { return index_.find(s, name_of()); }
 
   std::string_view name(std::uint32_t id) const { return names_.at(id); }
+  // row_index::hash(name(id)), kept since intern (keep_hashes only).
+  std::uint64_t hash(std::uint32_t id) const {
+    TWICE_CHECK(keeps_hashes_);
+    return hashes_.at(id);
+  }
   std::size_t size() const { return names_.size(); }
   std::uint64_t footprint() const {
-    return names_.size() * sizeof(std::string_view) + index_.footprint() + blocks_.size() * block_size_;
+    return names_.size() * (sizeof(std::string_view) + (keeps_hashes_ ? sizeof(std::uint64_t) : 0)) +
+           index_.footprint() + blocks_.size() * block_size_;
   }
 
  private:
@@ -55,6 +67,19 @@ class string_ids {
     std::string_view operator()(std::uint32_t id) const { return (*names)[id]; }
   };
   name_of_id name_of() const { return name_of_id{&names_}; }
+
+  std::uint32_t add(std::string_view s, std::uint64_t h) {
+    TWICE_CHECK(names_.size() < UINT32_MAX);
+    const auto id = static_cast<std::uint32_t>(names_.size());
+    names_.push_back(s);
+    if (keeps_hashes_) {
+      hashes_.push_back(h);
+      index_.insert(s, h, id, name_of(), [this](std::uint32_t row) { return hashes_[row]; });
+    } else {
+      index_.insert(s, h, id, name_of(), [this](std::uint32_t row) { return row_index::hash(names_[row]); });
+    }
+    return id;
+  }
 
   // Copies live in blocks that never move: a job id costs its length, not a
   // std::string's 32 bytes.
@@ -75,7 +100,9 @@ class string_ids {
   // doubling would hold the old array and the new one at once (and a
   // quarter of the new one empty on average).
   std::deque<std::string_view> names_;
+  std::deque<std::uint64_t> hashes_;  // by id, keep_hashes only
   sim::row_index index_;
+  bool keeps_hashes_ = false;
   std::vector<std::unique_ptr<char[]>> blocks_;
   std::size_t block_size_ = 0;
   std::size_t block_used_ = 0;
