@@ -7,9 +7,11 @@
 // construction: the hash is fully specified (never std::hash) and nothing
 // iterates the slots. The caller owns the rows and passes `key_of(row)`, the
 // row's key as text, to lookups, and `hash_of(row)`, that key's hash(), to
-// growth: a caller that keeps each row's hash moves slots without reading a
-// row's text. Rows are never removed, and a key may map to one row only
-// (insert the first, find it again).
+// whatever moves slots (growth, erasure): a caller that keeps each row's hash
+// moves slots without reading a row's text. A key maps to one row at most
+// (insert the first, find it again); a row erased leaves no tombstone
+// (backward-shift deletion), so probes stay as short as if it had never been
+// inserted, and the slots depend only on the operations, in their order.
 
 #include <cstdint>
 #include <optional>
@@ -52,6 +54,30 @@ class row_index {
   template <class KeyOf>
   void insert(std::string_view key, std::uint32_t row, KeyOf&& key_of) {
     insert(key, hash(key), row, key_of, [&key_of](std::uint32_t r) { return hash(key_of(r)); });
+  }
+
+  // Removes `row`, whose key hashes to `h` and which the index holds (a
+  // check). Each row after it in its probe run whose home slot is not
+  // between the hole and itself moves back into the hole (Knuth, TAOCP
+  // vol. 3, 6.4, Algorithm R), so every remaining row is still found
+  // from its home slot without crossing an empty one.
+  template <class HashOf>
+  void erase(std::uint32_t row, std::uint64_t h, HashOf&& hash_of) {
+    std::size_t hole = h & mask_;
+    while (slots_[hole].row_plus_one != row + 1) {
+      TWICE_CHECK(slots_[hole].row_plus_one != 0);
+      hole = (hole + 1) & mask_;
+    }
+    for (std::size_t j = (hole + 1) & mask_; slots_[j].row_plus_one != 0; j = (j + 1) & mask_) {
+      const std::size_t home = hash_of(slots_[j].row_plus_one - 1) & mask_;
+      // Stays if its home lies cyclically in (hole, j]: the hole is not on its probe path.
+      const bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+      if (stays) continue;
+      slots_[hole] = slots_[j];
+      hole = j;
+    }
+    slots_[hole] = slot{};
+    --size_;
   }
 
   std::size_t size() const { return size_; }
