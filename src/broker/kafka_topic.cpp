@@ -67,11 +67,11 @@ kafka_topic::placed kafka_topic::produce(std::string body) {
   std::vector<kafka_record>& log = logs_[partition];
   kafka_record rec;
   rec.id = ids_.next_message++;
-  rec.body_name = events_.name(body);
+  const ev::name_id body_name = events_.name(body);
   rec.body = std::move(body);
   rec.sent_at = kernel_.now();
   const placed at{rec.id, partition, static_cast<std::int64_t>(log.size())};
-  events_.emit(actor_name_, ev::produced{rec.id, rec.body_name, partition, at.offset});
+  events_.emit(actor_name_, ev::produced{rec.id, body_name, partition, at.offset});
   log.push_back(std::move(rec));
   if (watcher_ != nullptr) watcher_->notify_all();
   return at;

@@ -33,8 +33,10 @@ std::uint32_t kafka_partition_for(std::string_view key, std::uint32_t partitions
 
 struct kafka_record {
   message_id id = 0;  // unique across the world's queues and topics
-  std::string body;   // the job id (also the key)
-  ev::name_id body_name = 0;
+  // The job id (also the key). Its name id is looked up where an event
+  // names it (produce, fetch), not kept: a record stays in the log after
+  // its job has ended, and a name kept here would have to live as long.
+  std::string body;
   sim::instant sent_at;
   std::uint32_t deliveries = 0;  // polls of the group that handed it out (for the trace)
 };

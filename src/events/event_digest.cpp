@@ -2,7 +2,6 @@
 
 #include <xxhash.h>
 
-#include <algorithm>
 #include <string_view>
 
 #include <twice/events/event_log.hpp>
@@ -46,16 +45,8 @@ void event_digest::flush() {
   used_ = 0;
 }
 
-void event_digest::put_name(ev::name_id id, const name_table& names) {
-  if (id >= hashes_.size())
-    hashes_.resize(std::max<std::size_t>(static_cast<std::size_t>(id) + 1, 2 * hashes_.size()), 0);
-  std::uint64_t& hash = hashes_[id];
-  if (hash == 0) {
-    const std::string_view text = names.text(id);
-    hash = XXH3_64bits(text.data(), text.size());
-  }
-  put_u64(hash);
-}
+// The name table took the text's XXH3-64 (seed 0) at intern.
+void event_digest::put_name(ev::name_id id, const name_table& names) { put_u64(names.hash(id)); }
 
 void event_digest::add(const ev::event& e, const name_table& names) {
   static_assert(std::variant_size_v<ev::payload> <= 0x100, "a kind is one byte");

@@ -207,7 +207,7 @@ std::vector<worker::kafka_fetched> worker::kafka_fetch() {
     while (position < topic.end_offset(p) && batch.size() < limit) {
       kafka_record& rec = topic.at(p, position);
       ++rec.deliveries;
-      emit(ev::fetched{rec.id, rec.body_name, p, position, rec.deliveries, kafka_.generation});
+      emit(ev::fetched{rec.id, name_of(rec.body), p, position, rec.deliveries, kafka_.generation});
       batch.push_back({p, position++});
     }
     services_.group->note_fetched(p, position);

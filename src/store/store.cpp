@@ -61,8 +61,7 @@ struct store_core {
   job_rows jobs;
   ledger_table ledger;
   std::optional<std::uint32_t> first_ledger_row(std::string_view key) const { return ledger.first_of_key(key); }
-  outbox_table outbox;
-  std::set<std::uint64_t> unsent_outbox_ids;  // so a relay's poll does not scan every row ever sent
+  outbox_table outbox;  // unsent rows only: a row marked sent is dropped at its commit
   dedupe_table dedupes;
   std::uint64_t next_outbox_id = 1;
   std::uint64_t next_transaction_id = 1;
@@ -471,19 +470,19 @@ sim::task<std::vector<outbox_row>> transaction::unsent_outbox(std::size_t max_ro
   // ones: hence a merge, not a concatenation.
   const std::shared_ptr<detail::store_core> core = lock_core();
   std::vector<outbox_row> rows;
-  auto committed = core->unsent_outbox_ids.begin();
+  auto committed = core->outbox.begin();
   auto own = writes_.outbox.begin();
   while (rows.size() < max_rows) {
-    while (committed != core->unsent_outbox_ids.end() && writes_.outbox_marks.contains(*committed)) ++committed;
+    while (committed != core->outbox.end() && writes_.outbox_marks.contains(committed->first)) ++committed;
     while (own != writes_.outbox.end() && own->second.sent) ++own;
-    const bool have_committed = committed != core->unsent_outbox_ids.end();
+    const bool have_committed = committed != core->outbox.end();
     const bool have_own = own != writes_.outbox.end();
     if (!have_committed && !have_own) break;
-    if (have_own && (!have_committed || own->first < *committed)) {
+    if (have_own && (!have_committed || own->first < committed->first)) {
       rows.push_back(own->second);
       ++own;
     } else {
-      rows.push_back(core->outbox.at(*committed));
+      rows.push_back(committed->second);
       ++committed;
     }
   }
@@ -579,15 +578,16 @@ void transaction::apply(detail::store_core& core) {
   for (const auto& [job_id, change] : writes_.job_updates) core.jobs.update(job_id, change);
   if (core.mvcc) core.mvcc->versions_died(core.kernel.now(), superseded + writes_.job_updates.size());
   for (const ledger_row& row : writes_.ledger) core.ledger.push(row);
+  // A row sent is read by nothing again (the relay polls unsent rows, the
+  // story waits for none to be left): it is not kept, so the outbox holds
+  // open work only.
   for (auto& [id, row] : writes_.outbox) {
-    if (!row.sent) core.unsent_outbox_ids.insert(id);
+    if (row.sent) continue;
     const bool inserted = core.outbox.emplace(id, std::move(row)).second;
     TWICE_CHECK(inserted);
   }
-  for (const std::uint64_t id : writes_.outbox_marks) {
-    core.outbox.at(id).sent = true;
-    core.unsent_outbox_ids.erase(id);
-  }
+  // Already gone if another transaction marked it and committed first.
+  for (const std::uint64_t id : writes_.outbox_marks) core.outbox.erase(id);
   for (const std::string& key : writes_.dedupe_deletes) core.dedupes.erase(key);
   for (const auto& [key, by] : writes_.dedupes) {
     const bool inserted = core.dedupes.emplace(key, dedupe_row{key, core.kernel.now(), by}).second;
@@ -668,8 +668,7 @@ const ledger_table& store::ledger() const { return core_->ledger; }
 // The ledger's texts are the name table's, counted with the event log.
 std::uint64_t store::footprint() const {
   const detail::store_core& c = *core_;
-  return c.jobs.footprint() + c.ledger.footprint() + sim::tree_footprint(c.outbox) +
-         sim::tree_footprint(c.unsent_outbox_ids) + sim::tree_footprint(c.dedupes) +
+  return c.jobs.footprint() + c.ledger.footprint() + sim::tree_footprint(c.outbox) + sim::tree_footprint(c.dedupes) +
          sim::tree_footprint(c.waiting_since) + (c.mvcc ? c.mvcc->footprint() : 0);
 }
 const outbox_table& store::outbox() const { return core_->outbox; }

@@ -375,14 +375,15 @@ tool_result service_tool::execution_error(const execution& e, int status, std::s
 }
 
 tool_result service_tool::commit_effect(const execution& e) {
-  effects_.push_back(tool_effect_record{e.request.target, endpoint_.now(), e.request_id, e.request.reference});
+  if (effects_.size() < effect_sample_max)
+    effects_.push_back(tool_effect_record{e.request.target, endpoint_.now(), e.request_id, e.request.reference});
   ++stats_.effects;
   target_row& row = per_target_[e.request.target];
   row.last_write = endpoint_.now();
   const std::uint64_t count = ++row.effects;
   tool_result r;
   r.status = 200;
-  r.ref = config_.ref_prefix + "_" + std::to_string(effects_.size());
+  r.ref = config_.ref_prefix + "_" + std::to_string(stats_.effects);
   endpoint_.emit(ev::effect_done{e.request_id, endpoint_.name_of(r.ref), endpoint_.name_of(e.request.target),
                                  endpoint_.name_of(e.request.reference), static_cast<std::int64_t>(count)});
   return r;
@@ -451,8 +452,8 @@ void service_tool::serve_next() {
   if (next) start_execution(next->slot);
 }
 
-// A target and a reference: ~64 bytes of text an effect. (A ledger row's
-// texts are the name table's, counted with the event log.)
+// A sampled effect's target and reference: ~64 bytes of text. (A ledger
+// row's texts are the name table's, counted with the event log.)
 std::uint64_t service_tool::footprint() const {
   return ledger_.footprint() + sim::footprint_of(effects_) + effects_.size() * 64 + sim::tree_footprint(per_target_) +
          keys_.footprint() + desk_.records_allocated() * (sizeof(execution) + 64) + pool_.footprint();

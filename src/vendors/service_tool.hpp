@@ -171,12 +171,17 @@ class service_tool final : public tool {
 
   const service_tool_config& config() const { return config_; }
   const service_tool_stats& stats() const { return stats_; }
-  // Every effect, in order (a write tool's but a money tool's), and how many a target had.
+  // The first effect_sample_max effects, in order (a write tool's but a
+  // money tool's): a sample for tests and debugging, bounded so that a long
+  // run's memory does not grow with every email. How many there were is
+  // stats().effects.
+  static constexpr std::size_t effect_sample_max = 64;
   const std::vector<tool_effect_record>& effects() const { return effects_; }
   // A money tool's effects, with their amounts (empty for any other tool).
   const refund_ledger& ledger() const { return ledger_; }
   // Keys currently stored (executing or answered, not yet pruned).
   bool knows_key(std::string_view key) const;
+  // How many effects `target` had.
   std::uint64_t effect_count(std::string_view target) const;
   std::size_t request_records() const { return desk_.records_allocated(); }
   std::size_t stored_keys() const { return keys_.size(); }
@@ -255,9 +260,11 @@ class service_tool final : public tool {
   response_desk<execution> desk_;
   server_pool pool_;
   key_store keys_;
-  std::uint32_t held_ = 0;  // requests executing or waiting (capacity counts these)
-  std::vector<tool_effect_record> effects_;
+  std::uint32_t held_ = 0;                   // requests executing or waiting (capacity counts these)
+  std::vector<tool_effect_record> effects_;  // the first effect_sample_max
   refund_ledger ledger_;
+  // Every write tool's: effect_done carries the target's count, and
+  // optimistic_lock reads its last write.
   std::map<std::string, target_row, std::less<>> per_target_;
   std::vector<server_pool::waiting> dropped_;  // scratch for release()
 };

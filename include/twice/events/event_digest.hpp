@@ -70,8 +70,7 @@ class event_digest {
     for (int i = 0; i < 8; ++i) at[i] = static_cast<std::uint8_t>(v >> (8 * i));
   }
   void put_i64(std::int64_t v) { put_u64(static_cast<std::uint64_t>(v)); }
-  // The name's hash; `names` must be the same table at every call (the
-  // hash is kept by id).
+  // The name's hash, XXH3-64 of its text, as `names` keeps it.
   void put_name(ev::name_id id, const name_table& names);
 
  private:
@@ -91,12 +90,6 @@ class event_digest {
   // per block, not per field.
   std::array<std::uint8_t, 4096> buffer_{};
   std::size_t used_ = 0;
-  // By name id: the text's XXH3, or 0 while not yet computed, so each name
-  // is hashed once. A text whose hash is 0 is hashed again at each
-  // occurrence: the value written is right either way, and a cache entry of
-  // 0 needs no flag beside it. Were ids ever reused for other texts, an
-  // id's entry would have to be cleared when it is.
-  std::vector<std::uint64_t> hashes_;
 };
 
 }  // namespace twice

@@ -22,12 +22,15 @@
 
 namespace twice {
 
-// The texts behind name_ids: id 0 is "", ids follow first appearance.
+// The texts behind name_ids: id 0 is "", ids follow first appearance. Each
+// name's XXH3-64 (seed 0) is taken once, at intern, and kept: it is what the
+// event digest writes for the name (event_digest::put_name).
 class name_table {
  public:
-  name_table() { ids_.intern_copy({}); }
+  name_table() : ids_(sim::string_ids::keep_hashes) { ids_.intern_copy({}); }
   ev::name_id intern(std::string_view text) { return ids_.intern_copy(text); }
   std::string_view text(ev::name_id id) const { return ids_.name(id); }
+  std::uint64_t hash(ev::name_id id) const { return ids_.hash(id); }
   std::optional<ev::name_id> find(std::string_view text) const { return ids_.find(text); }
   std::size_t size() const { return ids_.size(); }
   std::uint64_t footprint() const { return ids_.footprint(); }

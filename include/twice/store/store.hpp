@@ -195,6 +195,9 @@ class transaction {
   // Returns the row's id. Ids come from a sequence, as nextval does: taken
   // at insert, never reused, so a rolled-back insert leaves a gap.
   sim::task<std::uint64_t> insert_outbox(outbox_row row);
+  // The row is dropped when this transaction commits: a committed row
+  // marked sent is gone, and marking it again is not_found, as for an id
+  // that never committed.
   sim::task<store_status> mark_outbox_sent(std::uint64_t outbox_id);
   // Unsent rows in id order, at most `max_rows` (1..): what a relay polls.
   // Nothing claims a row, so two relays polling at once both get it: the
@@ -281,7 +284,7 @@ class store {
   // Direct reads of committed state: no latency, no connection.
   std::size_t job_count() const;
   const ledger_table& ledger() const;   // commit order
-  const outbox_table& outbox() const;   // ordered by id
+  const outbox_table& outbox() const;   // the unsent rows, ordered by id
   const dedupe_table& dedupes() const;  // ordered by key
   std::optional<job_row> find_job(std::string_view job_id) const;
 

@@ -88,6 +88,24 @@ TEST_CASE("the email provider ignores keys: the same key twice sends twice", "[t
   CHECK(email.effect_count("bob@example.com") == 0);
 }
 
+TEST_CASE("a write tool keeps a bounded sample of its effects, the first ones, and counts them all", "[tools]") {
+  tools_world w;
+  service_tool email(w.k, w.events, sim::random_stream(1), fixed_email(100_ms));
+  const std::size_t sent = service_tool::effect_sample_max + 10;
+  for (std::size_t i = 0; i < sent; ++i)
+    w.send_at(email, static_cast<std::int64_t>(1'000 * i),
+              email_to(i % 2 == 0 ? "ann@example.com" : "bob@example.com"));
+  w.k.run();
+  CHECK(email.stats().effects == sent);
+  REQUIRE(email.effects().size() == service_tool::effect_sample_max);
+  for (std::size_t i = 0; i < email.effects().size(); ++i) {
+    CHECK(email.effects()[i].at == at_ms(static_cast<std::int64_t>(1'000 * i + 100)));
+    CHECK(email.effects()[i].target == (i % 2 == 0 ? "ann@example.com" : "bob@example.com"));
+  }
+  CHECK(email.effect_count("ann@example.com") == sent / 2);  // counted per target past the sample
+  CHECK(email.effect_count("bob@example.com") == sent / 2);
+}
+
 TEST_CASE("an email outage answers 503 and sends nothing; after it, the email goes out", "[tools]") {
   tools_world w;
   service_tool email(w.k, w.events, sim::random_stream(1), fixed_email(100_ms));
