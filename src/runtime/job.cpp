@@ -6,15 +6,17 @@ job_spec agent_job(std::string id, std::string invoice, std::int64_t amount_cent
   job_spec job;
   job.id = std::move(id);
   job.steps.reserve(email ? 4 : 3);  // exact: a generated million would otherwise hold room for a fourth step each
-  // Built in place (a generated job's spec is made again wherever a walk
-  // needs it), the invoice moved into the last step that names it.
-  job.steps.emplace_back("read", invoice, 0);
-  job.steps.emplace_back("model", invoice, 0);
+  // The invoice moved into the last step that names it (a generated job's
+  // spec is made again wherever a walk needs it). Braces, not emplace_back's
+  // parentheses: clang 14 (the WebAssembly build) has no parenthesized
+  // aggregate initialisation.
+  job.steps.push_back(step_spec{"read", invoice, 0});
+  job.steps.push_back(step_spec{"model", invoice, 0});
   if (email) {
-    job.steps.emplace_back("refund", invoice, amount_cents);
-    job.steps.emplace_back("email", "customer-of-" + std::move(invoice), 0);
+    job.steps.push_back(step_spec{"refund", invoice, amount_cents});
+    job.steps.push_back(step_spec{"email", "customer-of-" + std::move(invoice), 0});
   } else {
-    job.steps.emplace_back("refund", std::move(invoice), amount_cents);
+    job.steps.push_back(step_spec{"refund", std::move(invoice), amount_cents});
   }
   return job;
 }
