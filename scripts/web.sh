@@ -48,3 +48,12 @@ const catalogue = ordered.map((name) => ({ name, text: fs.readFileSync(`${dir}/$
 fs.writeFileSync(out, JSON.stringify(catalogue));
 JS
 echo "web: $site ($(du -sh "$site" | cut -f1)): serve it and open index.html"
+
+# The npm package (not published anywhere): twice_api.mjs and its types over
+# the module, packed by npm into build-web/twice-sim-VERSION.tgz.
+package=$out/package
+rm -rf "$package"
+mkdir -p "$package"
+cp web/package.json web/twice_api.mjs web/twice_api.d.ts "$out/web/twice.mjs" "$out/web/twice.wasm" "$package/"
+(cd "$package" && npm pack --silent --pack-destination .. >/dev/null)
+echo "web: $(ls "$out"/twice-sim-*.tgz): npm install it, then import { run } from 'twice-sim'"

@@ -9,30 +9,34 @@
 //   const r = twice.run(text, { name: 'double_refund.toml', report: true });
 //   r.exitCode, r.summary.trace_digest, r.summary.invariants, r.reportHtml
 
-// In Node, emscripten 3.1.6's ES module output reaches for require() and
-// __dirname (its file system and where twice.wasm is), which an ES module
-// does not have: both are given, for the module's folder.
-async function nodeGlobals(moduleUrl) {
-  // In a page or a worker: twice.wasm beside twice.mjs.
+// Where the module finds twice.wasm. In Node, emscripten 3.1.6's ES module
+// output also reaches for require() and __dirname, which an ES module does
+// not have (both are given, for the module's folder), and would fetch() a
+// file path; so Node reads twice.wasm itself and hands over the bytes.
+async function moduleOptions(moduleUrl) {
+  const url = new URL(moduleUrl, import.meta.url);
   if (typeof process === 'undefined' || !process.versions || !process.versions.node) {
-    return (file) => new URL(file, new URL(moduleUrl, import.meta.url)).href;
+    return { locateFile: (file) => new URL(file, url).href };  // a page or a worker: beside twice.mjs
   }
   const { createRequire } = await import('node:module');
   const { fileURLToPath } = await import('node:url');
+  const { readFileSync } = await import('node:fs');
   const path = await import('node:path');
-  const url = new URL(moduleUrl, import.meta.url);
+  const folder = path.dirname(fileURLToPath(url));
   if (typeof globalThis.require !== 'function') globalThis.require = createRequire(url);
-  if (typeof globalThis.__dirname !== 'string') globalThis.__dirname = path.dirname(fileURLToPath(url));
-  // Where twice.wasm is, as a path: Node reads a file, not a file: URL.
-  return (file) => path.join(path.dirname(fileURLToPath(url)), file);
+  if (typeof globalThis.__dirname !== 'string') globalThis.__dirname = folder;
+  return {
+    locateFile: (file) => path.join(folder, file),
+    wasmBinary: readFileSync(path.join(folder, 'twice.wasm')),
+  };
 }
 
 export async function load(moduleUrl = './twice.mjs') {
-  const locateFile = await nodeGlobals(moduleUrl);
+  const options = await moduleOptions(moduleUrl);
   const { default: createTwice } = await import(new URL(moduleUrl, import.meta.url).href);
   let sink = null;
   const module = await createTwice({
-    locateFile,
+    ...options,
     print: (line) => sink && sink.out.push(line),
     printErr: (line) => sink && sink.err.push(line),
   });
@@ -136,4 +140,44 @@ export async function load(moduleUrl = './twice.mjs') {
       return r;
     },
   };
+}
+
+// The same, as one module-wide instance loaded on first use: the shape a
+// test in Node wants (BullMQ or Bee-Queue teams testing their settings).
+//
+//   import { run } from 'twice-sim';
+//   const { digest, verdicts, timeline, reportHtml } = await run(text);
+let shared = null;
+const instance = () => (shared ??= load());
+
+// `twice run`: the trace digest, the invariants' verdicts (name, held,
+// judged, detail, evidence), the terminal's timeline, the HTML report, and
+// the whole --json line as `summary`; a bad file gives exitCode 2, no
+// summary, and its located errors in `errors`.
+export async function run(scenarioText, options = {}) {
+  const twice = await instance();
+  const r = twice.run(scenarioText, { ...options, report: options.report ?? true });
+  const story = r.exitCode === 2 ? null : twice.story(scenarioText, options);
+  return {
+    exitCode: r.exitCode,
+    digest: r.summary?.trace_digest ?? null,
+    verdicts: r.summary?.invariants ?? [],
+    timeline: story?.stdout ?? '',
+    reportHtml: r.reportHtml,
+    summary: r.summary,
+    errors: r.stderr,
+  };
+}
+
+// `twice lint`: exit code 0 (clean), 1 (warnings, in `warnings`), 2 (errors).
+export async function lint(scenarioText, options = {}) {
+  const r = (await instance()).lint(scenarioText, options);
+  return { exitCode: r.exitCode, warnings: r.stdout, errors: r.stderr };
+}
+
+// `twice explore` with a run budget (`runs`, default 100): the result as
+// explore.json has it, and the repro files it wrote, by name.
+export async function explore(scenarioText, options = {}) {
+  const r = (await instance()).explore(scenarioText, options);
+  return { exitCode: r.exitCode, result: r.result, repros: r.repros ?? {}, errors: r.stderr };
 }

@@ -48,7 +48,7 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
 
 const profile = mkdtempSync(path.join(tmpdir(), 'twice-playground-'));
-const chromium = spawn(chromiumBin, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+const chromium = spawn(chromiumBin, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
   `--user-data-dir=${profile}`, '--remote-debugging-port=0', '--window-size=1280,900', 'about:blank'],
   // Its own process group, so stop() ends Chromium's helpers with it.

@@ -2,7 +2,7 @@
 // CLI does: the same --json line (trace digest, events, verdicts, figures)
 // and the same HTML report, byte for byte, from a 32-bit clang/libc++ build
 // against the native gcc/libstdc++ one.
-// Usage: node --no-experimental-fetch same_as_native.mjs TWICE WEB_DIR [SCENARIO.toml...]
+// Usage: node same_as_native.mjs TWICE WEB_DIR [SCENARIO.toml...]
 //        (run from the source tree; default: every scenarios/*.toml)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
